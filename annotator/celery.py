@@ -1,0 +1,11 @@
+"""The Celery application. Broker and backend come from REDIS_URL (settings); without it tasks run eagerly."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
+
+app = Celery("annotator")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks(["annotator"])

@@ -1,0 +1,29 @@
+"""Data model: corpus (tagsets, projects, pairs), work (assignments), annotations, evaluation, agreement."""
+
+from .agreement import AgreementSnapshot, AgreementState
+from .annotations import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon, PhraseAlignment
+from .corpus import Membership, Pair, ParaphraseType, Project, Tagset
+from .evaluation import EvaluationItem, EvaluationUnit, Judgement, ReevaluationSet
+from .jobs import CorpusJob
+from .work import Assignment
+
+__all__ = [
+    "AgreementSnapshot",
+    "AgreementState",
+    "AlignmentLink",
+    "AnnotationHistory",
+    "Assignment",
+    "CorpusJob",
+    "EvaluationItem",
+    "EvaluationUnit",
+    "Judgement",
+    "Membership",
+    "Pair",
+    "PairLabel",
+    "ParaphraseType",
+    "Phenomenon",
+    "PhraseAlignment",
+    "Project",
+    "ReevaluationSet",
+    "Tagset",
+]

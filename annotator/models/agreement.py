@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from django.db import models
+
+from .corpus import Project
+
+
+class AgreementSnapshot(models.Model):
+    """The metrics report computed for a project at one moment, keyed by its inputs' fingerprint."""
+
+    project = models.ForeignKey(Project, related_name="snapshots", on_delete=models.CASCADE)
+    computed_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    scope = models.CharField(max_length=40, default="project")
+    fingerprint = models.CharField(max_length=64)
+    results = models.JSONField(default=dict)
+    duration_ms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-computed_at", "-id"]
+        get_latest_by = "computed_at"
+        indexes = [models.Index(fields=["project", "scope", "-computed_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.project} @ {self.computed_at:%Y-%m-%d %H:%M:%S}"
+
+
+class AgreementState(models.Model):
+    """Bookkeeping of the recompute pipeline for one project (what changed, what is running)."""
+
+    project = models.OneToOneField(Project, related_name="agreement_state", on_delete=models.CASCADE)
+    changed_at = models.DateTimeField(null=True, blank=True, help_text="Last change to annotations.")
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    enqueue_failed = models.BooleanField(default=False, help_text="The broker was unreachable at last change.")
+
+    @property
+    def is_behind(self) -> bool:
+        if self.changed_at is None:
+            return False
+        return self.finished_at is None or self.finished_at < self.changed_at

@@ -1,0 +1,138 @@
+"""Tagsets with their paraphrase types, projects with members, and sentence pairs."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Tagset(models.Model):
+    """A paraphrase typology: a hierarchy class → subclass → type."""
+
+    name = models.CharField(max_length=120, unique=True)
+    description = models.TextField(blank=True)
+    builtin = models.BooleanField(default=False, help_text="Loaded by a data migration; not editable.")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ParaphraseType(models.Model):
+    """One type of a tagset with the flags that decide how phenomena of it are annotated."""
+
+    tagset = models.ForeignKey(Tagset, related_name="types", on_delete=models.CASCADE)
+    code = models.CharField(max_length=40, help_text="External id, e.g. the ETPC type_id.")
+    name = models.CharField(max_length=120)
+    type_class = models.CharField("class", max_length=120)
+    subclass = models.CharField(max_length=120, blank=True)
+    projection_required = models.BooleanField(default=False)
+    keys_allowed = models.BooleanField(default=False)
+    class ScopeSides(models.TextChoices):
+        BOTH = "both", "Scope in both members"
+        ONE = "one", "Scope in exactly one member (addition/deletion)"
+        ANY = "any", "Scope in one or both members"
+
+    scope_sides = models.CharField(max_length=4, choices=ScopeSides.choices, default=ScopeSides.BOTH)
+    sense_preserving = models.BooleanField(null=True, blank=True)
+    colour = models.CharField(max_length=7, default="#4e79a7")
+    shortcut = models.CharField(max_length=1, blank=True)
+    position = models.PositiveIntegerField(default=0)
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["tagset", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["tagset", "code"], name="type_code_unique_in_tagset"),
+            models.UniqueConstraint(fields=["tagset", "name"], name="type_name_unique_in_tagset"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def one_sided(self) -> bool:
+        """The metrics library's `one_sided` flag (spec §1): scope lies in only one member."""
+        return self.scope_sides == self.ScopeSides.ONE
+
+
+class Project(models.Model):
+    class Phase(models.TextChoices):
+        TRAINING = "training", "Training"
+        AGREEMENT = "agreement", "Agreement"
+        FINAL = "final", "Final"
+
+    class PhenomenaFor(models.TextChoices):
+        PARAPHRASES = "paraphrases", "Only pairs labelled paraphrase (Vila et al.)"
+        ALL = "all", "Every pair (ETPC)"
+
+    name = models.CharField(max_length=120, unique=True)
+    description = models.TextField(blank=True)
+    guidelines = models.TextField(blank=True, help_text="Markdown-like text shown to annotators.")
+    tagset = models.ForeignKey(Tagset, null=True, blank=True, on_delete=models.PROTECT)
+    layer_pair_label = models.BooleanField("pair label", default=True)
+    layer_phenomena = models.BooleanField("phenomena", default=True)
+    layer_word_alignment = models.BooleanField("word alignment", default=True)
+    layer_phrase_alignment = models.BooleanField("phrase alignment", default=False)
+    layer_evaluation = models.BooleanField("evaluation", default=False)
+    phenomena_for = models.CharField(max_length=16, choices=PhenomenaFor.choices, default=PhenomenaFor.ALL)
+    phase = models.CharField(max_length=16, choices=Phase.choices, default=Phase.TRAINING)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def layers(self) -> list[str]:
+        names = ["pair_label", "phenomena", "word_alignment", "phrase_alignment", "evaluation"]
+        return [n for n in names if getattr(self, f"layer_{n}")]
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        LEAD = "lead", "Project lead"
+        ANNOTATOR = "annotator", "Annotator"
+
+    project = models.ForeignKey(Project, related_name="memberships", on_delete=models.CASCADE)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="memberships", on_delete=models.CASCADE)
+    role = models.CharField(max_length=16, choices=Role.choices)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "user", "role"], name="membership_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user} — {self.role} of {self.project}"
+
+
+class Pair(models.Model):
+    """A sentence pair: two members with raw text, tokens (0-based indices) and optional parse trees."""
+
+    project = models.ForeignKey(Project, related_name="pairs", on_delete=models.CASCADE)
+    source_id = models.CharField(max_length=120, help_text="Id in the source corpus.")
+    position = models.PositiveIntegerField(default=0)
+    text1 = models.TextField()
+    text2 = models.TextField()
+    tokens1 = models.JSONField(default=list)
+    tokens2 = models.JSONField(default=list)
+    corpus_labels = models.JSONField(default=dict, blank=True)
+    tree1 = models.TextField(blank=True, help_text="Penn Treebank bracketed parse of member 1.")
+    tree2 = models.TextField(blank=True)
+    nodes1 = models.JSONField(default=list, blank=True, help_text="Derived: [{label, start, end}] per node.")
+    nodes2 = models.JSONField(default=list, blank=True)
+    initial_alignment = models.JSONField(null=True, blank=True, help_text="Automatic alignment [[i, j], …].")
+    initial_alignment_source = models.CharField(max_length=60, blank=True)
+
+    class Meta:
+        ordering = ["project", "position", "id"]
+        constraints = [models.UniqueConstraint(fields=["project", "source_id"], name="pair_source_id_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.project.name} #{self.source_id}"

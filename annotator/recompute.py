@@ -1,0 +1,38 @@
+"""Telling the agreement pipeline that a project's annotations changed.
+
+Called inside the transaction that changed the data; the Celery task is enqueued only after commit so
+a worker never reads uncommitted rows. Coalescing of bursts happens in `annotator.tasks`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import transaction
+from django.utils import timezone
+
+from .models import AgreementState
+
+log = logging.getLogger(__name__)
+
+
+def project_changed(project_id: int) -> None:
+    """Record that the project changed and enqueue a recompute once the transaction commits."""
+    now = timezone.now()
+    updated = AgreementState.objects.filter(project_id=project_id).update(changed_at=now)
+    if not updated:
+        AgreementState.objects.get_or_create(project_id=project_id, defaults={"changed_at": now})
+    transaction.on_commit(lambda: enqueue_recompute(project_id))
+
+
+def enqueue_recompute(project_id: int) -> bool:
+    """Send the recompute task; if the broker is down, remember it so the next chance re-sends it."""
+    from .tasks import schedule_recompute
+
+    try:
+        schedule_recompute(project_id)
+    except Exception as exc:  # broker unreachable: the save stands, dashboards are behind
+        log.warning("could not enqueue recompute of project %s: %s", project_id, exc)
+        AgreementState.objects.filter(project_id=project_id).update(enqueue_failed=True)
+        return False
+    return True

@@ -1,0 +1,38 @@
+"""Celery tasks: ids in; load → compute with a pure `metrics` call → store. Idempotent."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+
+log = logging.getLogger(__name__)
+
+
+@shared_task(name="annotator.ping")
+def ping(value: str) -> str:
+    """A trivial round trip used by the health check and the service tests to prove a worker runs."""
+    return f"pong:{value}"
+
+
+def schedule_recompute(project_id: int) -> None:
+    """Enqueue a recompute of the project's agreement (coalescing lives in `annotator.agreement`)."""
+    from .agreement import schedule
+
+    schedule(project_id)
+
+
+@shared_task(
+    name="annotator.recompute_agreement",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(ConnectionError,),
+    retry_backoff=True,
+    max_retries=5,
+)
+def recompute_agreement(self: object, project_id: int) -> str | None:
+    """Recompute and store the project's AgreementSnapshot (no-op when the inputs' fingerprint is unchanged)."""
+    from .agreement import recompute
+
+    return recompute(project_id)

@@ -1,0 +1,5 @@
+"""URLs of the evaluation area (included by annotator.app_urls, namespace `annotator`)."""
+
+from django.urls import path  # noqa: F401
+
+urlpatterns: list = []
