@@ -1,0 +1,199 @@
+"""Shared fixtures: real services (PostgreSQL, Redis, a Celery worker), Chromium, the shared corpora.
+
+Tests that need something absent skip with a reason on a newcomer's laptop, and fail instead when CI
+sets REQUIRE_SERVICES=1 / REQUIRE_BROWSER=1 / REQUIRE_CORPORA=1.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+ARTIFACTS = REPO / "artifacts"
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"]
+
+
+def required(flag: str) -> bool:
+    return os.environ.get(flag, "") in {"1", "true", "yes"}
+
+
+def unavailable(flag: str, reason: str) -> None:
+    """Skip, or fail when the environment says this must be available."""
+    if required(flag):
+        pytest.fail(f"{reason} (required because {flag}=1)")
+    pytest.skip(reason)
+
+
+# ---- shared corpora and specs ---------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def corpora_dir() -> Path:
+    path = SHARED / "corpora"
+    if not path.is_dir():
+        unavailable("REQUIRE_CORPORA", f"{path} not found: the real MRPC/ETPC corpora are not on this machine")
+    return path
+
+
+@pytest.fixture(scope="session")
+def specs_dir() -> Path:
+    path = SHARED / "specs"
+    if not path.is_dir():
+        unavailable("REQUIRE_CORPORA", f"{path} not found: the agreement spec cases are not on this machine")
+    return path
+
+
+# ---- services -------------------------------------------------------------------------------------
+
+@pytest.fixture
+def postgres_required(settings: Any) -> None:
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        unavailable("REQUIRE_SERVICES", "needs PostgreSQL: set DATABASE_URL=postgres://…")
+
+
+def redis_url() -> str:
+    return os.environ.get("REDIS_URL", "")
+
+
+@pytest.fixture
+def redis_required() -> str:
+    url = redis_url()
+    if not url:
+        unavailable("REQUIRE_SERVICES", "needs Redis: set REDIS_URL=redis://…")
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=2).ping()
+    except Exception as exc:
+        unavailable("REQUIRE_SERVICES", f"Redis at {url} does not answer: {exc}")
+    return url
+
+
+class Worker:
+    """A real `celery worker` process on a private queue, reading the test database."""
+
+    def __init__(self, env: dict[str, str], queue: str) -> None:
+        self.env, self.queue = env, queue
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = ARTIFACTS / f"worker-{queue}.log"
+
+    def start(self) -> None:
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "annotator", "worker", "-Q", self.queue, "-c", "1",
+             "--pool", "prefork", "-l", "INFO", "-n", f"{self.queue}@%h", "--without-gossip", "--without-mingle"],
+            cwd=REPO, env=self.env, stdout=self.log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        self.wait_ready()
+
+    def wait_ready(self, timeout: float = 30) -> None:
+        from celery import current_app
+
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            replies = current_app.control.ping(destination=[f"{self.queue}@{os.uname().nodename}"], timeout=0.5)
+            if replies:
+                return
+            if self.proc and self.proc.poll() is not None:
+                raise RuntimeError(f"celery worker exited with {self.proc.returncode}; see {self.log}")
+        raise RuntimeError(f"celery worker did not answer within {timeout}s; see {self.log}")
+
+    def kill(self) -> None:
+        """SIGKILL the whole worker (parent and pool children), as a crash would."""
+        import signal
+
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        import signal
+
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def celery_worker_process(redis_required: str, transactional_db: None, settings: Any) -> Iterator[Worker]:
+    """Start a real Celery worker through Redis against the test database (data must be committed)."""
+    from celery import current_app
+    from django.db import connection
+
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    db = connection.settings_dict
+    if connection.vendor == "postgresql":
+        database_url = f"postgres://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    else:
+        unavailable("REQUIRE_SERVICES", "a live worker needs PostgreSQL (an in-memory SQLite test DB is not shared)")
+    env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_required, "CELERY_QUEUE": queue,
+           "DEBUG": "1", "CONN_MAX_AGE": "0"}
+    settings.CELERY_TASK_DEFAULT_QUEUE = queue
+    current_app.conf.task_default_queue = queue
+    current_app.conf.task_always_eager = False
+    current_app.conf.broker_url = redis_required
+    current_app.conf.result_backend = redis_required
+    worker = Worker(env, queue)
+    worker.start()
+    try:
+        yield worker
+    finally:
+        worker.stop()
+        current_app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
+
+
+# ---- browser --------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
+        unavailable("REQUIRE_BROWSER", f"Chromium not found at {CHROMIUM} (apt-get install -y chromium)")
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium: Any) -> Iterator[Any]:
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(10000)
+    yield page
+    context.close()
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Save a screenshot artifact under artifacts/screenshots/."""
+    path = ARTIFACTS / "screenshots" / f"{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def login(page: Any, live_server: Any, username: str, password: str) -> None:
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
