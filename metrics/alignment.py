@@ -38,6 +38,7 @@ __all__ = [
     "phrase_alignment_counts",
     "phrase_alignment_scores",
     "non_identical_atomic_pairs",
+    "non_identical_atomic_pairs_many",
     "alignment_report",
 ]
 
@@ -244,16 +245,23 @@ def non_identical_atomic_pairs(
     """Atomic phrase pairs of ``links`` minus identical ones (atomicity decided first; spec §5.2)."""
     _check_match(identical_match)
     links = validate_links(links, len(tokens1), len(tokens2))
-    return _atomic_batch([(links, len(tokens1), len(tokens2))], [(tokens1, tokens2)], identical_match)[0]
+    return non_identical_atomic_pairs_many(
+        [(links, len(tokens1), len(tokens2))], [(tokens1, tokens2)], identical_match=identical_match
+    )[0]
 
 
-def _atomic_batch(
+def non_identical_atomic_pairs_many(
     items: Sequence[tuple[frozenset[Link], int, int]],
     tokens: Sequence[tuple[Sequence[str], Sequence[str]]],
-    identical_match: str,
+    *,
+    identical_match: str = "exact",
     chunk: int = 512,
 ) -> list[set[PhrasePair]]:
-    """Non-identical atomic pairs of many (validated) link sets, padded and batched through numpy."""
+    """:func:`non_identical_atomic_pairs` of many ``(links, n, m)`` items at once (batched in numpy).
+
+    The links must already be valid (see :func:`metrics.phrases.validate_links`); ``tokens[k]`` are
+    the members of item ``k``.
+    """
     out: list[set[PhrasePair]] = [set() for _ in items]
     order = sorted(range(len(items)), key=lambda k: (items[k][1], items[k][2]))
     for start in range(0, len(order), chunk):
@@ -308,7 +316,9 @@ def phrase_alignment_counts(
     n, m = len(tokens1), len(tokens2)
     la = validate_links(a_links, n, m, where="a_links")
     lb = validate_links(b_links, n, m, where="b_links")
-    atom_a, atom_b = _atomic_batch([(la, n, m), (lb, n, m)], [(tokens1, tokens2)] * 2, identical_match)
+    atom_a, atom_b = non_identical_atomic_pairs_many(
+        [(la, n, m), (lb, n, m)], [(tokens1, tokens2)] * 2, identical_match=identical_match
+    )
     return _phrase_counts(
         _PhraseSide(atom_a, link_bounds(la, n, m)), _PhraseSide(atom_b, link_bounds(lb, n, m))
     )
@@ -378,7 +388,7 @@ def _prepare(
         n, m = len(pair.tokens1), len(pair.tokens2)
         items += [(w.P, n, m), (w.S, n, m)]
         tokens += [(pair.tokens1, pair.tokens2)] * 2
-    atomic = _atomic_batch(items, tokens, identical_match)
+    atomic = non_identical_atomic_pairs_many(items, tokens, identical_match=identical_match)
     out: dict[str, dict[str, _Prepared]] = {r: {} for r in annotators}
     for k, (r, pair, w) in enumerate(jobs):
         n, m = len(pair.tokens1), len(pair.tokens2)

@@ -37,6 +37,7 @@ __all__ = [
     "atomic_spans",
     "is_identical_phrase_pair",
     "identical_tokens",
+    "diagonal_runs",
     "validate_links",
     "IDENTICAL_MATCHES",
 ]
@@ -110,7 +111,7 @@ def identical_tokens(
     return eq
 
 
-def _diagonal_runs(eq: BoolArray) -> IntArray:
+def diagonal_runs(eq: BoolArray) -> IntArray:
     """``run[i, j]`` = number of consecutive equal tokens on the diagonal starting at ``(i, j)``."""
     n, m = eq.shape
     run = np.zeros((n + 1, m + 1), dtype=np.int64)

@@ -1,0 +1,412 @@
+"""Chance-corrected phrase-alignment agreement κ_C (Cohn, Callison-Burch & Lapata 2008; spec §5.4).
+
+Observed agreement ``pi_hat`` is the mean concordance of the two annotators' non-identical atomic
+phrase pairs; chance agreement ``pi_0`` is estimated by Monte Carlo from an edit model: each
+annotator is modelled as flipping cells of the automatic initial alignment independently with a
+probability linear in the pair's length (after Kupper & Hafner 1989). The random recipe is
+normative (spec §5.4) so that dashboards are reproducible to the last bit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from metrics.alignment import mean_defined, non_identical_atomic_pairs_many, section_annotators
+from metrics.phrases import IDENTICAL_MATCHES, atomic_spans, diagonal_runs, identical_tokens, validate_links
+from metrics.types import Document, Link, Pair
+
+__all__ = [
+    "EditModel",
+    "KappaC",
+    "REASONS",
+    "concordance",
+    "edit_rate",
+    "fit_edit_model",
+    "chance_concordance",
+    "kappa_c",
+    "kappa_c_report",
+]
+
+#: Why κ_C of an annotator pair is null (``None`` when it is defined).
+REASONS = ("pi0_is_1", "no_initial_alignment", "no_items")
+
+#: Upper bound on uniform draws held in memory at once (the stream is the same in any chunking).
+_MAX_DRAWS = 1 << 22
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+def concordance(a: set[Any] | frozenset[Any], b: set[Any] | frozenset[Any]) -> float:
+    """Concordance of two sets of phrase pairs: ``|A ∩ B| / min(|A|, |B|)`` (spec §5.4).
+
+    Range [0, 1]. Defined everywhere: ``1`` if both sets are empty (both annotators agree there is
+    nothing to align), ``0`` if exactly one is empty.
+
+    Reference: Cohn, Callison-Burch & Lapata 2008, CL 34(4), §4.3.
+
+    Examples
+    --------
+    >>> concordance({1, 2, 3}, {2, 3}), concordance(set(), set()), concordance({1}, set())
+    (1.0, 1.0, 0.0)
+    """
+    if not a and not b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+# --------------------------------------------------------------------------- edit model
+
+
+@dataclass(frozen=True, slots=True)
+class EditModel:
+    """An annotator's edit model ``Pr(edit | L) = clip(alpha + beta·L, 0, 1)`` fitted on ``n_items``."""
+
+    alpha: float
+    beta: float
+    n_items: int
+
+    def pr_edit(self, length: int) -> float:
+        """Probability that a cell of a pair of length ``L = N + M`` is flipped, clipped to [0, 1]."""
+        return min(1.0, max(0.0, self.alpha + self.beta * length))
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {"alpha": self.alpha, "beta": self.beta, "n_items": self.n_items}
+
+
+def edit_rate(links: frozenset[Link], initial: frozenset[Link], n: int, m: int) -> float | None:
+    """Edit rate ``q = |P △ I| / (N·M)``: share of cells whose linked state the annotator changed.
+
+    ``links`` is the annotator's P-level alignment (sure ∪ possible), ``initial`` the automatic
+    alignment ``I``. Range [0, 1]; ``None`` for an empty member (``N·M = 0``, no cells).
+
+    Examples
+    --------
+    >>> edit_rate(frozenset({(0, 0), (1, 1)}), frozenset({(0, 0), (1, 0)}), 2, 2)
+    0.5
+    """
+    links = validate_links(links, n, m, where="links")
+    initial = validate_links(initial, n, m, where="initial alignment")
+    return len(links ^ initial) / (n * m) if n * m else None
+
+
+def fit_edit_model(q: Sequence[float], lengths: Sequence[int]) -> EditModel | None:
+    """Ordinary least squares fit of ``q = alpha_r + beta_r·L`` over one annotator's items.
+
+    ``q[i]`` is the edit rate of item i (:func:`edit_rate`), ``lengths[i] = N_i + M_i``::
+
+        beta_r  = Σ (L_i − L̄)(q_i − q̄) / Σ (L_i − L̄)²       alpha_r = q̄ − beta_r·L̄
+
+    If all ``L_i`` are equal (including a single item) ``beta_r = 0`` and ``alpha_r = q̄``.
+    ``None`` when there is no item. **Alt** (not used): a binomial maximum-likelihood fit.
+
+    Reference: Cohn, Callison-Burch & Lapata 2008, CL 34(4), §4.3; spec §5.4.
+
+    Examples
+    --------
+    >>> model = fit_edit_model([0.1, 0.3], [10, 20])
+    >>> round(model.alpha, 12), round(model.beta, 12), model.n_items
+    (-0.1, 0.02, 2)
+    >>> fit_edit_model([0.0, 0.0], [8, 7])   # nobody edits
+    EditModel(alpha=0.0, beta=0.0, n_items=2)
+    """
+    if len(q) != len(lengths):
+        raise ValueError(f"q and lengths differ in length ({len(q)} vs {len(lengths)})")
+    for name, values in (("q", q), ("lengths", lengths)):
+        for k, v in enumerate(values):
+            if not math.isfinite(v):
+                raise ValueError(f"{name}[{k}] must be finite, got {v!r}")
+    if not q:
+        return None
+    n_items = len(q)
+    q_bar = math.fsum(q) / n_items
+    l_bar = math.fsum(lengths) / n_items
+    s_ll = math.fsum((x - l_bar) ** 2 for x in lengths)
+    if len(set(lengths)) == 1 or s_ll == 0:
+        return EditModel(q_bar, 0.0, n_items)
+    beta_r = math.fsum((x - l_bar) * (y - q_bar) for x, y in zip(lengths, q, strict=True)) / s_ll
+    return EditModel(q_bar - beta_r * l_bar, beta_r, n_items)
+
+
+def _fit_annotator(pairs: Sequence[Pair], links: Sequence[frozenset[Link]]) -> EditModel | None:
+    q, lengths = [], []
+    for pair, p_links in zip(pairs, links, strict=True):
+        n, m = len(pair.tokens1), len(pair.tokens2)
+        if pair.initial_alignment is not None and n * m:
+            q.append(len(p_links ^ pair.initial_alignment) / (n * m))
+            lengths.append(n + m)
+    return fit_edit_model(q, lengths)
+
+
+# --------------------------------------------------------------------------- Monte Carlo
+
+
+def _atomic_keys(x: npt.NDArray[np.bool_], runs: IntArray, invalid: int) -> IntArray:
+    """Non-identical atomic pairs of each link matrix in ``x`` (J, N, M) as integer keys (J, N).
+
+    Rows whose smallest pair is missing or identical hold ``invalid``; duplicates (several source
+    words with the same smallest pair) are also set to ``invalid`` so that each row is a set.
+    """
+    _, n, m = x.shape
+    lo, hi, j1, j2 = atomic_spans(x)
+    size = hi - lo + 1
+    linked = lo >= 0
+    same = (j2 - j1 + 1 == size) & (runs[np.maximum(lo, 0), np.maximum(j1, 0)] >= size)
+    keys = np.where(linked & ~same, ((lo * n + hi) * m + j1) * m + j2, invalid)
+    keys.sort(axis=1)
+    keys[:, 1:][keys[:, 1:] == keys[:, :-1]] = invalid
+    return keys
+
+
+def _sample_keys(
+    initial: npt.NDArray[np.bool_], flips: npt.NDArray[np.bool_], runs: IntArray, invalid: int
+) -> IntArray:
+    """Keys of ``initial ^ flips[s]`` for every sample, extracting each distinct link set once."""
+    j = flips.shape[0]
+    packed = np.packbits(flips.reshape(j, -1), axis=1)
+    unique, inverse = np.unique(packed, axis=0, return_inverse=True)
+    distinct = np.unpackbits(unique, axis=1, count=flips[0].size).astype(bool).reshape((-1, *initial.shape))
+    return _atomic_keys(distinct ^ initial, runs, invalid)[inverse.reshape(-1)]
+
+
+def _concordances(keys_a: IntArray, keys_b: IntArray) -> FloatArray:
+    """Row-wise :func:`concordance` of key sets (``keys_a`` invalid = -1, ``keys_b`` invalid = -2)."""
+    size_a = (keys_a >= 0).sum(axis=1)
+    size_b = (keys_b >= 0).sum(axis=1)
+    common = (keys_a[:, :, None] == keys_b[:, None, :]).any(axis=2).sum(axis=1)
+    smaller = np.minimum(size_a, size_b)
+    return np.where(
+        smaller > 0, common / np.maximum(smaller, 1), np.where(np.maximum(size_a, size_b) == 0, 1.0, 0.0)
+    )
+
+
+def _item_concordances(
+    rng: np.random.Generator,
+    pair: Pair,
+    p_a: float,
+    p_b: float,
+    mc_samples: int,
+    identical_match: str,
+) -> FloatArray:
+    """The J sampled concordances of one item, drawing ``ua``, ``ub`` per sample as in spec §5.4."""
+    n, m = len(pair.tokens1), len(pair.tokens2)
+    initial = np.zeros((n, m), dtype=bool)
+    for i, j in pair.initial_alignment or ():
+        initial[i, j] = True
+    runs = diagonal_runs(identical_tokens(pair.tokens1, pair.tokens2, identical_match=identical_match))
+    chunk = max(1, _MAX_DRAWS // max(1, 2 * n * m))
+    out = []
+    for start in range(0, mc_samples, chunk):
+        # rng.random((J, 2, N, M)) yields the same numbers in the same order as J successive
+        # (ua, ub) pairs of rng.random((N, M)) calls (tested), so chunks keep the normative stream.
+        u = rng.random((min(chunk, mc_samples - start), 2, n, m))
+        keys_a = _sample_keys(initial, u[:, 0] < p_a, runs, -1)
+        keys_b = _sample_keys(initial, u[:, 1] < p_b, runs, -2)
+        out.append(_concordances(keys_a, keys_b))
+    return np.concatenate(out)
+
+
+def chance_concordance(
+    pairs: Sequence[Pair],
+    pr_edit_a: Sequence[float],
+    pr_edit_b: Sequence[float],
+    *,
+    mc_samples: int = 1000,
+    mc_seed: int = 0,
+    identical_match: str = "exact",
+) -> tuple[float | None, float | None]:
+    """Monte Carlo chance agreement ``(pi_0, pi0_se)`` of one annotator pair (spec §5.4).
+
+    For item ``i`` (``pairs[i]``, which must have an initial alignment ``I_i``) and sample
+    ``s = 1..J``, ``Ã_is`` flips each cell of ``I_i`` independently with probability
+    ``pr_edit_a[i]`` (``B̃_is`` with ``pr_edit_b[i]``); the samples go through extraction, atomic
+    selection and the identity filter, and::
+
+        pi_0   = mean_i (1/J) Σ_s conc(Ã_is, B̃_is)
+        pi0_se = sqrt(Σ_i s_i² / J) / n_items        (s_i² = unbiased variance of item i's J values)
+
+    Randomness (normative): one ``Generator(PCG64(mc_seed))``; items in order; per item, J times
+    ``ua = rng.random((N, M))`` then ``ub = rng.random((N, M))``; a cell flips iff ``u < p``.
+    ``(None, None)`` for no items. With ``pr_edit`` in {0, 1} for every item the result is exact.
+    """
+    if len(pr_edit_a) != len(pairs) or len(pr_edit_b) != len(pairs):
+        raise ValueError("pr_edit_a and pr_edit_b need one probability per pair")
+    for name, probs in (("pr_edit_a", pr_edit_a), ("pr_edit_b", pr_edit_b)):
+        for k, p in enumerate(probs):
+            if not 0.0 <= p <= 1.0:
+                raise ValueError(f"{name}[{k}] must lie in [0, 1], got {p!r}")
+    if isinstance(mc_samples, bool) or not isinstance(mc_samples, int) or mc_samples < 2:
+        raise ValueError(f"mc_samples must be an integer >= 2, got {mc_samples!r}")
+    if identical_match not in IDENTICAL_MATCHES:
+        raise ValueError(f'identical_match must be "exact" or "casefold", got {identical_match!r}')
+    for pair in pairs:
+        if pair.initial_alignment is None:
+            raise ValueError(f"pair {pair.id!r}: no initial alignment to sample from")
+        validate_links(
+            pair.initial_alignment, len(pair.tokens1), len(pair.tokens2), where=f"pair {pair.id!r}"
+        )
+    if not pairs:
+        return None, None
+    rng = np.random.Generator(np.random.PCG64(mc_seed))
+    means, variances = [], []
+    for pair, p_a, p_b in zip(pairs, pr_edit_a, pr_edit_b, strict=True):
+        conc = _item_concordances(rng, pair, p_a, p_b, mc_samples, identical_match)
+        means.append(float(conc.mean()))
+        variances.append(float(conc.var(ddof=1)))
+    return math.fsum(means) / len(pairs), math.sqrt(math.fsum(variances) / mc_samples) / len(pairs)
+
+
+# --------------------------------------------------------------------------- κ_C
+
+
+@dataclass(frozen=True, slots=True)
+class KappaC:
+    """κ_C of one annotator pair with its parts; ``reason`` says why ``kappa`` is ``None``."""
+
+    kappa: float | None
+    pi_hat: float | None
+    pi_0: float | None
+    pi0_se: float | None
+    n_items: int
+    reason: str | None
+
+
+def kappa_c(
+    a: Sequence[frozenset[Link]],
+    b: Sequence[frozenset[Link]],
+    pairs: Sequence[Pair],
+    *,
+    model_a: EditModel | None = None,
+    model_b: EditModel | None = None,
+    mc_samples: int = 1000,
+    mc_seed: int = 0,
+    identical_match: str = "exact",
+) -> KappaC:
+    """Chance-corrected phrase-alignment agreement κ_C of two annotators (spec §5.4).
+
+    ``a[i]``, ``b[i]`` are the P-level links (sure ∪ possible) of item ``pairs[i]``; ``A_i``, ``B_i``
+    their non-identical atomic phrase pairs (spec §5.2)::
+
+        conc(A, B) = |A ∩ B| / min(|A|, |B|)    (1 if both empty, 0 if exactly one is)
+        pi_hat = mean_i conc(A_i, B_i)
+        pi_0   = mean_i (1/J) Σ_s conc(Ã_is, B̃_is)       (see :func:`chance_concordance`)
+        κ_C    = (pi_hat − pi_0) / (1 − pi_0)
+
+    ``model_a`` / ``model_b`` give ``Pr(edit | r, i) = clip(alpha_r + beta_r·(N_i + M_i), 0, 1)``;
+    when omitted they are fitted (:func:`fit_edit_model`) on these items only — the document report
+    fits each annotator on every pair it annotated. κ_C ≤ 1; negative below chance.
+
+    Degenerate cases (``reason``): no items → everything ``None`` ("no_items"); an item without
+    initial alignment → ``pi_0``, ``pi0_se``, κ ``None`` ("no_initial_alignment", ``pi_hat`` still
+    given); ``pi_0 = 1`` → κ ``None`` ("pi0_is_1": 0/0 if ``pi_hat = 1``, −∞ otherwise).
+
+    Reference: Cohn, Callison-Burch & Lapata 2008, CL 34(4), §4.3 (after Kupper & Hafner 1989).
+
+    Examples
+    --------
+    Nobody edits the initial alignment, so every sample is the initial alignment and
+    ``pi_0 = 1`` exactly (Cohn et al.):
+
+    >>> pair = Pair("k1", ("he", "bought", "a", "car"), ("he", "purchased", "an", "automobile"),
+    ...             frozenset({(0, 0), (1, 1), (3, 3)}))
+    >>> r = kappa_c([pair.initial_alignment], [pair.initial_alignment], [pair], mc_samples=50)
+    >>> r.pi_hat, r.pi_0, r.kappa, r.reason
+    (1.0, 1.0, None, 'pi0_is_1')
+    """
+    if not len(a) == len(b) == len(pairs):
+        raise ValueError(f"a, b and pairs differ in length ({len(a)}, {len(b)}, {len(pairs)})")
+    if identical_match not in IDENTICAL_MATCHES:
+        raise ValueError(f'identical_match must be "exact" or "casefold", got {identical_match!r}')
+    for name, side in (("a", a), ("b", b)):
+        for pair, links in zip(pairs, side, strict=True):
+            validate_links(links, len(pair.tokens1), len(pair.tokens2), where=f"{name}, pair {pair.id!r}")
+    if not pairs:
+        return KappaC(None, None, None, None, 0, "no_items")
+    tokens = [(p.tokens1, p.tokens2) for p in pairs]
+    shapes = [(len(p.tokens1), len(p.tokens2)) for p in pairs]
+    atom = non_identical_atomic_pairs_many(
+        [(frozenset(x), *s) for x, s in zip([*a, *b], shapes * 2, strict=True)],
+        tokens * 2,
+        identical_match=identical_match,
+    )
+    pi_hat = math.fsum(concordance(x, y) for x, y in zip(atom[: len(a)], atom[len(a) :], strict=True)) / len(
+        a
+    )
+    if any(p.initial_alignment is None for p in pairs):
+        return KappaC(None, pi_hat, None, None, len(pairs), "no_initial_alignment")
+    if model_a is None:
+        model_a = _fit_annotator(pairs, [frozenset(x) for x in a])
+    if model_b is None:
+        model_b = _fit_annotator(pairs, [frozenset(x) for x in b])
+    no_cells = EditModel(0.0, 0.0, 0)  # no model only when every member is empty: nothing to flip
+    model_a, model_b = model_a or no_cells, model_b or no_cells
+    pr_a = [model_a.pr_edit(n + m) for n, m in shapes]
+    pr_b = [model_b.pr_edit(n + m) for n, m in shapes]
+    pi_0, pi0_se = chance_concordance(
+        pairs, pr_a, pr_b, mc_samples=mc_samples, mc_seed=mc_seed, identical_match=identical_match
+    )
+    assert pi_0 is not None
+    if pi_0 == 1.0:
+        return KappaC(None, pi_hat, pi_0, pi0_se, len(pairs), "pi0_is_1")
+    return KappaC((pi_hat - pi_0) / (1.0 - pi_0), pi_hat, pi_0, pi0_se, len(pairs), None)
+
+
+def kappa_c_report(doc: Document) -> dict[str, dict[str, Any]]:
+    """The ``kappa_c*`` measures of a document (spec §5.4, §8, §10).
+
+    Per annotator pair ``a|b`` (``a`` before ``b``): the items are the pairs both annotated, in
+    document order; edit models are fitted per annotator over every pair it annotated that has an
+    initial alignment. Keys: ``kappa_c``, ``kappa_c.pi_hat``, ``kappa_c.pi0`` (value = mean over
+    annotator pairs skipping ``None``, by_pair), ``kappa_c.pi0_se``, ``kappa_c.n_items``,
+    ``kappa_c.reason`` (by_pair), ``kappa_c.edit_model`` (by_annotator: ``{alpha, beta, n_items}``
+    or ``None`` without any item). ``by_pair`` is omitted with fewer than two annotators.
+    """
+    wa = doc.word_alignments
+    if wa is None:
+        return {}
+    annotators = section_annotators(doc, wa)
+    models: dict[str, EditModel | None] = {}
+    for r in annotators:
+        mine = [p for p in doc.pairs if p.id in wa[r]]
+        models[r] = _fit_annotator(mine, [wa[r][p.id].P for p in mine])
+    results: dict[str, KappaC] = {}
+    for a, b in doc.annotator_pairs(annotators):
+        items = [p for p in doc.pairs if p.id in wa[a] and p.id in wa[b]]
+        results[f"{a}|{b}"] = kappa_c(
+            [wa[a][p.id].P for p in items],
+            [wa[b][p.id].P for p in items],
+            items,
+            model_a=models[a],
+            model_b=models[b],
+            mc_samples=doc.options.mc_samples,
+            mc_seed=doc.options.mc_seed,
+            identical_match=doc.options.identical_match,
+        )
+    with_pairs = len(annotators) >= 2
+
+    def entry(field: str, *, value: bool) -> dict[str, Any]:
+        by_pair = {key: getattr(r, field) for key, r in results.items()}
+        out: dict[str, Any] = {"value": mean_defined(by_pair.values())} if value else {}
+        if with_pairs:
+            out["by_pair"] = by_pair
+        return out
+
+    return {
+        "kappa_c": entry("kappa", value=True),
+        "kappa_c.pi_hat": entry("pi_hat", value=True),
+        "kappa_c.pi0": entry("pi_0", value=True),
+        "kappa_c.pi0_se": entry("pi0_se", value=False),
+        "kappa_c.n_items": entry("n_items", value=False),
+        "kappa_c.reason": entry("reason", value=False),
+        "kappa_c.edit_model": {
+            "by_annotator": {r: (m.as_dict() if m is not None else None) for r, m in models.items()}
+        },
+    }
