@@ -26,6 +26,8 @@ __all__ = [
     "Options",
     "Document",
     "Link",
+    "SCALES",
+    "scale_label",
 ]
 
 Link = tuple[int, int]
@@ -45,6 +47,25 @@ M6: tuple[str, ...] = (
 G2_OK: frozenset[str] = frozenset({"Perfect", "Awkward"})
 #: Labels that the binary scale M2 maps to ``OK`` (all others map to ``NG``).
 M2_OK: frozenset[str] = frozenset({"Equivalent", "Missing Info.", "Additional Info.", "Ignorable Change"})
+
+
+#: The four judgement scales of the two-step evaluation (spec §7).
+SCALES: tuple[str, ...] = ("G5", "M6", "G2", "M2")
+
+
+def scale_label(judgement: Judgement, scale: str) -> str | None:
+    """The label of ``judgement`` on ``scale`` (G5/M6 as given; G2/M2 mapped to OK/NG); ``None`` if absent."""
+    if scale in ("G5", "G2"):
+        label = judgement.G
+        ok = G2_OK
+    elif scale in ("M6", "M2"):
+        label = judgement.M
+        ok = M2_OK
+    else:
+        raise ValueError(f"scale must be one of {', '.join(SCALES)}, got {scale!r}")
+    if label is None or scale in ("G5", "M6"):
+        return label
+    return "OK" if label in ok else "NG"
 
 
 class DocumentError(ValueError):

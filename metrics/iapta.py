@@ -1,0 +1,595 @@
+"""IAPTA agreement on paraphrase phenomena: N-, TPO- and DO-measures (Vila et al. 2015, §4).
+
+Spec §2–4. Two annotators X (``a``) and Y (``b``) are compared through per-``(pair, type)`` *cells*:
+only same-pair, same-type phenomena can match, so every measure is an aggregate of ten sufficient
+statistics per cell (:data:`CELL_FIELDS`) plus the number of distinct scope tokens per pair. The
+public functions compute those tables and aggregate them; :mod:`metrics.report` and
+:mod:`metrics.incremental` use the same two steps, so all paths give bit-identical numbers.
+
+Undefined values (a ratio with denominator 0) are ``None``; means skip them and a mean of nothing
+is ``None`` (spec §0). Scopes are held as integer bitsets (bit ``i`` = token ``i``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from metrics.types import Phenomenon, Tagset
+
+__all__ = [
+    "CELL_FIELDS",
+    "agr_n",
+    "harmonic_mean",
+    "overlapping",
+    "partial_overlap",
+    "total_overlap",
+    "agr_ph",
+    "agr_w",
+    "agr_o",
+    "tpo_scores",
+    "TPOScores",
+    "do_f1",
+    "do_k",
+    "by_type",
+    "PhenomenaIndex",
+    "PairTables",
+    "PairMeasures",
+    "index_phenomena",
+    "pair_tables",
+    "pair_row",
+    "aggregate",
+]
+
+Criterion = Literal["partial", "total"]
+Unit = Literal["ph", "w"]
+FloatArray = npt.NDArray[np.float64]
+
+#: Statistics of one (pair, type) cell, in column order of :attr:`PairTables.cells`.
+CELL_FIELDS = (
+    "n_x",  # phenomena of X
+    "n_y",
+    "w_x",  # distinct scope tokens of X (both members)
+    "w_y",
+    "partial_xy",  # X phenomena partially overlapping some Y phenomenon
+    "partial_yx",
+    "total_xy",  # X phenomena with identical scopes in Y
+    "total_yx",
+    "do_xy",  # Σ_x max_y overlapping(x, y)
+    "do_yx",
+)
+_N_X, _N_Y, _W_X, _W_Y, _P_XY, _P_YX, _T_XY, _T_YX, _D_XY, _D_YX = range(10)
+
+# A phenomenon as a tuple of bitsets: (s1, s2, projection, key1, key2, |s1|, |s2|, |key1|, |key2|).
+_Rec = tuple[int, int, str | None, int, int, int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Cell:
+    recs: tuple[_Rec, ...]
+    w: int  # distinct scope tokens of the cell's phenomena
+
+
+def _mask(indices: Iterable[int]) -> int:
+    m = 0
+    for i in indices:
+        m |= 1 << i
+    return m
+
+
+def _rec(x: Phenomenon) -> _Rec:
+    m1, m2, k1, k2 = _mask(x.s1), _mask(x.s2), _mask(x.key1), _mask(x.key2)
+    return (m1, m2, x.projection, k1, k2, len(x.s1), len(x.s2), len(x.key1), len(x.key2))
+
+
+# -- scalar building blocks -----------------------------------------------------------------------
+
+
+def agr_n(n_x: float, n_y: float) -> float | None:
+    """N-measure agreement of two counts: ``min(n_X, n_Y) / max(n_X, n_Y)``.
+
+    Range [0, 1]; ``None`` if ``max = 0`` (nothing to compare). Vila et al. (2015) §4.1.
+
+    >>> agr_n(6, 8)  # Vila Fig. 3, pair 1: B has 6 phenomena, C has 8 → agr_ph
+    0.75
+    >>> agr_n(8, 5)  # SYNTHETIC/ANALYTIC: B covers 6+2 tokens, C 3+2 → agr_w
+    0.625
+    """
+    _check_count(n_x, "n_x")
+    _check_count(n_y, "n_y")
+    hi = max(n_x, n_y)
+    return None if hi == 0 else float(min(n_x, n_y) / hi)
+
+
+def harmonic_mean(x: float | None, y: float | None) -> float | None:
+    """Unweighted harmonic mean ``HM(x, y) = 2xy/(x+y)``.
+
+    0 when ``x + y = 0``; ``None`` if either is ``None``. Spec §0.
+
+    >>> harmonic_mean(1.0, 0.8)
+    0.888...
+    """
+    if x is None or y is None:
+        return None
+    return 0.0 if x + y == 0 else 2 * x * y / (x + y)
+
+
+def _check_count(n: float, name: str) -> None:
+    if isinstance(n, bool) or not isinstance(n, int | float | np.integer | np.floating) or not n >= 0:
+        raise ValueError(f"{name} must be a non-negative number, got {n!r}")
+
+
+def _overlapping(x: _Rec, y: _Rec, a: float) -> float:
+    x1, x2, xp, xk1, xk2, c1, c2, kc1, kc2 = x
+    cov1 = (x1 & y[0]).bit_count() / c1 if c1 else 0.0
+    cov2 = (x2 & y[1]).bit_count() / c2 if c2 else 0.0
+    p = 1.0 if xp == y[2] else 0.75
+    j = 0.75 + 0.125 * ((xk1 & y[3]).bit_count() / kc1 if kc1 else 1.0)
+    j += 0.125 * ((xk2 & y[4]).bit_count() / kc2 if kc2 else 1.0)
+    return a * p * j * (cov1 + cov2)
+
+
+def overlapping(x: Phenomenon, y: Phenomenon, *, one_sided: bool) -> float:
+    """DO overlap of phenomenon ``x`` with ``y`` (asymmetric: coverage is relative to ``x``).
+
+    ``overlapping(x, y) = a·p·j·(coverage(x.s1, y.s1, 0) + coverage(x.s2, y.s2, 0))`` for the same pair
+    and type, else 0; ``coverage(u, v, d) = |u ∩ v|/|u|`` (``d`` if ``u = ∅``); ``a = 1`` for a one-sided
+    type else 0.5; ``p = 1`` if the projections are equal (null = null) else 0.75;
+    ``j = 0.75 + 0.125·coverage(x.key1, y.key1, 1) + 0.125·coverage(x.key2, y.key2, 1)``.
+    Range [0, 1]. Vila et al. (2015) §4.3; spec §4.
+
+    >>> B = Phenomenon("p1", "SYNTHETIC/ANALYTIC", frozenset(range(6)), frozenset({0, 1}), "local")
+    >>> C = Phenomenon("p1", "SYNTHETIC/ANALYTIC", frozenset({1, 2, 3}), frozenset({0, 1}), "local")
+    >>> overlapping(B, C, one_sided=False), overlapping(C, B, one_sided=False)  # Vila Fig. 3
+    (0.75, 1.0)
+    """
+    _check_phenomena([x], "x")
+    _check_phenomena([y], "y")
+    if x.pair != y.pair or x.type != y.type:
+        return 0.0
+    return _overlapping(_rec(x), _rec(y), 1.0 if one_sided else 0.5)
+
+
+def partial_overlap(x: Phenomenon, y: Phenomenon) -> bool:
+    """TPO partial overlap: same pair and type and ``x.s1 ∩ y.s1 ≠ ∅ ∨ x.s2 ∩ y.s2 ≠ ∅`` (spec §3)."""
+    return x.pair == y.pair and x.type == y.type and bool(x.s1 & y.s1 or x.s2 & y.s2)
+
+
+def total_overlap(x: Phenomenon, y: Phenomenon) -> bool:
+    """TPO total overlap: same pair and type and identical scopes ``s1`` and ``s2`` (spec §3)."""
+    return x.pair == y.pair and x.type == y.type and x.s1 == y.s1 and x.s2 == y.s2
+
+
+# -- per-cell statistics --------------------------------------------------------------------------
+
+PhenomenaIndex = dict[str, dict[int, _Cell]]
+"""One annotator's phenomena grouped by pair id, then by type index (see :func:`index_phenomena`)."""
+
+
+def index_phenomena(phenomena: Sequence[Phenomenon], type_index: Mapping[str, int]) -> PhenomenaIndex:
+    """Group one annotator's phenomena by pair and type, as bitset records (validated first)."""
+    _check_phenomena(phenomena, "phenomena")
+    grouped: dict[str, dict[int, list[_Rec]]] = {}
+    for n, x in enumerate(phenomena):
+        t = type_index.get(x.type)
+        if t is None:
+            raise ValueError(f"phenomena[{n}].type: type {x.type!r} is not in the tagset")
+        grouped.setdefault(x.pair, {}).setdefault(t, []).append(_rec(x))
+    index: PhenomenaIndex = {}
+    for pair, cells in grouped.items():
+        index[pair] = {}
+        for t, recs in cells.items():
+            u1 = u2 = 0
+            for r in recs:
+                u1 |= r[0]
+                u2 |= r[1]
+            index[pair][t] = _Cell(tuple(recs), u1.bit_count() + u2.bit_count())
+    return index
+
+
+def pair_words(cells: Mapping[int, _Cell] | None) -> int:
+    """Distinct scope token positions of one annotator in one pair (overlaps across types count once)."""
+    if not cells:
+        return 0
+    u1 = u2 = 0
+    for cell in cells.values():
+        for r in cell.recs:
+            u1 |= r[0]
+            u2 |= r[1]
+    return u1.bit_count() + u2.bit_count()
+
+
+def _matches(xs: tuple[_Rec, ...], ys: tuple[_Rec, ...]) -> tuple[int, int]:
+    """(partial, total) counts of ``xs`` items that overlap some item of ``ys``."""
+    partial = total = 0
+    for x in xs:
+        x1, x2 = x[0], x[1]
+        hit = False
+        for y in ys:
+            if x1 & y[0] or x2 & y[1]:
+                hit = True
+                if x1 == y[0] and x2 == y[1]:
+                    total += 1
+                    break
+        if hit:
+            partial += 1
+    return partial, total
+
+
+def _do_sum(xs: tuple[_Rec, ...], ys: tuple[_Rec, ...], a: float) -> float:
+    return sum(max(_overlapping(x, y, a) for y in ys) for x in xs)
+
+
+def _cell_row(cx: _Cell | None, cy: _Cell | None, a: float) -> list[float]:
+    if cx is None or cy is None:
+        if cx is not None:
+            return [len(cx.recs), 0, cx.w, 0, 0, 0, 0, 0, 0.0, 0.0]
+        assert cy is not None
+        return [0, len(cy.recs), 0, cy.w, 0, 0, 0, 0, 0.0, 0.0]
+    xs, ys = cx.recs, cy.recs
+    p_xy, t_xy = _matches(xs, ys)
+    p_yx, t_yx = _matches(ys, xs)
+    return [len(xs), len(ys), cx.w, cy.w, p_xy, p_yx, t_xy, t_yx, _do_sum(xs, ys, a), _do_sum(ys, xs, a)]
+
+
+def pair_row(
+    cells_x: Mapping[int, _Cell] | None, cells_y: Mapping[int, _Cell] | None, a_by_type: Sequence[float]
+) -> tuple[list[int], list[list[float]], tuple[int, int]]:
+    """Cell statistics of one pair: (type indices, rows of :data:`CELL_FIELDS`, pair words of X and Y)."""
+    cx, cy = cells_x or {}, cells_y or {}
+    types = sorted(set(cx) | set(cy))
+    rows = [_cell_row(cx.get(t), cy.get(t), a_by_type[t]) for t in types]
+    return types, rows, (pair_words(cx), pair_words(cy))
+
+
+@dataclass(slots=True)
+class PairTables:
+    """Sufficient statistics of one annotator pair: ``cells[p, t, :]`` and ``words[p, :]``.
+
+    ``p`` indexes ``pairs`` (pair ids), ``t`` indexes ``types`` (type names); columns follow
+    :data:`CELL_FIELDS`; ``words[p] = (w_X, w_Y)`` distinct scope tokens per pair.
+    """
+
+    pairs: tuple[str, ...]
+    types: tuple[str, ...]
+    cells: FloatArray
+    words: FloatArray
+
+    def set_row(self, p: int, row: tuple[list[int], list[list[float]], tuple[int, int]]) -> None:
+        types, rows, words = row
+        self.cells[p] = 0.0
+        if types:
+            self.cells[p, types] = rows
+        self.words[p] = words
+
+
+def pair_tables(
+    index_x: PhenomenaIndex,
+    index_y: PhenomenaIndex,
+    *,
+    pairs: Sequence[str],
+    types: Sequence[str],
+    a_by_type: Sequence[float],
+) -> PairTables:
+    """Build the :class:`PairTables` of annotators X and Y over ``pairs`` × ``types``."""
+    cells = np.zeros((len(pairs), len(types), len(CELL_FIELDS)))
+    words = np.zeros((len(pairs), 2))
+    p_idx: list[int] = []
+    t_idx: list[int] = []
+    values: list[list[float]] = []
+    for p, pid in enumerate(pairs):
+        cx, cy = index_x.get(pid), index_y.get(pid)
+        if not cx and not cy:
+            continue
+        row_types, rows, w = pair_row(cx, cy, a_by_type)
+        p_idx.extend([p] * len(row_types))
+        t_idx.extend(row_types)
+        values.extend(rows)
+        words[p] = w
+    if values:
+        cells[p_idx, t_idx] = values
+    return PairTables(tuple(pairs), tuple(types), cells, words)
+
+
+# -- aggregation ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PairMeasures:
+    """All IAPTA measures of one annotator pair X|Y (``None`` = undefined). Keys of spec §10."""
+
+    values: dict[str, float | None]  # e.g. "n.ph", "n.w.typewise", "tpo.partial.f1", "do.f1.pairwise"
+    by_type: dict[str, dict[str, float | None]]  # "n.ph" / "n.w" / "do.f1" → type → value
+    directional: dict[str, tuple[float | None, float | None]]  # "do.k", "tpo.partial.count" … → (X>Y, Y>X)
+    counts: tuple[int, int]  # |X|, |Y|
+
+
+def _ratio(num: FloatArray, den: FloatArray) -> FloatArray:
+    """Elementwise num/den with NaN where den = 0 (NaN = undefined, never leaves this module)."""
+    out = np.full(np.broadcast(num, den).shape, np.nan)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def _agr_n_vec(n_x: FloatArray, n_y: FloatArray) -> FloatArray:
+    return _ratio(np.minimum(n_x, n_y), np.maximum(n_x, n_y))
+
+
+def _hm_vec(x: FloatArray, y: FloatArray) -> FloatArray:
+    s = x + y
+    out = np.where(s == 0, 0.0, 2 * x * _ratio(y, s))
+    return np.where(np.isnan(x) | np.isnan(y), np.nan, out)
+
+
+def _do_f1_vec(n_x: FloatArray, n_y: FloatArray, d_xy: FloatArray, d_yx: FloatArray) -> FloatArray:
+    f1 = _hm_vec(_ratio(d_xy, n_x), _ratio(d_yx, n_y))
+    f1 = np.where((n_x == 0) | (n_y == 0), 0.0, f1)
+    return np.where((n_x == 0) & (n_y == 0), np.nan, f1)
+
+
+def _mean(values: FloatArray) -> float | None:
+    """Mean of the defined (non-NaN) values; ``None`` if there is none."""
+    ok = ~np.isnan(values)
+    return float(values[ok].sum() / ok.sum()) if ok.any() else None
+
+
+def _row_means(values: FloatArray, present: npt.NDArray[np.bool_]) -> FloatArray:
+    """Per row (pair), the mean of ``values`` over present, defined cells; NaN for an empty row."""
+    ok = present & ~np.isnan(values)
+    return _ratio(np.where(ok, values, 0.0).sum(axis=1), ok.sum(axis=1).astype(np.float64))
+
+
+def _opt(x: float | np.floating) -> float | None:
+    return None if np.isnan(x) else float(x)
+
+
+def aggregate(tables: PairTables) -> PairMeasures:
+    """All N-, TPO- and DO-measures of one annotator pair from its :class:`PairTables` (spec §2–4)."""
+    c, words = tables.cells, tables.words
+    values: dict[str, float | None] = {}
+    by_type: dict[str, dict[str, float | None]] = {}
+    directional: dict[str, tuple[float | None, float | None]] = {}
+    tot = c.sum(axis=(0, 1))
+    per_type = c.sum(axis=0)  # (T, fields)
+    per_pair = c.sum(axis=1)  # (P, fields)
+    type_present = (per_type[:, _N_X] + per_type[:, _N_Y]) > 0
+    cell_present = (c[:, :, _N_X] + c[:, :, _N_Y]) > 0
+    names = [t for t, ok in zip(tables.types, type_present, strict=True) if ok]
+
+    n_x, n_y = float(tot[_N_X]), float(tot[_N_Y])
+    pair_words = words.sum(axis=0)
+    # N-measures (§2)
+    for unit, (fx, fy) in (("ph", (_N_X, _N_Y)), ("w", (_W_X, _W_Y))):
+        key = f"n.{unit}"
+        if unit == "ph":
+            values[key] = agr_n(n_x, n_y)
+            per_pair_vals = _agr_n_vec(per_pair[:, fx], per_pair[:, fy])
+        else:
+            values[key] = agr_n(float(pair_words[0]), float(pair_words[1]))
+            per_pair_vals = _agr_n_vec(words[:, 0], words[:, 1])
+        t_vals = _agr_n_vec(per_type[:, fx], per_type[:, fy])[type_present]
+        values[key + ".typewise"] = _mean(t_vals)
+        by_type[key] = {name: _opt(v) for name, v in zip(names, t_vals, strict=True)}
+        values[key + ".pairwise"] = _mean(per_pair_vals)
+        cell_vals = _agr_n_vec(c[:, :, fx], c[:, :, fy])
+        values[key + ".pairwise_typewise"] = _mean(_row_means(cell_vals, cell_present))
+    # TPO-measures (§3)
+    for crit, (fxy, fyx) in (("partial", (_P_XY, _P_YX)), ("total", (_T_XY, _T_YX))):
+        c_xy, c_yx = float(tot[fxy]), float(tot[fyx])
+        s = tpo_from_counts(c_xy, c_yx, n_x, n_y)
+        values[f"tpo.{crit}.f1"] = s.agr_o
+        values[f"tpo.{crit}.f1_alt"] = s.f1_alt
+        directional[f"tpo.{crit}.count"] = (int(c_xy), int(c_yx))
+        directional[f"tpo.{crit}.f1_directional"] = (s.f1_x, s.f1_y)
+    # DO-measures (§4)
+    k_xy = float(tot[_D_XY]) / n_x if n_x else None
+    k_yx = float(tot[_D_YX]) / n_y if n_y else None
+    directional["do.k"] = (k_xy, k_yx)
+    values["do.f1"] = _do_f1(k_xy, k_yx, n_x, n_y)
+    t_f1 = _do_f1_vec(per_type[:, _N_X], per_type[:, _N_Y], per_type[:, _D_XY], per_type[:, _D_YX])[
+        type_present
+    ]
+    values["do.f1.typewise"] = _mean(t_f1)
+    by_type["do.f1"] = {name: _opt(v) for name, v in zip(names, t_f1, strict=True)}
+    values["do.f1.pairwise"] = _mean(
+        _do_f1_vec(per_pair[:, _N_X], per_pair[:, _N_Y], per_pair[:, _D_XY], per_pair[:, _D_YX])
+    )
+    cell_f1 = _do_f1_vec(c[:, :, _N_X], c[:, :, _N_Y], c[:, :, _D_XY], c[:, :, _D_YX])
+    values["do.f1.pairwise_typewise"] = _mean(_row_means(cell_f1, cell_present))
+    return PairMeasures(values, by_type, directional, (int(n_x), int(n_y)))
+
+
+def _do_f1(k_xy: float | None, k_yx: float | None, n_x: float, n_y: float) -> float | None:
+    if n_x == 0 and n_y == 0:
+        return None
+    if n_x == 0 or n_y == 0:
+        return 0.0
+    return harmonic_mean(k_xy, k_yx)
+
+
+@dataclass(frozen=True, slots=True)
+class TPOScores:
+    """TPO scores of X against Y (spec §3); ``f1_x = F1^X``, ``agr_o = (F1^X + F1^Y)/2``."""
+
+    count_xy: int
+    count_yx: int
+    f1_x: float | None
+    f1_y: float | None
+    agr_o: float | None
+    f1_alt: float | None
+
+
+def tpo_from_counts(c_xy: float, c_yx: float, n_x: float, n_y: float) -> TPOScores:
+    """TPO scores from match counts and set sizes (HOO counting; spec §3)."""
+    n = n_x + n_y
+    f1_x = 2 * c_xy / n if n else None
+    f1_y = 2 * c_yx / n if n else None
+    agr = (c_xy + c_yx) / n if n else None
+    if n_x and n_y:
+        alt = harmonic_mean(c_xy / n_x, c_yx / n_y)
+    else:
+        alt = 0.0 if n else None
+    return TPOScores(int(c_xy), int(c_yx), f1_x, f1_y, agr, alt)
+
+
+# -- public two-annotator functions ---------------------------------------------------------------
+
+
+def _check_phenomena(xs: Sequence[Phenomenon], name: str) -> None:
+    if isinstance(xs, str | bytes) or not isinstance(xs, Sequence | frozenset | set):
+        raise ValueError(f"{name} must be a sequence of Phenomenon, got {type(xs).__name__}")
+    for n, x in enumerate(xs):
+        if not isinstance(x, Phenomenon):
+            raise ValueError(f"{name}[{n}] must be a Phenomenon, got {type(x).__name__}")
+        if not x.s1 and not x.s2:
+            raise ValueError(f"{name}[{n}]: both scopes are empty (s1 = s2 = ∅)")
+        for side in ("s1", "s2", "key1", "key2"):
+            if any(not isinstance(i, int) or i < 0 for i in getattr(x, side)):
+                raise ValueError(f"{name}[{n}].{side}: token indices must be non-negative integers")
+
+
+def _tables_of(
+    a: Sequence[Phenomenon], b: Sequence[Phenomenon], tagset: Tagset | None
+) -> tuple[PairTables, Tagset]:
+    _check_phenomena(a, "a")
+    _check_phenomena(b, "b")
+    if tagset is None:  # types in order of appearance, none one-sided
+        from metrics.types import TypeDef
+
+        names = dict.fromkeys(x.type for x in [*a, *b])
+        tagset = Tagset(tuple(TypeDef(t) for t in names))
+    type_index = {t.name: i for i, t in enumerate(tagset.types)}
+    pairs = tuple(dict.fromkeys(x.pair for x in [*a, *b]))
+    a_by_type = [1.0 if t.one_sided else 0.5 for t in tagset.types]
+    try:
+        ia, ib = index_phenomena(a, type_index), index_phenomena(b, type_index)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (pass the tagset that defines every type)") from None
+    return pair_tables(ia, ib, pairs=pairs, types=tagset.names, a_by_type=a_by_type), tagset
+
+
+def _variant(typewise: bool, pairwise: bool) -> str:
+    return {(False, False): "", (True, False): ".typewise", (False, True): ".pairwise"}.get(
+        (typewise, pairwise), ".pairwise_typewise"
+    )
+
+
+def agr_ph(
+    a: Sequence[Phenomenon],
+    b: Sequence[Phenomenon],
+    *,
+    typewise: bool = False,
+    pairwise: bool = False,
+    tagset: Tagset | None = None,
+) -> float | None:
+    """N-measure on the number of phenomena: ``agr_ph = min(n_X, n_Y)/max(n_X, n_Y)``.
+
+    Plain: over the whole document. ``typewise`` (agr^t): mean over the types of either annotator
+    of the per-type value. ``pairwise`` (agr^p): mean over pairs that either annotator annotated.
+    Both: per pair the mean over its types, then the mean over pairs. Range [0, 1]; ``None`` if
+    neither annotator has a phenomenon. Vila et al. (2015) §4.1; spec §2.
+
+    Example (Vila Fig. 3, pair 1): B has 6 phenomena and C has 8, so ``agr_ph(B, C) == 0.75``.
+    """
+    tables, _ = _tables_of(a, b, tagset)
+    return aggregate(tables).values["n.ph" + _variant(typewise, pairwise)]
+
+
+def agr_w(
+    a: Sequence[Phenomenon],
+    b: Sequence[Phenomenon],
+    *,
+    typewise: bool = False,
+    pairwise: bool = False,
+    tagset: Tagset | None = None,
+) -> float | None:
+    """N-measure on scope words: ``agr_w = min(w_X, w_Y)/max(w_X, w_Y)``.
+
+    ``w`` = distinct token positions ``(pair, member, index)`` covered by the scopes (an overlap of
+    one annotator's scopes counts once; keys are not counted). Variants as for :func:`agr_ph`.
+    Range [0, 1]; ``None`` if neither annotator has a phenomenon. Vila et al. (2015) §4.1; spec §2.
+
+    Example (Vila Fig. 3): for SYNTHETIC/ANALYTIC B covers 6+2 tokens and C 3+2, so agr_w = 0.625.
+    """
+    tables, _ = _tables_of(a, b, tagset)
+    return aggregate(tables).values["n.w" + _variant(typewise, pairwise)]
+
+
+def tpo_scores(
+    a: Sequence[Phenomenon], b: Sequence[Phenomenon], *, criterion: Criterion = "partial"
+) -> TPOScores:
+    """TPO-measures of X = ``a`` against Y = ``b`` (HOO counting, Y as gold for ``F1^X``).
+
+    ``count(X→Y)`` = X phenomena overlapping (``criterion`` "partial" or "total") a same-pair,
+    same-type Y phenomenon; ``F1^X = 2·count(X→Y)/(|X|+|Y|)`` (``None`` iff ``|X|+|Y| = 0``; may exceed
+    1); ``agr_o = (count(X→Y)+count(Y→X))/(|X|+|Y|)`` in [0, 1]; ``f1_alt = HM(count(X→Y)/|X|,
+    count(Y→X)/|Y|)`` (0 if exactly one side is empty). Vila et al. (2015) §4.2; spec §3.
+
+    Example (Vila Fig. 3, pair 1): 5 of B's 6 and 5 of C's 8 phenomena overlap partially, so
+    ``agr_o = 10/14 = 0.714``.
+    """
+    if criterion not in ("partial", "total"):
+        raise ValueError(f'criterion must be "partial" or "total", got {criterion!r}')
+    tables, _ = _tables_of(a, b, None)
+    tot = tables.cells.sum(axis=(0, 1))
+    fxy, fyx = (_P_XY, _P_YX) if criterion == "partial" else (_T_XY, _T_YX)
+    return tpo_from_counts(float(tot[fxy]), float(tot[fyx]), float(tot[_N_X]), float(tot[_N_Y]))
+
+
+def agr_o(
+    a: Sequence[Phenomenon], b: Sequence[Phenomenon], *, criterion: Criterion = "partial"
+) -> float | None:
+    """TPO agreement ``agr_o = (F1^X + F1^Y)/2``; see :func:`tpo_scores` (Vila Fig. 3: 10/14)."""
+    return tpo_scores(a, b, criterion=criterion).agr_o
+
+
+def do_k(
+    a: Sequence[Phenomenon], b: Sequence[Phenomenon], *, tagset: Tagset | None = None
+) -> tuple[float | None, float | None]:
+    """DO coverage scores ``(K(X→Y), K(Y→X))`` with ``K(X→Y) = (1/|X|)·Σ_x max_y overlapping(x, y)``.
+
+    Range [0, 1]; ``None`` for an empty X. ``tagset`` supplies ``one_sided`` (default: no type is
+    one-sided). Vila et al. (2015) §4.3 (K_B, K_C); spec §4.
+    """
+    tables, _ = _tables_of(a, b, tagset)
+    return aggregate(tables).directional["do.k"]
+
+
+def do_f1(
+    a: Sequence[Phenomenon],
+    b: Sequence[Phenomenon],
+    *,
+    typewise: bool = False,
+    pairwise: bool = False,
+    tagset: Tagset | None = None,
+) -> float | None:
+    """DO-measure ``F1(X, Y) = HM(K(X→Y), K(Y→X))`` (the paper's headline measure).
+
+    ``None`` if both are empty, 0 if exactly one is. Variants as for :func:`agr_ph` (restrict X and
+    Y to the unit, compute F1, average). ``tagset`` supplies ``one_sided`` (``a = 1`` instead of 0.5).
+    Range [0, 1]. Vila et al. (2015) §4.3; spec §4.
+
+    Example: Vila Fig. 3 (reconstruction of pair 1, spec cases) gives K_B = 0.736, K_C = 0.625
+    and F1 = 0.676.
+    """
+    tables, _ = _tables_of(a, b, tagset)
+    return aggregate(tables).values["do.f1" + _variant(typewise, pairwise)]
+
+
+def by_type(
+    a: Sequence[Phenomenon],
+    b: Sequence[Phenomenon],
+    *,
+    measure: Literal["ph", "w", "do"] = "do",
+    tagset: Tagset | None = None,
+) -> dict[str, float | None]:
+    """Per-type ``agr_ph``, ``agr_w`` or DO ``F1`` for the types of either annotator (spec §2, §4)."""
+    key = {"ph": "n.ph", "w": "n.w", "do": "do.f1"}.get(measure)
+    if key is None:
+        raise ValueError(f'measure must be "ph", "w" or "do", got {measure!r}')
+    tables, _ = _tables_of(a, b, tagset)
+    return aggregate(tables).by_type[key]

@@ -1,0 +1,147 @@
+"""Incremental IAPTA agreement: recompute one changed pair, re-aggregate everything.
+
+:class:`PhenomenaAgreement` keeps, for every annotator pair, the per-(pair, type) sufficient
+statistics of :mod:`metrics.iapta` and the per-pair rows of :mod:`metrics.multi`. Changing the
+phenomena of one pair recomputes that pair's rows only; the aggregation (numpy sums over the
+tables) is the same code the full computation runs, so the report is bit-identical to a fresh
+``PhenomenaAgreement`` built from the changed data. :func:`metrics.report.build_report` uses this
+class for the ``iapta.*`` keys.
+
+Example::
+
+    state = PhenomenaAgreement(doc.phenomena, annotators=doc.annotators, tagset=doc.tagset,
+                               pairs=[p.id for p in doc.pairs])
+    state.update_pair("p17", {"B": new_b_phenomena_of_p17, "C": new_c_phenomena_of_p17})
+    entries = state.report()          # {"iapta.do.f1": {"value": …, "by_pair": {…}}, …}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from metrics.iapta import PairTables, aggregate, index_phenomena, pair_row, pair_tables
+from metrics.multi import MultiTables, aggregate_multi, multi_row, multi_tables
+from metrics.types import Phenomenon, Tagset
+
+__all__ = ["PhenomenaAgreement", "mean_defined"]
+
+
+def mean_defined(values: Sequence[float | None]) -> float | None:
+    """Mean of the non-``None`` values; ``None`` if there is none (spec §0)."""
+    defined = [v for v in values if v is not None]
+    return sum(defined) / len(defined) if defined else None
+
+
+class PhenomenaAgreement:
+    """All ``iapta.*`` measures of a document, kept up to date pair by pair.
+
+    ``phenomena`` maps annotator → phenomena; only ``annotators`` present in it take part, in
+    ``annotators`` order (spec §9). ``tagset`` must define every type; ``pairs`` lists every pair
+    id (document order).
+    """
+
+    def __init__(
+        self,
+        phenomena: Mapping[str, Sequence[Phenomenon]],
+        *,
+        annotators: Sequence[str],
+        tagset: Tagset | None,
+        pairs: Sequence[str],
+    ) -> None:
+        self.annotators = tuple(a for a in annotators if a in phenomena)
+        self.tagset = tagset if tagset is not None else Tagset(())
+        self.pairs = tuple(pairs)
+        self._pair_pos = {pid: p for p, pid in enumerate(self.pairs)}
+        self._type_index = {t.name: i for i, t in enumerate(self.tagset.types)}
+        self._a_by_type = [1.0 if t.one_sided else 0.5 for t in self.tagset.types]
+        self._counts = {a: len(phenomena[a]) for a in self.annotators}
+        for a in self.annotators:
+            unknown = {x.pair for x in phenomena[a]} - self._pair_pos.keys()
+            if unknown:
+                raise ValueError(f"phenomena[{a!r}]: unknown pair {sorted(unknown)[0]!r}")
+        self._index = {a: index_phenomena(phenomena[a], self._type_index) for a in self.annotators}
+        self._pairs_of_annotators = [
+            (self.annotators[i], self.annotators[j])
+            for i in range(len(self.annotators))
+            for j in range(i + 1, len(self.annotators))
+        ]
+        self._tables: dict[tuple[str, str], PairTables] = {
+            (a, b): pair_tables(
+                self._index[a],
+                self._index[b],
+                pairs=self.pairs,
+                types=self.tagset.names,
+                a_by_type=self._a_by_type,
+            )
+            for a, b in self._pairs_of_annotators
+        }
+        self._multi: MultiTables | None = None
+        if len(self.annotators) >= 3:
+            indexes = [self._index[a] for a in self.annotators]
+            self._multi = multi_tables(indexes, annotators=self.annotators, pairs=self.pairs)
+
+    def update_pair(self, pair: str, phenomena: Mapping[str, Sequence[Phenomenon]]) -> None:
+        """Replace the phenomena of ``pair`` (annotator → its phenomena of that pair; missing = none)."""
+        if pair not in self._pair_pos:
+            raise ValueError(f"pair: unknown pair {pair!r}")
+        for a, xs in phenomena.items():
+            if a not in self._index:
+                raise ValueError(f"phenomena: annotator {a!r} is not part of this computation")
+            for n, x in enumerate(xs):
+                if x.pair != pair:
+                    raise ValueError(f"phenomena[{a!r}][{n}].pair: expected {pair!r}, got {x.pair!r}")
+        new_cells = {
+            a: index_phenomena(phenomena.get(a, ()), self._type_index).get(pair) for a in self.annotators
+        }
+        for a in self.annotators:
+            old = self._index[a].get(pair)
+            self._counts[a] += len(phenomena.get(a, ())) - (
+                sum(len(c.recs) for c in old.values()) if old else 0
+            )
+            if new_cells[a]:
+                self._index[a][pair] = new_cells[a]  # type: ignore[assignment]
+            else:
+                self._index[a].pop(pair, None)
+        p = self._pair_pos[pair]
+        for a, b in self._pairs_of_annotators:
+            self._tables[a, b].set_row(p, pair_row(new_cells[a], new_cells[b], self._a_by_type))
+        if self._multi is not None:
+            self._multi.rows[p] = multi_row([new_cells[a] for a in self.annotators])
+
+    def report(self) -> dict[str, dict[str, Any]]:
+        """The ``iapta.*`` entries of the report (spec §10)."""
+        entries: dict[str, dict[str, Any]] = {"iapta.phenomena.count": {"by_annotator": dict(self._counts)}}
+        measures = {(a, b): aggregate(self._tables[a, b]) for a, b in self._pairs_of_annotators}
+        for key in _VALUE_KEYS:
+            by_pair = {f"{a}|{b}": m.values[key] for (a, b), m in measures.items()}
+            entries[f"iapta.{key}"] = {"value": mean_defined(list(by_pair.values())), "by_pair": by_pair}
+        for key in ("n.ph", "n.w", "do.f1"):
+            entries[f"iapta.{key}.by_type"] = {
+                "by_pair": {f"{a}|{b}": m.by_type[key] for (a, b), m in measures.items()}
+            }
+        for key in _DIRECTIONAL_KEYS:
+            ordered: dict[str, Any] = {}
+            for (a, b), m in measures.items():
+                ordered[f"{a}>{b}"], ordered[f"{b}>{a}"] = m.directional[key]
+            entries[f"iapta.{key}"] = {"by_ordered_pair": ordered}
+        multi = aggregate_multi(self._multi) if self._multi is not None else None
+        for crit in ("partial", "total"):
+            union, gold, by_annotator = multi[crit] if multi is not None else (None, None, {})
+            entries[f"iapta.tpo.{crit}.union"] = {"value": union}
+            entries[f"iapta.tpo.{crit}.gold"] = {"value": gold, "by_annotator": by_annotator}
+        return dict(sorted(entries.items()))
+
+
+_VALUE_KEYS = tuple(
+    [f"n.{u}{v}" for u in ("ph", "w") for v in ("", ".typewise", ".pairwise", ".pairwise_typewise")]
+    + [f"tpo.{c}.{f}" for c in ("partial", "total") for f in ("f1", "f1_alt")]
+    + [f"do.f1{v}" for v in ("", ".typewise", ".pairwise", ".pairwise_typewise")]
+)
+_DIRECTIONAL_KEYS = (
+    "do.k",
+    "tpo.partial.count",
+    "tpo.partial.f1_directional",
+    "tpo.total.count",
+    "tpo.total.f1_directional",
+)

@@ -1,0 +1,180 @@
+"""Multi-annotator TPO agreement: TPO (avg), TPO (union), TPO (gold) (Kovatchev et al., ETPC; spec §3).
+
+Like :mod:`metrics.iapta`, the measures are aggregates of integer statistics per pair (summed over
+the pair's (pair, type) cells), so a changed pair only needs its own row recomputed
+(:mod:`metrics.incremental`). All three measures are ``None`` with fewer than three annotators.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from metrics.iapta import (
+    Criterion,
+    PhenomenaIndex,
+    _Cell,
+    _check_phenomena,
+    harmonic_mean,
+    index_phenomena,
+    tpo_scores,
+)
+from metrics.types import Phenomenon, Tagset, TypeDef
+
+__all__ = ["MultiTPO", "MultiTables", "multi_row", "multi_tables", "aggregate_multi", "tpo_multi"]
+
+_CRITERIA: tuple[Criterion, ...] = ("partial", "total")
+
+
+@dataclass(frozen=True, slots=True)
+class MultiTPO:
+    """TPO (avg), TPO (union) and TPO (gold) for one criterion; ``by_annotator`` gives gold F1_r."""
+
+    avg: float | None
+    union: float | None
+    gold: float | None
+    by_annotator: dict[str, float | None]
+
+
+def _row_width(k: int) -> int:
+    # per annotator: n_r; then |G|; then per criterion: matched_r, count(R_r→G), count(G→R_r)
+    return k + 1 + 3 * k * len(_CRITERIA)
+
+
+def multi_row(cells: Sequence[Mapping[int, _Cell] | None]) -> list[int]:
+    """Integer statistics of one pair for annotators R_1..R_k (``cells[r]`` = R_r's cells of the pair).
+
+    Layout: ``n_r`` (k), ``|G|`` (1), then for "partial" and "total": ``matched_r`` (k),
+    ``count(R_r→G)`` (k), ``count(G→R_r)`` (k).
+    """
+    k = len(cells)
+    row = [0] * _row_width(k)
+    types = sorted({t for c in cells if c for t in c})
+    for t in types:
+        recs = [c[t].recs if c and t in c else () for c in cells]
+        for r in range(k):
+            row[r] += len(recs[r])
+        owners: dict[tuple[int, int], set[int]] = {}
+        for r, xs in enumerate(recs):
+            for x in xs:
+                owners.setdefault((x[0], x[1]), set()).add(r)
+        gold = [g for g, who in owners.items() if len(who) >= 2]
+        row[k] += len(gold)
+        for ci, crit in enumerate(_CRITERIA):
+            base = k + 1 + 3 * k * ci
+            for r, xs in enumerate(recs):
+                if not xs:
+                    continue
+                others = [y for s, ys in enumerate(recs) if s != r for y in ys]
+                row[base + r] += sum(1 for x in xs if any(_hit(x[0], x[1], y[0], y[1], crit) for y in others))
+                row[base + k + r] += sum(
+                    1 for x in xs if any(_hit(x[0], x[1], g[0], g[1], crit) for g in gold)
+                )
+                row[base + 2 * k + r] += sum(
+                    1 for g in gold if any(_hit(g[0], g[1], x[0], x[1], crit) for x in xs)
+                )
+    return row
+
+
+def _hit(x1: int, x2: int, y1: int, y2: int, crit: Criterion) -> bool:
+    if crit == "partial":
+        return bool(x1 & y1 or x2 & y2)
+    return x1 == y1 and x2 == y2
+
+
+@dataclass(slots=True)
+class MultiTables:
+    """Per-pair multi-annotator statistics ``rows[p, :]`` (layout of :func:`multi_row`)."""
+
+    annotators: tuple[str, ...]
+    pairs: tuple[str, ...]
+    rows: npt.NDArray[np.int64]
+
+
+def multi_tables(
+    indexes: Sequence[PhenomenaIndex], *, annotators: Sequence[str], pairs: Sequence[str]
+) -> MultiTables:
+    """Build :class:`MultiTables` from each annotator's :func:`metrics.iapta.index_phenomena`."""
+    rows = np.zeros((len(pairs), _row_width(len(indexes))), dtype=np.int64)
+    for p, pid in enumerate(pairs):
+        cells = [ix.get(pid) for ix in indexes]
+        if any(cells):
+            rows[p] = multi_row(cells)
+    return MultiTables(tuple(annotators), tuple(pairs), rows)
+
+
+def aggregate_multi(
+    tables: MultiTables,
+) -> dict[str, tuple[float | None, float | None, dict[str, float | None]]]:
+    """Per criterion ``(union, gold, gold F1 by annotator)`` from :class:`MultiTables` (spec §3).
+
+    ``union = Σ_r matched_r / Σ_r |R_r|``; ``F1_r = HM(count(R_r→G)/|R_r|, count(G→R_r)/|G|)``, 0 if
+    exactly one of ``R_r``, ``G`` is empty, ``None`` if both; gold = mean of the defined F1_r.
+    """
+    k = len(tables.annotators)
+    tot = tables.rows.sum(axis=0)
+    n = [int(v) for v in tot[:k]]
+    g = int(tot[k])
+    out: dict[str, tuple[float | None, float | None, dict[str, float | None]]] = {}
+    for ci, crit in enumerate(_CRITERIA):
+        base = k + 1 + 3 * k * ci
+        matched = int(tot[base : base + k].sum())
+        union = matched / sum(n) if sum(n) else None
+        by_annotator: dict[str, float | None] = {}
+        for r, name in enumerate(tables.annotators):
+            if n[r] and g:
+                by_annotator[name] = harmonic_mean(
+                    int(tot[base + k + r]) / n[r], int(tot[base + 2 * k + r]) / g
+                )
+            else:
+                by_annotator[name] = 0.0 if n[r] or g else None
+        defined = [v for v in by_annotator.values() if v is not None]
+        gold = sum(defined) / len(defined) if defined else None
+        out[crit] = (union, gold, by_annotator)
+    return out
+
+
+def tpo_multi(
+    phenomena: Mapping[str, Sequence[Phenomenon]],
+    *,
+    criterion: Criterion = "partial",
+    tagset: Tagset | None = None,
+) -> MultiTPO:
+    """TPO (avg / union / gold) of k ≥ 3 annotators (ETPC, Kovatchev et al.; spec §3).
+
+    avg = mean over annotator pairs of ``agr_o``; union = share of all phenomena that at least one
+    *other* annotator annotated the same way under ``criterion``; gold: ``G`` = distinct
+    ``(pair, type, s1, s2)`` annotated identically by ≥ 2 annotators (always exact identity) and
+    ``F1_r = HM(count(R_r→G)/|R_r|, count(G→R_r)/|G|)`` under ``criterion``; gold = mean of F1_r.
+    Ranges [0, 1]. With fewer than three annotators all three are ``None`` (``by_annotator`` empty).
+
+    Example: three annotators each marking the same single phenomenon give 1.0 for all three.
+    """
+    if criterion not in _CRITERIA:
+        raise ValueError(f'criterion must be "partial" or "total", got {criterion!r}')
+    names = list(phenomena)
+    for name in names:
+        _check_phenomena(phenomena[name], f"phenomena[{name!r}]")
+    if len(names) < 3:
+        return MultiTPO(None, None, None, {})
+    if tagset is None:
+        tagset = Tagset(
+            tuple(TypeDef(t) for t in dict.fromkeys(x.type for xs in phenomena.values() for x in xs))
+        )
+    type_index = {t.name: i for i, t in enumerate(tagset.types)}
+    indexes = [index_phenomena(phenomena[a], type_index) for a in names]
+    pairs = tuple(dict.fromkeys(x.pair for xs in phenomena.values() for x in xs))
+    union, gold, by_annotator = aggregate_multi(multi_tables(indexes, annotators=names, pairs=pairs))[
+        criterion
+    ]
+    pairwise = [
+        tpo_scores(phenomena[names[i]], phenomena[names[j]], criterion=criterion).agr_o
+        for i in range(len(names))
+        for j in range(i + 1, len(names))
+    ]
+    defined = [v for v in pairwise if v is not None]
+    avg = sum(defined) / len(defined) if defined else None
+    return MultiTPO(avg, union, gold, by_annotator)

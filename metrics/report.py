@@ -1,0 +1,151 @@
+"""The agreement report of an interchange document (spec §10).
+
+:func:`build_report` returns ``{"format": "paraphrase-agreement-report/1", "measures": {key: entry}}``
+with every key of every section present in the document. Values are plain Python (``float``,
+``int``, ``str``, ``None``, lists and dicts) and JSON-safe: an undefined value is ``None`` and NaN or
+infinity never appears (spec §0: a non-finite number — e.g. κ_C = −∞ when π̂0 = 1 — is undefined
+and emitted as ``None``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from metrics.incremental import PhenomenaAgreement, mean_defined
+from metrics.kappa import codes, cohen_kappa_pairs, fleiss_kappa, krippendorff_alpha_from_counts, rating_table
+from metrics.reeval import reevaluation_sets
+from metrics.types import SCALES, Document, Evaluations, Judgement, scale_label
+
+__all__ = ["REPORT_FORMAT", "build_report", "phenomena_report", "evaluation_report", "after_revisions"]
+
+REPORT_FORMAT = "paraphrase-agreement-report/1"
+Entries = dict[str, dict[str, Any]]
+
+
+def build_report(
+    doc: Document, *, ci: bool = False, ci_resamples: int = 1000, ci_seed: int = 0
+) -> dict[str, Any]:
+    """All measures of ``doc`` as the §10 report; ``ci`` adds bootstrap 95 % intervals (``<key>.ci95``).
+
+    Sections absent from the document produce no keys. Word alignments add the ``alignment.*`` and
+    ``kappa_c*`` keys (:mod:`metrics.alignment`, :mod:`metrics.chance`), phrase alignments the
+    ``spade.*`` keys (:mod:`metrics.spade`).
+    """
+    if not isinstance(doc, Document):
+        raise ValueError(f"doc must be a metrics.types.Document, got {type(doc).__name__}")
+    measures: Entries = {}
+    if doc.phenomena is not None:
+        measures.update(phenomena_report(doc))
+    if doc.word_alignments is not None:
+        from metrics.alignment import alignment_report
+        from metrics.chance import kappa_c_report
+
+        measures.update(alignment_report(doc))
+        measures.update(kappa_c_report(doc))
+    if doc.phrase_alignments is not None or doc.system_phrase_alignments is not None:
+        from metrics.spade import spade_report
+
+        measures.update(spade_report(doc))
+    if doc.evaluations is not None:
+        measures.update(
+            evaluation_report(
+                doc.evaluations, seed=doc.options.reeval_seed, fraction=doc.options.reeval_fraction
+            )
+        )
+    if ci:
+        from metrics.bootstrap import confidence_intervals
+
+        measures.update(confidence_intervals(doc, measures, n_resamples=ci_resamples, seed=ci_seed))
+    return {"format": REPORT_FORMAT, "measures": _json_safe(dict(sorted(measures.items())), "measures")}
+
+
+def phenomena_report(doc: Document) -> Entries:
+    """The ``iapta.*`` keys (N-, TPO-, DO-measures and multi-annotator TPO; spec §2–4)."""
+    if doc.phenomena is None:
+        return {}
+    state = PhenomenaAgreement(
+        doc.phenomena, annotators=doc.annotators, tagset=doc.tagset, pairs=[p.id for p in doc.pairs]
+    )
+    return state.report()
+
+
+def after_revisions(evaluations: Evaluations) -> tuple[Judgement, ...]:
+    """The initial judgements with the revisions applied (a revision overrides only what it gives)."""
+    revised = {(r.item, r.rater): r for r in evaluations.revisions}
+    out = []
+    for j in evaluations.ratings:
+        r = revised.get((j.item, j.rater))
+        if r is not None:
+            j = Judgement(j.item, j.rater, r.G if r.G is not None else j.G, r.M if r.M is not None else j.M)
+        out.append(j)
+    return tuple(out)
+
+
+def evaluation_report(evaluations: Evaluations, *, seed: int = 0, fraction: float = 0.1) -> Entries:
+    """Fleiss' κ, Cohen's κ, Krippendorff's α on G5/M6/G2/M2, before and after revisions, and the
+    re-evaluation sets ``reeval.G`` / ``reeval.M`` (spec §7)."""
+    raters = evaluations.raters
+    entries: Entries = {}
+    for suffix, judgements in (("", evaluations.ratings), (".after", after_revisions(evaluations))):
+        for scale in SCALES:
+            labelled = [(j, scale_label(j, scale)) for j in judgements]
+            rated = [(j.item, j.rater, lab) for j, lab in labelled if lab is not None]
+            table = _item_table(rated)
+            fleiss = fleiss_kappa(table)
+            entries[f"fleiss{suffix}.{scale}"] = {"value": fleiss.kappa, "n_items": fleiss.n_items}
+            alpha_n = int((table.sum(axis=1) >= 2).sum()) if table.size else 0
+            entries[f"krippendorff{suffix}.{scale}"] = {
+                "value": krippendorff_alpha_from_counts(table) if table.size else None,
+                "n_items": alpha_n,
+            }
+            entries[f"cohen{suffix}.{scale}"] = _cohen_entry(rated, raters)
+    for viewpoint in ("G", "M"):
+        sets = reevaluation_sets(
+            evaluations.ratings, viewpoint=viewpoint, seed=seed, fraction=fraction, raters=raters
+        )  # type: ignore[arg-type]
+        entries[f"reeval.{viewpoint}"] = {"by_rater": {r: s.as_dict() for r, s in sets.items()}}
+    return entries
+
+
+def _item_table(rated: list[tuple[str, str, str]]) -> np.ndarray[Any, np.dtype[np.int64]]:
+    if not rated:
+        return np.zeros((0, 0), dtype=np.int64)
+    table, _, _ = rating_table([i for i, _, _ in rated], [lab for _, _, lab in rated])
+    return table
+
+
+def _cohen_entry(rated: list[tuple[str, str, str]], raters: tuple[str, ...]) -> dict[str, Any]:
+    by_pair: dict[str, float | None] = {}
+    n_items: dict[str, int] = {}
+    if rated:
+        item_codes, items = codes([i for i, _, _ in rated])
+        label_codes, _ = codes([lab for _, _, lab in rated])
+        column = {r: c for c, r in enumerate(raters)}
+        matrix = np.full((len(items), len(raters)), -1, dtype=np.int64)
+        matrix[item_codes, [column[r] for _, r, _ in rated]] = label_codes
+        pairs = cohen_kappa_pairs(matrix)
+    for c1 in range(len(raters)):
+        for c2 in range(c1 + 1, len(raters)):
+            key = f"{raters[c1]}|{raters[c2]}"
+            by_pair[key], n_items[key] = pairs[c1, c2] if rated else (None, 0)
+    return {"value": mean_defined(list(by_pair.values())), "by_pair": by_pair, "n_items": n_items}
+
+
+def _json_safe(value: Any, where: str) -> Any:
+    """Plain-Python copy of ``value``; numpy scalars converted; NaN/Inf become ``None`` (spec §0)."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v, f"{where}[{n}]") for n, v in enumerate(value)]
+    if isinstance(value, bool | str) or value is None:
+        return value
+    if isinstance(value, int | np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        if not math.isfinite(value):
+            return None
+        return float(value)
+    raise ValueError(f"{where}: value of type {type(value).__name__} is not JSON-serialisable")
