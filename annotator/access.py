@@ -25,7 +25,9 @@ def is_admin(user: Any) -> bool:
 
 
 def is_lead_anywhere(user: Any) -> bool:
-    return bool(user.is_authenticated and Membership.objects.filter(user=user, role=Membership.Role.LEAD).exists())
+    return bool(
+        user.is_authenticated and Membership.objects.filter(user=user, role=Membership.Role.LEAD).exists()
+    )
 
 
 def roles_in(user: Any, project: Project) -> set[str]:

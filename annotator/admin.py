@@ -18,8 +18,18 @@ class TagsetAdmin(admin.ModelAdmin):
 
 @admin.register(models.ParaphraseType)
 class ParaphraseTypeAdmin(admin.ModelAdmin):
-    list_display = ["name", "code", "tagset", "type_class", "subclass", "projection_required", "keys_allowed",
-                    "scope_sides", "colour", "shortcut"]
+    list_display = [
+        "name",
+        "code",
+        "tagset",
+        "type_class",
+        "subclass",
+        "projection_required",
+        "keys_allowed",
+        "scope_sides",
+        "colour",
+        "shortcut",
+    ]
     list_filter = ["tagset", "type_class"]
     search_fields = ["name", "code"]
 

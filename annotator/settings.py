@@ -105,7 +105,9 @@ VAR_DIR.mkdir(parents=True, exist_ok=True)
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
 if not DATABASE_URL.startswith(("postgres://", "postgresql://", "sqlite://")):
     raise ImproperlyConfigured(f"DATABASE_URL={DATABASE_URL!r}: expected postgres://… or sqlite:///path")
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")))}
+DATABASES = {
+    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")))
+}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 20,

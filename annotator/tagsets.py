@@ -9,10 +9,36 @@ from typing import Any
 
 # 30 colours that stay distinguishable side by side (Tableau 20 plus ten darker/brighter companions).
 PALETTE = [
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
-    "#bab0ac", "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
-    "#7f7f7f", "#aec7e8", "#ff7f0e", "#98df8a", "#c5b0d5", "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5",
-    "#393b79", "#637939", "#843c39",
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#7f7f7f",
+    "#aec7e8",
+    "#ff7f0e",
+    "#98df8a",
+    "#c5b0d5",
+    "#c49c94",
+    "#f7b6d2",
+    "#dbdb8d",
+    "#9edae5",
+    "#393b79",
+    "#637939",
+    "#843c39",
 ]
 SHORTCUTS = "1234567890qwertyuiopasdfghjklzxcvbm"
 
@@ -91,9 +117,16 @@ ETPC_NAME = "ETPC (Extended Paraphrase Typology)"
 def vila_rows() -> list[dict[str, Any]]:
     return [
         {
-            "code": str(n + 1), "name": name, "type_class": cls, "subclass": sub,
-            "projection_required": proj, "keys_allowed": keys, "scope_sides": sides,
-            "colour": PALETTE[n % len(PALETTE)], "shortcut": SHORTCUTS[n], "position": n,
+            "code": str(n + 1),
+            "name": name,
+            "type_class": cls,
+            "subclass": sub,
+            "projection_required": proj,
+            "keys_allowed": keys,
+            "scope_sides": sides,
+            "colour": PALETTE[n % len(PALETTE)],
+            "shortcut": SHORTCUTS[n],
+            "position": n,
         }
         for n, (cls, sub, name, proj, keys, sides) in enumerate(VILA_2015)
     ]
@@ -102,10 +135,16 @@ def vila_rows() -> list[dict[str, Any]]:
 def etpc_rows() -> list[dict[str, Any]]:
     return [
         {
-            "code": code, "name": name, "type_class": category, "subclass": "",
-            "projection_required": False, "keys_allowed": True,
+            "code": code,
+            "name": name,
+            "type_class": category,
+            "subclass": "",
+            "projection_required": False,
+            "keys_allowed": True,
             "scope_sides": ETPC_SCOPE_SIDES.get(code, "both"),
-            "colour": PALETTE[n % len(PALETTE)], "shortcut": SHORTCUTS[n], "position": n,
+            "colour": PALETTE[n % len(PALETTE)],
+            "shortcut": SHORTCUTS[n],
+            "position": n,
         }
         for n, (code, name, category) in enumerate(ETPC_TYPES)
     ]
@@ -114,11 +153,20 @@ def etpc_rows() -> list[dict[str, Any]]:
 def install_builtin_tagsets(tagset_model: Any, type_model: Any) -> None:
     """Create (or complete) both built-in tagsets; safe to run twice."""
     for name, description, rows in (
-        (VILA_NAME, "24 paraphrase types in 5 classes and 4 subclasses (Vila, Bertran, Martí & Rodríguez 2015).",
-         vila_rows()),
-        (ETPC_NAME, "The Extended Paraphrase Typology of ETPC (Kovatchev, Martí & Salamó 2018), ids as in "
-         "paraphrase_types.xml; sense preservation is marked per phenomenon.", etpc_rows()),
+        (
+            VILA_NAME,
+            "24 paraphrase types in 5 classes and 4 subclasses (Vila, Bertran, Martí & Rodríguez 2015).",
+            vila_rows(),
+        ),
+        (
+            ETPC_NAME,
+            "The Extended Paraphrase Typology of ETPC (Kovatchev, Martí & Salamó 2018), ids as in "
+            "paraphrase_types.xml; sense preservation is marked per phenomenon.",
+            etpc_rows(),
+        ),
     ):
-        tagset, _ = tagset_model.objects.get_or_create(name=name, defaults={"description": description, "builtin": True})
+        tagset, _ = tagset_model.objects.get_or_create(
+            name=name, defaults={"description": description, "builtin": True}
+        )
         for row in rows:
             type_model.objects.update_or_create(tagset=tagset, code=row["code"], defaults=row)

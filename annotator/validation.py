@@ -61,8 +61,12 @@ def phenomenon_fields(
     if ptype.scope_sides == ParaphraseType.ScopeSides.BOTH and (not s1 or not s2):
         missing = "member 1" if not s1 else "member 2"
         raise ValidationError(
-            {"scope1" if not s1 else "scope2": f"{ptype.name} needs a scope in {missing} too (one-sided scopes "
-             "are only for types such as addition/deletion)."}
+            {
+                "scope1"
+                if not s1
+                else "scope2": f"{ptype.name} needs a scope in {missing} too (one-sided scopes "
+                "are only for types such as addition/deletion)."
+            }
         )
     projection = projection or ""
     if projection not in ("", "local", "global"):
@@ -90,5 +94,7 @@ def node_index(value: Any, nodes: Sequence[Any], *, field: str, member: int) -> 
     if not nodes:
         raise ValidationError({field: f"Member {member} has no parse tree."})
     if value < 0 or value >= len(nodes):
-        raise ValidationError({field: f"Node {value} is outside tree {member}, which has {len(nodes)} nodes."})
+        raise ValidationError(
+            {field: f"Node {value} is outside tree {member}, which has {len(nodes)} nodes."}
+        )
     return value

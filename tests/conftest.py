@@ -22,8 +22,16 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 ARTIFACTS = REPO / "artifacts"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def required(flag: str) -> bool:
@@ -39,11 +47,14 @@ def unavailable(flag: str, reason: str) -> None:
 
 # ---- shared corpora and specs ---------------------------------------------------------------------
 
+
 @pytest.fixture(scope="session")
 def corpora_dir() -> Path:
     path = SHARED / "corpora"
     if not path.is_dir():
-        unavailable("REQUIRE_CORPORA", f"{path} not found: the real MRPC/ETPC corpora are not on this machine")
+        unavailable(
+            "REQUIRE_CORPORA", f"{path} not found: the real MRPC/ETPC corpora are not on this machine"
+        )
     return path
 
 
@@ -56,6 +67,7 @@ def specs_dir() -> Path:
 
 
 # ---- services -------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def postgres_required(settings: Any) -> None:
@@ -94,9 +106,31 @@ class Worker:
     def start(self) -> None:
         ARTIFACTS.mkdir(exist_ok=True)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "annotator", "worker", "-Q", self.queue, "-c", "1",
-             "--pool", "prefork", "-l", "INFO", "-n", f"{self.queue}@%h", "--without-gossip", "--without-mingle"],
-            cwd=REPO, env=self.env, stdout=self.log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "annotator",
+                "worker",
+                "-Q",
+                self.queue,
+                "-c",
+                "1",
+                "--pool",
+                "prefork",
+                "-l",
+                "INFO",
+                "-n",
+                f"{self.queue}@%h",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            cwd=REPO,
+            env=self.env,
+            stdout=self.log.open("ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         self.wait_ready()
 
@@ -105,7 +139,9 @@ class Worker:
 
         deadline = time.time() + timeout
         while time.time() < deadline:
-            replies = current_app.control.ping(destination=[f"{self.queue}@{os.uname().nodename}"], timeout=0.5)
+            replies = current_app.control.ping(
+                destination=[f"{self.queue}@{os.uname().nodename}"], timeout=0.5
+            )
             if replies:
                 return
             if self.proc and self.proc.poll() is not None:
@@ -142,9 +178,17 @@ def celery_worker_process(redis_required: str, transactional_db: None, settings:
     if connection.vendor == "postgresql":
         database_url = f"postgres://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
     else:
-        unavailable("REQUIRE_SERVICES", "a live worker needs PostgreSQL (an in-memory SQLite test DB is not shared)")
-    env = {**os.environ, "DATABASE_URL": database_url, "REDIS_URL": redis_required, "CELERY_QUEUE": queue,
-           "DEBUG": "1", "CONN_MAX_AGE": "0"}
+        unavailable(
+            "REQUIRE_SERVICES", "a live worker needs PostgreSQL (an in-memory SQLite test DB is not shared)"
+        )
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_required,
+        "CELERY_QUEUE": queue,
+        "DEBUG": "1",
+        "CONN_MAX_AGE": "0",
+    }
     settings.CELERY_TASK_DEFAULT_QUEUE = queue
     current_app.conf.task_default_queue = queue
     current_app.conf.task_always_eager = False
@@ -160,6 +204,7 @@ def celery_worker_process(redis_required: str, transactional_db: None, settings:
 
 
 # ---- browser --------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Any]:

@@ -4,13 +4,17 @@ from django.db import migrations
 def install(apps, schema_editor):
     from annotator.tagsets import install_builtin_tagsets
 
-    install_builtin_tagsets(apps.get_model("annotator", "Tagset"), apps.get_model("annotator", "ParaphraseType"))
+    install_builtin_tagsets(
+        apps.get_model("annotator", "Tagset"), apps.get_model("annotator", "ParaphraseType")
+    )
 
 
 def uninstall(apps, schema_editor):
     from annotator.tagsets import ETPC_NAME, VILA_NAME
 
-    apps.get_model("annotator", "Tagset").objects.filter(name__in=[VILA_NAME, ETPC_NAME], builtin=True).delete()
+    apps.get_model("annotator", "Tagset").objects.filter(
+        name__in=[VILA_NAME, ETPC_NAME], builtin=True
+    ).delete()
 
 
 class Migration(migrations.Migration):

@@ -32,7 +32,9 @@ class AgreementState(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
-    enqueue_failed = models.BooleanField(default=False, help_text="The broker was unreachable at last change.")
+    enqueue_failed = models.BooleanField(
+        default=False, help_text="The broker was unreachable at last change."
+    )
 
     @property
     def is_behind(self) -> bool:

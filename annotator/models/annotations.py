@@ -35,7 +35,9 @@ class PairLabel(AnnotationBase):
     comment = models.TextField(blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["pair", "annotator", "is_gold"], name="pairlabel_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["pair", "annotator", "is_gold"], name="pairlabel_unique")
+        ]
         indexes = [models.Index(fields=["annotator", "pair"])]
 
     def __str__(self) -> str:
@@ -84,7 +86,9 @@ class AlignmentLink(AnnotationBase):
 class PhraseAlignment(AnnotationBase):
     """An alignment between a parse-tree node of member 1 and one of member 2 (either may be null)."""
 
-    node1 = models.PositiveIntegerField(null=True, blank=True, help_text="Index into pair.nodes1; null = none.")
+    node1 = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Index into pair.nodes1; null = none."
+    )
     node2 = models.PositiveIntegerField(null=True, blank=True)
     sure = models.BooleanField(default=True)
 
@@ -118,10 +122,15 @@ class AnnotationHistory(models.Model):
         "annotator.EvaluationUnit", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
         help_text="Whose annotation it is.",
     )
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     model = models.CharField(max_length=40)
     object_id = models.PositiveBigIntegerField()
     action = models.CharField(max_length=8, choices=Action.choices)

@@ -32,6 +32,7 @@ class ParaphraseType(models.Model):
     subclass = models.CharField(max_length=120, blank=True)
     projection_required = models.BooleanField(default=False)
     keys_allowed = models.BooleanField(default=False)
+
     class ScopeSides(models.TextChoices):
         BOTH = "both", "Scope in both members"
         ONE = "one", "Scope in exactly one member (addition/deletion)"

@@ -71,7 +71,9 @@ class Judgement(models.Model):
     step = models.CharField(max_length=16, choices=Step.choices)
     phase = models.CharField(max_length=16, choices=Phase.choices, default=Phase.INITIAL)
     label = models.CharField(max_length=40)
-    answers = models.JSONField(default=dict, blank=True, help_text="Decision-tree answers that gave the label.")
+    answers = models.JSONField(
+        default=dict, blank=True, help_text="Decision-tree answers that gave the label."
+    )
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

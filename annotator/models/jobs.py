@@ -22,9 +22,13 @@ class CorpusJob(models.Model):
 
     kind = models.CharField(max_length=8, choices=Kind.choices)
     format = models.CharField(max_length=16)
-    project = models.ForeignKey(Project, null=True, blank=True, related_name="jobs", on_delete=models.SET_NULL)
+    project = models.ForeignKey(
+        Project, null=True, blank=True, related_name="jobs", on_delete=models.SET_NULL
+    )
     project_name = models.CharField(max_length=120, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     options = models.JSONField(default=dict, blank=True)
     input_files = models.JSONField(default=list, blank=True, help_text="Stored paths of uploaded files.")
     output_file = models.CharField(max_length=400, blank=True)

@@ -21,15 +21,25 @@ class Assignment(models.Model):
         FINALIZED = "finalized", "Finalized"
 
     project = models.ForeignKey(Project, related_name="assignments", on_delete=models.CASCADE)
-    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="assignments", on_delete=models.CASCADE)
-    pair = models.ForeignKey(Pair, null=True, blank=True, related_name="assignments", on_delete=models.CASCADE)
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, related_name="assignments", on_delete=models.CASCADE
+    )
+    pair = models.ForeignKey(
+        Pair, null=True, blank=True, related_name="assignments", on_delete=models.CASCADE
+    )
     unit = models.ForeignKey(
-        "annotator.EvaluationUnit", null=True, blank=True, related_name="assignments", on_delete=models.CASCADE
+        "annotator.EvaluationUnit",
+        null=True,
+        blank=True,
+        related_name="assignments",
+        on_delete=models.CASCADE,
     )
     phase = models.CharField(max_length=16, choices=Project.Phase.choices, default=Project.Phase.TRAINING)
     round = models.PositiveIntegerField(default=0, help_text="0 = first pass; n = n-th re-annotation round.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.TODO)
-    step = models.CharField(max_length=16, choices=Step.choices, blank=True, help_text="Evaluation units only.")
+    step = models.CharField(
+        max_length=16, choices=Step.choices, blank=True, help_text="Evaluation units only."
+    )
     queue_position = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -40,14 +50,21 @@ class Assignment(models.Model):
         ordering = ["project", "annotator", "round", "queue_position", "id"]
         constraints = [
             models.CheckConstraint(
-                condition=(models.Q(pair__isnull=False, unit__isnull=True) | models.Q(pair__isnull=True, unit__isnull=False)),
+                condition=(
+                    models.Q(pair__isnull=False, unit__isnull=True)
+                    | models.Q(pair__isnull=True, unit__isnull=False)
+                ),
                 name="assignment_pair_xor_unit",
             ),
             models.UniqueConstraint(
-                fields=["annotator", "pair", "round"], condition=models.Q(pair__isnull=False), name="assignment_pair_unique"
+                fields=["annotator", "pair", "round"],
+                condition=models.Q(pair__isnull=False),
+                name="assignment_pair_unique",
             ),
             models.UniqueConstraint(
-                fields=["annotator", "unit", "round"], condition=models.Q(unit__isnull=False), name="assignment_unit_unique"
+                fields=["annotator", "unit", "round"],
+                condition=models.Q(unit__isnull=False),
+                name="assignment_unit_unique",
             ),
         ]
         indexes = [models.Index(fields=["project", "annotator", "status"])]

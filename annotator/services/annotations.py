@@ -37,7 +37,9 @@ class ConflictError(Exception):
 
 
 def _locked_sheet(pair: Pair, annotator: Any, is_gold: bool) -> PairLabel:
-    sheet, _ = PairLabel.objects.select_for_update().get_or_create(pair=pair, annotator=annotator, is_gold=is_gold)
+    sheet, _ = PairLabel.objects.select_for_update().get_or_create(
+        pair=pair, annotator=annotator, is_gold=is_gold
+    )
     return sheet
 
 
@@ -57,8 +59,14 @@ def _finish(sheet: PairLabel, pair: Pair) -> int:
 
 def _record(pair: Pair, obj: Any, action: str, actor: Any, owner_id: int, before: Any, after: Any) -> None:
     history.record(
-        project_id=pair.project_id, pair_id=pair.pk, obj=obj, action=action, actor=actor,
-        owner_id=owner_id, before=before, after=after,
+        project_id=pair.project_id,
+        pair_id=pair.pk,
+        obj=obj,
+        action=action,
+        actor=actor,
+        owner_id=owner_id,
+        before=before,
+        after=after,
     )
 
 
@@ -75,7 +83,13 @@ def _normalise_base(base_version: int | None) -> int | None:
 
 @transaction.atomic
 def set_pair_label(
-    pair: Pair, annotator: Any, label: str, *, base_version: int | None, actor: Any = None, is_gold: bool = False
+    pair: Pair,
+    annotator: Any,
+    label: str,
+    *,
+    base_version: int | None,
+    actor: Any = None,
+    is_gold: bool = False,
 ) -> int:
     """Set the pair-level decision (paraphrase / non-paraphrase, or "" to clear). Returns the new version."""
     if label not in ("", *PairLabel.Label.values):
@@ -92,7 +106,13 @@ def set_pair_label(
 
 @transaction.atomic
 def set_comment(
-    pair: Pair, annotator: Any, comment: str, *, base_version: int | None, actor: Any = None, is_gold: bool = False
+    pair: Pair,
+    annotator: Any,
+    comment: str,
+    *,
+    base_version: int | None,
+    actor: Any = None,
+    is_gold: bool = False,
 ) -> int:
     """Set the annotator's per-pair comment. Returns the new version."""
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
@@ -132,14 +152,28 @@ def add_phenomenon(
     """Validate and store a phenomenon. Returns it with the new sheet version."""
     ptype = _ptype_for(pair, ptype)
     clean = validation.phenomenon_fields(
-        ptype, pair.tokens1, pair.tokens2, scope1=scope1, scope2=scope2, projection=projection, key1=key1, key2=key2
+        ptype,
+        pair.tokens1,
+        pair.tokens2,
+        scope1=scope1,
+        scope2=scope2,
+        projection=projection,
+        key1=key1,
+        key2=key2,
     )
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
     phenomenon = Phenomenon.objects.create(
         pair=pair, annotator=annotator, is_gold=is_gold, ptype=ptype, comment=comment, **clean
     )
-    _record(pair, phenomenon, "create", actor or annotator, annotator.pk, None,
-            history.snapshot(phenomenon, PHENOMENON_FIELDS))
+    _record(
+        pair,
+        phenomenon,
+        "create",
+        actor or annotator,
+        annotator.pk,
+        None,
+        history.snapshot(phenomenon, PHENOMENON_FIELDS),
+    )
     return phenomenon, _finish(sheet, pair)
 
 
@@ -165,8 +199,15 @@ def update_phenomenon(
         phenomenon.comment = changes["comment"]
     phenomenon.version += 1
     phenomenon.save()
-    _record(pair, phenomenon, "update", actor or phenomenon.annotator, phenomenon.annotator_id, before,
-            history.snapshot(phenomenon, PHENOMENON_FIELDS))
+    _record(
+        pair,
+        phenomenon,
+        "update",
+        actor or phenomenon.annotator,
+        phenomenon.annotator_id,
+        before,
+        history.snapshot(phenomenon, PHENOMENON_FIELDS),
+    )
     return phenomenon, _finish(sheet, pair)
 
 
@@ -174,8 +215,15 @@ def update_phenomenon(
 def delete_phenomenon(phenomenon: Phenomenon, *, base_version: int | None, actor: Any = None) -> int:
     pair = phenomenon.pair
     sheet = _begin(pair, phenomenon.annotator, _normalise_base(base_version), phenomenon.is_gold)
-    _record(pair, phenomenon, "delete", actor or phenomenon.annotator, phenomenon.annotator_id,
-            history.snapshot(phenomenon, PHENOMENON_FIELDS), None)
+    _record(
+        pair,
+        phenomenon,
+        "delete",
+        actor or phenomenon.annotator,
+        phenomenon.annotator_id,
+        history.snapshot(phenomenon, PHENOMENON_FIELDS),
+        None,
+    )
     phenomenon.delete()
     return _finish(sheet, pair)
 
@@ -201,14 +249,32 @@ def set_links(
     for i, j in dict.fromkeys(clean):
         link = existing.get((i, j))
         if link is None:
-            link = AlignmentLink.objects.create(pair=pair, annotator=annotator, is_gold=is_gold, i=i, j=j, sure=sure)
-            _record(pair, link, "create", actor or annotator, annotator.pk, None, history.snapshot(link, LINK_FIELDS))
+            link = AlignmentLink.objects.create(
+                pair=pair, annotator=annotator, is_gold=is_gold, i=i, j=j, sure=sure
+            )
+            _record(
+                pair,
+                link,
+                "create",
+                actor or annotator,
+                annotator.pk,
+                None,
+                history.snapshot(link, LINK_FIELDS),
+            )
         elif link.sure != sure:
             before = history.snapshot(link, LINK_FIELDS)
             link.sure = sure
             link.version += 1
             link.save(update_fields=["sure", "version", "updated_at"])
-            _record(pair, link, "update", actor or annotator, annotator.pk, before, history.snapshot(link, LINK_FIELDS))
+            _record(
+                pair,
+                link,
+                "update",
+                actor or annotator,
+                annotator.pk,
+                before,
+                history.snapshot(link, LINK_FIELDS),
+            )
     return _finish(sheet, pair)
 
 
@@ -226,7 +292,15 @@ def remove_links(
     wanted = {(int(i), int(j)) for i, j in links}
     for link in AlignmentLink.objects.filter(pair=pair, annotator=annotator, is_gold=is_gold):
         if (link.i, link.j) in wanted:
-            _record(pair, link, "delete", actor or annotator, annotator.pk, history.snapshot(link, LINK_FIELDS), None)
+            _record(
+                pair,
+                link,
+                "delete",
+                actor or annotator,
+                annotator.pk,
+                history.snapshot(link, LINK_FIELDS),
+                None,
+            )
             link.delete()
     return _finish(sheet, pair)
 
@@ -255,23 +329,46 @@ def add_phrase_alignment(
         pair=pair, annotator=annotator, is_gold=is_gold, node1=n1, node2=n2, defaults={"sure": sure}
     )
     if created:
-        _record(pair, alignment, "create", actor or annotator, annotator.pk, None,
-                history.snapshot(alignment, PHRASE_FIELDS))
+        _record(
+            pair,
+            alignment,
+            "create",
+            actor or annotator,
+            annotator.pk,
+            None,
+            history.snapshot(alignment, PHRASE_FIELDS),
+        )
     elif alignment.sure != sure:
         before = history.snapshot(alignment, PHRASE_FIELDS)
         alignment.sure = sure
         alignment.version += 1
         alignment.save(update_fields=["sure", "version", "updated_at"])
-        _record(pair, alignment, "update", actor or annotator, annotator.pk, before,
-                history.snapshot(alignment, PHRASE_FIELDS))
+        _record(
+            pair,
+            alignment,
+            "update",
+            actor or annotator,
+            annotator.pk,
+            before,
+            history.snapshot(alignment, PHRASE_FIELDS),
+        )
     return alignment, _finish(sheet, pair)
 
 
 @transaction.atomic
-def remove_phrase_alignment(alignment: PhraseAlignment, *, base_version: int | None, actor: Any = None) -> int:
+def remove_phrase_alignment(
+    alignment: PhraseAlignment, *, base_version: int | None, actor: Any = None
+) -> int:
     pair = alignment.pair
     sheet = _begin(pair, alignment.annotator, _normalise_base(base_version), alignment.is_gold)
-    _record(pair, alignment, "delete", actor or alignment.annotator, alignment.annotator_id,
-            history.snapshot(alignment, PHRASE_FIELDS), None)
+    _record(
+        pair,
+        alignment,
+        "delete",
+        actor or alignment.annotator,
+        alignment.annotator_id,
+        history.snapshot(alignment, PHRASE_FIELDS),
+        None,
+    )
     alignment.delete()
     return _finish(sheet, pair)

@@ -74,14 +74,21 @@ def add_pair(
         nodes1=tree_nodes(tree1, tokens1) if tree1 else [],
         nodes2=tree_nodes(tree2, tokens2) if tree2 else [],
         corpus_labels=corpus_labels or {},
-        initial_alignment=[list(link) for link in initial_alignment] if initial_alignment is not None else None,
+        initial_alignment=[list(link) for link in initial_alignment]
+        if initial_alignment is not None
+        else None,
         initial_alignment_source=initial_alignment_source,
     )
 
 
 @transaction.atomic
 def assign_pairs(
-    project: Project, annotators: Iterable[Any], pairs: Iterable[Pair], *, phase: str | None = None, round: int = 0
+    project: Project,
+    annotators: Iterable[Any],
+    pairs: Iterable[Pair],
+    *,
+    phase: str | None = None,
+    round: int = 0,
 ) -> int:
     """Give every listed annotator every listed pair (existing assignments are kept). Returns how many were new."""
     pairs = list(pairs)
@@ -89,11 +96,19 @@ def assign_pairs(
     for user in annotators:
         add_member(project, user, Membership.Role.ANNOTATOR)
         have = set(
-            Assignment.objects.filter(annotator=user, pair__in=pairs, round=round).values_list("pair_id", flat=True)
+            Assignment.objects.filter(annotator=user, pair__in=pairs, round=round).values_list(
+                "pair_id", flat=True
+            )
         )
         new = [
-            Assignment(project=project, annotator=user, pair=pair, phase=phase or project.phase, round=round,
-                       queue_position=pair.position)
+            Assignment(
+                project=project,
+                annotator=user,
+                pair=pair,
+                phase=phase or project.phase,
+                round=round,
+                queue_position=pair.position,
+            )
             for pair in pairs
             if pair.pk not in have
         ]

@@ -1,0 +1,73 @@
+# The README's commands. `make run` and `make test` work on a fresh machine with Python 3.11+ and make.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+HOST ?= 127.0.0.1
+PORT ?= 8000
+STAMP := $(VENV)/.installed
+
+.PHONY: run test bench worker web services-up services-down lint format migrate demo install clean check-deploy
+
+$(STAMP): pyproject.toml requirements.lock
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -r requirements.lock
+	$(PIP) install --quiet --no-deps -e .
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+migrate: $(STAMP)
+	$(PY) manage.py migrate --noinput
+
+demo: migrate
+	$(PY) manage.py load_demo
+
+## run: set everything up and serve http://$(HOST):$(PORT) (SQLite + in-process tasks unless DATABASE_URL/REDIS_URL)
+run: demo
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	@echo "Serving on http://$(HOST):$(PORT)/  (Ctrl-C to stop)"
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+## test: the whole suite; service/browser/corpus tests skip unless configured (REQUIRE_*=1 makes them fail)
+test: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(PY) manage.py makemigrations --check --dry-run > /dev/null
+	$(VENV)/bin/pytest
+
+## bench: speed targets of the issues, printed as tables with ratios to the peer libraries/tools
+bench: $(STAMP)
+	@for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+## worker: a Celery worker (needs REDIS_URL)
+worker: $(STAMP)
+	@test -n "$$REDIS_URL" || (echo "worker: set REDIS_URL=redis://127.0.0.1:6379/0 (without it tasks run in-process)"; exit 2)
+	$(VENV)/bin/celery -A annotator worker -l INFO --concurrency $${WORKER_CONCURRENCY:-2}
+
+## web: the production-shaped web process (gunicorn), as in docker-compose.yml
+web: $(STAMP)
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	$(VENV)/bin/gunicorn annotator.wsgi -c deploy/gunicorn.conf.py
+
+## services-up: native alternative to `docker compose up` for postgres + redis on this machine
+services-up:
+	bash deploy/services.sh up
+
+services-down:
+	bash deploy/services.sh down
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy metrics
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format .
+
+check-deploy: $(STAMP)
+	DEBUG=0 SECRET_KEY=check-deploy-$$(date +%s)-0123456789abcdefghijklmnopqrstuvwxyz ALLOWED_HOSTS=example.org \
+		$(PY) manage.py check --deploy --fail-level WARNING
+
+clean:
+	rm -rf $(VENV) var staticfiles artifacts

@@ -1,0 +1,56 @@
+"""docker-compose.yml describes the production-shaped stack; its commands exist in the project."""
+
+import importlib
+import re
+import shutil
+from pathlib import Path
+
+import yaml
+
+from tests.conftest import REPO
+
+VENV_BIN = Path(REPO / ".venv" / "bin")
+
+
+def compose() -> dict:
+    return yaml.safe_load((REPO / "docker-compose.yml").read_text())
+
+
+def test_compose_has_the_four_services_with_health_checks():
+    services = compose()["services"]
+    for name in ("postgres", "redis", "web", "worker"):
+        assert name in services, name
+        assert "healthcheck" in services[name], f"{name} has no health check"
+    assert "pgdata:/var/lib/postgresql/data" in services["postgres"]["volumes"]
+
+
+def test_worker_can_scale_no_fixed_name_or_port():
+    worker = compose()["services"]["worker"]
+    assert "container_name" not in worker and "ports" not in worker
+
+
+def test_compose_commands_exist_in_the_project():
+    services = compose()["services"]
+    web = services["web"]["command"]
+    assert web[:2] == ["gunicorn", "annotator.wsgi"]
+    assert (REPO / web[web.index("-c") + 1]).is_file()
+    importlib.import_module("annotator.wsgi")
+    worker = services["worker"]["command"]
+    assert worker[:3] == ["celery", "-A", "annotator"]
+    importlib.import_module("annotator.celery")
+    for tool in ("gunicorn", "celery"):
+        assert (VENV_BIN / tool).exists() or shutil.which(tool), tool
+    assert (REPO / "Dockerfile").is_file()
+
+
+def test_app_environment_points_at_the_compose_services():
+    env = compose()["x-app-env"]
+    assert "@postgres:5432/" in env["DATABASE_URL"] and env["REDIS_URL"].startswith("redis://redis:")
+    assert env["DEBUG"] == "0"
+
+
+def test_native_alternative_exists_as_make_targets():
+    makefile = (REPO / "Makefile").read_text()
+    for target in ("run", "test", "bench", "worker", "web", "services-up", "lint"):
+        assert re.search(rf"^{re.escape(target)}:", makefile, re.M), target
+    assert (REPO / "deploy" / "services.sh").is_file()
