@@ -75,14 +75,17 @@ class _Cell:
 
 
 def _mask(indices: Iterable[int]) -> int:
-    m = 0
-    for i in indices:
-        m |= 1 << i
-    return m
+    return sum(map(_ONE.__lshift__, indices)) if indices else 0  # distinct indices: sum = bitwise or
+
+
+_ONE = 1
 
 
 def _rec(x: Phenomenon) -> _Rec:
-    m1, m2, k1, k2 = _mask(x.s1), _mask(x.s2), _mask(x.key1), _mask(x.key2)
+    try:
+        m1, m2, k1, k2 = _mask(x.s1), _mask(x.s2), _mask(x.key1), _mask(x.key2)
+    except (TypeError, ValueError):
+        raise ValueError(f"phenomenon {x!r}: token indices must be non-negative integers") from None
     return (m1, m2, x.projection, k1, k2, len(x.s1), len(x.s2), len(x.key1), len(x.key2))
 
 
@@ -166,8 +169,23 @@ def total_overlap(x: Phenomenon, y: Phenomenon) -> bool:
 
 # -- per-cell statistics --------------------------------------------------------------------------
 
-PhenomenaIndex = dict[str, dict[int, _Cell]]
-"""One annotator's phenomena grouped by pair id, then by type index (see :func:`index_phenomena`)."""
+
+class PhenomenaIndex(dict[str, dict[int, _Cell]]):
+    """One annotator's phenomena grouped by pair id, then by type index (see :func:`index_phenomena`).
+
+    ``words[pair]`` caches :func:`pair_words` of the pair's cells.
+    """
+
+    words: dict[str, int]
+
+    def set_pair(self, pair: str, cells: dict[int, _Cell] | None) -> None:
+        """Replace (or, with no cells, remove) the cells of ``pair``."""
+        if cells:
+            self[pair] = cells
+            self.words[pair] = pair_words(cells)
+        else:
+            self.pop(pair, None)
+            self.words.pop(pair, None)
 
 
 def index_phenomena(phenomena: Sequence[Phenomenon], type_index: Mapping[str, int]) -> PhenomenaIndex:
@@ -178,23 +196,39 @@ def index_phenomena(phenomena: Sequence[Phenomenon], type_index: Mapping[str, in
         t = type_index.get(x.type)
         if t is None:
             raise ValueError(f"phenomena[{n}].type: type {x.type!r} is not in the tagset")
-        grouped.setdefault(x.pair, {}).setdefault(t, []).append(_rec(x))
-    index: PhenomenaIndex = {}
+        cells = grouped.get(x.pair)
+        if cells is None:
+            cells = grouped[x.pair] = {}
+        recs = cells.get(t)
+        if recs is None:
+            cells[t] = [_rec(x)]
+        else:
+            recs.append(_rec(x))
+    index = PhenomenaIndex()
+    index.words = {}
     for pair, cells in grouped.items():
-        index[pair] = {}
-        for t, recs in cells.items():
-            u1 = u2 = 0
-            for r in recs:
-                u1 |= r[0]
-                u2 |= r[1]
-            index[pair][t] = _Cell(tuple(recs), u1.bit_count() + u2.bit_count())
+        index.set_pair(pair, {t: _cell(recs) for t, recs in cells.items()})
     return index
+
+
+def _cell(recs: list[_Rec]) -> _Cell:
+    if len(recs) == 1:
+        r = recs[0]
+        return _Cell((r,), r[5] + r[6])
+    u1 = u2 = 0
+    for r in recs:
+        u1 |= r[0]
+        u2 |= r[1]
+    return _Cell(tuple(recs), u1.bit_count() + u2.bit_count())
 
 
 def pair_words(cells: Mapping[int, _Cell] | None) -> int:
     """Distinct scope token positions of one annotator in one pair (overlaps across types count once)."""
     if not cells:
         return 0
+    if len(cells) == 1:
+        for cell in cells.values():
+            return cell.w
     u1 = u2 = 0
     for cell in cells.values():
         for r in cell.recs:
@@ -203,37 +237,58 @@ def pair_words(cells: Mapping[int, _Cell] | None) -> int:
     return u1.bit_count() + u2.bit_count()
 
 
-def _matches(xs: tuple[_Rec, ...], ys: tuple[_Rec, ...]) -> tuple[int, int]:
-    """(partial, total) counts of ``xs`` items that overlap some item of ``ys``."""
-    partial = total = 0
-    for x in xs:
-        x1, x2 = x[0], x[1]
-        hit = False
-        for y in ys:
-            if x1 & y[0] or x2 & y[1]:
-                hit = True
-                if x1 == y[0] and x2 == y[1]:
-                    total += 1
-                    break
-        if hit:
-            partial += 1
-    return partial, total
-
-
-def _do_sum(xs: tuple[_Rec, ...], ys: tuple[_Rec, ...], a: float) -> float:
-    return sum(max(_overlapping(x, y, a) for y in ys) for x in xs)
-
-
 def _cell_row(cx: _Cell | None, cy: _Cell | None, a: float) -> list[float]:
+    """One row of :data:`CELL_FIELDS`: a single pass over the X × Y phenomena of the cell.
+
+    Computes both directions of ``overlapping`` from the shared intersections, with the same
+    arithmetic as :func:`_overlapping` (so results are bit-identical to the public function).
+    """
     if cx is None or cy is None:
         if cx is not None:
             return [len(cx.recs), 0, cx.w, 0, 0, 0, 0, 0, 0.0, 0.0]
         assert cy is not None
         return [0, len(cy.recs), 0, cy.w, 0, 0, 0, 0, 0.0, 0.0]
     xs, ys = cx.recs, cy.recs
-    p_xy, t_xy = _matches(xs, ys)
-    p_yx, t_yx = _matches(ys, xs)
-    return [len(xs), len(ys), cx.w, cy.w, p_xy, p_yx, t_xy, t_yx, _do_sum(xs, ys, a), _do_sum(ys, xs, a)]
+    ny = len(ys)
+    best_y = [0.0] * ny
+    hit_y = [False] * ny
+    same_y = [False] * ny
+    p_xy = t_xy = 0
+    d_xy = 0.0
+    for x1, x2, xp, xk1, xk2, cx1, cx2, kx1, kx2 in xs:
+        best = 0.0
+        hit = same = False
+        for n, (y1, y2, yp, yk1, yk2, cy1, cy2, ky1, ky2) in enumerate(ys):
+            i1 = (x1 & y1).bit_count()
+            i2 = (x2 & y2).bit_count()
+            if not (i1 or i2):
+                continue  # no scope overlap: overlapping is 0 both ways, no TPO match
+            hit = hit_y[n] = True
+            if x1 == y1 and x2 == y2:
+                same = same_y[n] = True
+            p = 1.0 if xp == yp else 0.75
+            if xk1 or yk1 or xk2 or yk2:
+                ik1 = (xk1 & yk1).bit_count()
+                ik2 = (xk2 & yk2).bit_count()
+                j_xy = 0.75 + 0.125 * (ik1 / kx1 if kx1 else 1.0)
+                j_xy += 0.125 * (ik2 / kx2 if kx2 else 1.0)
+                j_yx = 0.75 + 0.125 * (ik1 / ky1 if ky1 else 1.0)
+                j_yx += 0.125 * (ik2 / ky2 if ky2 else 1.0)
+            else:
+                j_xy = j_yx = 1.0
+            o = a * p * j_xy * ((i1 / cx1 if cx1 else 0.0) + (i2 / cx2 if cx2 else 0.0))
+            if o > best:
+                best = o
+            o = a * p * j_yx * ((i1 / cy1 if cy1 else 0.0) + (i2 / cy2 if cy2 else 0.0))
+            if o > best_y[n]:
+                best_y[n] = o
+        d_xy += best
+        p_xy += hit
+        t_xy += same
+    d_yx = 0.0
+    for v in best_y:
+        d_yx += v
+    return [len(xs), ny, cx.w, cy.w, p_xy, sum(hit_y), t_xy, sum(same_y), d_xy, d_yx]
 
 
 def pair_row(
@@ -285,11 +340,13 @@ def pair_tables(
         cx, cy = index_x.get(pid), index_y.get(pid)
         if not cx and not cy:
             continue
-        row_types, rows, w = pair_row(cx, cy, a_by_type)
+        cx, cy = cx or {}, cy or {}
+        row_types = sorted(cx.keys() | cy.keys())
+        for t in row_types:
+            values.append(_cell_row(cx.get(t), cy.get(t), a_by_type[t]))
         p_idx.extend([p] * len(row_types))
         t_idx.extend(row_types)
-        values.extend(rows)
-        words[p] = w
+        words[p] = (index_x.words.get(pid, 0), index_y.words.get(pid, 0))
     if values:
         cells[p_idx, t_idx] = values
     return PairTables(tuple(pairs), tuple(types), cells, words)
@@ -440,16 +497,14 @@ def tpo_from_counts(c_xy: float, c_yx: float, n_x: float, n_y: float) -> TPOScor
 
 
 def _check_phenomena(xs: Sequence[Phenomenon], name: str) -> None:
+    """Cheap structural checks; token indices are checked when the bitsets are built (:func:`_rec`)."""
     if isinstance(xs, str | bytes) or not isinstance(xs, Sequence | frozenset | set):
         raise ValueError(f"{name} must be a sequence of Phenomenon, got {type(xs).__name__}")
     for n, x in enumerate(xs):
-        if not isinstance(x, Phenomenon):
+        if type(x) is not Phenomenon and not isinstance(x, Phenomenon):
             raise ValueError(f"{name}[{n}] must be a Phenomenon, got {type(x).__name__}")
         if not x.s1 and not x.s2:
             raise ValueError(f"{name}[{n}]: both scopes are empty (s1 = s2 = ∅)")
-        for side in ("s1", "s2", "key1", "key2"):
-            if any(not isinstance(i, int) or i < 0 for i in getattr(x, side)):
-                raise ValueError(f"{name}[{n}].{side}: token indices must be non-negative integers")
 
 
 def _tables_of(

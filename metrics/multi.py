@@ -52,29 +52,34 @@ def multi_row(cells: Sequence[Mapping[int, _Cell] | None]) -> list[int]:
     """
     k = len(cells)
     row = [0] * _row_width(k)
+    partial, total = k + 1, k + 1 + 3 * k
     types = sorted({t for c in cells if c for t in c})
     for t in types:
         recs = [c[t].recs if c and t in c else () for c in cells]
-        for r in range(k):
+        present = [r for r in range(k) if recs[r]]
+        for r in present:
             row[r] += len(recs[r])
+        if len(present) < 2:  # nothing can match and the gold set is empty
+            continue
         owners: dict[tuple[int, int], set[int]] = {}
-        for r, xs in enumerate(recs):
-            for x in xs:
+        for r in present:
+            for x in recs[r]:
                 owners.setdefault((x[0], x[1]), set()).add(r)
         gold = [g for g, who in owners.items() if len(who) >= 2]
         row[k] += len(gold)
-        for ci, crit in enumerate(_CRITERIA):
-            base = k + 1 + 3 * k * ci
-            for r, xs in enumerate(recs):
-                if not xs:
-                    continue
-                others = [y for s, ys in enumerate(recs) if s != r for y in ys]
-                row[base + r] += sum(1 for x in xs if any(_hit(x[0], x[1], y[0], y[1], crit) for y in others))
-                row[base + k + r] += sum(
-                    1 for x in xs if any(_hit(x[0], x[1], g[0], g[1], crit) for g in gold)
-                )
-                row[base + 2 * k + r] += sum(
-                    1 for g in gold if any(_hit(g[0], g[1], x[0], x[1], crit) for x in xs)
+        for r in present:
+            xs = recs[r]
+            others = [y for s in present if s != r for y in recs[s]]
+            row[partial + r] += sum(1 for x in xs if any(x[0] & y[0] or x[1] & y[1] for y in others))
+            # total: x matches another annotator exactly iff its scopes are in G (≥ 2 owners)
+            in_gold = sum(1 for x in xs if len(owners[x[0], x[1]]) >= 2)
+            row[total + r] += in_gold
+            row[total + k + r] += in_gold
+            row[total + 2 * k + r] += sum(1 for g in gold if r in owners[g])
+            if gold:
+                row[partial + k + r] += sum(1 for x in xs if any(x[0] & g[0] or x[1] & g[1] for g in gold))
+                row[partial + 2 * k + r] += sum(
+                    1 for g in gold if any(g[0] & x[0] or g[1] & x[1] for x in xs)
                 )
     return row
 

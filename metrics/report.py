@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics.incremental import PhenomenaAgreement, mean_defined
+from metrics.incremental import PhenomenaAgreement, gc_paused, mean_defined
 from metrics.kappa import codes, cohen_kappa_pairs, fleiss_kappa, krippendorff_alpha_from_counts, rating_table
 from metrics.reeval import reevaluation_sets
 from metrics.types import SCALES, Document, Evaluations, Judgement, scale_label
@@ -36,6 +36,12 @@ def build_report(
     """
     if not isinstance(doc, Document):
         raise ValueError(f"doc must be a metrics.types.Document, got {type(doc).__name__}")
+    with gc_paused():
+        measures = _measures(doc, ci=ci, ci_resamples=ci_resamples, ci_seed=ci_seed)
+    return {"format": REPORT_FORMAT, "measures": _json_safe(dict(sorted(measures.items())), "measures")}
+
+
+def _measures(doc: Document, *, ci: bool, ci_resamples: int, ci_seed: int) -> Entries:
     measures: Entries = {}
     if doc.phenomena is not None:
         measures.update(phenomena_report(doc))
@@ -59,7 +65,7 @@ def build_report(
         from metrics.bootstrap import confidence_intervals
 
         measures.update(confidence_intervals(doc, measures, n_resamples=ci_resamples, seed=ci_seed))
-    return {"format": REPORT_FORMAT, "measures": _json_safe(dict(sorted(measures.items())), "measures")}
+    return measures
 
 
 def phenomena_report(doc: Document) -> Entries:
