@@ -137,6 +137,12 @@ class AnnotationHistory(models.Model):
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
     at = models.DateTimeField(auto_now_add=True, db_index=True)
+    batch = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Sheet version the change produced; the rows of one save share it."
+    )
+    reverts = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Set on rows written by an undo: the batch they undid."
+    )
 
     class Meta:
         ordering = ["-at", "-id"]

@@ -10,6 +10,7 @@ raises `ConflictError` carrying the current version, never overwriting another t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextvars import ContextVar
 from typing import Any
 
 from django.db import transaction
@@ -22,6 +23,11 @@ from . import history
 PHENOMENON_FIELDS = ["ptype_id", "scope1", "scope2", "projection", "key1", "key2", "comment"]
 LINK_FIELDS = ["i", "j", "sure"]
 PHRASE_FIELDS = ["node1", "node2", "sure"]
+
+
+# The sheet version the save in progress will produce: every history row of one save carries it as its
+# `batch`, which is what lets the editor undo a whole save (e.g. a block of links) in one step.
+_batch: ContextVar[int | None] = ContextVar("annotation_batch", default=None)
 
 
 class ConflictError(Exception):
@@ -47,6 +53,7 @@ def _begin(pair: Pair, annotator: Any, base_version: int | None, is_gold: bool) 
     sheet = _locked_sheet(pair, annotator, is_gold)
     if base_version is not None and base_version != sheet.version:
         raise ConflictError(sheet.version)
+    _batch.set(sheet.version + 1)
     return sheet
 
 
@@ -67,6 +74,7 @@ def _record(pair: Pair, obj: Any, action: str, actor: Any, owner_id: int, before
         owner_id=owner_id,
         before=before,
         after=after,
+        batch=_batch.get(),
     )
 
 

@@ -24,6 +24,7 @@ def record(
     after: dict[str, Any] | None,
     pair_id: int | None = None,
     unit_id: int | None = None,
+    batch: int | None = None,
 ) -> AnnotationHistory:
     return AnnotationHistory.objects.create(
         project_id=project_id,
@@ -36,4 +37,5 @@ def record(
         action=action,
         before=before,
         after=after,
+        batch=batch,
     )
