@@ -1,0 +1,243 @@
+"""`annotator.agreement.project_document`: the database as the metrics interchange document (spec §9)."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.agreement import project_document
+from annotator.models import Assignment, EvaluationItem, EvaluationUnit, Judgement, Membership, ParaphraseType
+from annotator.services import annotations, projects
+from metrics.document import parse_document
+from metrics.report import build_report
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+def ptype(name: str) -> ParaphraseType:
+    return factories.vila().types.get(name=name)
+
+
+@pytest.fixture
+def team():
+    lead = factories.user("lead")
+    anns = (factories.user("cleo"), factories.user("ana"), factories.user("bo"))
+    project = factories.project_with_pairs(n_pairs=3, lead=lead, annotators=anns, layer_phrase_alignment=True)
+    return project, lead, anns
+
+
+def test_annotators_are_annotator_members_in_username_order(team):
+    project, lead, _ = team
+    projects.add_member(project, factories.user("zed"), Membership.Role.LEAD)
+    doc = project_document(project)
+    assert doc["annotators"] == ["ana", "bo", "cleo"]
+    assert doc["format"] == "paraphrase-agreement/1"
+
+
+def test_pairs_follow_position_with_tokens_and_initial_alignment(team):
+    project, _, _ = team
+    doc = project_document(project)
+    assert [p["id"] for p in doc["pairs"]] == ["p1", "p2", "p3"]
+    assert doc["pairs"][0]["tokens1"][:2] == ["The", "film"]
+    assert doc["pairs"][0]["initial_alignment"] == [[1, 0], [4, 2], [5, 3]]
+
+
+def test_tagset_carries_one_sided_flag_from_scope_sides(team):
+    project, _, _ = team
+    types = {t["name"]: t["one_sided"] for t in project_document(project)["tagset"]["types"]}
+    assert types["Addition/deletion"] is True
+    assert types["Synthetic/analytic"] is False
+    assert types["Identical"] is False  # "any" sides is not one-sided
+    assert len(types) == 24
+
+
+def test_phenomena_of_started_annotators_with_null_projection_and_keys(team):
+    project, lead, (cleo, ana, bo) = team
+    p1 = project.pairs.get(source_id="p1")
+    annotations.add_phenomenon(
+        p1, ana, ptype("Synthetic/analytic"), scope1=[1, 0], scope2=[0], projection="local", base_version=None
+    )
+    annotations.add_phenomenon(
+        p1, ana, ptype("Diathesis"), scope1=[2], scope2=[1], key1=[2], base_version=None
+    )
+    annotations.add_phenomenon(
+        p1, cleo, ptype("Addition/deletion"), scope1=[3], scope2=[], projection="global", base_version=None
+    )
+    doc = project_document(project)
+    assert set(doc["phenomena"]) == {"ana", "cleo"}  # bo has not started
+    assert doc["phenomena"]["ana"] == [
+        {
+            "pair": "p1",
+            "type": "Synthetic/analytic",
+            "s1": [0, 1],
+            "s2": [0],
+            "projection": "local",
+            "key1": [],
+            "key2": [],
+        },
+        {
+            "pair": "p1",
+            "type": "Diathesis",
+            "s1": [2],
+            "s2": [1],
+            "projection": None,
+            "key1": [2],
+            "key2": [],
+        },
+    ]
+    assert doc["phenomena"]["cleo"][0]["s2"] == []
+
+
+def test_annotator_with_done_pair_but_no_phenomena_takes_part_with_empty_list(team):
+    project, _, (cleo, ana, bo) = team
+    Assignment.objects.filter(annotator=bo, pair__source_id="p2").update(status=Assignment.Status.DONE)
+    doc = project_document(project)
+    assert doc["phenomena"] == {"bo": []}
+
+
+def test_gold_rows_and_former_annotators_are_left_out(team):
+    project, lead, (cleo, ana, bo) = team
+    p1 = project.pairs.get(source_id="p1")
+    annotations.add_phenomenon(
+        p1, lead, ptype("Diathesis"), scope1=[2], scope2=[1], base_version=None, is_gold=True
+    )
+    annotations.set_links(p1, lead, [(1, 0)], sure=True, base_version=None, is_gold=True)
+    outsider = factories.user("gone")
+    annotations.add_phenomenon(p1, outsider, ptype("Diathesis"), scope1=[2], scope2=[1], base_version=None)
+    doc = project_document(project)
+    assert doc["phenomena"] == {}
+    assert doc["word_alignments"] == {}
+
+
+def test_word_alignment_entry_when_links_or_assignment_done(team):
+    project, _, (cleo, ana, bo) = team
+    p1, p2 = project.pairs.get(source_id="p1"), project.pairs.get(source_id="p2")
+    annotations.set_links(p1, ana, [(1, 0), (4, 2)], sure=True, base_version=None)
+    annotations.set_links(p1, ana, [(2, 1)], sure=False, base_version=None)
+    Assignment.objects.filter(annotator=ana, pair=p2).update(status=Assignment.Status.DONE)
+    doc = project_document(project)
+    assert doc["word_alignments"] == {
+        "ana": {"p1": {"sure": [[1, 0], [4, 2]], "possible": [[2, 1]]}, "p2": {"sure": [], "possible": []}}
+    }
+
+
+def test_phrase_alignments_are_node_token_spans(team):
+    project, _, (cleo, ana, bo) = team
+    p1 = project.pairs.get(source_id="p1")
+    # node 1 of tree 1 = NP "The film" (tokens 0-1); node 1 of tree 2 = NP "Film" (token 0)
+    annotations.add_phrase_alignment(p1, ana, 1, 1, base_version=None)
+    annotations.add_phrase_alignment(p1, ana, 1, None, sure=False, base_version=None)
+    doc = project_document(project)
+    assert doc["phrase_alignments"] == {
+        "ana": [
+            {"pair": "p1", "s1": [0, 1], "s2": [0], "label": "sure"},
+            {"pair": "p1", "s1": [0, 1], "s2": None, "label": "possible"},
+        ]
+    }
+
+
+def test_pair_labels_extension_key(team):
+    project, _, (cleo, ana, bo) = team
+    p1, p2 = project.pairs.get(source_id="p1"), project.pairs.get(source_id="p2")
+    annotations.set_pair_label(p1, ana, "paraphrase", base_version=None)
+    annotations.set_pair_label(p2, ana, "non_paraphrase", base_version=None)
+    annotations.set_pair_label(p1, bo, "paraphrase", base_version=None)
+    annotations.set_comment(p1, cleo, "unsure", base_version=None)  # a sheet without a label
+    assert project_document(project)["pair_labels"] == {
+        "ana": {"p1": "paraphrase", "p2": "non_paraphrase"},
+        "bo": {"p1": "paraphrase"},
+    }
+
+
+def test_layers_switched_off_leave_their_sections_out(team):
+    project, _, _ = team
+    project.layer_word_alignment = project.layer_phrase_alignment = project.layer_pair_label = False
+    project.save()
+    doc = project_document(project)
+    assert "word_alignments" not in doc and "phrase_alignments" not in doc and "pair_labels" not in doc
+    assert "evaluations" not in doc and "phenomena" in doc
+
+
+def add_unit(project, source_id: str, n_items: int) -> list[EvaluationItem]:
+    unit = EvaluationUnit.objects.create(
+        project=project,
+        source_id=source_id,
+        source_sentence="a b c",
+        phrase="b",
+        phrase_start=2,
+        phrase_end=3,
+    )
+    return [
+        EvaluationItem.objects.create(
+            unit=unit,
+            source_id=f"e{n}",
+            position=n,
+            paraphrase="x",
+            sentence="a x c",
+            substitution_start=2,
+            substitution_end=3,
+        )
+        for n in range(n_items)
+    ]
+
+
+def test_evaluations_combine_steps_into_one_rating_and_revisions(team):
+    project, _, (cleo, ana, bo) = team
+    project.layer_evaluation = True
+    project.save()
+    (u1e0,) = add_unit(project, "u1", 1)
+    (u2e0,) = add_unit(project, "u2", 1)  # same item source id in another unit
+    Judgement.objects.create(item=u1e0, rater=ana, step="grammaticality", label="Perfect")
+    Judgement.objects.create(item=u1e0, rater=ana, step="meaning", label="Equivalent")
+    Judgement.objects.create(item=u2e0, rater=bo, step="grammaticality", label="Awkward")
+    Judgement.objects.create(
+        item=u1e0, rater=ana, step="meaning", phase="reevaluation", label="Missing Info."
+    )
+    Judgement.objects.create(item=u2e0, rater=ana, step="meaning", phase="reevaluation", label="Equivalent")
+    ev = project_document(project)["evaluations"]
+    assert ev["raters"] == ["ana", "bo", "cleo"]
+    assert ev["ratings"] == [
+        {"item": "u1/e0", "rater": "ana", "G": "Perfect", "M": "Equivalent"},
+        {"item": "u2/e0", "rater": "bo", "G": "Awkward"},
+    ]
+    assert ev["revisions"] == [{"item": "u1/e0", "rater": "ana", "M": "Missing Info."}]
+
+
+def test_document_is_valid_for_the_metrics_library(team):
+    project, _, (cleo, ana, bo) = team
+    project.layer_evaluation = True
+    project.save()
+    p1 = project.pairs.get(source_id="p1")
+    for who, scope in ((ana, [0, 1]), (bo, [1]), (cleo, [0, 1])):
+        annotations.add_phenomenon(
+            p1,
+            who,
+            ptype("Synthetic/analytic"),
+            scope1=scope,
+            scope2=[0],
+            projection="local",
+            base_version=None,
+        )
+        annotations.set_links(p1, who, [(1, 0), (2, 1)], sure=True, base_version=None)
+        annotations.set_pair_label(p1, who, "paraphrase", base_version=None)
+    doc = parse_document(project_document(project))
+    assert doc.annotators == ("ana", "bo", "cleo")
+    report = build_report(
+        parse_document({k: v for k, v in project_document(project).items() if k != "phrase_alignments"})
+    )
+    assert report["measures"]["iapta.phenomena.count"]["by_annotator"] == {"ana": 1, "bo": 1, "cleo": 1}
+
+
+def test_query_count_does_not_grow_with_data(team, django_assert_max_num_queries):
+    project, _, (cleo, ana, bo) = team
+    project.layer_evaluation = True
+    project.save()
+    for pair in project.pairs.all():
+        for who in (ana, bo, cleo):
+            annotations.add_phenomenon(
+                pair, who, ptype("Diathesis"), scope1=[2], scope2=[1], base_version=None
+            )
+            annotations.set_links(pair, who, [(1, 0)], sure=True, base_version=None)
+            annotations.add_phrase_alignment(pair, who, 1, 1, base_version=None)
+    with django_assert_max_num_queries(11):
+        project_document(project)
