@@ -69,6 +69,17 @@ def specs_dir() -> Path:
 # ---- services -------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """Give each pytest process its own PostgreSQL test database, so concurrent runs never collide."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if "postgresql" in db["ENGINE"]:
+        db.setdefault("TEST", {})
+        db["TEST"]["NAME"] = f"test_{db['NAME']}_{os.getpid()}"
+
+
 @pytest.fixture
 def postgres_required(settings: Any) -> None:
     from django.db import connection
