@@ -481,3 +481,33 @@ def judgements_of(
     """The rater's own judgements of the unit's items, by (item id, step). Never another rater's."""
     rows: QuerySet[Judgement] = Judgement.objects.filter(item__unit=unit, rater=rater, phase=phase)
     return {(j.item_id, j.step): j for j in rows}
+
+
+@transaction.atomic
+def rate_unit(
+    unit: EvaluationUnit,
+    rater: Any,
+    labels: Mapping[str, tuple[str, str]],
+    *,
+    finalize: bool = True,
+    actor: Any = None,
+) -> Assignment:
+    """Record a whole unit's ratings in the order a rater works (imports, demo data, tests).
+
+    `labels` maps item source id → (G5 label, M6 label) and must cover every item: all
+    grammaticality labels, submit, all meaning labels, then (by default) finalize.
+    """
+    items = list(unit.items.all())
+    missing = [item.source_id for item in items if item.source_id not in labels]
+    unknown = sorted(set(labels) - {item.source_id for item in items})
+    if missing or unknown:
+        what = f"no labels for {', '.join(missing)}" if missing else f"no item {', '.join(unknown)}"
+        raise ValidationError({"labels": f"Unit {unit.source_id}: {what}."})
+    for item in items:
+        record_judgement(item, rater, Step.GRAMMATICALITY, label=labels[item.source_id][0], actor=actor)
+    submit_grammaticality(unit, rater, actor=actor)
+    for item in items:
+        record_judgement(item, rater, Step.MEANING, label=labels[item.source_id][1], actor=actor)
+    if finalize:
+        return finalize_unit(unit, rater, actor=actor)
+    return Assignment.objects.get(unit=unit, annotator=rater, round=INITIAL_ROUND)
