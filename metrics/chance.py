@@ -166,15 +166,46 @@ def _atomic_keys(x: npt.NDArray[np.bool_], runs: IntArray, invalid: int) -> IntA
     return keys
 
 
+def _distinct_samples(
+    initial: npt.NDArray[np.bool_], flips: npt.NDArray[np.bool_], p: float
+) -> tuple[npt.NDArray[np.bool_], IntArray | None]:
+    """The distinct link sets ``initial ^ flips[s]`` and, if any repeat, the map sample → distinct.
+
+    With ``p`` in {0, 1} every sample is the same link set. When few cells flip per sample, samples
+    repeat often, so they are cached by the bytes of their flip pattern; otherwise repeats are too
+    rare to pay for the hashing and every sample is extracted.
+    """
+    n_samples = flips.shape[0]
+    if p in (0.0, 1.0):
+        return flips[:1] ^ initial, np.zeros(n_samples, dtype=np.int64)
+    if p * initial.size > 3.0:
+        return flips ^ initial, None
+    seen: dict[bytes, int] = {}
+    inverse = np.array(
+        [seen.setdefault(row.tobytes(), len(seen)) for row in flips.reshape(n_samples, -1)], dtype=np.int64
+    )
+    first = np.unique(inverse, return_index=True)[1]
+    return flips[first] ^ initial, inverse
+
+
 def _sample_keys(
-    initial: npt.NDArray[np.bool_], flips: npt.NDArray[np.bool_], runs: IntArray, invalid: int
-) -> IntArray:
-    """Keys of ``initial ^ flips[s]`` for every sample, extracting each distinct link set once."""
-    j = flips.shape[0]
-    packed = np.packbits(flips.reshape(j, -1), axis=1)
-    unique, inverse = np.unique(packed, axis=0, return_inverse=True)
-    distinct = np.unpackbits(unique, axis=1, count=flips[0].size).astype(bool).reshape((-1, *initial.shape))
-    return _atomic_keys(distinct ^ initial, runs, invalid)[inverse.reshape(-1)]
+    initial: npt.NDArray[np.bool_],
+    flips_a: npt.NDArray[np.bool_],
+    p_a: float,
+    flips_b: npt.NDArray[np.bool_],
+    p_b: float,
+    runs: IntArray,
+) -> tuple[IntArray, IntArray]:
+    """Atomic-pair keys of a's and b's samples (invalid -1 and -2), extracted in one batch."""
+    x_a, inverse_a = _distinct_samples(initial, flips_a, p_a)
+    x_b, inverse_b = _distinct_samples(initial, flips_b, p_b)
+    keys = _atomic_keys(np.concatenate((x_a, x_b)), runs, -1)
+    keys_a, keys_b = keys[: len(x_a)], keys[len(x_a) :]
+    keys_b[keys_b == -1] = -2
+    return (
+        keys_a if inverse_a is None else keys_a[inverse_a],
+        keys_b if inverse_b is None else keys_b[inverse_b],
+    )
 
 
 def _concordances(keys_a: IntArray, keys_b: IntArray) -> FloatArray:
@@ -208,8 +239,7 @@ def _item_concordances(
         # rng.random((J, 2, N, M)) yields the same numbers in the same order as J successive
         # (ua, ub) pairs of rng.random((N, M)) calls (tested), so chunks keep the normative stream.
         u = rng.random((min(chunk, mc_samples - start), 2, n, m))
-        keys_a = _sample_keys(initial, u[:, 0] < p_a, runs, -1)
-        keys_b = _sample_keys(initial, u[:, 1] < p_b, runs, -2)
+        keys_a, keys_b = _sample_keys(initial, u[:, 0] < p_a, p_a, u[:, 1] < p_b, p_b, runs)
         out.append(_concordances(keys_a, keys_b))
     return np.concatenate(out)
 

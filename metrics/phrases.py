@@ -146,15 +146,36 @@ def _link_matrix(links: frozenset[Link], n: int, m: int) -> BoolArray:
 
 
 def _bounds(x: BoolArray) -> tuple[IntArray, IntArray, IntArray, IntArray]:
-    """Per source row min/max target (``m``/``-1`` if unlinked) and per column min/max source."""
-    n, m = x.shape[-2:]
-    row_has = x.any(-1)
-    col_has = x.any(-2)
-    rmin = np.where(row_has, x.argmax(-1), m)
-    rmax = np.where(row_has, m - 1 - x[..., ::-1].argmax(-1), -1)
-    cmin = np.where(col_has, x.argmax(-2), n)
-    cmax = np.where(col_has, n - 1 - x[..., ::-1, :].argmax(-2), -1)
-    return rmin, rmax, cmin, cmax
+    """Per source row min/max target (``m``/``-1`` if unlinked) and per column min/max source.
+
+    ``x`` has shape ``(..., N, M)``; the result arrays have shape ``(..., N)`` and ``(..., M)``.
+    Works on the flat indices of the links (sorted by row, then column), which is much cheaper
+    than dense reductions when links are sparse.
+    """
+    *batch, n, m = x.shape
+    sets = int(np.prod(batch, dtype=np.int64))
+    rmin = np.full(sets * n, m, dtype=np.int64)
+    rmax = np.full(sets * n, -1, dtype=np.int64)
+    cmin = np.full(sets * m, n, dtype=np.int64)
+    cmax = np.full(sets * m, -1, dtype=np.int64)
+    ids = np.flatnonzero(x)
+    if len(ids):
+        row = ids // m  # s·N + i, non-decreasing
+        j = ids - row * m
+        first = np.empty(len(ids), dtype=bool)
+        first[0] = True
+        np.not_equal(row[1:], row[:-1], out=first[1:])
+        last = np.empty(len(ids), dtype=bool)
+        last[-1] = True
+        last[:-1] = first[1:]
+        rmin[row[first]] = j[first]
+        rmax[row[last]] = j[last]
+        s = row // n
+        col = s * m + j
+        np.minimum.at(cmin, col, row - s * n)
+        np.maximum.at(cmax, col, row - s * n)
+    shape_r, shape_c = (*batch, n), (*batch, m)
+    return rmin.reshape(shape_r), rmax.reshape(shape_r), cmin.reshape(shape_c), cmax.reshape(shape_c)
 
 
 def _span_table(values: IntArray, fill: int, accumulate: np.ufunc) -> IntArray:
@@ -294,29 +315,50 @@ def link_bounds(links: Iterable[Link], n: int, m: int) -> tuple[list[int], list[
 # --------------------------------------------------------------------------- batched atomic spans
 
 
-_MIN, _MAX = np.minimum, np.maximum
+_LOG2 = np.zeros(0, dtype=np.int64)
 
 
-def _sparse_table(values: IntArray, op: np.ufunc) -> IntArray:
-    """Range-reduce table ``t[k, s, i] = op(values[s, i .. i + 2**k - 1])`` (valid where in range)."""
-    j, n = values.shape
-    levels = max(1, int(n).bit_length())
-    t = np.empty((levels, j, n), dtype=values.dtype)
-    t[0] = values
-    for k in range(1, levels):
-        h = 1 << (k - 1)
-        t[k] = t[k - 1]
-        t[k, :, : n - h] = op(t[k - 1, :, : n - h], t[k - 1, :, h:])
-    return t
+def _log2_table(length: int) -> IntArray:
+    """``floor(log2(len))`` indexed by ``len - 1`` for every span length up to ``length``."""
+    global _LOG2
+    if len(_LOG2) < length:
+        size = max(length, 256)
+        _LOG2 = np.array([(x + 1).bit_length() - 1 for x in range(size)], dtype=np.int64)
+    return _LOG2
 
 
-def _query(table: IntArray, op: np.ufunc, s: IntArray, lo: IntArray, hi: IntArray) -> IntArray:
-    """``op`` over ``values[s, lo..hi]`` for each query (``lo ≤ hi``), from a sparse table."""
-    levels, j, n = table.shape
-    k = np.frexp((hi - lo + 1).astype(np.float64))[1] - 1  # floor(log2(length))
-    flat = table.reshape(-1)
-    base = (k * j + s) * n
-    return op(flat.take(base + lo), flat.take(base + hi - (1 << k) + 1))
+class _RangeTable:
+    """Sparse table answering ``op(values[s, lo..hi])`` in O(1) for many queries at once.
+
+    Levels (spans of length ``2**k``) are filled on demand: most queries cover one or two words.
+    """
+
+    def __init__(self, values: IntArray, op: np.ufunc) -> None:
+        sets, length = values.shape
+        self.table = np.empty((max(1, length.bit_length()), sets, length), dtype=np.int32)
+        self.table[0] = values
+        self.flat = self.table.reshape(-1)
+        self.built = 1
+        self.op = op
+        self.level_size = sets * length
+        self.log2 = _log2_table(length)
+
+    def _build(self, levels: int) -> None:
+        t, length = self.table, self.table.shape[2]
+        for k in range(self.built, levels):  # t[k, s, i] = op(values[s, i .. i + 2**k - 1]) in range
+            h = 1 << (k - 1)
+            self.op(t[k - 1, :, : length - h], t[k - 1, :, h:], out=t[k, :, : length - h])
+            t[k, :, length - h :] = t[k - 1, :, length - h :]  # never queried; keeps t defined
+        self.built = max(self.built, levels)
+
+    def query(self, row_start: IntArray, lo: IntArray, hi: IntArray) -> IntArray:
+        """``row_start = s * length`` for each query; ``lo ≤ hi`` inclusive bounds."""
+        k = self.log2.take(hi - lo)
+        if len(k):
+            self._build(int(k.max()) + 1)
+        at = row_start + k * self.level_size
+        result: IntArray = self.op(self.flat.take(at + lo), self.flat.take(at + hi + 1 - (1 << k)))
+        return result
 
 
 def atomic_spans(x: BoolArray) -> tuple[IntArray, IntArray, IntArray, IntArray]:
@@ -327,24 +369,47 @@ def atomic_spans(x: BoolArray) -> tuple[IntArray, IntArray, IntArray, IntArray]:
     unlinked. The set of distinct ``m(r)`` is the set of atomic phrase pairs.
     """
     n_sets, n, m = x.shape
-    out = [np.full((n_sets, n), -1, dtype=np.int64) for _ in range(4)]
+    out = np.full((4, n_sets * n), -1, dtype=np.int64)
     if n == 0 or m == 0:
-        return out[0], out[1], out[2], out[3]
-    rmin, rmax, cmin, cmax = (a.astype(np.int64) for a in _bounds(x))
-    tables = [
-        (_sparse_table(v, op), op) for v, op in ((rmin, _MIN), (rmax, _MAX), (cmin, _MIN), (cmax, _MAX))
-    ]
-    s, r = np.nonzero(rmax >= 0)
-    lo, hi = r.copy(), r.copy()
-    while len(s):
-        j1 = _query(*tables[0], s, lo, hi)
-        j2 = _query(*tables[1], s, lo, hi)
-        lo2 = _query(*tables[2], s, j1, j2)
-        hi2 = _query(*tables[3], s, j1, j2)
+        return (
+            out[0].reshape(n_sets, n),
+            out[1].reshape(n_sets, n),
+            out[2].reshape(n_sets, n),
+            out[3].reshape(n_sets, n),
+        )
+    rmin, rmax, cmin, cmax = _bounds(x)
+    t_rmin, t_rmax = _RangeTable(rmin, np.minimum), _RangeTable(rmax, np.maximum)
+    t_cmin, t_cmax = _RangeTable(cmin, np.minimum), _RangeTable(cmax, np.maximum)
+    seed = np.flatnonzero(rmax >= 0)  # s·N + r of every linked source word
+    s = seed // n
+    lo = seed - s * n
+    row_start, col_start = s * n, s * m
+    # first round from [r, r] read directly: targets [rmin, rmax] of r, then their sources
+    j1, j2 = rmin.reshape(-1)[seed], rmax.reshape(-1)[seed]
+    # most words have one link whose target has no other link: m(r) = (r, r, j, j) at once
+    one = j1 == j2
+    one[one] = (cmin.reshape(-1)[col_start[one] + j1[one]] == lo[one]) & (
+        cmax.reshape(-1)[col_start[one] + j1[one]] == lo[one]
+    )
+    out[:, seed[one]] = np.stack((lo, lo, j1, j2))[:, one]
+    more = ~one
+    seed, lo, j1, j2 = seed[more], lo[more], j1[more], j2[more]
+    row_start, col_start = row_start[more], col_start[more]
+    lo2 = t_cmin.query(col_start, j1, j2)
+    hi2 = t_cmax.query(col_start, j1, j2)
+    hi = lo
+    while True:
         moved = (lo2 != lo) | (hi2 != hi)
         done = ~moved
-        for arr, val in zip(out, (lo, hi, j1, j2), strict=True):
-            arr[s[done], r[done]] = val[done]
-        # continue only with the seeds whose span grew
-        s, r, lo, hi = s[moved], r[moved], lo2[moved], hi2[moved]
-    return out[0], out[1], out[2], out[3]
+        out[:, seed[done]] = np.stack((lo, hi, j1, j2))[:, done]
+        seed, lo, hi = seed[moved], lo2[moved], hi2[moved]
+        if not len(seed):
+            break
+        row_start, col_start = row_start[moved], col_start[moved]
+        # the fixpoint: targets of the source span, then sources of the target span
+        j1 = t_rmin.query(row_start, lo, hi)
+        j2 = t_rmax.query(row_start, lo, hi)
+        lo2 = t_cmin.query(col_start, j1, j2)
+        hi2 = t_cmax.query(col_start, j1, j2)
+    spans = out.reshape(4, n_sets, n)
+    return spans[0], spans[1], spans[2], spans[3]
