@@ -36,6 +36,17 @@ def roles_in(user: Any, project: Project) -> set[str]:
     return set(Membership.objects.filter(user=user, project=project).values_list("role", flat=True))
 
 
+def roles_by_project(user: Any, project_ids: list[int]) -> dict[int, set[str]]:
+    """The user's roles in each of the given projects, in one query."""
+    roles: dict[int, set[str]] = {}
+    if not user.is_authenticated:
+        return roles
+    rows = Membership.objects.filter(user=user, project_id__in=project_ids).values_list("project_id", "role")
+    for project_id, role in rows:
+        roles.setdefault(project_id, set()).add(role)
+    return roles
+
+
 def is_lead(user: Any, project: Project) -> bool:
     return is_admin(user) or Membership.Role.LEAD in roles_in(user, project)
 

@@ -11,34 +11,53 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from .. import access
-from ..models import Assignment, Project
+from ..models import Assignment, Membership, Project
 
 
 def _queue_counts(user, project: Project) -> dict[str, int]:
-    counts = Assignment.objects.filter(project=project, annotator=user).aggregate(
-        total=Count("id"),
-        done=Count("id", filter=Q(status=Assignment.Status.DONE)),
-        postponed=Count("id", filter=Q(status=Assignment.Status.POSTPONED)),
+    return _queue_counts_by_project(user, [project.pk]).get(project.pk, _empty_counts())
+
+
+def _empty_counts() -> dict[str, int]:
+    return {"total": 0, "done": 0, "postponed": 0, "todo": 0, "percent": 0}
+
+
+def _queue_counts_by_project(user, project_ids: list[int]) -> dict[int, dict[str, int]]:
+    """The user's own assignment counts per project, in one query."""
+    rows = (
+        Assignment.objects.filter(project_id__in=project_ids, annotator=user)
+        .values("project_id")
+        .annotate(
+            total=Count("id"),
+            done=Count("id", filter=Q(status=Assignment.Status.DONE)),
+            postponed=Count("id", filter=Q(status=Assignment.Status.POSTPONED)),
+        )
     )
-    counts["todo"] = counts["total"] - counts["done"] - counts["postponed"]
-    counts["percent"] = round(100 * counts["done"] / counts["total"]) if counts["total"] else 0
+    counts = {}
+    for row in rows:
+        row["todo"] = row["total"] - row["done"] - row["postponed"]
+        row["percent"] = round(100 * row["done"] / row["total"]) if row["total"] else 0
+        counts[row.pop("project_id")] = row
     return counts
 
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     """Each role's starting page: the annotator's queues, the lead's projects, the admin's tools."""
-    projects = []
-    for project in access.visible_projects(request.user).select_related("tagset"):
-        projects.append(
-            {
-                "project": project,
-                "is_lead": access.is_lead(request.user, project),
-                "is_annotator": access.is_annotator(request.user, project),
-                "queue": _queue_counts(request.user, project),
-            }
-        )
-    return render(request, "core/home.html", {"projects": projects})
+    projects = list(access.visible_projects(request.user).select_related("tagset"))
+    roles = access.roles_by_project(request.user, [p.pk for p in projects])
+    counts = _queue_counts_by_project(request.user, [p.pk for p in projects])
+    admin = access.is_admin(request.user)
+    rows = [
+        {
+            "project": project,
+            "is_lead": admin or Membership.Role.LEAD in roles.get(project.pk, set()),
+            "is_annotator": Membership.Role.ANNOTATOR in roles.get(project.pk, set()),
+            "queue": counts.get(project.pk, _empty_counts()),
+        }
+        for project in projects
+    ]
+    return render(request, "core/home.html", {"projects": rows})
 
 
 @require_GET

@@ -1,0 +1,51 @@
+"""A newcomer's first minutes: the lead, an annotator and the admin log in and see their pages."""
+
+import pytest
+
+from tests import factories
+from tests.conftest import login, screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def people():
+    lead = factories.user("lead")
+    ann = factories.user("ann")
+    admin = factories.user("boss", staff=True)
+    project = factories.project_with_pairs("Browser project", lead=lead, annotators=(ann,))
+    return {"lead": lead, "ann": ann, "admin": admin, "project": project}
+
+
+def test_annotator_sees_their_queue_on_the_project_page(page, live_server, people):
+    login(page, live_server, "ann", factories.PASSWORD)
+    assert page.locator("#project-{}".format(people["project"].pk)).is_visible()
+    page.click("text=Open")
+    assert page.locator("#my-work").is_visible()
+    assert page.locator("#lead-tools").count() == 0
+    screenshot(page, "roles-annotator-project")
+
+
+def test_lead_sees_lead_tools(page, live_server, people):
+    login(page, live_server, "lead", factories.PASSWORD)
+    page.goto(f"{live_server.url}/projects/{people['project'].pk}/")
+    assert page.locator("#lead-tools").is_visible()
+    assert page.locator("text=Agreement dashboard").is_visible()
+    screenshot(page, "roles-lead-project")
+
+
+def test_admin_reaches_user_management(page, live_server, people):
+    login(page, live_server, "boss", factories.PASSWORD)
+    page.click("text=Admin")
+    page.wait_for_url("**/admin/")
+    assert page.locator("text=Users").first.is_visible()
+    screenshot(page, "roles-admin")
+
+
+def test_wrong_password_is_told_and_stays_on_login(page, live_server, people):
+    page.goto(f"{live_server.url}/projects/{people['project'].pk}/")
+    assert "/accounts/login/" in page.url
+    page.fill("input[name=username]", "ann")
+    page.fill("input[name=password]", "wrong")
+    page.click("button[type=submit]")
+    assert page.locator("text=didn't match").is_visible()
