@@ -111,6 +111,11 @@ class PhenomenaAgreement:
             indexes = [self._index[a] for a in self.annotators]
             self._multi = multi_tables(indexes, annotators=self.annotators, pairs=self.pairs)
 
+    @property
+    def tables(self) -> dict[tuple[str, str], PairTables]:
+        """The sufficient-statistics tables by annotator pair ``(a, b)`` (read-only use)."""
+        return dict(self._tables)
+
     def update_pair(self, pair: str, phenomena: Mapping[str, Sequence[Phenomenon]]) -> None:
         """Replace the phenomena of ``pair`` (annotator → its phenomena of that pair; missing = none)."""
         if pair not in self._pair_pos:
