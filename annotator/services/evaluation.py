@@ -13,6 +13,7 @@ separate rows, so an initial judgement is never overwritten.
 
 from __future__ import annotations
 
+import logging
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -30,6 +31,8 @@ from ..recompute import project_changed
 from . import history
 from .annotations import ConflictError
 from .projects import add_member
+
+log = logging.getLogger(__name__)
 
 INITIAL_ROUND = 0
 REEVALUATION_ROUND = 1
@@ -300,6 +303,10 @@ def record_judgement(
     round = _check_phase(phase)
     label, answers = _resolve(step, answers, label)
     unit = item.unit
+    if round == REEVALUATION_ROUND:
+        from .reevaluation import open_unit_for_revisit
+
+        open_unit_for_revisit(unit.project, rater, unit.pk)
     assignment = _locked_assignment(unit.pk, rater, round)
     _check_step(assignment, step, phase)
     if (
@@ -427,7 +434,28 @@ def finalize_unit(unit: EvaluationUnit, rater: Any, *, actor: Any = None) -> Ass
         assignment, actor or rater, step=Step.FINALIZED, status=Status.DONE, finished_at=timezone.now()
     )
     project_changed(unit.project_id)
+    project_id = unit.project_id
+    transaction.on_commit(lambda: start_reevaluation_if_complete(project_id))
     return assignment
+
+
+def start_reevaluation_if_complete(project_id: int, seed: int = 0) -> bool:
+    """Once every unit is finalized, enqueue the drawing of the re-evaluation sets (once per project).
+
+    Seed 0 is the interchange document's default `reeval_seed`, so the sets match the exported report.
+    """
+    from ..tasks import build_reevaluation_sets
+    from .reevaluation import has_started, initial_phase_complete
+
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None or has_started(project) or not initial_phase_complete(project):
+        return False
+    try:
+        build_reevaluation_sets.delay(project_id, seed)
+    except Exception as exc:  # broker unreachable: the lead can still start it from the setup page
+        log.warning("could not enqueue re-evaluation sets of project %s: %s", project_id, exc)
+        return False
+    return True
 
 
 @transaction.atomic
