@@ -20,8 +20,6 @@ from metrics.alignment import (
 from metrics.document import load_document
 from metrics.types import Document, Options, Pair, WordAlignment
 
-CASES = Path(__file__).resolve().parents[3] / "shared" / "specs" / "cases"
-
 T1 = "They discussed the issue of emissions .".split()
 T2 = "They discussed the problem concerning gas output .".split()
 SAME = [(0, 0), (1, 1), (2, 2), (6, 7)]  # identical-word links, ignored
@@ -164,11 +162,10 @@ def test_report_without_word_alignments_has_no_keys() -> None:
 @pytest.mark.parametrize(
     "case", ["word_alignment_sure_possible", "phrase_pairs_atomic_composite", "kappa_c_no_edits"]
 )
-def test_spec_cases(case: str) -> None:
-    if not CASES.is_dir():
-        pytest.skip("shared spec cases not available")
-    expected = json.loads((CASES / f"{case}.expected.json").read_text())["measures"]
-    report = alignment_report(load_document(CASES / f"{case}.json"))
+def test_spec_cases(case: str, shared_specs: Path) -> None:
+    cases = shared_specs / "cases"
+    expected = json.loads((cases / f"{case}.expected.json").read_text())["measures"]
+    report = alignment_report(load_document(cases / f"{case}.json"))
     for key, want in expected.items():
         if key.startswith("alignment."):
             assert report[key]["value"] == pytest.approx(want["value"], abs=1e-9)

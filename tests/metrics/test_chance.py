@@ -22,8 +22,6 @@ from metrics.chance import (
 from metrics.document import load_document
 from metrics.types import Document, Options, Pair, WordAlignment
 
-CASES = Path(__file__).resolve().parents[3] / "shared" / "specs" / "cases"
-
 K1 = Pair(
     "k1",
     ("he", "bought", "a", "car"),
@@ -215,11 +213,10 @@ def test_report_with_one_annotator_omits_by_pair() -> None:
 @pytest.mark.parametrize(
     "case", ["kappa_c_no_edits", "phrase_pairs_atomic_composite", "word_alignment_sure_possible"]
 )
-def test_spec_cases(case: str) -> None:
-    if not CASES.is_dir():
-        pytest.skip("shared spec cases not available")
-    expected = json.loads((CASES / f"{case}.expected.json").read_text())["measures"]
-    report = kappa_c_report(load_document(CASES / f"{case}.json"))
+def test_spec_cases(case: str, shared_specs: Path) -> None:
+    cases = shared_specs / "cases"
+    expected = json.loads((cases / f"{case}.expected.json").read_text())["measures"]
+    report = kappa_c_report(load_document(cases / f"{case}.json"))
     for key, want in expected.items():
         if key.startswith("kappa_c"):
             assert_close(report[key], want, key)
