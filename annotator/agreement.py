@@ -23,19 +23,49 @@ from the database, with a few queries over the whole project (values_list, no mo
 - `pair_labels` (extension key, layer on): annotator → pair → "paraphrase" | "non_paraphrase".
 
 Gold rows (`is_gold`) never enter the document: agreement is between annotators.
+
+The pipeline (`schedule`, `recompute`; the Celery task in `annotator.tasks` calls them):
+
+- Coalescing. `schedule(project)` enqueues the task only if no recompute of the project is already
+  waiting (a cache key `agreement:scheduled:<project>` added with NX), with a short countdown, so a burst
+  of saves yields one task. A task deletes the key when it starts: a change committed after that enqueues
+  a fresh task, and the running one reads everything committed before it.
+- One computation per project at a time: a PostgreSQL session advisory lock (released by the server if
+  the worker dies), or a cache key with a TTL on other databases (the in-process default). A task that
+  finds the project busy leaves a "rerun" mark; the holder re-schedules when it finishes.
+- Idempotent: the snapshot stores the sha256 of the canonical document; a task whose document has the
+  fingerprint of the latest complete snapshot stores nothing.
+- Incremental: unchanged report sections are copied from the latest snapshot (see
+  `annotator.agreement_results`). When κ_C has to be recomputed and that is expensive, a provisional
+  snapshot (everything fresh but κ_C, `pending = ["kappa_c"]`) is stored first, then the exact one.
+- Failures: a bug is recorded in `AgreementState.last_error` and raised (the task fails once); transient
+  database/broker errors are retried by the task with back-off. If the broker is down at save time
+  `AgreementState.enqueue_failed` is set; the next successful enqueue (of any project) and the
+  dashboard's status poll re-schedule such projects.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
+import logging
+import time
+import traceback
+import uuid
 from collections import defaultdict
 from typing import Any
 
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import BooleanField, Count, ExpressionWrapper, Q, Sum
+from django.utils import timezone
+
 from metrics.types import Options
 
+from .agreement_results import fingerprint, pair_label_agreement, pair_results, report_sections
 from .models import (
+    AgreementSnapshot,
+    AgreementState,
     AlignmentLink,
     Assignment,
     EvaluationItem,
@@ -259,11 +289,272 @@ def _pair_labels(
     return {name: out[name] for name in names.values() if name in out}
 
 
-def canonical_json(value: Any) -> str:
-    """The one serialisation used for fingerprints: sorted keys, no spaces, no NaN."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+# ---- the recompute pipeline ----------------------------------------------------------------------
+
+log = logging.getLogger(__name__)
+
+SCHEDULED_KEY = "agreement:scheduled:{}"
+RERUN_KEY = "agreement:rerun:{}"
+LOCK_KEY = "agreement:lock:{}"
+ADVISORY_LOCK_CLASS = 0x5041_5257  # "PARW": namespace of the advisory locks of this pipeline
+HEADLINE_KEYS = (
+    "iapta.do.f1",
+    "iapta.tpo.partial.f1",
+    "alignment.words.f1",
+    "kappa_c",
+    "fleiss.G2",
+    "fleiss.M2",
+)
 
 
-def fingerprint(value: Any) -> str:
-    """sha256 of the canonical JSON of `value`."""
-    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+def _setting(name: str, default: float) -> float:
+    return getattr(settings, name, default)
+
+
+def _eager() -> bool:
+    from .celery import app
+
+    return bool(app.conf.task_always_eager)
+
+
+def schedule(project_id: int, *, catch_up: bool = True) -> bool:
+    """Enqueue a recompute of the project unless one is already waiting. Returns whether it enqueued.
+
+    Raises the broker's error when it cannot enqueue (the caller, `annotator.recompute`, records it).
+    In-process mode (no REDIS_URL) runs the task now; a failure there is already recorded in
+    `AgreementState.last_error` by the task and is logged, not raised into the save that triggered it.
+    """
+    from .tasks import recompute_agreement
+
+    key = SCHEDULED_KEY.format(project_id)
+    if not cache.add(key, 1, timeout=int(_setting("AGREEMENT_SCHEDULED_TTL", 60))):
+        return False
+    if _eager():
+        try:
+            recompute_agreement.apply_async((project_id,))
+        except Exception:
+            log.exception("in-process recompute of project %s failed", project_id)
+    else:
+        try:
+            recompute_agreement.apply_async(
+                (project_id,), countdown=_setting("AGREEMENT_COALESCE_SECONDS", 0.3)
+            )
+        except Exception:
+            cache.delete(key)  # let the next change try again
+            raise
+    if catch_up:
+        _catch_up_failed_enqueues(exclude=project_id)
+    return True
+
+
+def _catch_up_failed_enqueues(exclude: int) -> None:
+    """Re-schedule projects whose change could not be enqueued while the broker was down."""
+    for project_id in (
+        AgreementState.objects.filter(enqueue_failed=True)
+        .exclude(project_id=exclude)
+        .values_list("project_id", flat=True)
+    ):
+        try:
+            schedule(project_id, catch_up=False)
+        except Exception as exc:
+            log.warning("catch-up enqueue of project %s failed: %s", project_id, exc)
+            return
+
+
+def catch_up(state: AgreementState | None) -> None:
+    """Called by the dashboard's status poll: re-send a recompute the broker refused earlier."""
+    if state is None or not state.enqueue_failed or _eager():
+        return
+    try:
+        if schedule(state.project_id, catch_up=False) or cache.get(SCHEDULED_KEY.format(state.project_id)):
+            AgreementState.objects.filter(pk=state.pk).update(enqueue_failed=False)
+    except Exception as exc:
+        log.warning("dashboard catch-up of project %s: broker still unreachable (%s)", state.project_id, exc)
+
+
+class ProjectLock:
+    """Exclusive right to compute one project's agreement (non-blocking)."""
+
+    def __init__(self, project_id: int) -> None:
+        self.project_id = project_id
+        self.token = uuid.uuid4().hex
+        self.held = False
+
+    def acquire(self) -> bool:
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [ADVISORY_LOCK_CLASS, self.project_id])
+                self.held = bool(cursor.fetchone()[0])
+        else:
+            ttl = int(_setting("AGREEMENT_LOCK_TTL", 1800))
+            self.held = cache.add(LOCK_KEY.format(self.project_id), self.token, timeout=ttl)
+        return self.held
+
+    def release(self) -> None:
+        if not self.held:
+            return
+        self.held = False
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [ADVISORY_LOCK_CLASS, self.project_id])
+        elif cache.get(LOCK_KEY.format(self.project_id)) == self.token:
+            cache.delete(LOCK_KEY.format(self.project_id))
+
+
+def recompute(project_id: int) -> str:
+    """Recompute and store the project's agreement snapshot; returns what happened (for logs and tests).
+
+    "stored", "stored provisional+final", "unchanged" (same fingerprint as the latest snapshot), "busy"
+    (another worker computes the project; it will re-schedule), "deleted" (no such project).
+    """
+    cache.delete(SCHEDULED_KEY.format(project_id))
+    if not Project.objects.filter(pk=project_id).exists():
+        log.info("recompute of project %s skipped: the project was deleted", project_id)
+        return "deleted"
+    lock = ProjectLock(project_id)
+    if not lock.acquire():
+        cache.set(RERUN_KEY.format(project_id), 1, timeout=int(_setting("AGREEMENT_LOCK_TTL", 1800)))
+        if not lock.acquire():  # the holder may have finished between the two looks
+            return "busy"
+    try:
+        outcome = _recompute_locked(project_id)
+    finally:
+        lock.release()
+    if cache.delete(RERUN_KEY.format(project_id)):
+        schedule(project_id)
+    return outcome
+
+
+def _recompute_locked(project_id: int) -> str:
+    cache.delete(RERUN_KEY.format(project_id))  # what it asked for is read below
+    started = time.perf_counter()
+    state, _ = AgreementState.objects.get_or_create(project_id=project_id)
+    AgreementState.objects.filter(pk=state.pk).update(started_at=timezone.now(), enqueue_failed=False)
+    try:
+        outcome = _compute_and_store(Project.objects.get(pk=project_id), started)
+    except Exception as exc:
+        AgreementState.objects.filter(pk=state.pk).update(last_error=_error_text(exc))
+        raise
+    AgreementState.objects.filter(pk=state.pk).update(finished_at=timezone.now(), last_error="")
+    return outcome
+
+
+def _error_text(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"[:2000]
+
+
+def latest_snapshot(project: Project | int) -> AgreementSnapshot | None:
+    project_id = project if isinstance(project, int) else project.pk
+    return (
+        AgreementSnapshot.objects.filter(project_id=project_id, scope="project")
+        .order_by("-computed_at", "-id")
+        .first()
+    )
+
+
+def _compute_and_store(project: Project, started: float) -> str:
+    doc = project_document(project)
+    digest = fingerprint(doc)
+    latest = latest_snapshot(project)
+    if latest is not None and latest.fingerprint == digest and not latest.results.get("pending"):
+        return "unchanged"
+    previous = latest.results if latest is not None else None
+    extras = {
+        "pairs": pair_results(doc, _done_source_ids(project)),
+        "pair_labels": pair_label_agreement(doc),
+        "progress": progress(project),
+    }
+    defer = _kappa_c_is_expensive(doc, previous)
+    report, sections, pending = report_sections(doc, previous, defer_kappa_c=defer)
+    snapshot = _store(project, digest, report, sections, pending, extras, started)
+    if not pending:
+        return "stored"
+    report, sections, pending = report_sections(doc, snapshot.results)
+    _store(project, digest, report, sections, pending, extras, started)
+    return "stored provisional+final"
+
+
+def _store(
+    project: Project,
+    digest: str,
+    report: dict[str, Any],
+    sections: dict[str, str],
+    pending: list[str],
+    extras: dict[str, Any],
+    started: float,
+) -> AgreementSnapshot:
+    results = {"report": report, "sections": sections, "pending": pending, **extras}
+    results["headline"] = headline(results)
+    return AgreementSnapshot.objects.create(
+        project=project,
+        fingerprint=digest,
+        results=results,
+        duration_ms=round(1000 * (time.perf_counter() - started)),
+    )
+
+
+def headline(results: dict[str, Any]) -> dict[str, float | None]:
+    """The few measures the trend chart follows (small, so the chart never loads whole reports)."""
+    measures = results["report"]["measures"]
+    out = {key: measures[key]["value"] for key in HEADLINE_KEYS if key in measures}
+    if results.get("pair_labels"):
+        out["pair_labels.fleiss"] = results["pair_labels"]["fleiss"]["value"]
+    return out
+
+
+def _kappa_c_is_expensive(doc: dict[str, Any], previous: dict[str, Any] | None) -> bool:
+    """Whether κ_C must be recomputed and its Monte Carlo work exceeds AGREEMENT_KAPPA_C_DEFER_WORK."""
+    alignments = doc.get("word_alignments")
+    if not alignments:
+        return False
+    names = [a for a in doc["annotators"] if a in alignments]
+    items = sum(
+        len(alignments[a].keys() & alignments[b].keys()) for n, a in enumerate(names) for b in names[n + 1 :]
+    )
+    work = items * doc["options"]["mc_samples"]
+    return work > _setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000)
+
+
+def _done_source_ids(project: Project) -> dict[str, set[str]]:
+    rows = Assignment.objects.filter(
+        project=project,
+        pair__isnull=False,
+        status=Assignment.Status.DONE,
+        annotator__memberships__project=project,
+        annotator__memberships__role=Membership.Role.ANNOTATOR,
+    ).values_list("annotator__username", "pair__source_id")
+    out: dict[str, set[str]] = defaultdict(set)
+    for name, source_id in rows:
+        out[name].add(source_id)
+    return out
+
+
+def progress(project: Project) -> list[dict[str, Any]]:
+    """Per annotator, phase and kind of work (pairs / units): done, postponed, to do, time spent (s)."""
+    rows = (
+        Assignment.objects.filter(project=project)
+        .annotate(is_unit=ExpressionWrapper(Q(pair__isnull=True), output_field=BooleanField()))
+        .values("annotator__username", "phase", "is_unit")
+        .annotate(
+            total=Count("id"),
+            done=Count("id", filter=Q(status=Assignment.Status.DONE)),
+            postponed=Count("id", filter=Q(status=Assignment.Status.POSTPONED)),
+            seconds=Sum("time_spent"),
+        )
+        .order_by("annotator__username", "phase", "is_unit")
+    )
+    return [
+        {
+            "annotator": row["annotator__username"],
+            "phase": row["phase"],
+            "kind": "units" if row["is_unit"] else "pairs",
+            "done": row["done"],
+            "postponed": row["postponed"],
+            "todo": row["total"] - row["done"] - row["postponed"],
+            "total": row["total"],
+            "time_spent": row["seconds"] or 0,
+        }
+        for row in rows
+    ]

@@ -22,46 +22,39 @@ def schedule_recompute(project_id: int) -> None:
     schedule(project_id)
 
 
+def _transient_errors() -> tuple[type[BaseException], ...]:
+    """Errors worth retrying: the database or the broker/cache went away for a moment."""
+    from django.db import InterfaceError, OperationalError
+    from kombu.exceptions import OperationalError as BrokerOperationalError
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    return (
+        ConnectionError,
+        OperationalError,
+        InterfaceError,
+        BrokerOperationalError,
+        RedisConnectionError,
+        RedisTimeoutError,
+    )
+
+
 @shared_task(
     name="annotator.recompute_agreement",
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
-    autoretry_for=(ConnectionError,),
+    autoretry_for=_transient_errors(),
     retry_backoff=True,
+    retry_backoff_max=60,
     max_retries=5,
 )
 def recompute_agreement(self: object, project_id: int) -> str | None:
-    """Recompute and store the project's AgreementSnapshot (no-op when the inputs' fingerprint is unchanged)."""
+    """Recompute and store the project's AgreementSnapshot (no-op when the inputs' fingerprint is unchanged).
+
+    Transient errors are retried with back-off; any other exception is a bug: it is recorded in
+    `AgreementState.last_error` and the task fails once.
+    """
     from .agreement import recompute
 
     return recompute(project_id)
-
-
-@shared_task(
-    name="annotator.build_reevaluation_sets",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(ConnectionError,),
-    retry_backoff=True,
-    max_retries=5,
-)
-def build_reevaluation_sets(project_id: int, seed: int = 0) -> int | None:
-    """Draw every rater's re-evaluation sets (metrics.reeval) and give them their round-1 units.
-
-    Idempotent: the same seed on the same judgements stores the same sets and creates no new work.
-    Returns the number of round-1 assignments created; a deleted project is logged and skipped.
-    """
-    from django.db import OperationalError
-
-    from .models import Project
-    from .services.reevaluation import build_reevaluation_sets as build
-
-    project = Project.objects.filter(pk=project_id).first()
-    if project is None:
-        log.info("build_reevaluation_sets: project %s no longer exists", project_id)
-        return None
-    try:
-        return build(project, seed)
-    except OperationalError as exc:  # transient database trouble: let Celery retry
-        raise ConnectionError(str(exc)) from exc

@@ -1,0 +1,238 @@
+"""From an interchange document to the results stored in an AgreementSnapshot (pure; no database).
+
+`snapshot_results(doc, previous)` returns::
+
+    {"report": the metrics report — exactly what `python -m metrics report` prints for `doc`,
+     "sections": {section: fingerprint of its inputs},   # which parts can be reused next time
+     "pending": [],                                      # ["kappa_c"] in a provisional snapshot
+     "pairs": {pair id: {"do_f1", "label_disagreement", "annotators"}},   # for the explorer
+     "pair_labels": {"cohen": …, "fleiss": …, "counts": …}}
+
+The report is assembled section by section: a section (phenomena, word alignments, κ_C, phrase
+alignments, evaluations) whose inputs — the section itself plus annotators, options, tagset and
+pairs — have the fingerprint stored in the previous snapshot is copied from it; the others are computed
+with `metrics.report.build_report` on a document holding only that section. The sections of the
+report are independent of each other (each reads only its own section and the shared parts), so the
+assembly equals `build_report` of the whole document; a test holds this against the CLI.
+
+κ_C (spec §5.4) is a Monte Carlo estimate whose cost grows with pairs × samples; with
+`defer_kappa_c=True` the word-alignment P/R/F1 is computed now and κ_C is carried over from the
+previous snapshot and listed in `pending`, so the caller can store a provisional snapshot at once and
+the exact one when κ_C is done.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from metrics.alignment import alignment_report
+from metrics.document import parse_document
+from metrics.iapta import do_f1
+from metrics.kappa import cohen_kappa, fleiss_kappa_from_ratings
+from metrics.report import build_report
+from metrics.types import Phenomenon, Tagset, TypeDef
+
+
+def canonical_json(value: Any) -> str:
+    """The one serialisation used for fingerprints: sorted keys, no spaces, no NaN."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def fingerprint(value: Any) -> str:
+    """sha256 of the canonical JSON of `value`."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+SHARED = ("format", "annotators", "options", "tagset", "pairs")
+#: Report key prefixes produced by each section of the document.
+SECTION_PREFIXES: dict[str, tuple[str, ...]] = {
+    "phenomena": ("iapta.",),
+    "word_alignments": ("alignment.",),
+    "kappa_c": ("kappa_c",),
+    "phrase_alignments": ("spade.",),
+    "evaluations": ("fleiss.", "cohen.", "krippendorff.", "reeval."),
+}
+#: The document section each report section is computed from.
+SECTION_SOURCE = {name: name for name in SECTION_PREFIXES} | {"kappa_c": "word_alignments"}
+
+
+def section_fingerprints(doc: Mapping[str, Any]) -> dict[str, str]:
+    """Fingerprint of each report section's inputs (its document section plus the shared parts)."""
+    shared = fingerprint({key: doc.get(key) for key in SHARED})
+    return {
+        name: fingerprint([shared, name, doc[source]])
+        for name, source in SECTION_SOURCE.items()
+        if source in doc
+    }
+
+
+def _entries(report: Mapping[str, Any], section: str) -> dict[str, Any]:
+    prefixes = SECTION_PREFIXES[section]
+    return {key: value for key, value in report.items() if key.startswith(prefixes)}
+
+
+def _section_document(doc: Mapping[str, Any], source: str) -> dict[str, Any]:
+    return {**{key: doc[key] for key in SHARED if key in doc}, source: doc[source]}
+
+
+def report_sections(
+    doc: Mapping[str, Any], previous: Mapping[str, Any] | None = None, *, defer_kappa_c: bool = False
+) -> tuple[dict[str, Any], dict[str, str], list[str]]:
+    """(report, section fingerprints, pending sections) of `doc`, reusing unchanged sections of `previous`.
+
+    `previous` is an earlier snapshot's results. Raises `metrics.types.DocumentError` for an invalid
+    document (a bug in the document builder: the services validate every annotation).
+    """
+    sections = section_fingerprints(doc)
+    old_sections = (previous or {}).get("sections", {})
+    old_pending = set((previous or {}).get("pending", []))
+    old_measures = (previous or {}).get("report", {}).get("measures", {})
+    measures: dict[str, Any] = {}
+    pending: list[str] = []
+    computed: dict[str, dict[str, Any]] = {}
+    for name, digest in sections.items():
+        if old_sections.get(name) == digest and name not in old_pending:
+            measures.update(_entries(old_measures, name))
+            continue
+        source = SECTION_SOURCE[name]
+        if name == "kappa_c" and defer_kappa_c:
+            measures.update(_entries(old_measures, name))
+            pending.append(name)
+            continue
+        if name == "word_alignments" and defer_kappa_c:
+            parsed = parse_document(_section_document(doc, source))
+            measures.update(json_safe(alignment_report(parsed)))
+            continue
+        if source not in computed:
+            computed[source] = build_report(parse_document(_section_document(doc, source)))["measures"]
+        measures.update(_entries(computed[source], name))
+    report = {"format": "paraphrase-agreement-report/1", "measures": dict(sorted(measures.items()))}
+    return report, sections, pending
+
+
+def json_safe(value: Any) -> Any:
+    """Plain-Python, JSON-safe copy (numpy scalars converted; NaN/±inf → None), as `build_report` does."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if isinstance(value, bool | str) or value is None:
+        return value
+    if isinstance(value, int | np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        return float(value) if math.isfinite(value) else None
+    raise ValueError(f"value of type {type(value).__name__} is not JSON-serialisable")
+
+
+# ---- per pair, for the disagreement explorer -------------------------------------------------------
+
+
+def _phenomenon(x: Mapping[str, Any]) -> Phenomenon:
+    return Phenomenon(
+        x["pair"],
+        x["type"],
+        frozenset(x["s1"]),
+        frozenset(x["s2"]),
+        x.get("projection"),
+        frozenset(x.get("key1", ())),
+        frozenset(x.get("key2", ())),
+    )
+
+
+def pair_results(doc: Mapping[str, Any], done: Mapping[str, set[str]] | None = None) -> dict[str, Any]:
+    """Per pair: mean DO F1 over the pairs of annotators who worked on it, label disagreement, who.
+
+    An annotator "worked on" a pair when they have a phenomenon, a label or a word alignment on it, or
+    their assignment is done (`done`: annotator → pair ids). `do_f1` is `metrics.iapta.do_f1` of each
+    two of them restricted to the pair, averaged over the defined values (null when fewer than two
+    worked on it or the layer is off); `label_disagreement` is true when their pair labels differ.
+    """
+    tagset = Tagset(tuple(TypeDef(t["name"], t.get("one_sided", False)) for t in doc["tagset"]["types"]))
+    order = doc["annotators"]
+    phenomena: dict[str, dict[str, list[Phenomenon]]] = {}
+    for name, xs in (doc.get("phenomena") or {}).items():
+        for x in xs:
+            phenomena.setdefault(x["pair"], {}).setdefault(name, []).append(_phenomenon(x))
+    labels = doc.get("pair_labels") or {}
+    workers: dict[str, set[str]] = {}
+    for source in (doc.get("phenomena") or {},):
+        for name, xs in source.items():
+            for x in xs:
+                workers.setdefault(x["pair"], set()).add(name)
+    for source in (labels, doc.get("word_alignments") or {}, done or {}):
+        for name, pair_ids in source.items():
+            for pid in pair_ids:
+                workers.setdefault(pid, set()).add(name)
+    out: dict[str, Any] = {}
+    for pair in doc["pairs"]:
+        pid = pair["id"]
+        who = [name for name in order if name in workers.get(pid, ())]
+        values = []
+        if "phenomena" in doc:
+            mine = phenomena.get(pid, {})
+            for n, a in enumerate(who):
+                for b in who[n + 1 :]:
+                    values.append(do_f1(mine.get(a, []), mine.get(b, []), tagset=tagset))
+        defined = [v for v in values if v is not None]
+        given = {labels[name][pid] for name in who if pid in labels.get(name, {})}
+        out[pid] = {
+            "do_f1": sum(defined) / len(defined) if defined else None,
+            "label_disagreement": len(given) > 1,
+            "annotators": who,
+        }
+    return out
+
+
+# ---- pair labels (paraphrase / non-paraphrase) -----------------------------------------------------
+
+
+def pair_label_agreement(doc: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Cohen's κ per annotator pair (pairs both labelled) and Fleiss' κ over pairs with ≥ 2 labels.
+
+    Uses `metrics.kappa`; None when the document has no `pair_labels` section. `counts` gives each
+    annotator's number of paraphrase / non-paraphrase labels.
+    """
+    labels: dict[str, dict[str, str]] = doc.get("pair_labels")  # type: ignore[assignment]
+    if labels is None:
+        return None
+    names = [a for a in doc["annotators"] if a in labels]
+    by_pair: dict[str, float | None] = {}
+    n_items: dict[str, int] = {}
+    for n, a in enumerate(names):
+        for b in names[n + 1 :]:
+            common = [pid for pid in labels[a] if pid in labels[b]]
+            key = f"{a}|{b}"
+            by_pair[key] = cohen_kappa([labels[a][p] for p in common], [labels[b][p] for p in common])
+            n_items[key] = len(common)
+    per_item: dict[str, list[str]] = {}
+    for a in names:
+        for pid, label in labels[a].items():
+            per_item.setdefault(pid, []).append(label)
+    rated = [(pid, label) for pid, given in per_item.items() if len(given) >= 2 for label in given]
+    fleiss = fleiss_kappa_from_ratings([p for p, _ in rated], [lab for _, lab in rated]) if rated else None
+    defined = [v for v in by_pair.values() if v is not None]
+    return {
+        "cohen": {
+            "value": sum(defined) / len(defined) if defined else None,
+            "by_pair": by_pair,
+            "n_items": n_items,
+        },
+        "fleiss": {
+            "value": fleiss.kappa if fleiss else None,
+            "n_items": fleiss.n_items if fleiss else 0,
+        },
+        "counts": {
+            a: {
+                "paraphrase": sum(1 for v in labels[a].values() if v == "paraphrase"),
+                "non_paraphrase": sum(1 for v in labels[a].values() if v == "non_paraphrase"),
+            }
+            for a in names
+        },
+    }

@@ -1,0 +1,320 @@
+"""The recompute pipeline: snapshots equal the CLI, coalescing, idempotency, the lock, failures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+from sklearn.metrics import cohen_kappa_score
+
+from annotator import agreement
+from annotator.agreement import latest_snapshot, project_document, recompute
+from annotator.models import (
+    AgreementSnapshot,
+    AgreementState,
+    Assignment,
+    EvaluationItem,
+    EvaluationUnit,
+    Judgement,
+    ParaphraseType,
+)
+from annotator.recompute import enqueue_recompute
+from annotator.services import annotations
+from metrics.document import parse_document
+from metrics.report import build_report
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def clean_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def ptype(name: str) -> ParaphraseType:
+    return factories.vila().types.get(name=name)
+
+
+@pytest.fixture
+def team():
+    lead = factories.user("lead")
+    anns = (factories.user("ana"), factories.user("bo"), factories.user("cleo"))
+    project = factories.project_with_pairs(n_pairs=4, lead=lead, annotators=anns)
+    return project, anns
+
+
+def annotate(project, anns) -> None:
+    """Three annotators who partly agree: scopes, labels and links differ on some pairs."""
+    ana, bo, cleo = anns
+    for n, pair in enumerate(project.pairs.order_by("position")):
+        for who, shift in ((ana, 0), (bo, n % 2), (cleo, 1 if n == 3 else 0)):
+            annotations.add_phenomenon(
+                pair,
+                who,
+                ptype("Synthetic/analytic"),
+                scope1=[0, 1][: 2 - shift],
+                scope2=[0],
+                projection="local",
+                base_version=None,
+            )
+            if who is not bo or n != 1:
+                annotations.add_phenomenon(
+                    pair, who, ptype("Diathesis"), scope1=[2], scope2=[1], base_version=None
+                )
+            links = [(1, 0), (4, 2)] if who is not cleo else [(1, 0), (2, 1), (4, 2)]
+            annotations.set_links(pair, who, links, sure=True, base_version=None)
+            annotations.set_links(pair, who, [(5, 3)], sure=shift == 0, base_version=None)
+            label = "non_paraphrase" if (who is bo and n == 2) else "paraphrase"
+            annotations.set_pair_label(pair, who, label, base_version=None)
+
+
+def cli_report(doc: dict, tmp_path: Path) -> dict:
+    path = tmp_path / "project.json"
+    path.write_text(json.dumps(doc))
+    out = subprocess.run(
+        [sys.executable, "-m", "metrics", "report", str(path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin"},
+    )
+    return json.loads(out.stdout)
+
+
+def test_snapshot_report_equals_metrics_cli_on_the_exported_document(team, tmp_path):
+    project, anns = team
+    annotate(project, anns)
+    assert recompute(project.pk) == "stored"
+    snapshot = latest_snapshot(project)
+    report = snapshot.results["report"]
+    assert report == cli_report(project_document(project), tmp_path)
+    assert "iapta.do.f1" in report["measures"] and "kappa_c" in report["measures"]
+    assert snapshot.fingerprint == agreement.fingerprint(project_document(project))
+
+
+def test_snapshot_after_partial_change_still_equals_cli(team, tmp_path):
+    project, anns = team
+    annotate(project, anns)
+    recompute(project.pk)
+    first = latest_snapshot(project)
+    pair = project.pairs.get(source_id="p2")
+    annotations.add_phenomenon(pair, anns[1], ptype("Diathesis"), scope1=[3], scope2=[1], base_version=None)
+    assert recompute(project.pk) == "stored"
+    second = latest_snapshot(project)
+    assert second.pk != first.pk
+    assert second.results["sections"]["word_alignments"] == first.results["sections"]["word_alignments"]
+    assert second.results["sections"]["phenomena"] != first.results["sections"]["phenomena"]
+    assert second.results["report"] == cli_report(project_document(project), tmp_path)
+
+
+def test_same_inputs_store_no_second_snapshot(team):
+    project, anns = team
+    annotate(project, anns)
+    assert recompute(project.pk) == "stored"
+    assert recompute(project.pk) == "unchanged"
+    assert AgreementSnapshot.objects.filter(project=project).count() == 1
+    state = AgreementState.objects.get(project=project)
+    assert state.finished_at is not None and state.last_error == "" and not state.is_behind
+
+
+def test_expensive_kappa_c_is_stored_provisionally_then_exactly(team, settings, tmp_path):
+    project, anns = team
+    annotate(project, anns)
+    settings.AGREEMENT_KAPPA_C_DEFER_WORK = 0
+    assert recompute(project.pk) == "stored provisional+final"
+    provisional, final = AgreementSnapshot.objects.filter(project=project).order_by("id")
+    assert provisional.results["pending"] == ["kappa_c"]
+    assert "kappa_c" not in provisional.results["report"]["measures"]  # nothing to carry over yet
+    assert "alignment.words.f1" in provisional.results["report"]["measures"]
+    assert final.results["pending"] == []
+    assert final.results["report"] == cli_report(project_document(project), tmp_path)
+
+
+def test_results_hold_pairs_pair_labels_progress_and_headline(team):
+    project, anns = team
+    annotate(project, anns)
+    Assignment.objects.filter(annotator=anns[0], pair__source_id="p1").update(
+        status=Assignment.Status.DONE, time_spent=90
+    )
+    recompute(project.pk)
+    results = latest_snapshot(project).results
+    assert results["pairs"]["p3"]["label_disagreement"] is True
+    assert results["pairs"]["p1"]["label_disagreement"] is False
+    assert results["pairs"]["p1"]["do_f1"] == pytest.approx(1.0)
+    assert results["pairs"]["p2"]["do_f1"] < 1
+    assert results["pairs"]["p1"]["annotators"] == ["ana", "bo", "cleo"]
+    ana_training = [r for r in results["progress"] if r["annotator"] == "ana"][0]
+    assert ana_training == {
+        "annotator": "ana",
+        "phase": "training",
+        "kind": "pairs",
+        "done": 1,
+        "postponed": 0,
+        "todo": 3,
+        "total": 4,
+        "time_spent": 90,
+    }
+    assert results["headline"]["iapta.do.f1"] == results["report"]["measures"]["iapta.do.f1"]["value"]
+
+
+def test_pair_label_kappas_match_scikit_learn(team):
+    project, anns = team
+    annotate(project, anns)
+    recompute(project.pk)
+    labels = latest_snapshot(project).results["pair_labels"]
+    doc = project_document(project)["pair_labels"]
+    ids = sorted(doc["ana"])
+    expected = cohen_kappa_score([doc["ana"][i] for i in ids], [doc["bo"][i] for i in ids])
+    assert labels["cohen"]["by_pair"]["ana|bo"] == pytest.approx(expected)
+    assert labels["cohen"]["by_pair"]["ana|cleo"] is None  # one category only: undefined
+    assert labels["fleiss"]["n_items"] == 4
+    assert labels["counts"]["bo"] == {"paraphrase": 3, "non_paraphrase": 1}
+
+
+def test_evaluation_judgements_reach_the_report(team, tmp_path):
+    project, anns = team
+    project.layer_evaluation = True
+    project.save()
+    unit = EvaluationUnit.objects.create(
+        project=project, source_id="u1", source_sentence="a b c", phrase="b", phrase_start=2, phrase_end=3
+    )
+    grades = [("Perfect", "Awkward", "Perfect"), ("Major Problem", "Irredeemable", "Awkward")]
+    for n, row in enumerate(grades):
+        item = EvaluationItem.objects.create(
+            unit=unit,
+            source_id=f"e{n}",
+            position=n,
+            paraphrase="x",
+            sentence="a x c",
+            substitution_start=2,
+            substitution_end=3,
+        )
+        for who, label in zip(anns, row, strict=True):
+            Judgement.objects.create(item=item, rater=who, step="grammaticality", label=label)
+            Judgement.objects.create(item=item, rater=who, step="meaning", label="Equivalent")
+    recompute(project.pk)
+    report = latest_snapshot(project).results["report"]
+    assert report == cli_report(project_document(project), tmp_path)
+    assert report["measures"]["fleiss.G2"]["n_items"] == 2
+
+
+class FakeTask:
+    def __init__(self, fail: Exception | None = None):
+        self.calls: list[tuple] = []
+        self.fail = fail
+
+    def apply_async(self, args, countdown=None):
+        if self.fail:
+            raise self.fail
+        self.calls.append((args, countdown))
+
+
+@pytest.fixture
+def broker(monkeypatch):
+    """A worker-mode broker that records what was sent (no task runs)."""
+    from annotator import tasks
+
+    fake = FakeTask()
+    monkeypatch.setattr(agreement, "_eager", lambda: False)
+    monkeypatch.setattr(tasks, "recompute_agreement", fake)
+    return fake
+
+
+def test_burst_of_changes_enqueues_one_recompute(team, broker):
+    project, _ = team
+    for _ in range(100):
+        agreement.schedule(project.pk)
+    assert len(broker.calls) == 1
+    assert broker.calls[0][0] == (project.pk,) and broker.calls[0][1] > 0
+
+
+def test_change_after_the_task_started_enqueues_again(team, broker):
+    project, anns = team
+    agreement.schedule(project.pk)
+    recompute(project.pk)  # the worker picks the task up: the "scheduled" mark is cleared
+    agreement.schedule(project.pk)
+    agreement.schedule(project.pk)
+    assert len(broker.calls) == 2
+
+
+def test_second_worker_on_a_busy_project_leaves_it_to_the_holder(team, monkeypatch):
+    project, anns = team
+    annotate(project, anns)
+    outcomes = []
+    real = agreement._compute_and_store
+
+    def compute_while_another_worker_arrives(p, started):
+        if not outcomes:
+            outcomes.append(recompute(project.pk))  # a second worker, same project, same moment
+        return real(p, started)
+
+    monkeypatch.setattr(agreement, "_compute_and_store", compute_while_another_worker_arrives)
+    assert recompute(project.pk) == "stored"
+    assert outcomes == ["busy"]
+    # the holder saw the busy mark and re-scheduled (in-process: ran again, nothing new to store)
+    assert AgreementSnapshot.objects.filter(project=project).count() == 1
+    assert cache.get(agreement.RERUN_KEY.format(project.pk)) is None
+
+
+def test_bug_fails_loudly_and_is_recorded(team, monkeypatch):
+    project, _ = team
+
+    def broken(project):
+        raise KeyError("tokens1")
+
+    monkeypatch.setattr(agreement, "project_document", broken)
+    with pytest.raises(KeyError):
+        recompute(project.pk)
+    state = AgreementState.objects.get(project=project)
+    assert "KeyError" in state.last_error and "tokens1" in state.last_error
+    assert not AgreementSnapshot.objects.filter(project=project).exists()
+
+
+def test_deleted_project_is_skipped():
+    assert recompute(987654) == "deleted"
+
+
+def test_broker_down_marks_project_behind_and_next_enqueue_catches_up(team, monkeypatch):
+    from kombu.exceptions import OperationalError
+
+    from annotator import tasks
+
+    project, _ = team
+    other = factories.project_with_pairs("Other", n_pairs=1)
+    AgreementState.objects.create(project=project)
+    monkeypatch.setattr(agreement, "_eager", lambda: False)
+    monkeypatch.setattr(tasks, "recompute_agreement", FakeTask(fail=OperationalError("connection refused")))
+    assert enqueue_recompute(project.pk) is False
+    assert AgreementState.objects.get(project=project).enqueue_failed
+    working = FakeTask()
+    monkeypatch.setattr(tasks, "recompute_agreement", working)
+    assert enqueue_recompute(other.pk) is True
+    assert sorted(args[0] for args, _ in working.calls) == sorted([other.pk, project.pk])
+
+
+def test_dashboard_catch_up_resends_refused_enqueue(team, broker):
+    project, _ = team
+    state = AgreementState.objects.create(project=project, enqueue_failed=True)
+    agreement.catch_up(state)
+    assert broker.calls == [((project.pk,), broker.calls[0][1])]
+    assert not AgreementState.objects.get(project=project).enqueue_failed
+
+
+def test_report_sections_equal_build_report_of_whole_document(team):
+    project, anns = team
+    annotate(project, anns)
+    doc = project_document(project)
+    from annotator.agreement_results import report_sections
+
+    report, _, pending = report_sections(doc)
+    assert pending == []
+    assert report == build_report(parse_document(doc))
