@@ -5,7 +5,7 @@ from .annotations import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon
 from .corpus import Membership, Pair, ParaphraseType, Project, Tagset
 from .evaluation import EvaluationItem, EvaluationUnit, Judgement, ReevaluationSet
 from .jobs import CorpusJob
-from .work import Assignment
+from .work import Assignment, ReannotationRound
 
 __all__ = [
     "AgreementSnapshot",
@@ -24,6 +24,7 @@ __all__ = [
     "Phenomenon",
     "PhraseAlignment",
     "Project",
+    "ReannotationRound",
     "ReevaluationSet",
     "Tagset",
 ]

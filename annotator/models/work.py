@@ -72,3 +72,46 @@ class Assignment(models.Model):
     def __str__(self) -> str:
         target = f"pair {self.pair_id}" if self.pair_id else f"unit {self.unit_id}"
         return f"{self.annotator} — {target} ({self.status})"
+
+
+class ReannotationRound(models.Model):
+    """One re-annotation draw: the rule, the pairs it flagged, the agreeing pairs mixed in, the order.
+
+    Everything needed to redo the draw is kept (rule, params, seed, fraction, candidates), plus each
+    queued pair's agreement before re-annotation so that before and after can be compared.
+    """
+
+    class Rule(models.TextChoices):
+        LABEL_DISAGREEMENT = "label_disagreement", "Pair-level label disagreement"
+        DO_F1_BELOW = "do_f1_below", "Phenomena DO F1 below a threshold"
+        SELECTED = "selected", "Selected pairs"
+
+    project = models.ForeignKey(Project, related_name="reannotation_rounds", on_delete=models.CASCADE)
+    round = models.PositiveIntegerField(help_text="The Assignment.round the queued work carries.")
+    rule = models.CharField(max_length=24, choices=Rule.choices)
+    params = models.JSONField(default=dict, blank=True)
+    seed = models.BigIntegerField()
+    fraction = models.FloatField(default=0.1)
+    flagged = models.JSONField(default=list, help_text="Pair source ids meeting the rule.")
+    agreeing = models.JSONField(default=list, help_text="Pair source ids the sample was drawn from.")
+    sampled = models.JSONField(default=list, help_text="Agreeing pairs mixed in.")
+    order = models.JSONField(default=list, help_text="Queued pair source ids, shuffled.")
+    before = models.JSONField(default=dict, blank=True, help_text="Pair source id → agreement before.")
+    before_snapshot = models.ForeignKey(
+        "annotator.AgreementSnapshot", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    fingerprint = models.CharField(max_length=64, help_text="Of the annotations and the draw's inputs.")
+    n_assignments = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "-round"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "round"], name="reannotation_round_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project} re-annotation round {self.round} ({self.rule})"
