@@ -73,7 +73,8 @@ def read_xml(data: bytes, filename: str) -> tuple[ET.Element | None, list[Proble
     except ET.ParseError as exc:
         line, column = exc.position
         reason = str(exc).split(":")[0]
-        hint = " — the file is truncated" if reason == "no element found" else ""
+        truncated = reason in ("no element found", "unclosed token") or line > data.count(b"\n")
+        hint = " — the file is truncated" if truncated else ""
         return None, [
             Problem(filename, line, "xml", f"not well-formed XML: {reason} at column {column + 1}{hint}")
         ]

@@ -1,0 +1,449 @@
+"""Importing corpora: the write side shared by `manage.py import_corpus`, the web upload and the Celery job.
+
+`import_corpus(format, project_name, files)` parses the files with the pure importers of
+`annotator.imports`, checks the records against the database (pairs that exist, tokens, types) and
+writes them with bulk inserts. By default it is all-or-nothing: everything happens inside one
+transaction, and if any record is invalid nothing is written and every problem is in the report.
+With `skip_invalid=True` every valid record is written and each invalid one is listed as skipped with
+its reason. A dry run does all the work and rolls it back, so the report says exactly what would be
+created, repaired and skipped. Re-importing the same file changes nothing: pairs match on their
+source id, annotations on their content.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import F
+
+from ..imports import etpc, mrpc
+from ..imports.problems import ImportReport, Parsed, Problem
+from ..imports.records import PairRecord, PhenomenonRecord
+from ..models import (
+    AnnotationHistory,
+    Membership,
+    Pair,
+    PairLabel,
+    ParaphraseType,
+    Phenomenon,
+    Project,
+    Tagset,
+)
+from ..recompute import project_changed
+from ..tagsets import ETPC_NAME, PALETTE
+
+FORMATS = ("mrpc", "etpc", "native", "ptb", "pharaoh", "units")
+BATCH = 1000
+Progress = Callable[[int, int], None]
+Cancelled = Callable[[], bool]
+Source = tuple[str, bytes]
+FileLike = str | Path | tuple[str, bytes] | BinaryIO
+
+
+class ImportCancelled(Exception):
+    """The user cancelled the import; the transaction is rolled back."""
+
+
+class ImportFailed(Exception):
+    """Raised inside the transaction to roll it back when problems were found."""
+
+
+def read_sources(paths_or_files: Iterable[FileLike]) -> list[Source]:
+    """(name, bytes) of each path, (name, bytes) tuple or open binary file (uploads)."""
+    sources: list[Source] = []
+    for item in paths_or_files:
+        if isinstance(item, tuple):
+            sources.append((item[0], item[1]))
+        elif isinstance(item, str | Path):
+            sources.append((Path(item).name, Path(item).read_bytes()))
+        else:
+            name = Path(getattr(item, "name", "upload")).name
+            data = item.read()
+            sources.append((name, data.encode() if isinstance(data, str) else data))
+    return sources
+
+
+@dataclass
+class Context:
+    """One import run: the project, options, the report, and the helpers every format uses."""
+
+    project: Project
+    report: ImportReport
+    annotator_name: str | None
+    actor: Any
+    progress: Progress | None = None
+    cancelled: Cancelled | None = None
+    done: int = 0
+    total: int = 0
+    changed: bool = False
+    users: dict[str, Any] = field(default_factory=dict)
+
+    def take(self, parsed: Parsed[Any]) -> list[Any]:
+        """Account for a parser's findings; return its valid records."""
+        self.report.problems += parsed.fatal
+        if self.report.skip_invalid:
+            self.report.skipped += parsed.invalid
+        else:
+            self.report.problems += parsed.invalid
+        self.report.repaired += parsed.repaired
+        return parsed.records
+
+    def invalid(self, problem: Problem) -> None:
+        """A record that cannot be imported: skipped under --skip-invalid, a problem otherwise."""
+        (self.report.skipped if self.report.skip_invalid else self.report.problems).append(problem)
+
+    def step(self, n: int = 1) -> None:
+        self.done += n
+        if self.cancelled is not None and self.cancelled():
+            raise ImportCancelled
+        if self.progress is not None:
+            self.progress(self.done, max(self.total, self.done))
+
+    def annotator(self, name: str | None = None) -> Any:
+        """The named annotator (created with an unusable password if new), a member of the project."""
+        name = name or self.annotator_name or ""
+        if name not in self.users:
+            self.users[name] = ensure_annotator(self.project, name)
+        return self.users[name]
+
+
+def ensure_annotator(project: Project, username: str) -> Any:
+    User = get_user_model()
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        user = User(username=username)
+        user.set_unusable_password()
+        user.save()
+    Membership.objects.get_or_create(project=project, user=user, role=Membership.Role.ANNOTATOR)
+    return user
+
+
+# ---- pairs ------------------------------------------------------------------------------------------
+
+
+def write_pairs(ctx: Context, records: Sequence[PairRecord]) -> None:
+    """Create the pairs that are new; an existing source id with the same texts is left as it is."""
+    existing = {
+        source_id: (text1, text2)
+        for source_id, text1, text2 in Pair.objects.filter(project=ctx.project).values_list(
+            "source_id", "text1", "text2"
+        )
+    }
+    new: list[Pair] = []
+    for record in records:
+        have = existing.get(record.source_id)
+        if have is None:
+            existing[record.source_id] = (record.text1, record.text2)
+            new.append(
+                Pair(
+                    project=ctx.project,
+                    source_id=record.source_id,
+                    position=record.position,
+                    text1=record.text1,
+                    text2=record.text2,
+                    tokens1=record.tokens1,
+                    tokens2=record.tokens2,
+                    corpus_labels=record.corpus_labels,
+                )
+            )
+        elif have == (record.text1, record.text2):
+            ctx.report.unchanged["pairs"] += 1
+        else:
+            ctx.invalid(
+                Problem(
+                    record.file,
+                    record.line,
+                    "source_id",
+                    f"pair {record.source_id} already exists in {ctx.project.name} with other text",
+                )
+            )
+    for start in range(0, len(new), BATCH):
+        Pair.objects.bulk_create(new[start : start + BATCH], batch_size=BATCH)
+        ctx.step(len(new[start : start + BATCH]))
+    ctx.report.created["pairs"] += len(new)
+
+
+def import_mrpc(ctx: Context, sources: Sequence[Source]) -> None:
+    parsed: Parsed[PairRecord] = Parsed()
+    for name, data in sources:
+        parsed.extend(mrpc.parse_mrpc(data, name))
+    records = ctx.take(parsed)
+    if ctx.report.problems:
+        return
+    ctx.total = len(records)
+    write_pairs(ctx, records)
+
+
+# ---- ETPC -------------------------------------------------------------------------------------------
+
+
+def etpc_tagset(ctx: Context, records: Sequence[etpc.TypeRecord]) -> Tagset:
+    """The built-in ETPC tagset, with the typology file's names and categories (new types added)."""
+    tagset = Tagset.objects.get(name=ETPC_NAME)
+    types = {t.code: t for t in tagset.types.all()}
+    for record in records:
+        ptype = types.get(record.code)
+        if ptype is None:
+            position = len(types)
+            types[record.code] = ParaphraseType.objects.create(
+                tagset=tagset,
+                code=record.code,
+                name=record.name,
+                type_class=record.category,
+                keys_allowed=True,
+                colour=PALETTE[position % len(PALETTE)],
+                position=position,
+            )
+            ctx.report.created["types"] += 1
+        elif (ptype.name, ptype.type_class) != (record.name, record.category or ptype.type_class):
+            ptype.name, ptype.type_class = record.name, record.category or ptype.type_class
+            ptype.save(update_fields=["name", "type_class"])
+            ctx.report.created["type updates"] += 1
+        else:
+            ctx.report.unchanged["types"] += 1
+    return tagset
+
+
+def use_tagset(ctx: Context, tagset: Tagset, where: str) -> bool:
+    project = ctx.project
+    if project.tagset_id is None:
+        project.tagset = tagset
+        project.save(update_fields=["tagset"])
+    elif project.tagset_id != tagset.pk:
+        ctx.report.problems.append(
+            Problem(
+                where,
+                None,
+                "tagset",
+                f"project {project.name} uses the tagset {project.tagset.name!r}, not {tagset.name!r}",
+            )
+        )
+        return False
+    return True
+
+
+def _classify(ctx: Context, sources: Sequence[Source]) -> dict[str, list[tuple[str, Any]]]:
+    kinds: dict[str, list[tuple[str, Any]]] = {"mrpc": [], "types": [], "pairs": [], "relations": []}
+    for name, data in sources:
+        if not data.lstrip().startswith(b"<"):
+            kinds["mrpc"].append((name, data))
+            continue
+        root, problems = etpc.read_xml(data, name)
+        kind = etpc.kind_of(root) if root is not None else None
+        if root is not None and kind is None:
+            problems = [
+                Problem(
+                    name,
+                    None,
+                    "xml",
+                    f"not an ETPC file: expected <paraphrase_type>, <pair> or "
+                    f"<relation> elements, found <{next(iter(root), root).tag}>",
+                )
+            ]
+        ctx.report.problems += problems
+        if kind:
+            kinds[kind].append((name, root))
+    return kinds
+
+
+def import_etpc(ctx: Context, sources: Sequence[Source]) -> None:
+    """Typology, pairs (text_pairs.xml or the MRPC files) and relation files, in that order."""
+    kinds = _classify(ctx, sources)
+    if ctx.report.problems:
+        return
+    types: Parsed[etpc.TypeRecord] = Parsed()
+    for name, root in kinds["types"]:
+        types.extend(etpc.parse_types(root, name))
+    tagset = etpc_tagset(ctx, ctx.take(types))
+    if not use_tagset(ctx, tagset, kinds["relations"][0][0] if kinds["relations"] else "ETPC"):
+        return
+    pairs: Parsed[PairRecord] = Parsed()
+    for name, root in kinds["pairs"]:
+        pairs.extend(etpc.parse_text_pairs(root, name))
+    for name, data in kinds["mrpc"]:
+        pairs.extend(mrpc.parse_mrpc(data, name))
+    pair_records = ctx.take(pairs)
+    ctx.total = len(pair_records) + sum(len(root) for _, root in kinds["relations"])
+    write_pairs(ctx, pair_records)
+    if not kinds["relations"]:
+        return
+    pair_rows = list(
+        Pair.objects.filter(project=ctx.project).values_list("pk", "source_id", "tokens1", "tokens2")
+    )
+    tokens = {source_id: (t1, t2) for _, source_id, t1, t2 in pair_rows}
+    pair_pks = {source_id: pk for pk, source_id, _, _ in pair_rows}
+    by_code = {t.code: t for t in tagset.types.all()}
+    for name, root in kinds["relations"]:
+        records = ctx.take(etpc.parse_relations(root, name, tokens, by_code))
+        write_phenomena(ctx, records, pair_pks, by_code, ctx.annotator(ctx.annotator_name or "etpc"))
+        ctx.step(len(root))
+
+
+def _phenomenon_key(pair_id: int, ptype_id: int, p: Any) -> tuple[Any, ...]:
+    return (
+        pair_id,
+        ptype_id,
+        tuple(p.scope1),
+        tuple(p.scope2),
+        p.projection or "",
+        tuple(p.key1),
+        tuple(p.key2),
+        p.sense_preserving,
+    )
+
+
+def write_phenomena(
+    ctx: Context,
+    records: Sequence[PhenomenonRecord],
+    pair_pks: dict[str, int],
+    types: dict[str, ParaphraseType],
+    user: Any,
+    *,
+    is_gold: bool = False,
+) -> list[Phenomenon]:
+    """Bulk-create the phenomena an annotator does not have yet (as a multiset: duplicates in a file stay)."""
+    have = Counter(
+        _phenomenon_key(p.pair_id, p.ptype_id, p)
+        for p in Phenomenon.objects.filter(pair__project=ctx.project, annotator=user, is_gold=is_gold)
+    )
+    new: list[Phenomenon] = []
+    for record in records:
+        pair_id, ptype = pair_pks[record.pair], types[record.type_code]
+        key = _phenomenon_key(pair_id, ptype.pk, record)
+        if have[key] > 0:
+            have[key] -= 1
+            ctx.report.unchanged["phenomena"] += 1
+            continue
+        new.append(
+            Phenomenon(
+                pair_id=pair_id,
+                annotator=user,
+                is_gold=is_gold,
+                ptype=ptype,
+                scope1=record.scope1,
+                scope2=record.scope2,
+                projection=record.projection or "",
+                key1=record.key1,
+                key2=record.key2,
+                sense_preserving=record.sense_preserving,
+                comment=record.comment,
+            )
+        )
+    Phenomenon.objects.bulk_create(new, batch_size=BATCH)
+    ctx.report.created["phenomena"] += len(new)
+    record_created(ctx, new, "phenomenon", user, PHENOMENON_SNAPSHOT)
+    return new
+
+
+PHENOMENON_SNAPSHOT = ["ptype_id", "scope1", "scope2", "projection", "key1", "key2", "comment"]
+
+
+def record_created(
+    ctx: Context, objects: Sequence[Any], model: str, owner: Any, fields: Sequence[str]
+) -> None:
+    """History rows for imported annotations (bulk), newer sheet versions, and one recompute at the end."""
+    if not objects:
+        return
+    actor = ctx.actor if getattr(ctx.actor, "pk", None) else None
+    AnnotationHistory.objects.bulk_create(
+        [
+            AnnotationHistory(
+                project=ctx.project,
+                pair_id=obj.pair_id,
+                owner=owner,
+                actor=actor,
+                model=model,
+                object_id=obj.pk,
+                action=AnnotationHistory.Action.CREATE,
+                after={name: getattr(obj, name) for name in fields},
+            )
+            for obj in objects
+        ],
+        batch_size=BATCH,
+    )
+    pair_ids = {obj.pair_id for obj in objects}
+    PairLabel.objects.filter(pair_id__in=pair_ids, annotator=owner).update(version=F("version") + 1)
+    ctx.changed = True
+
+
+# ---- entry point ------------------------------------------------------------------------------------
+
+IMPORTERS: dict[str, Callable[[Context, Sequence[Source]], None]] = {
+    "mrpc": import_mrpc,
+    "etpc": import_etpc,
+}
+
+
+def import_corpus(
+    format: str,
+    project_name: str,
+    paths_or_files: Iterable[FileLike],
+    *,
+    annotator: str | None = None,
+    dry_run: bool = False,
+    skip_invalid: bool = False,
+    progress: Progress | None = None,
+    cancelled: Cancelled | None = None,
+    actor: Any = None,
+) -> ImportReport:
+    """Import files of one format into the project (created if needed); see the module docstring."""
+    report = ImportReport(format=format, project=project_name, dry_run=dry_run, skip_invalid=skip_invalid)
+    if format not in IMPORTERS:
+        report.problems.append(
+            Problem("", None, "format", f"unknown format {format!r}; expected one of {', '.join(IMPORTERS)}")
+        )
+        return report
+    if not project_name.strip():
+        report.problems.append(Problem("", None, "project", "the project name is empty"))
+        return report
+    sources = read_sources(paths_or_files)
+    if not sources:
+        report.problems.append(Problem("", None, "files", "no files given"))
+        return report
+    try:
+        with transaction.atomic():
+            project, created = Project.objects.get_or_create(name=project_name.strip())
+            if created:
+                report.created["projects"] += 1
+            ctx = Context(
+                project=project,
+                report=report,
+                annotator_name=annotator,
+                actor=actor,
+                progress=progress,
+                cancelled=cancelled,
+            )
+            IMPORTERS[format](ctx, sources)
+            if report.problems:
+                raise ImportFailed
+            if ctx.changed:
+                project_changed(project.pk)
+            if dry_run:
+                transaction.set_rollback(True)
+    except ImportFailed:
+        pass
+    except ImportCancelled:
+        report.cancelled = True
+    return report
+
+
+def report_lines(report: ImportReport) -> list[str]:
+    """The report as printable lines: every problem, repair and skip as `FILE:LINE: field: message`."""
+    lines = [str(p) for p in report.problems]
+    lines += [f"repaired {p}" for p in report.repaired]
+    lines += [f"skipped {p}" for p in report.skipped]
+    return lines
+
+
+def as_upload(name: str, data: bytes) -> BinaryIO:
+    """A named in-memory file (tests and the job runner hand stored bytes to `import_corpus`)."""
+    handle = io.BytesIO(data)
+    handle.name = name  # type: ignore[attr-defined]
+    return handle
