@@ -13,7 +13,7 @@ is ``None`` (spec §0). Scopes are held as integer bitsets (bit ``i`` = token ``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -306,20 +306,51 @@ class PairTables:
     """Sufficient statistics of one annotator pair: ``cells[p, t, :]`` and ``words[p, :]``.
 
     ``p`` indexes ``pairs`` (pair ids), ``t`` indexes ``types`` (type names); columns follow
-    :data:`CELL_FIELDS`; ``words[p] = (w_X, w_Y)`` distinct scope tokens per pair.
+    :data:`CELL_FIELDS`; ``words[p] = (w_X, w_Y)`` distinct scope tokens per pair. ``per_pair``
+    (cells summed over types) and ``pair_values`` (per pair: agr_ph, agr_w, DO F1, and their
+    means over the pair's types; NaN = undefined) are derived row by row (:meth:`refresh`), so
+    that a changed pair costs one row, not a pass over the whole table.
     """
 
     pairs: tuple[str, ...]
     types: tuple[str, ...]
     cells: FloatArray
     words: FloatArray
+    per_pair: FloatArray = field(init=False, repr=False)
+    pair_values: FloatArray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.per_pair = np.zeros((len(self.pairs), len(CELL_FIELDS)))
+        self.pair_values = np.zeros((len(self.pairs), 6))
+        self.refresh(slice(None))
+
+    def refresh(self, rows: slice) -> None:
+        """Recompute ``per_pair`` and ``pair_values`` of ``rows`` from ``cells`` and ``words``."""
+        c, words = self.cells[rows], self.words[rows]
+        per_pair = c.sum(axis=1)
+        present = (c[:, :, _N_X] + c[:, :, _N_Y]) > 0
+        self.per_pair[rows] = per_pair
+        values = self.pair_values[rows]
+        values[:, 0] = _agr_n_vec(per_pair[:, _N_X], per_pair[:, _N_Y])
+        values[:, 1] = _agr_n_vec(words[:, 0], words[:, 1])
+        values[:, 2] = _do_f1_vec(
+            per_pair[:, _N_X], per_pair[:, _N_Y], per_pair[:, _D_XY], per_pair[:, _D_YX]
+        )
+        values[:, 3] = _row_means(_agr_n_vec(c[:, :, _N_X], c[:, :, _N_Y]), present)
+        values[:, 4] = _row_means(_agr_n_vec(c[:, :, _W_X], c[:, :, _W_Y]), present)
+        values[:, 5] = _row_means(
+            _do_f1_vec(c[:, :, _N_X], c[:, :, _N_Y], c[:, :, _D_XY], c[:, :, _D_YX]), present
+        )
+        self.pair_values[rows] = values
 
     def set_row(self, p: int, row: tuple[list[int], list[list[float]], tuple[int, int]]) -> None:
+        """Replace the statistics of pair ``p`` (the output of :func:`pair_row`)."""
         types, rows, words = row
         self.cells[p] = 0.0
         if types:
             self.cells[p, types] = rows
         self.words[p] = words
+        self.refresh(slice(p, p + 1))
 
 
 def pair_tables(
@@ -406,34 +437,26 @@ def _opt(x: float | np.floating) -> float | None:
 
 def aggregate(tables: PairTables) -> PairMeasures:
     """All N-, TPO- and DO-measures of one annotator pair from its :class:`PairTables` (spec §2–4)."""
-    c, words = tables.cells, tables.words
     values: dict[str, float | None] = {}
     by_type: dict[str, dict[str, float | None]] = {}
     directional: dict[str, tuple[float | None, float | None]] = {}
-    tot = c.sum(axis=(0, 1))
-    per_type = c.sum(axis=0)  # (T, fields)
-    per_pair = c.sum(axis=1)  # (P, fields)
+    per_type = tables.cells.sum(axis=0)  # (T, fields)
+    tot = per_type.sum(axis=0)
     type_present = (per_type[:, _N_X] + per_type[:, _N_Y]) > 0
-    cell_present = (c[:, :, _N_X] + c[:, :, _N_Y]) > 0
     names = [t for t, ok in zip(tables.types, type_present, strict=True) if ok]
-
+    pv = tables.pair_values
     n_x, n_y = float(tot[_N_X]), float(tot[_N_Y])
-    pair_words = words.sum(axis=0)
     # N-measures (§2)
-    for unit, (fx, fy) in (("ph", (_N_X, _N_Y)), ("w", (_W_X, _W_Y))):
+    pair_words = tables.words.sum(axis=0)
+    values["n.ph"] = agr_n(n_x, n_y)
+    values["n.w"] = agr_n(float(pair_words[0]), float(pair_words[1]))
+    for unit, (fx, fy), col in (("ph", (_N_X, _N_Y), 0), ("w", (_W_X, _W_Y), 1)):
         key = f"n.{unit}"
-        if unit == "ph":
-            values[key] = agr_n(n_x, n_y)
-            per_pair_vals = _agr_n_vec(per_pair[:, fx], per_pair[:, fy])
-        else:
-            values[key] = agr_n(float(pair_words[0]), float(pair_words[1]))
-            per_pair_vals = _agr_n_vec(words[:, 0], words[:, 1])
         t_vals = _agr_n_vec(per_type[:, fx], per_type[:, fy])[type_present]
         values[key + ".typewise"] = _mean(t_vals)
         by_type[key] = {name: _opt(v) for name, v in zip(names, t_vals, strict=True)}
-        values[key + ".pairwise"] = _mean(per_pair_vals)
-        cell_vals = _agr_n_vec(c[:, :, fx], c[:, :, fy])
-        values[key + ".pairwise_typewise"] = _mean(_row_means(cell_vals, cell_present))
+        values[key + ".pairwise"] = _mean(pv[:, col])
+        values[key + ".pairwise_typewise"] = _mean(pv[:, col + 3])
     # TPO-measures (§3)
     for crit, (fxy, fyx) in (("partial", (_P_XY, _P_YX)), ("total", (_T_XY, _T_YX))):
         c_xy, c_yx = float(tot[fxy]), float(tot[fyx])
@@ -447,16 +470,12 @@ def aggregate(tables: PairTables) -> PairMeasures:
     k_yx = float(tot[_D_YX]) / n_y if n_y else None
     directional["do.k"] = (k_xy, k_yx)
     values["do.f1"] = _do_f1(k_xy, k_yx, n_x, n_y)
-    t_f1 = _do_f1_vec(per_type[:, _N_X], per_type[:, _N_Y], per_type[:, _D_XY], per_type[:, _D_YX])[
-        type_present
-    ]
+    t_f1 = _do_f1_vec(per_type[:, _N_X], per_type[:, _N_Y], per_type[:, _D_XY], per_type[:, _D_YX])
+    t_f1 = t_f1[type_present]
     values["do.f1.typewise"] = _mean(t_f1)
     by_type["do.f1"] = {name: _opt(v) for name, v in zip(names, t_f1, strict=True)}
-    values["do.f1.pairwise"] = _mean(
-        _do_f1_vec(per_pair[:, _N_X], per_pair[:, _N_Y], per_pair[:, _D_XY], per_pair[:, _D_YX])
-    )
-    cell_f1 = _do_f1_vec(c[:, :, _N_X], c[:, :, _N_Y], c[:, :, _D_XY], c[:, :, _D_YX])
-    values["do.f1.pairwise_typewise"] = _mean(_row_means(cell_f1, cell_present))
+    values["do.f1.pairwise"] = _mean(pv[:, 2])
+    values["do.f1.pairwise_typewise"] = _mean(pv[:, 5])
     return PairMeasures(values, by_type, directional, (int(n_x), int(n_y)))
 
 
