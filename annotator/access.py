@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from .models import EvaluationUnit, Membership, Pair, Project
@@ -128,3 +128,96 @@ def can_see_annotations_of(user: Any, project: Project, owner_id: int) -> bool:
 def can_see_agreement(user: Any, project: Project) -> bool:
     """Agreement numbers reveal others' annotations, so only leads and admins see them."""
     return is_lead(user, project)
+
+
+# ---- querysets for lists (the REST API and any view that lists rows across projects) ---------------
+# Each returns only rows the user may see: admins everything, leads everything in the projects they
+# lead, annotators their own work (never another annotator's, never the gold layer).
+
+
+def _led_ids(user: Any) -> QuerySet[Project]:
+    return led_projects(user).values("pk")
+
+
+def may_create_project(user: Any) -> bool:
+    """Admins and users who already lead a project may start new projects (and become their lead)."""
+    return is_admin(user) or is_lead_anywhere(user)
+
+
+def visible_pairs(user: Any) -> QuerySet[Pair]:
+    """Pairs of the projects the user leads, and the pairs assigned to the user as an annotator."""
+    if is_admin(user):
+        return Pair.objects.all()
+    if not user.is_authenticated:
+        return Pair.objects.none()
+    assigned = Pair.objects.filter(
+        assignments__annotator=user,
+        project__memberships__user=user,
+        project__memberships__role=Membership.Role.ANNOTATOR,
+    ).values("pk")
+    return Pair.objects.filter(Q(project__in=_led_ids(user)) | Q(pk__in=assigned))
+
+
+def visible_annotations(user: Any, queryset: QuerySet[Any]) -> QuerySet[Any]:
+    """Annotation rows (pair label, phenomenon, link, phrase alignment) the user may read."""
+    if is_admin(user):
+        return queryset
+    if not user.is_authenticated:
+        return queryset.none()
+    return queryset.filter(Q(pair__project__in=_led_ids(user)) | Q(annotator=user, is_gold=False))
+
+
+def visible_judgements(user: Any, queryset: QuerySet[Any]) -> QuerySet[Any]:
+    """Judgements the user may read: a rater only their own, leads all in their projects."""
+    if is_admin(user):
+        return queryset
+    if not user.is_authenticated:
+        return queryset.none()
+    return queryset.filter(Q(item__unit__project__in=_led_ids(user)) | Q(rater=user))
+
+
+def visible_units(user: Any) -> QuerySet[EvaluationUnit]:
+    """Evaluation units of led projects, and the units assigned to the user as a rater."""
+    if is_admin(user):
+        return EvaluationUnit.objects.all()
+    if not user.is_authenticated:
+        return EvaluationUnit.objects.none()
+    assigned = EvaluationUnit.objects.filter(assignments__annotator=user).values("pk")
+    return EvaluationUnit.objects.filter(Q(project__in=_led_ids(user)) | Q(pk__in=assigned))
+
+
+def visible_assignments(user: Any, queryset: QuerySet[Any]) -> QuerySet[Any]:
+    """Assignments: leads see their projects' queues, everyone else only their own."""
+    if is_admin(user):
+        return queryset
+    if not user.is_authenticated:
+        return queryset.none()
+    return queryset.filter(Q(project__in=_led_ids(user)) | Q(annotator=user))
+
+
+def visible_jobs(user: Any, queryset: QuerySet[Any]) -> QuerySet[Any]:
+    """Import/export jobs: the user's own, and every job of the projects they lead."""
+    if is_admin(user):
+        return queryset
+    if not user.is_authenticated:
+        return queryset.none()
+    return queryset.filter(Q(project__in=_led_ids(user)) | Q(created_by=user))
+
+
+def can_change_annotation(user: Any, row: Any) -> bool:
+    """Annotators change only their own (non-gold) rows; the gold layer belongs to adjudication."""
+    return bool(user.is_authenticated and row.annotator_id == user.pk and not row.is_gold)
+
+
+def units_with_original_hidden(user: Any, units: list[EvaluationUnit]) -> set[int]:
+    """Units whose original (source sentence, phrase) the user may not see yet: a rater judges
+    grammaticality without it, so it stays hidden until they submit step 1. Leads always see it."""
+    from .models import Assignment
+
+    if is_admin(user) or not units:
+        return set()
+    led = set(led_projects(user).filter(pk__in={u.project_id for u in units}).values_list("pk", flat=True))
+    rows = Assignment.objects.filter(
+        annotator=user, unit__in=[u.pk for u in units if u.project_id not in led], round=0
+    ).values_list("unit_id", "step")
+    return {unit_id for unit_id, step in rows if step == Assignment.Step.GRAMMATICALITY}

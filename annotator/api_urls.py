@@ -1,9 +1,39 @@
-"""The REST API (DRF) and its OpenAPI schema."""
+"""The REST API (DRF) under /api/, its OpenAPI 3 schema and the browsable documentation.
+
+Resources (router `DefaultRouter`, URL names `api-<resource>-list|detail|<action>`): projects (with
+members and agreement), tagsets, pairs (with an annotator's sheet), assignments, pair labels, phenomena,
+links, phrase alignments, evaluation units, judgements, agreement snapshots, import/export jobs.
+"""
 
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from . import api
+
+
+class Router(DefaultRouter):
+    include_format_suffixes = False  # one URL per resource: /api/pairs/, not also /api/pairs.json
+
+
+router = Router()
+router.register("projects", api.ProjectViewSet, basename="api-project")
+router.register("tagsets", api.TagsetViewSet, basename="api-tagset")
+router.register("pairs", api.PairViewSet, basename="api-pair")
+router.register("assignments", api.AssignmentViewSet, basename="api-assignment")
+router.register("pair-labels", api.PairLabelViewSet, basename="api-pairlabel")
+router.register("phenomena", api.PhenomenonViewSet, basename="api-phenomenon")
+router.register("links", api.AlignmentLinkViewSet, basename="api-link")
+router.register("phrase-alignments", api.PhraseAlignmentViewSet, basename="api-phrasealignment")
+router.register("units", api.EvaluationUnitViewSet, basename="api-unit")
+router.register("judgements", api.JudgementViewSet, basename="api-judgement")
+router.register("snapshots", api.SnapshotViewSet, basename="api-snapshot")
+router.register("jobs", api.CorpusJobViewSet, basename="api-job")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("token/", api.TokenView.as_view(), name="api-token"),
+    *router.urls,
 ]

@@ -187,6 +187,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "ProjectPhaseEnum": "annotator.models.corpus.Project.Phase",
+        "JudgementPhaseEnum": "annotator.models.evaluation.Judgement.Phase",
+        "AssignmentStepEnum": "annotator.models.work.Assignment.Step",
+        "JudgementStepEnum": "annotator.models.evaluation.Judgement.Step",
+    },
 }
 
 # Production safety: everything below only bites when DEBUG is off.
