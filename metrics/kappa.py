@@ -42,10 +42,12 @@ def codes(values: Any) -> tuple[IntArray, npt.NDArray[Any]]:
     if arr.size and np.issubdtype(arr.dtype, np.integer):
         lo, hi = int(arr.min()), int(arr.max())
         if hi - lo <= 4 * arr.size + 1024:
-            shifted = arr.astype(np.int64) - lo
+            shifted = arr.astype(np.int64, copy=False) - lo if lo else arr.astype(np.int64, copy=False)
             used = np.bincount(shifted, minlength=hi - lo + 1) > 0
+            if used.all():  # dense codes already (e.g. item numbers 0..n-1)
+                return shifted, np.arange(lo, hi + 1)
             remap = np.cumsum(used) - 1
-            return remap[shifted].astype(np.int64), np.flatnonzero(used) + lo
+            return remap[shifted], np.flatnonzero(used) + lo
     uniques, inverse = np.unique(arr, return_inverse=True)
     return inverse.astype(np.int64).reshape(-1), uniques
 
@@ -73,17 +75,23 @@ def fleiss_kappa(table: Any) -> FleissResult:
     >>> fleiss_kappa([[3, 0], [0, 3], [2, 1]]).kappa  # 3 raters, 3 items
     0.55
     """
-    n_ij = np.asarray(table, dtype=np.float64)
+    n_ij = np.asarray(table)
     if n_ij.ndim != 2:
         raise ValueError(f"table must be 2-D (items × categories), got shape {n_ij.shape}")
-    if n_ij.size and (np.any(n_ij < 0) or np.any(n_ij != np.round(n_ij))):
+    if not np.issubdtype(n_ij.dtype, np.integer):
+        as_float = n_ij.astype(np.float64)
+        if np.any(as_float != np.round(as_float)):
+            raise ValueError("table must hold non-negative integer counts")
+        n_ij = as_float.astype(np.int64)
+    if n_ij.size and n_ij.min() < 0:
         raise ValueError("table must hold non-negative integer counts")
     n_i = n_ij.sum(axis=1)
     keep = n_i >= 2
-    n_ij, n_i = n_ij[keep], n_i[keep]
+    if not keep.all():
+        n_ij, n_i = n_ij[keep], n_i[keep]
     if not len(n_i):
         return FleissResult(None, 0)
-    P_i = ((n_ij * (n_ij - 1)).sum(axis=1)) / (n_i * (n_i - 1))  # noqa: N806 - Fleiss' symbol
+    P_i = (n_ij * (n_ij - 1)).sum(axis=1) / (n_i * (n_i - 1))  # noqa: N806 - Fleiss' symbol
     P_bar = P_i.mean()  # noqa: N806
     p_j = n_ij.sum(axis=0) / n_i.sum()
     P_e = float((p_j * p_j).sum())  # noqa: N806
