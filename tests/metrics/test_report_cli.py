@@ -199,3 +199,23 @@ def test_report_is_json_safe_for_degenerate_input():
     json.dumps(report, allow_nan=False)
     assert report["measures"]["iapta.do.f1"]["value"] is None
     assert report["measures"]["iapta.tpo.partial.f1"]["by_pair"] == {"B|C": None}
+
+
+def test_spec_example_document_reports_every_section(tmp_path):
+    from tests.metrics.test_types import full_document
+
+    proc = run_cli("report", str(write(tmp_path, full_document())))
+    assert proc.returncode == 0, proc.stderr
+    m = json.loads(proc.stdout)["measures"]
+    prefixes = {key.split(".")[0] for key in m}
+    assert prefixes == {"iapta", "alignment", "kappa_c", "spade", "fleiss", "cohen", "krippendorff", "reeval"}
+    assert no_nan(m)
+
+
+def test_bootstrap_word_counts_reproduce_the_alignment_f1():
+    from metrics.synthetic import synthetic_document
+
+    doc = synthetic_document(n_pairs=1, n_annotators=2, phenomena_per_pair=2, seed=4)
+    m = build_report(doc, ci=True, ci_resamples=20)["measures"]
+    f1 = m["alignment.words.f1"]["by_pair"]["A1|A2"]
+    assert m["alignment.words.f1.ci95"]["by_pair"]["A1|A2"] == [pytest.approx(f1, abs=1e-12)] * 2
