@@ -114,7 +114,7 @@ def harmonic_mean(x: float | None, y: float | None) -> float | None:
     0 when ``x + y = 0``; ``None`` if either is ``None``. Spec §0.
 
     >>> harmonic_mean(1.0, 0.8)
-    0.888...
+    0.888888888888889
     """
     if x is None or y is None:
         return None

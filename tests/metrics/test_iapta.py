@@ -226,3 +226,14 @@ def test_negative_index_is_rejected():
 def test_bad_criterion_is_rejected():
     with pytest.raises(ValueError, match="criterion"):
         agr_o([], [], criterion="fuzzy")  # type: ignore[arg-type]
+
+
+def test_docstring_examples_reproduce_their_numbers():
+    import doctest
+
+    import metrics.iapta
+    import metrics.kappa
+    import metrics.reeval
+
+    for module in (metrics.iapta, metrics.kappa, metrics.reeval):
+        assert doctest.testmod(module).failed == 0, module.__name__
