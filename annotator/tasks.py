@@ -58,3 +58,28 @@ def recompute_agreement(self: object, project_id: int) -> str | None:
     from .agreement import recompute
 
     return recompute(project_id)
+
+
+@shared_task(
+    name="annotator.build_reevaluation_sets",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=_transient_errors(),
+    retry_backoff=True,
+    retry_backoff_max=60,
+    max_retries=5,
+)
+def build_reevaluation_sets(project_id: int, seed: int = 0) -> int | None:
+    """Draw every rater's re-evaluation sets (metrics.reeval) and give them their round-1 units.
+
+    Idempotent: the same seed on the same judgements stores the same sets and creates no new work.
+    Returns the number of round-1 assignments created; a deleted project is logged and skipped.
+    """
+    from .models import Project
+    from .services.reevaluation import build_reevaluation_sets as build
+
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None:
+        log.info("build_reevaluation_sets: project %s no longer exists; skipped", project_id)
+        return None
+    return build(project, seed)
