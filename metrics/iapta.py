@@ -82,11 +82,15 @@ _ONE = 1
 
 
 def _rec(x: Phenomenon) -> _Rec:
+    s1, s2, key1, key2 = x.s1, x.s2, x.key1, x.key2
     try:
-        m1, m2, k1, k2 = _mask(x.s1), _mask(x.s2), _mask(x.key1), _mask(x.key2)
+        m1 = sum(map(_ONE.__lshift__, s1)) if s1 else 0  # distinct indices: sum = bitwise or
+        m2 = sum(map(_ONE.__lshift__, s2)) if s2 else 0
+        k1 = sum(map(_ONE.__lshift__, key1)) if key1 else 0
+        k2 = sum(map(_ONE.__lshift__, key2)) if key2 else 0
     except (TypeError, ValueError):
         raise ValueError(f"phenomenon {x!r}: token indices must be non-negative integers") from None
-    return (m1, m2, x.projection, k1, k2, len(x.s1), len(x.s2), len(x.key1), len(x.key2))
+    return (m1, m2, x.projection, k1, k2, len(s1), len(s2), len(key1), len(key2))
 
 
 # -- scalar building blocks -----------------------------------------------------------------------
@@ -372,7 +376,7 @@ def pair_tables(
         if not cx and not cy:
             continue
         cx, cy = cx or {}, cy or {}
-        row_types = sorted(cx.keys() | cy.keys())
+        row_types = list(cx.keys() | cy.keys())  # distinct cells: assignment order does not matter
         for t in row_types:
             values.append(_cell_row(cx.get(t), cy.get(t), a_by_type[t]))
         p_idx.extend([p] * len(row_types))

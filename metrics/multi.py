@@ -53,7 +53,7 @@ def multi_row(cells: Sequence[Mapping[int, _Cell] | None]) -> list[int]:
     k = len(cells)
     row = [0] * _row_width(k)
     partial, total = k + 1, k + 1 + 3 * k
-    types = sorted({t for c in cells if c for t in c})
+    types = {t for c in cells if c for t in c}  # integer counts: order does not matter
     for t in types:
         recs = [c[t].recs if c and t in c else () for c in cells]
         present = [r for r in range(k) if recs[r]]
