@@ -32,7 +32,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from . import access
+from . import access, agreement
 from . import serializers as s
 from .api_permissions import ChangesOwnAnnotation, MayCreateProject, SeesAgreement
 from .models import (
@@ -88,14 +88,14 @@ def int_query(request: Request, name: str, *, required: bool = False) -> int | N
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         if required:
-            raise ValidationError({name: "This query parameter is required."})
+            raise ValidationError({name: ["This query parameter is required."]})
         return None
     try:
         value = int(raw)
     except ValueError:
-        raise ValidationError({name: f"Expected a whole number, got {raw!r}."}) from None
+        raise ValidationError({name: [f"Expected a whole number, got {raw!r}."]}) from None
     if not -(2**63) <= value < 2**63:
-        raise ValidationError({name: f"{raw} is out of range."})
+        raise ValidationError({name: [f"{raw} is out of range."]})
     return value
 
 
@@ -130,7 +130,7 @@ class ServiceErrors:
 def _user_by_name(username: str, field: str) -> Any:
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
-        raise ValidationError({field: f"No user named {username!r}."})
+        raise ValidationError({field: [f"No user named {username!r}."]})
     return user
 
 
@@ -165,7 +165,7 @@ class TokenView(ServiceErrors, APIView):
         data.is_valid(raise_exception=True)
         user = authenticate(request, **data.validated_data)
         if user is None or not user.is_active:
-            raise ValidationError({"non_field_errors": "Wrong username or password."})
+            raise ValidationError({"non_field_errors": ["Wrong username or password."]})
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
 
@@ -210,10 +210,12 @@ class ProjectViewSet(
         context["roles"] = access.roles_by_project(self.request.user, ids)
         return context
 
-    def perform_create(self, serializer: s.ProjectSerializer) -> None:
-        data = dict(serializer.validated_data)
-        name = data.pop("name")
-        serializer.instance = projects.create_project(name, leads=[self.request.user], **data)
+    def create(self, request: Request) -> Response:
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        fields = dict(serializer.validated_data)
+        project = projects.create_project(fields.pop("name"), leads=[request.user], **fields)
+        return Response(self.get_serializer(project).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(summary="Members of the project (leads only)", responses=s.MembershipSerializer(many=True))
     @action(detail=True, methods=["get"], pagination_class=None)
@@ -239,6 +241,9 @@ class ProjectViewSet(
 
     @extend_schema(
         summary="The latest agreement snapshot and whether it is behind (leads only)",
+        description="`behind` is true while a newer change has not been computed yet (dashboards show "
+        "'recomputing…'); `enqueue_failed` while the task queue was unreachable. Asking re-sends a "
+        "recompute the queue refused earlier.",
         responses=s.AgreementSerializer,
     )
     @action(
@@ -251,7 +256,10 @@ class ProjectViewSet(
         project = access.project_for_member(request.user, int(pk))
         self.check_object_permissions(request, project)
         state = AgreementState.objects.filter(project=project).first()
-        snapshot = AgreementSnapshot.objects.filter(project=project, scope="project").first()
+        agreement.catch_up(state)  # like the dashboard's poll: re-send a recompute the broker refused
+        if state is not None:
+            state.refresh_from_db()
+        snapshot = agreement.latest_snapshot(project)
         return Response(
             {
                 "project": project.pk,
@@ -299,13 +307,13 @@ class PairViewSet(ServiceErrors, mixins.ListModelMixin, mixins.RetrieveModelMixi
         project = _project_to_lead(request.user, fields.pop("project"))
         if Pair.objects.filter(project=project, source_id=fields["source_id"]).exists():
             raise ValidationError(
-                {"source_id": f"Pair {fields['source_id']!r} already exists in this project."}
+                {"source_id": [f"Pair {fields['source_id']!r} already exists in this project."]}
             )
         try:
             with transaction.atomic():
                 pair = projects.add_pair(project, fields.pop("source_id"), **fields)
         except IntegrityError:
-            raise ValidationError({"source_id": "A pair with this id was just added."}) from None
+            raise ValidationError({"source_id": ["A pair with this id was just added."]}) from None
         return Response(s.PairSerializer(pair).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -393,7 +401,7 @@ class AssignmentViewSet(
             pairs = pairs.filter(pk__in=fields["pairs"])
             missing = sorted(set(fields["pairs"]) - set(pairs.values_list("pk", flat=True)))
             if missing:
-                raise ValidationError({"pairs": f"Pair {missing[0]} is not in project {project.pk}."})
+                raise ValidationError({"pairs": [f"Pair {missing[0]} is not in project {project.pk}."]})
         created = projects.assign_pairs(
             project, users, pairs, phase=fields.get("phase") or None, round=fields["round"]
         )

@@ -1,0 +1,69 @@
+"""REST API: agreement (latest snapshot, behind/queue state), snapshot lists and import/export jobs."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from annotator import agreement
+from annotator.models import AgreementState, CorpusJob
+from tests.annotator.api_helpers import annotate_marked, client_for, make_world
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world(settings):
+    return make_world(settings)
+
+
+def test_lead_fetches_latest_agreement(world):
+    annotate_marked(world, world.anna)
+    annotate_marked(world, world.ben)
+    agreement.recompute(world.project.pk)
+    body = client_for(world.lead).get(f"/api/projects/{world.project.pk}/agreement/").json()
+    assert body["behind"] is False and body["snapshot"]["project"] == world.project.pk
+    measures = body["snapshot"]["results"]["report"]["measures"]
+    assert measures  # the metrics report as stored by the pipeline
+
+
+def test_agreement_is_behind_after_a_change(world):
+    annotate_marked(world, world.anna)
+    agreement.recompute(world.project.pk)
+    AgreementState.objects.filter(project=world.project).update(changed_at=timezone.now())
+    body = client_for(world.lead).get(f"/api/projects/{world.project.pk}/agreement/").json()
+    assert body["behind"] is True
+
+
+def test_annotator_never_gets_agreement_numbers(world):
+    annotate_marked(world, world.anna)
+    annotate_marked(world, world.ben)
+    agreement.recompute(world.project.pk)
+    client = client_for(world.anna)
+    assert client.get(f"/api/projects/{world.project.pk}/agreement/").status_code == 403
+    assert client.get("/api/snapshots/").json()["results"] == []
+    snapshot_id = agreement.latest_snapshot(world.project).pk
+    assert client.get(f"/api/snapshots/{snapshot_id}/").status_code == 404
+    assert client_for(world.other_lead).get(f"/api/projects/{world.project.pk}/agreement/").status_code == 404
+
+
+def test_snapshot_list_for_leads_filters_by_project(world):
+    annotate_marked(world, world.anna)
+    agreement.recompute(world.project.pk)
+    body = client_for(world.lead).get(f"/api/snapshots/?project={world.project.pk}").json()
+    assert body["count"] == 1 and body["results"][0]["fingerprint"]
+    assert client_for(world.other_lead).get("/api/snapshots/").json()["count"] == 0
+
+
+def test_jobs_are_visible_to_their_creator_and_the_projects_leads(world):
+    mine = CorpusJob.objects.create(
+        kind="import", format="mrpc", project=world.project, created_by=world.anna
+    )
+    CorpusJob.objects.create(
+        kind="export", format="native", project=world.other_project, created_by=world.other_lead
+    )
+    assert [j["id"] for j in client_for(world.anna).get("/api/jobs/").json()["results"]] == [mine.pk]
+    lead = client_for(world.lead).get(f"/api/jobs/?project={world.project.pk}&kind=import").json()
+    assert [j["id"] for j in lead["results"]] == [mine.pk]
+    assert client_for(world.ben).get(f"/api/jobs/{mine.pk}/").status_code == 404
+    assert client_for(world.admin).get("/api/jobs/").json()["count"] == 2
