@@ -72,8 +72,8 @@ GRAMMATICALITY = Tree(
                 "could have written it as it stands.",
                 options=(Option("yes", "Yes", next="natural"), Option("no", "No", next="correctable")),
                 examples=(
-                    ("The committee put off the vote until Monday.", "Yes: nothing needs to change."),
-                    ("The committee put the vote off until on Monday.", "No: “until on” cannot stand."),
+                    ("The museum reopened its doors last spring.", "Yes: nothing needs to change."),
+                    ("The museum reopened its doors since last spring.", "No: “since” needs another tense."),
                 ),
             ),
             Question(

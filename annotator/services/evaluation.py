@@ -229,7 +229,10 @@ def _assignment(project: Project, rater: Any, unit: EvaluationUnit, round: int =
 
 def _locked_assignment(unit_id: int, rater: Any, round: int) -> Assignment:
     assignment = (
-        Assignment.objects.select_for_update().filter(unit_id=unit_id, annotator=rater, round=round).first()
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("unit", "annotator")
+        .filter(unit_id=unit_id, annotator=rater, round=round)
+        .first()
     )
     if assignment is None:
         what = "re-evaluation of unit" if round else "unit"
