@@ -64,23 +64,43 @@ def multi_row(cells: Sequence[Mapping[int, _Cell] | None]) -> list[int]:
         owners: dict[tuple[int, int], set[int]] = {}
         for r in present:
             for x in recs[r]:
-                owners.setdefault((x[0], x[1]), set()).add(r)
+                who = owners.get((x[0], x[1]))
+                if who is None:
+                    owners[x[0], x[1]] = {r}
+                else:
+                    who.add(r)
         gold = [g for g, who in owners.items() if len(who) >= 2]
         row[k] += len(gold)
         for r in present:
-            xs = recs[r]
             others = [y for s in present if s != r for y in recs[s]]
-            row[partial + r] += sum(1 for x in xs if any(x[0] & y[0] or x[1] & y[1] for y in others))
-            # total: x matches another annotator exactly iff its scopes are in G (≥ 2 owners)
-            in_gold = sum(1 for x in xs if len(owners[x[0], x[1]]) >= 2)
+            matched = in_gold = to_gold = 0
+            for x in recs[r]:
+                x1, x2 = x[0], x[1]
+                for y in others:
+                    if x1 & y[0] or x2 & y[1]:
+                        matched += 1
+                        break
+                # total: x matches another annotator exactly iff its scopes are in G (≥ 2 owners)
+                if len(owners[x1, x2]) >= 2:
+                    in_gold += 1
+                for g in gold:
+                    if x1 & g[0] or x2 & g[1]:
+                        to_gold += 1
+                        break
+            from_gold = owned = 0
+            for g in gold:
+                if r in owners[g]:
+                    owned += 1
+                for x in recs[r]:
+                    if g[0] & x[0] or g[1] & x[1]:
+                        from_gold += 1
+                        break
+            row[partial + r] += matched
+            row[partial + k + r] += to_gold
+            row[partial + 2 * k + r] += from_gold
             row[total + r] += in_gold
             row[total + k + r] += in_gold
-            row[total + 2 * k + r] += sum(1 for g in gold if r in owners[g])
-            if gold:
-                row[partial + k + r] += sum(1 for x in xs if any(x[0] & g[0] or x[1] & g[1] for g in gold))
-                row[partial + 2 * k + r] += sum(
-                    1 for g in gold if any(g[0] & x[0] or g[1] & x[1] for x in xs)
-                )
+            row[total + 2 * k + r] += owned
     return row
 
 
