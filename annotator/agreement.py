@@ -462,6 +462,7 @@ def _compute_and_store(project: Project, started: float) -> str:
         return "unchanged"
     previous = latest.results if latest is not None else None
     extras = {
+        "annotators": doc["annotators"],
         "pairs": pair_results(doc, _done_source_ids(project)),
         "pair_labels": pair_label_agreement(doc),
         "progress": progress(project),

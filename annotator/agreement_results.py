@@ -197,7 +197,8 @@ def pair_label_agreement(doc: Mapping[str, Any]) -> dict[str, Any] | None:
     """Cohen's κ per annotator pair (pairs both labelled) and Fleiss' κ over pairs with ≥ 2 labels.
 
     Uses `metrics.kappa`; None when the document has no `pair_labels` section. `counts` gives each
-    annotator's number of paraphrase / non-paraphrase labels.
+    annotator's number of paraphrase / non-paraphrase labels, `disagreeing_pairs` the pairs labelled
+    both ways.
     """
     labels: dict[str, dict[str, str]] = doc.get("pair_labels")  # type: ignore[assignment]
     if labels is None:
@@ -216,6 +217,7 @@ def pair_label_agreement(doc: Mapping[str, Any]) -> dict[str, Any] | None:
         for pid, label in labels[a].items():
             per_item.setdefault(pid, []).append(label)
     rated = [(pid, label) for pid, given in per_item.items() if len(given) >= 2 for label in given]
+    disagreeing = sum(1 for given in per_item.values() if len(set(given)) > 1)
     fleiss = fleiss_kappa_from_ratings([p for p, _ in rated], [lab for _, lab in rated]) if rated else None
     defined = [v for v in by_pair.values() if v is not None]
     return {
@@ -228,6 +230,7 @@ def pair_label_agreement(doc: Mapping[str, Any]) -> dict[str, Any] | None:
             "value": fleiss.kappa if fleiss else None,
             "n_items": fleiss.n_items if fleiss else 0,
         },
+        "disagreeing_pairs": disagreeing,
         "counts": {
             a: {
                 "paraphrase": sum(1 for v in labels[a].values() if v == "paraphrase"),

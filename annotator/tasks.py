@@ -61,6 +61,37 @@ def recompute_agreement(self: object, project_id: int) -> str | None:
 
 
 @shared_task(
+    name="annotator.queue_reannotation",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=_transient_errors(),
+    retry_backoff=True,
+    retry_backoff_max=60,
+    max_retries=5,
+)
+def queue_reannotation(
+    self: object, project_id: int, rule: str, params: dict, seed: int, actor_id: int | None = None
+) -> int | None:
+    """Draw a re-annotation round by `rule` and queue its pairs back to their annotators.
+
+    Idempotent: run again on unchanged annotations (e.g. after a killed worker) it finds the round it
+    stored and queues nothing twice. Returns the round number; a deleted project is logged and skipped.
+    """
+    from django.contrib.auth import get_user_model
+
+    from .models import Project
+    from .services.reannotation import queue_reannotation as queue
+
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None:
+        log.info("queue_reannotation: project %s no longer exists; skipped", project_id)
+        return None
+    actor = get_user_model().objects.filter(pk=actor_id).first() if actor_id else None
+    return queue(project, rule, params, seed=seed, actor=actor).round
+
+
+@shared_task(
     name="annotator.build_reevaluation_sets",
     acks_late=True,
     reject_on_worker_lost=True,

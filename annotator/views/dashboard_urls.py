@@ -1,5 +1,9 @@
 """URLs of the dashboard area (included by annotator.app_urls, namespace `annotator`)."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from .dashboard import dashboard_view
+
+urlpatterns = [
+    path("projects/<int:project_pk>/dashboard/", dashboard_view, name="dashboard"),
+]

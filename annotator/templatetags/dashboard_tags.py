@@ -1,0 +1,63 @@
+"""Formatting of agreement numbers on the dashboard (undefined values shown as an em dash)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def num(value: Any, digits: int = 3) -> str:
+    """A measure with `digits` decimals; undefined (None) → "—"."""
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    return f"{float(value):.{int(digits)}f}"
+
+
+@register.filter
+def interval(value: Any) -> str:
+    """A 95 % confidence interval `[lo, hi]` as "0.61–0.72"; nothing when absent."""
+    if not value:
+        return ""
+    lo, hi = value
+    return f"{lo:.2f}–{hi:.2f}"
+
+
+@register.filter
+def pairname(value: str) -> str:
+    """An annotator pair key "a|b" as "a – b"."""
+    return " – ".join(str(value).split("|"))
+
+
+@register.filter
+def duration(seconds: Any) -> str:
+    """Seconds as "1 h 05 min", "12 min", "40 s"."""
+    seconds = int(seconds or 0)
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = seconds // 60
+    if minutes < 60:
+        return f"{minutes} min"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+@register.filter
+def percent_of(part: Any, whole: Any) -> int:
+    whole = int(whole or 0)
+    return round(100 * int(part or 0) / whole) if whole else 0
+
+
+@register.filter
+def level(value: Any) -> str:
+    """A CSS class for a value on [0, 1]: low / mid / high agreement (undefined: none)."""
+    if value is None:
+        return "undef"
+    value = float(value)
+    return "low" if value < 0.4 else ("mid" if value < 0.7 else "high")
