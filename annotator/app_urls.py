@@ -14,4 +14,5 @@ urlpatterns = [
     path("", include("annotator.views.evaluation_urls")),
     path("", include("annotator.views.dashboard_urls")),
     path("", include("annotator.views.corpus_urls")),
+    path("", include("annotator.views.leadtools_urls")),
 ]

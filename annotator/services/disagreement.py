@@ -14,7 +14,8 @@ and returns, for every pair, the values of every two annotators who worked on it
 - `labels`: annotator → pair label; `label_disagreement`: the labels given differ.
 - `score`: the mean of the defined `do_f1` values (the headline), `None` when undefined.
 
-An annotator "worked on" a pair when they have a phenomenon, a label or a word alignment entry on it.
+An annotator "worked on" a pair when they have a phenomenon, a label or a word alignment entry on it,
+or their assignment for it is done (as in the snapshot's `results["pairs"]`).
 """
 
 from __future__ import annotations
@@ -26,8 +27,15 @@ import numpy as np
 
 from metrics.alignment import word_alignment_scores
 from metrics.document import parse_document
-from metrics.iapta import CELL_FIELDS, index_phenomena, pair_tables
-from metrics.types import Document
+from metrics.iapta import (
+    CELL_FIELDS,
+    index_phenomena,
+    overlapping,
+    pair_tables,
+    partial_overlap,
+    total_overlap,
+)
+from metrics.types import Document, Phenomenon
 
 _N_X, _N_Y = CELL_FIELDS.index("n_x"), CELL_FIELDS.index("n_y")
 _D_XY, _D_YX = CELL_FIELDS.index("do_xy"), CELL_FIELDS.index("do_yx")
@@ -48,24 +56,32 @@ def _opt(value: float) -> float | None:
     return None if np.isnan(value) else float(value)
 
 
-def _workers(raw: Mapping[str, Any]) -> dict[str, set[str]]:
+def _workers(raw: Mapping[str, Any], done: Mapping[str, Iterable[str]] | None) -> dict[str, set[str]]:
     """Pair id → annotators who worked on it."""
     out: dict[str, set[str]] = {}
     for name, xs in (raw.get("phenomena") or {}).items():
         for x in xs:
             out.setdefault(x["pair"], set()).add(name)
-    for section in (raw.get("pair_labels") or {}, raw.get("word_alignments") or {}):
+    for section in (raw.get("pair_labels") or {}, raw.get("word_alignments") or {}, done or {}):
         for name, pair_ids in section.items():
             for pid in pair_ids:
                 out.setdefault(pid, set()).add(name)
     return out
 
 
-def pair_agreement(raw: Mapping[str, Any], doc: Document | None = None) -> dict[str, dict[str, Any]]:
-    """Per pair id (document order): who worked on it and the agreement of every two of them."""
+def pair_agreement(
+    raw: Mapping[str, Any],
+    doc: Document | None = None,
+    *,
+    done: Mapping[str, Iterable[str]] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Per pair id (document order): who worked on it and the agreement of every two of them.
+
+    `done` (annotator → pair ids whose assignment is done) counts as having worked on a pair too.
+    """
     doc = doc or parse_document(dict(raw))
     order = list(doc.annotators)
-    workers = _workers(raw)
+    workers = _workers(raw, done)
     labels: dict[str, dict[str, str]] = raw.get("pair_labels") or {}
     rows: dict[str, dict[str, Any]] = {}
     for pair in doc.pairs:
@@ -222,20 +238,162 @@ def annotator_pairs(rows: Iterable[Mapping[str, Any]]) -> list[str]:
 # ---- from the database -------------------------------------------------------------------------------
 
 
-def project_pair_agreement(project: Any) -> dict[str, dict[str, Any]]:
-    """`pair_agreement` of the project's current annotations, cached under the document's fingerprint.
+def done_pairs(project: Any) -> dict[str, set[str]]:
+    """Annotator username → source ids of the pairs whose assignment (any round) is done."""
+    from ..models import Assignment, Membership
 
-    The document is rebuilt on every call (a few queries); the computation runs only when the
-    annotations changed since the last call, so paging and filtering the explorer stay cheap.
+    annotators = Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR).values("user_id")
+    rows = Assignment.objects.filter(
+        project=project, pair__isnull=False, status=Assignment.Status.DONE, annotator_id__in=annotators
+    ).values_list("annotator__username", "pair__source_id")
+    out: dict[str, set[str]] = {}
+    for name, source_id in rows:
+        out.setdefault(name, set()).add(source_id)
+    return out
+
+
+def project_rows(project: Any) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """(document, `pair_agreement` rows) of the project's current annotations.
+
+    The document is rebuilt on every call (a few queries); the computation is cached under the
+    fingerprint of the document and the done assignments, so it runs only after a change and paging
+    or filtering the explorer stays cheap.
     """
     from django.core.cache import cache
 
     from ..agreement import fingerprint, project_document
 
     raw = project_document(project)
-    key = f"leadtools:pair-agreement:{project.pk}:{fingerprint(raw)}"
+    done = done_pairs(project)
+    digest = fingerprint([raw, {name: sorted(ids) for name, ids in done.items()}])
+    key = f"leadtools:pair-agreement:{project.pk}:{digest}"
     rows = cache.get(key)
     if rows is None:
-        rows = pair_agreement(raw)
+        rows = pair_agreement(raw, done=done)
         cache.set(key, rows, timeout=3600)
+    return raw, rows
+
+
+# ---- side by side: two annotators' versions of one pair, differences marked ---------------------------
+
+
+def _metric_phenomenon(x: Any) -> Phenomenon:
+    return Phenomenon(
+        str(x.pair_id),
+        x.ptype.name,
+        frozenset(x.scope1),
+        frozenset(x.scope2),
+        x.projection or None,
+        frozenset(x.key1),
+        frozenset(x.key2),
+    )
+
+
+def _token_marks(
+    tokens: list[str], scope: list[int], key: list[int], other_cover: set[int]
+) -> list[dict[str, Any]]:
+    scope_set, key_set = set(scope), set(key)
+    return [
+        {
+            "n": n,
+            "text": text,
+            "scope": n in scope_set,
+            "key": n in key_set,
+            "only": n in scope_set and n not in other_cover,
+        }
+        for n, text in enumerate(tokens)
+    ]
+
+
+def _phenomenon_view(pair: Any, x: Any, others: list[Any]) -> dict[str, Any]:
+    """One phenomenon with its tokens marked; `status` says how the other annotator's version matches it:
+    "same" (a same-type phenomenon with identical scopes), "overlap" (same type, scopes overlap, TPO
+    partial), "only" (no same-type phenomenon overlaps it). `best` is the DO overlapping value."""
+    mx = _metric_phenomenon(x)
+    same_type = [y for y in others if y.ptype_id == x.ptype_id]
+    metric_others = [_metric_phenomenon(y) for y in same_type]
+    if any(total_overlap(mx, my) for my in metric_others):
+        status = "same"
+    elif any(partial_overlap(mx, my) for my in metric_others):
+        status = "overlap"
+    else:
+        status = "only"
+    best = max((overlapping(mx, my, one_sided=x.ptype.one_sided) for my in metric_others), default=0.0)
+    cover1 = {n for y in same_type for n in y.scope1}
+    cover2 = {n for y in same_type for n in y.scope2}
+    return {
+        "obj": x,
+        "status": status,
+        "best": best,
+        "tokens1": _token_marks(pair.tokens1, x.scope1, x.key1, cover1),
+        "tokens2": _token_marks(pair.tokens2, x.scope2, x.key2, cover2),
+    }
+
+
+def compare_phenomena(pair: Any, a: list[Any], b: list[Any]) -> list[dict[str, Any]]:
+    """Rows by type (tagset order): each annotator's phenomena of the type, marked against the other's."""
+    types = {x.ptype_id: x.ptype for x in [*a, *b]}
+    rows = []
+    for ptype in sorted(types.values(), key=lambda t: (t.position, t.pk)):
+        mine_a = [x for x in a if x.ptype_id == ptype.pk]
+        mine_b = [x for x in b if x.ptype_id == ptype.pk]
+        views_a = [_phenomenon_view(pair, x, b) for x in mine_a]
+        views_b = [_phenomenon_view(pair, x, a) for x in mine_b]
+        agree = bool(views_a and views_b) and all(v["status"] == "same" for v in [*views_a, *views_b])
+        rows.append({"ptype": ptype, "a": views_a, "b": views_b, "agree": agree})
+    rows.sort(key=lambda row: row["agree"])  # differences first
+    return rows
+
+
+def compare_links(pair: Any, a: list[Any], b: list[Any]) -> dict[str, Any]:
+    """The alignment matrix of two annotators: per cell "both" / "a" / "b" and sure or possible."""
+    la = {(link.i, link.j): link.sure for link in a}
+    lb = {(link.i, link.j): link.sure for link in b}
+    grid = []
+    for i, t1 in enumerate(pair.tokens1):
+        cells = []
+        for j in range(len(pair.tokens2)):
+            in_a, in_b = (i, j) in la, (i, j) in lb
+            state = "both" if in_a and in_b else "a" if in_a else "b" if in_b else ""
+            sure = (la.get((i, j)) if in_a else False) or (lb.get((i, j)) if in_b else False)
+            mixed = in_a and in_b and la[i, j] != lb[i, j]
+            cells.append({"state": state, "sure": sure, "mixed": mixed, "i": i, "j": j})
+        grid.append({"i": i, "token": t1, "cells": cells})
+    only_a = sorted(la.keys() - lb.keys())
+    only_b = sorted(lb.keys() - la.keys())
+    return {
+        "grid": grid,
+        "tokens2": list(enumerate(pair.tokens2)),
+        "both": len(la.keys() & lb.keys()),
+        "only_a": [(i, j, pair.tokens1[i], pair.tokens2[j], la[i, j]) for i, j in only_a],
+        "only_b": [(i, j, pair.tokens1[i], pair.tokens2[j], lb[i, j]) for i, j in only_b],
+        "mixed": sum(1 for key in la.keys() & lb.keys() if la[key] != lb[key]),
+    }
+
+
+def _span_text(tokens: list[str], nodes: list[dict[str, Any]], index: int | None) -> str:
+    if index is None:
+        return "∅"
+    node = nodes[index]
+    return f"{node['label']}: " + " ".join(tokens[node["start"] : node["end"]])
+
+
+def compare_phrases(pair: Any, a: list[Any], b: list[Any]) -> list[dict[str, Any]]:
+    """Phrase alignments of both annotators: each node pair with "both" / "a" / "b"."""
+    ka = {(x.node1, x.node2): x.sure for x in a}
+    kb = {(x.node1, x.node2): x.sure for x in b}
+    rows = []
+    for key in sorted(
+        ka.keys() | kb.keys(), key=lambda k: (k[0] is None, k[0] or 0, k[1] is None, k[1] or 0)
+    ):
+        state = "both" if key in ka and key in kb else "a" if key in ka else "b"
+        rows.append(
+            {
+                "state": state,
+                "span1": _span_text(pair.tokens1, pair.nodes1, key[0]),
+                "span2": _span_text(pair.tokens2, pair.nodes2, key[1]),
+                "sure": ka.get(key, kb.get(key)),
+            }
+        )
+    rows.sort(key=lambda row: row["state"] == "both")
     return rows
