@@ -187,6 +187,12 @@ def rater_progress(project: Any) -> list[ProgressRow]:
 # ---- the lead summary partial ------------------------------------------------------------------------
 
 
+def snapshot_measures(results: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The spec §10 `measures` of a snapshot's results (stored under `report`, or at the top level)."""
+    results = results or {}
+    return dict(results.get("measures") or (results.get("report") or {}).get("measures") or {})
+
+
 def kappa_band(value: float | None) -> str:
     """CSS class of a κ value: Landis & Koch's bands (for colour only; the number is always shown)."""
     if value is None:

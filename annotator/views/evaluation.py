@@ -26,9 +26,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import trigger_client_event
 
 from .. import access, decision_trees
+from ..agreement import latest_snapshot
 from ..evaluation_forms import AssignForm, ReevaluationForm, UnitForm, first_errors
-from ..evaluation_stats import lead_summary_context, project_precision, rater_progress
-from ..models import AgreementSnapshot, Assignment, EvaluationItem, EvaluationUnit, Judgement, Project
+from ..evaluation_stats import lead_summary_context, project_precision, rater_progress, snapshot_measures
+from ..models import Assignment, EvaluationItem, EvaluationUnit, Judgement, Project
 from ..services import evaluation, reevaluation
 from ..services.annotations import ConflictError
 
@@ -455,8 +456,8 @@ def unit_reevaluation_finish(request: HttpRequest, project_pk: int, unit_pk: int
 
 
 def _setup_context(project: Project, **forms: Any) -> dict[str, Any]:
-    snapshot = AgreementSnapshot.objects.filter(project=project).only("results", "computed_at").first()
-    measures = (snapshot.results or {}).get("measures") if snapshot else None
+    snapshot = latest_snapshot(project)
+    measures = snapshot_measures(snapshot.results) if snapshot else None
     units = list(project.units.prefetch_related("items"))
     context = {
         "project": project,
