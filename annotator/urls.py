@@ -11,3 +11,6 @@ urlpatterns = [
     path("api/", include("annotator.api_urls")),
     path("", include("annotator.app_urls")),
 ]
+
+# A lost database connection is a clean 503 with Retry-After (annotator.errors), not a traceback.
+handler500 = "annotator.errors.server_error"
