@@ -12,8 +12,9 @@ from typing import Any
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotator.models import Pair, ParaphraseType, Project
+from annotator.models import Pair, ParaphraseType, Project, Tagset
 from annotator.services import annotations
+from annotator.tagsets import install_builtin_tagsets
 from tests import factories
 
 
@@ -50,6 +51,8 @@ def make_world(settings: Any = None) -> World:
     """The world; with pytest-django's `settings`, passwords hash fast (MD5 is fine for test users)."""
     if settings is not None:
         settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # transactional tests flush the data migration's built-in tagsets: put them back (idempotent)
+    install_builtin_tagsets(Tagset, ParaphraseType)
     lead, other_lead = factories.user("lena"), factories.user("otto")
     anna, ben = factories.user("anna"), factories.user("ben")
     admin, outsider = factories.user("root", staff=True), factories.user("olga")
