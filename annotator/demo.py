@@ -11,12 +11,12 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.utils import timezone
-from nltk.tree import Tree
 
 from .demo_data import EVALUATION_UNITS, GUIDELINES, PAIRS
 from .models import Assignment, Pair, ParaphraseType, Project, Tagset
 from .services import annotations, projects
 from .tagsets import VILA_NAME
+from .trees import parse_tree
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +140,7 @@ def load_types_project(users: dict[str, Any]) -> Project:
     types = {t.name: t for t in ParaphraseType.objects.filter(tagset=project.tagset)}
     pairs = []
     for n, spec in enumerate(PAIRS):
-        tokens1, tokens2 = Tree.fromstring(spec["tree1"]).leaves(), Tree.fromstring(spec["tree2"]).leaves()
+        tokens1, tokens2 = parse_tree(spec["tree1"]).leaves(), parse_tree(spec["tree2"]).leaves()
         pairs.append(
             projects.add_pair(
                 project,
@@ -249,14 +249,18 @@ def rate_demo_units(project: Project, users: dict[str, Any]) -> None:
         who = assignment.annotator.username
         if who == "chloe" and assignment.unit.source_id == "u04":
             continue  # chloe still has one unit to do
-        for item in assignment.unit.items.all():
+        unit, rater = assignment.unit, assignment.annotator
+        items = list(unit.items.all())
+        for item in items:
             g = DEMO_G[item.candidate_source]
+            evaluation.record_judgement(
+                item, rater, "grammaticality", label=RATER_SHIFT_G.get(who, {}).get(g, g)
+            )
+        evaluation.submit_grammaticality(unit, rater)
+        for item in items:
             m = DEMO_M[item.candidate_source]
-            g = RATER_SHIFT_G.get(who, {}).get(g, g)
-            m = RATER_SHIFT_M.get(who, {}).get(m, m)
-            evaluation.record_judgement(item, assignment.annotator, "grammaticality", label=g)
-            evaluation.record_judgement(item, assignment.annotator, "meaning", label=m)
-        evaluation.finalize_unit(assignment)
+            evaluation.record_judgement(item, rater, "meaning", label=RATER_SHIFT_M.get(who, {}).get(m, m))
+        evaluation.finalize_unit(unit, rater)
 
 
 def load_demo() -> list[str]:

@@ -7,6 +7,9 @@ a worker never reads uncommitted rows. Coalescing of bursts happens in `annotato
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from django.db import transaction
 from django.utils import timezone
@@ -14,6 +17,22 @@ from django.utils import timezone
 from .models import AgreementState
 
 log = logging.getLogger(__name__)
+_batch = threading.local()
+
+
+@contextmanager
+def batched() -> Iterator[set[int]]:
+    """Within the block, changes are only recorded; the caller recomputes the collected projects once.
+
+    For bulk loads (demo, imports) where a recompute after each of hundreds of saves would be wasted.
+    """
+    outer = getattr(_batch, "projects", None)
+    _batch.projects = outer if outer is not None else set()
+    try:
+        yield _batch.projects
+    finally:
+        if outer is None:
+            _batch.projects = None
 
 
 def project_changed(project_id: int) -> None:
@@ -22,6 +41,10 @@ def project_changed(project_id: int) -> None:
     updated = AgreementState.objects.filter(project_id=project_id).update(changed_at=now)
     if not updated:
         AgreementState.objects.get_or_create(project_id=project_id, defaults={"changed_at": now})
+    collected = getattr(_batch, "projects", None)
+    if collected is not None:
+        collected.add(project_id)
+        return
     transaction.on_commit(lambda: enqueue_recompute(project_id))
 
 

@@ -7,9 +7,10 @@ index is stable for a given tree text.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nltk.tree import Tree
+if TYPE_CHECKING:  # importing nltk costs about a second; only parsing needs it
+    from nltk.tree import Tree
 
 
 class TreeError(ValueError):
@@ -17,6 +18,8 @@ class TreeError(ValueError):
 
 
 def parse_tree(text: str) -> Tree:
+    from nltk.tree import Tree
+
     try:
         tree = Tree.fromstring(text.strip())
     except ValueError as exc:
@@ -32,6 +35,8 @@ def tree_nodes(text: str, tokens: Sequence[str] | None = None) -> list[dict[str,
     With `tokens`, the leaves must equal the member's tokens (PTB escapes such as -LRB- are accepted for
     brackets), otherwise `TreeError` says where they differ.
     """
+    from nltk.tree import Tree
+
     tree = parse_tree(text)
     leaves = tree.leaves()
     if tokens is not None:

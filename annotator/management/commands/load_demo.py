@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from annotator import demo
+from annotator import demo, recompute
 from annotator.models import Project
 
 
@@ -21,7 +21,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, reset: bool, quiet_users: bool, **options: Any) -> None:
         if reset:
             Project.objects.filter(name__in=demo.PROJECT_NAMES).delete()
-        with transaction.atomic():
+        with recompute.batched(), transaction.atomic():
             created = demo.load_demo()
         if created:
             self.stdout.write(self.style.SUCCESS(f"Loaded demo projects: {', '.join(created)}"))
