@@ -1,0 +1,170 @@
+"""A rater walks through both steps of a unit, postpones one, re-evaluates; a lead looks at the numbers."""
+
+import re
+
+import pytest
+
+from annotator.agreement import recompute
+from annotator.services import evaluation, reevaluation
+from tests import evaluation_factories as ef
+from tests import factories
+from tests.conftest import login, screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def world():
+    rater, other, lead = factories.user("rita"), factories.user("otto"), factories.user("lena")
+    project = ef.evaluation_project("Substitutions", n_units=2, raters=(rater, other), lead=lead)
+    return project, list(project.units.order_by("position")), rater, other, lead
+
+
+def settled(page):
+    """Wait until htmx has swapped and settled (XHRs do not move Playwright's load states)."""
+    page.wait_for_function("!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")
+
+
+def click_and_swap(page, button):
+    with page.expect_response(lambda r: r.request.method == "POST"):
+        button.click()
+    settled(page)
+
+
+def answer(page, item, step, *choices):
+    card = page.locator(f"#judgement-{item.pk}-{step}")
+    for choice in choices:
+        click_and_swap(page, card.locator("button.answer", has_text=re.compile(f"^{re.escape(choice)}$")))
+
+
+def badge(page, item, step):
+    return page.locator(f"#judgement-{item.pk}-{step} .label-badge").first
+
+
+def test_rater_walks_through_both_steps_and_never_sees_the_original_in_step_1(page, live_server, world):
+    project, (u1, _), rater, _, _ = world
+    items = list(u1.items.all())
+    login(page, live_server, "rita", factories.PASSWORD)
+    page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/")
+    screenshot(page, "evaluation-queue-start")
+    page.click("#next-unit")
+    page.wait_for_url(re.compile(r"/grammaticality/$"))
+    html = page.content()
+    assert u1.source_sentence not in html and "put off" not in html
+    assert page.locator("#original").count() == 0
+    assert page.get_by_role("button", name=re.compile("Submit grammaticality")).is_disabled()
+
+    answer(page, items[0], "grammaticality", "Yes", "Perfect")
+    assert badge(page, items[0], "grammaticality").inner_text() == "Perfect"
+    answer(page, items[1], "grammaticality", "No", "Yes", "Yes, one edit")
+    assert badge(page, items[1], "grammaticality").inner_text() == "Minor Problem"
+    answer(page, items[2], "grammaticality", "No")
+    screenshot(page, "evaluation-step1-walking")
+    answer(page, items[2], "grammaticality", "No")  # not correctable
+    assert badge(page, items[2], "grammaticality").inner_text() == "Irredeemable"
+    # revise before submitting: change item 1 to Awkward
+    click_and_swap(
+        page, page.locator(f"#judgement-{items[0].pk}-grammaticality").get_by_role("button", name="Change")
+    )
+    answer(page, items[0], "grammaticality", "Yes", "Awkward")
+    assert badge(page, items[0], "grammaticality").inner_text() == "Awkward"
+    page.wait_for_function("document.querySelector('#unit-actions').innerText.startsWith('3 of 3')")
+    assert page.get_by_role("button", name=re.compile("Submit grammaticality")).is_enabled()
+    screenshot(page, "evaluation-step1-done")
+    assert u1.source_sentence not in page.content()
+
+    page.get_by_role("button", name=re.compile("Submit grammaticality")).click()
+    page.wait_for_url(re.compile(r"/meaning/$"))
+    assert "put off" in page.locator("#original").inner_text()
+    for item, choices in zip(
+        items, (("Yes", "No", "Yes"), ("Yes", "No", "No", "Loss of information"), ("No",)), strict=True
+    ):
+        answer(page, item, "meaning", *choices)
+    assert [badge(page, i, "meaning").inner_text() for i in items] == [
+        "Equivalent",
+        "Missing Info.",
+        "Completely Different",
+    ]
+    screenshot(page, "evaluation-step2-done")
+    page.get_by_role("button", name="Finalize unit").click()
+    page.wait_for_url(re.compile(r"/grammaticality/$"))  # on to the next unit
+    labels = {(j.item_id, j.step): j.label for j in rater.judgements.all()}
+    assert (
+        labels[items[0].pk, "grammaticality"] == "Awkward"
+        and labels[items[1].pk, "meaning"] == "Missing Info."
+    )
+    assert u1.assignments.get(annotator=rater).step == "finalized"
+
+
+def test_postponed_unit_returns_after_the_others(page, live_server, world):
+    project, (u1, u2), rater, _, _ = world
+    login(page, live_server, "rita", factories.PASSWORD)
+    page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/units/{u1.pk}/grammaticality/")
+    page.get_by_role("button", name="Postpone this unit").click()
+    page.wait_for_url(re.compile(rf"/units/{u2.pk}/grammaticality/$"))
+    assert "comes back after your other units" in page.locator(".messages").inner_text()
+    ef.rate_unit(u2, rater, "Perfect", "Equivalent")
+    page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/")
+    assert page.locator("#postponed-units").is_visible()
+    screenshot(page, "evaluation-queue-postponed")
+    page.click("#next-unit")
+    page.wait_for_url(re.compile(rf"/units/{u1.pk}/grammaticality/$"))
+
+
+def test_rater_reevaluates_a_disagreed_item_and_the_lead_sees_before_and_after(page, live_server, world):
+    project, units, rater, other, _ = world
+    for unit in units:
+        ef.rate_unit(unit, rater, ["Perfect", "Awkward", "Major Problem"], "Equivalent")
+        ef.rate_unit(
+            unit,
+            other,
+            ["Irredeemable", "Awkward", "Major Problem"],
+            ["Equivalent", "Missing Info.", "Completely Different"],
+        )
+    reevaluation.build_reevaluation_sets(project, seed=0)
+    login(page, live_server, "rita", factories.PASSWORD)
+    page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/")
+    page.get_by_role("link", name="Continue re-evaluation").click()
+    page.wait_for_url(re.compile(r"/reevaluation/$"))
+    first = units[0].items.order_by("position").first()
+    card = page.locator(f"#judgement-{first.pk}-grammaticality")
+    assert "please look again" in card.inner_text() and "Perfect" in card.inner_text()
+    assert "You need not change them" in page.content()
+    click_and_swap(page, card.get_by_role("button", name="Change"))
+    answer(page, first, "grammaticality", "No", "Yes", "No, it needs more")
+    assert "Major Problem" in page.locator(f"#judgement-{first.pk}-grammaticality").inner_text()
+    screenshot(page, "evaluation-reevaluation")
+    page.get_by_role("button", name="Done with this unit").click()
+    page.wait_for_load_state("networkidle")
+    assert first.judgements.get(rater=rater, step="grammaticality", phase="initial").label == "Perfect"
+    assert (
+        first.judgements.get(rater=rater, step="grammaticality", phase="reevaluation").label
+        == "Major Problem"
+    )
+
+    recompute(project.pk)
+    page.context.clear_cookies()
+    login(page, live_server, "lena", factories.PASSWORD)
+    page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/setup/")
+    assert page.locator("#fleiss-table").is_visible() and page.locator("#cohen-heatmap").is_visible()
+    g2 = page.locator('#fleiss-table tr[data-scale="G2"]').inner_text()
+    assert "—" not in g2.split("\t")[1] if "\t" in g2 else True
+    screenshot(page, "evaluation-lead-setup")
+
+
+def test_lead_builds_a_unit_and_assigns_raters(page, live_server, world):
+    project, _, _, _, _ = world
+    login(page, live_server, "lena", factories.PASSWORD)
+    page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/setup/")
+    form = page.locator("#build-unit")
+    form.get_by_label("Source sentence").fill("Prices went up sharply in May.")
+    form.get_by_label("Phrase to replace").fill("went up")
+    form.get_by_label("Substitutions").fill("rose | lexicon-A\nclimbed | system-X")
+    form.get_by_role("button", name="Build unit").click()
+    page.wait_for_load_state("networkidle")
+    assert "built with 2 candidate sentence(s)" in page.locator(".messages").inner_text()
+    page.locator("#assign-raters").get_by_label("Raters per unit (r)").fill("2")
+    page.locator("#assign-raters").get_by_role("button", name="Assign").click()
+    page.wait_for_load_state("networkidle")
+    assert "1 unit(s) assigned to 2 raters each" in page.locator(".messages").inner_text()
+    assert evaluation.rating_queue(project, project.members.get(username="rita"))[-1].unit.phrase == "went up"
