@@ -1,0 +1,154 @@
+"""The assignment planner page: who may open it, the htmx preview, confirming, reassigning."""
+
+import pytest
+from django.urls import reverse
+
+from annotator.models import Assignment
+from annotator.services import projects
+from tests import factories
+from tests.leadtools_factories import FAST_HASHERS
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    settings.PASSWORD_HASHERS = FAST_HASHERS
+
+
+@pytest.fixture
+def world():
+    lead, ann, ben = factories.user("lead"), factories.user("ann"), factories.user("ben")
+    other = factories.user("other")
+    admin = factories.user("boss", staff=True)
+    project = factories.project_with_pairs("Plan", n_pairs=6, lead=lead)
+    for user in (ann, ben):
+        projects.add_member(project, user, "annotator")
+    theirs = factories.project_with_pairs("Theirs", lead=other)
+    return {
+        "lead": lead,
+        "ann": ann,
+        "ben": ben,
+        "other": other,
+        "admin": admin,
+        "project": project,
+        "theirs": theirs,
+    }
+
+
+def url(project, name="annotator:planner"):
+    return reverse(name, args=[project.pk])
+
+
+def form(world, **changes):
+    data = {
+        "selection": "all",
+        "seed": "4",
+        "annotators": [world["ann"].pk, world["ben"].pk],
+        "per_pair": "everyone",
+        "k": "2",
+        "phase": "training",
+    }
+    data.update(changes)
+    return data
+
+
+def test_role_matrix(client, world):
+    project = world["project"]
+    assert client.get(url(project)).status_code == 302  # anonymous → login
+    client.force_login(world["ann"])
+    assert client.get(url(project)).status_code == 403
+    client.force_login(world["other"])
+    assert client.get(url(project)).status_code == 404
+    client.force_login(world["lead"])
+    assert client.get(url(project)).status_code == 200
+    assert client.get(url(world["theirs"])).status_code == 404
+    client.force_login(world["admin"])
+    assert client.get(url(project)).status_code == 200
+
+
+def test_page_shows_a_preview_of_the_default_plan(client, world):
+    client.force_login(world["lead"])
+    body = client.get(url(world["project"])).content.decode()
+    assert 'id="plan-preview"' in body and "12</strong> new assignments" in body
+    assert Assignment.objects.count() == 0
+
+
+def test_htmx_request_gets_the_preview_partial_with_the_load(client, world):
+    client.force_login(world["lead"])
+    response = client.get(
+        url(world["project"]),
+        form(world, per_pair="one"),
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_TARGET="plan-preview",
+    )
+    body = response.content.decode()
+    assert response.status_code == 200 and body.lstrip().startswith('<section class="card" id="plan-preview"')
+    assert "6</strong> new assignments" in body and "<html" not in body
+    assert Assignment.objects.count() == 0
+
+
+def test_invalid_options_say_what_is_wrong_in_the_preview(client, world):
+    client.force_login(world["lead"])
+    response = client.get(
+        url(world["project"]),
+        form(world, selection="sample", n=""),
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_TARGET="plan-preview",
+    )
+    assert "Give the number of pairs to sample." in response.content.decode()
+
+
+def test_confirming_writes_the_assignments_once(client, world):
+    client.force_login(world["lead"])
+    response = client.post(url(world["project"]), form(world, per_pair="one"))
+    assert response.status_code == 302
+    assert Assignment.objects.filter(project=world["project"]).count() == 6
+    client.post(url(world["project"]), form(world, per_pair="one"))
+    assert Assignment.objects.filter(project=world["project"]).count() == 6
+
+
+def test_invalid_post_writes_nothing_and_answers_422(client, world):
+    client.force_login(world["lead"])
+    response = client.post(url(world["project"]), form(world, per_pair="k", k="5"))
+    assert response.status_code == 422 and "between 1 and 2" in response.content.decode()
+    assert Assignment.objects.count() == 0
+
+
+def test_annotator_cannot_confirm_a_plan(client, world):
+    client.force_login(world["ann"])
+    assert client.post(url(world["project"]), form(world)).status_code == 403
+    assert Assignment.objects.count() == 0
+
+
+def test_reassign_moves_the_unfinished_work(client, world):
+    projects.assign_pairs(world["project"], [world["ann"]], world["project"].pairs.all())
+    client.force_login(world["lead"])
+    response = client.post(
+        url(world["project"], "annotator:planner-reassign"),
+        {"from_user": world["ann"].pk, "to_user": world["ben"].pk},
+        follow=True,
+    )
+    assert "Moved 6 unfinished pairs from ann to ben" in response.content.decode()
+    assert Assignment.objects.filter(annotator=world["ben"]).count() == 6
+
+
+def test_reassign_to_the_same_annotator_is_refused_with_a_message(client, world):
+    client.force_login(world["lead"])
+    response = client.post(
+        url(world["project"], "annotator:planner-reassign"),
+        {"from_user": world["ann"].pk, "to_user": world["ann"].pk},
+        follow=True,
+    )
+    assert "Choose a different annotator" in response.content.decode()
+
+
+def test_preview_query_count_does_not_grow_with_pairs(client, world, django_assert_max_num_queries):
+    client.force_login(world["lead"])
+    headers = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "plan-preview"}
+    with django_assert_max_num_queries(20) as few:
+        client.get(url(world["project"]), form(world), **headers)
+    for n in range(30):
+        projects.add_pair(world["project"], f"x{n}", tokens1=["a"], tokens2=["b"])
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        client.get(url(world["project"]), form(world), **headers)
