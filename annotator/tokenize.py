@@ -23,63 +23,52 @@ identical to `NLTKWordTokenizer().tokenize` on every MRPC sentence and on genera
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from nltk.tokenize import NLTKWordTokenizer
 
-Guard = Callable[[str, str], bool]  # (text, lower-cased ASCII text or "") → may the rule match?
-
-
-def _any_of(chars: str) -> Guard:
-    needed = frozenset(chars)
-    return lambda text, _lower: not needed.isdisjoint(text)
-
-
-def _word(word: str) -> Guard:
-    # Case-insensitive rules: on ASCII text, `lower` is exact; on other text Unicode case folding could
-    # match letters such as "ſ", so the rule runs (lower == "").
-    return lambda _text, lower: not lower or word in lower
-
-
-# Characters (or words) without which a rule of NLTKWordTokenizer cannot match, keyed by its pattern.
-_GUARDS: dict[str, Guard] = {
-    "([«“‘„]|[`]+)": _any_of("«“‘„`"),
-    "(``)": _any_of("`"),
-    "([ \\(\\[{<])(\\\"|\\'{2})": _any_of("\"'"),
-    "(?i)(?<!\\w)(\\')(?!(?:re|ve|ll|m|t|s|d|n)\\b)(?=\\w)": _any_of("'"),
-    "([^\\.])(\\.)([\\]\\)}>\"\\'»”’ ]*+)\\s*$": _any_of("."),
-    "([:,])([^\\d])": _any_of(":,"),
-    "([:,])$": _any_of(":,"),
-    "\\.{2,}": lambda text, _lower: ".." in text,
-    "[;@#$%&]": _any_of(";@#$%&"),
-    "[\\u2012-\\u2015]": _any_of("\u2012\u2013\u2014\u2015"),
-    "([^\\.])(\\.)([\\]\\)}>\"\\']*)\\s*$": _any_of("."),
-    "[?!]": _any_of("?!"),
-    "([^'])' ": lambda text, _lower: "' " in text,
-    "[*]": _any_of("*"),
-    "[\\]\\[\\(\\)\\{\\}\\<\\>]": _any_of("[](){}<>"),
-    "--": lambda text, _lower: "--" in text,
-    "([»”’])": _any_of("»”’"),
-    "''": lambda text, _lower: "''" in text,
-    '"': _any_of('"'),
-    "([^' ])('[sS]|'[mM]|'[dD]|') ": _any_of("'"),
-    "([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) ": _any_of("'"),
-    "(?i)\\b(can)(?#X)(not)\\b": _word("cannot"),
-    "(?i)\\b(d)(?#X)('ye)\\b": _word("d'ye"),
-    "(?i)\\b(gim)(?#X)(me)\\b": _word("gimme"),
-    "(?i)\\b(gon)(?#X)(na)\\b": _word("gonna"),
-    "(?i)\\b(got)(?#X)(ta)\\b": _word("gotta"),
-    "(?i)\\b(lem)(?#X)(me)\\b": _word("lemme"),
-    "(?i)\\b(more)(?#X)('n)\\b": _word("more'n"),
-    "(?i)\\b(wan)(?#X)(na)(?=\\s)": _word("wanna"),
-    "(?i) ('t)(?#X)(is)\\b": _word("'tis"),
-    "(?i) ('t)(?#X)(was)\\b": _word("'twas"),
+# What a rule needs in the ORIGINAL text to be able to match when its turn comes, keyed by the rule's
+# pattern: one of these characters, or (for "..", "--") that substring. The rules before a given one only
+# insert spaces and turn '"' into the quotes `` and '', so a rule that needs ' or ` also runs on '"'.
+_NEEDS: dict[str, str | tuple[str]] = {
+    "([«“‘„]|[`]+)": "«“‘„`",
+    "(``)": '`"',
+    "([ \\(\\[{<])(\\\"|\\'{2})": "\"'",
+    "(?i)(?<!\\w)(\\')(?!(?:re|ve|ll|m|t|s|d|n)\\b)(?=\\w)": "'\"",
+    "([^\\.])(\\.)([\\]\\)}>\"\\'»”’ ]*+)\\s*$": ".",
+    "([:,])([^\\d])": ":,",
+    "([:,])$": ":,",
+    "\\.{2,}": ("..",),
+    "[;@#$%&]": ";@#$%&",
+    "[\\u2012-\\u2015]": "\u2012\u2013\u2014\u2015",
+    "([^\\.])(\\.)([\\]\\)}>\"\\']*)\\s*$": ".",
+    "[?!]": "?!",
+    "([^'])' ": "'\"",
+    "[*]": "*",
+    "[\\]\\[\\(\\)\\{\\}\\<\\>]": "[](){}<>",
+    "--": ("--",),
+    "([»”’])": "»”’",
+    "''": "'\"",
+    '"': '"',
+    "([^' ])('[sS]|'[mM]|'[dD]|') ": "'\"",
+    "([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) ": "'\"",
 }
-
-
-def _always(_text: str, _lower: str) -> bool:
-    return True
-
+# The case-insensitive contraction rules run only when one of their words occurs (or the text is not
+# ASCII: Unicode case folding matches letters such as "ſ" to "s", so then they always run).
+_CONTRACTIONS = {
+    "(?i)\\b(can)(?#X)(not)\\b",
+    "(?i)\\b(d)(?#X)('ye)\\b",
+    "(?i)\\b(gim)(?#X)(me)\\b",
+    "(?i)\\b(gon)(?#X)(na)\\b",
+    "(?i)\\b(got)(?#X)(ta)\\b",
+    "(?i)\\b(lem)(?#X)(me)\\b",
+    "(?i)\\b(more)(?#X)('n)\\b",
+    "(?i)\\b(wan)(?#X)(na)(?=\\s)",
+    "(?i) ('t)(?#X)(is)\\b",
+    "(?i) ('t)(?#X)(was)\\b",
+}
+_CONTRACTION_WORDS = re.compile(r"cannot|d'ye|gimme|gonna|gotta|lemme|more'n|wanna|'tis|'twas")
+_TRIGGER_CHARS = frozenset("".join(v for v in _NEEDS.values() if isinstance(v, str)))
+_SUBSTRINGS = tuple(v[0] for v in _NEEDS.values() if isinstance(v, tuple))
 
 # Rules of the form `([^.])(.)(closers)\s*$`: a match can only use the text's last period (closers and
 # spaces contain no period), so applying the rule to the text from one character before that period on
@@ -89,25 +78,36 @@ _FINAL_PERIOD_RULES = {
     "([^\\.])(\\.)([\\]\\)}>\"\\']*)\\s*$",
 }
 
+Key = tuple[frozenset[str], tuple[bool, ...], bool]
+
 
 class Rule:
-    """One substitution rule of NLTKWordTokenizer, compiled with `re`, with the guard that may skip it."""
+    """One substitution rule of NLTKWordTokenizer, compiled with `re`, and when it can be skipped."""
 
-    __slots__ = ("regexp", "substitution", "may_match", "tail", "squeeze")
+    __slots__ = ("regexp", "substitution", "needs", "contraction", "tail", "squeeze")
 
     def __init__(self, pattern: object, substitution: str) -> None:
         source: str = pattern.pattern  # type: ignore[attr-defined]
         self.regexp = re.compile(source, getattr(pattern, "flags", 0) & re.IGNORECASE)
         self.substitution = substitution
-        self.may_match = _GUARDS.get(source, _always)
+        self.needs = _NEEDS.get(source)
+        self.contraction = source in _CONTRACTIONS
         self.tail = source in _FINAL_PERIOD_RULES
         self.squeeze = source == "\\s+" and substitution == " "
 
-    def apply(self, text: str, lower: str) -> str:
+    def may_match(self, key: Key) -> bool:
+        chars, substrings, contraction = key
+        if self.contraction:
+            return contraction
+        if isinstance(self.needs, str):
+            return not chars.isdisjoint(self.needs)
+        if isinstance(self.needs, tuple):
+            return substrings[_SUBSTRINGS.index(self.needs[0])]
+        return True  # a rule we do not know (a newer NLTK): always run it
+
+    def apply(self, text: str) -> str:
         if self.squeeze:
             return _squeeze(text)
-        if not self.may_match(text, lower):
-            return text
         if self.tail:
             start = text.rfind(".") - 1
             if start < 0:
@@ -140,14 +140,31 @@ def _rules() -> tuple[list[Rule], list[Rule]]:
 
 
 _BEFORE, _AFTER = _rules()
+_PLANS: dict[Key, tuple[tuple[Rule, ...], tuple[Rule, ...]]] = {}
+
+
+def _key(text: str) -> Key:
+    contraction = not text.isascii() or _CONTRACTION_WORDS.search(text.lower()) is not None
+    return _TRIGGER_CHARS.intersection(text), tuple(s in text for s in _SUBSTRINGS), contraction
+
+
+def _plan(key: Key) -> tuple[tuple[Rule, ...], tuple[Rule, ...]]:
+    """The rules that may match a text with these trigger characters (cached: there are few keys)."""
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _PLANS[key] = (
+            tuple(r for r in _BEFORE if r.may_match(key)),
+            tuple(r for r in _AFTER if r.squeeze or r.may_match(key)),
+        )
+    return plan
 
 
 def tokenize(text: str) -> list[str]:
     """Tokens of one member, as `NLTKWordTokenizer().tokenize(text)` (= `word_tokenize` without Punkt)."""
-    lower = text.lower() if text.isascii() else ""
-    for rule in _BEFORE:
-        text = rule.apply(text, lower)
+    before, after = _plan(_key(text))
+    for rule in before:
+        text = rule.apply(text)
     text = " " + text + " "
-    for rule in _AFTER:
-        text = rule.apply(text, lower)
+    for rule in after:
+        text = rule.apply(text)
     return text.split()

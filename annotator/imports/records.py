@@ -19,6 +19,10 @@ class PairRecord:
     corpus_labels: dict[str, Any] = field(default_factory=dict)
     file: str = ""
     line: int | None = None
+    tree1: str = ""
+    tree2: str = ""
+    initial_alignment: list[list[int]] | None = None
+    initial_alignment_source: str = ""
 
 
 @dataclass
