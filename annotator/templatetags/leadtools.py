@@ -68,12 +68,13 @@ def delta(
 ) -> Any:
     """The change from `before` to `after`, signed and coloured (green = better)."""
     from django.utils.html import format_html
+    from django.utils.safestring import mark_safe
 
     if before is None or after is None:
         return "—"
     change = after - before
     if abs(change) < 1e-12:
-        return format_html('<span class="lt-delta">±0</span>')
+        return mark_safe('<span class="lt-delta">±0</span>')
     better = change < 0 if lower_is_better else change > 0
     text = f"{change:+d}" if integer else f"{change:+.3f}"
     return format_html('<span class="lt-delta {}">{}</span>', "lt-better" if better else "lt-worse", text)
