@@ -82,6 +82,7 @@ def parse_document(data: Any, *, source: str = "<input>") -> Document:
     if "system_phrase_alignments" in data:
         systems = _phrase_sets(data["system_phrase_alignments"], "system_phrase_alignments", by_id, None)
     evaluations = _evaluations(data["evaluations"]) if "evaluations" in data else None
+    pair_labels = _pair_labels(data["pair_labels"], annotators, by_id) if "pair_labels" in data else None
     return Document(
         annotators=annotators,
         options=options,
@@ -92,6 +93,7 @@ def parse_document(data: Any, *, source: str = "<input>") -> Document:
         phrase_alignments=phrase_alignments,
         system_phrase_alignments=systems,
         evaluations=evaluations,
+        pair_labels=pair_labels,
     )
 
 
@@ -269,6 +271,24 @@ def _section_annotators(raw: dict[str, Any], section: str, annotators: Iterable[
     for a in raw:
         if a not in declared:
             raise DocumentError(f"{section}.{a}", f"annotator {a!r} is not declared in 'annotators'")
+
+
+def _pair_labels(
+    value: Any, annotators: tuple[str, ...], by_id: dict[str, Pair]
+) -> dict[str, dict[str, str]]:
+    """Extension section: annotator → pair id → pair-level label (e.g. paraphrase / non_paraphrase)."""
+    raw = _object(value, "pair_labels")
+    _section_annotators(raw, "pair_labels", annotators)
+    labels: dict[str, dict[str, str]] = {}
+    for a, given in raw.items():
+        labels[a] = {}
+        for pair_id, label in _object(given, f"pair_labels.{a}").items():
+            _pair_ref(pair_id, by_id, f"pair_labels.{a}.{pair_id}")
+            text = _string(label, f"pair_labels.{a}.{pair_id}")
+            if not text:
+                raise DocumentError(f"pair_labels.{a}.{pair_id}", "must be a non-empty label")
+            labels[a][pair_id] = text
+    return labels
 
 
 def _phenomena(

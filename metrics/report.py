@@ -61,6 +61,10 @@ def _measures(doc: Document, *, ci: bool, ci_resamples: int, ci_seed: int) -> En
                 doc.evaluations, seed=doc.options.reeval_seed, fraction=doc.options.reeval_fraction
             )
         )
+    if doc.pair_labels is not None:
+        from metrics.pair_labels import pair_label_report
+
+        measures.update(pair_label_report(doc))
     if ci:
         from metrics.bootstrap import confidence_intervals
 

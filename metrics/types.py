@@ -208,6 +208,7 @@ class Document:
     phrase_alignments: dict[str, tuple[PhraseAlignment, ...]] | None = None
     system_phrase_alignments: dict[str, tuple[PhraseAlignment, ...]] | None = None
     evaluations: Evaluations | None = None
+    pair_labels: dict[str, dict[str, str]] | None = None
     pair_by_id: dict[str, Pair] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
