@@ -15,24 +15,29 @@ from __future__ import annotations
 import io
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db import connection, models, transaction
 from django.db.models import F
 
-from ..imports import etpc, mrpc
+from .. import validation
+from ..imports import etpc, mrpc, pharaoh, ptb, units
 from ..imports.problems import ImportReport, Parsed, Problem
 from ..imports.records import PairRecord, PhenomenonRecord
 from ..models import (
+    AlignmentLink,
     AnnotationHistory,
+    EvaluationUnit,
     Membership,
     Pair,
     PairLabel,
     ParaphraseType,
     Phenomenon,
+    PhraseAlignment,
     Project,
     Tagset,
 )
@@ -424,6 +429,211 @@ def record_created(
 # ---- entry point ------------------------------------------------------------------------------------
 
 
+# ---- parse trees, word alignments, evaluation units -----------------------------------------------
+
+
+def _pairs_by_source_id(ctx: Context, source_ids: Iterable[str]) -> dict[str, Pair]:
+    return {p.source_id: p for p in Pair.objects.filter(project=ctx.project, source_id__in=set(source_ids))}
+
+
+def import_ptb(ctx: Context, sources: Sequence[Source]) -> None:
+    """Attach trees to existing pairs (leaves checked against the member's tokens)."""
+    parsed: Parsed[ptb.TreeRecord] = Parsed()
+    for name, data in sources:
+        parsed.extend(ptb.parse_ptb(data, name))
+    records = ctx.take(parsed)
+    pairs = _pairs_by_source_id(ctx, (r.pair for r in records))
+    aligned = set(
+        PhraseAlignment.objects.filter(pair__in=list(pairs.values())).values_list("pair_id", flat=True)
+    )
+    changed: dict[int, Pair] = {}
+    for record in records:
+        pair = pairs.get(record.pair)
+        where = Problem(record.file, record.line, "tree", "")
+        if pair is None:
+            ctx.invalid(
+                replace(where, field="pair", message=f"pair {record.pair}: no such pair in the project")
+            )
+            continue
+        tokens = pair.tokens1 if record.member == 1 else pair.tokens2
+        try:
+            nodes = tree_nodes(record.tree, tokens)
+        except TreeError as exc:
+            ctx.invalid(replace(where, message=f"pair {record.pair} member {record.member}: {exc}"))
+            continue
+        if getattr(pair, f"tree{record.member}") == record.tree:
+            ctx.report.unchanged["trees"] += 1
+            continue
+        if pair.pk in aligned:
+            ctx.invalid(
+                replace(
+                    where,
+                    message=f"pair {record.pair} has phrase alignments on its current trees; "
+                    "replacing a tree would move their nodes",
+                )
+            )
+            continue
+        setattr(pair, f"tree{record.member}", record.tree)
+        setattr(pair, f"nodes{record.member}", nodes)
+        changed[pair.pk] = pair
+        ctx.report.created["trees"] += 1
+    Pair.objects.bulk_update(list(changed.values()), ["tree1", "tree2", "nodes1", "nodes2"], batch_size=BATCH)
+
+
+def import_pharaoh(ctx: Context, sources: Sequence[Source]) -> None:
+    """Word alignments of one annotator (or, with annotator "initial", the pairs' initial alignments)."""
+    if not ctx.annotator_name:
+        ctx.report.problems.append(
+            Problem(
+                sources[0][0],
+                None,
+                "annotator",
+                "say whose alignments these are "
+                "(--annotator NAME, or 'initial' for the initial automatic alignment)",
+            )
+        )
+        return
+    parsed: Parsed[pharaoh.AlignmentRecord] = Parsed()
+    for name, data in sources:
+        parsed.extend(pharaoh.parse_pharaoh(data, name))
+    records = ctx.take(parsed)
+    pairs = _pairs_by_source_id(ctx, (r.pair for r in records))
+    valid: list[tuple[Pair, pharaoh.AlignmentRecord]] = []
+    for record in records:
+        pair = pairs.get(record.pair)
+        if pair is None:
+            ctx.invalid(
+                Problem(record.file, record.line, "pair", f"pair {record.pair}: no such pair in the project")
+            )
+            continue
+        try:
+            for i, j, _ in record.links:
+                validation.link_fields(i, j, pair.tokens1, pair.tokens2)
+        except ValidationError as exc:
+            field, messages = next(iter(exc.message_dict.items()))
+            ctx.invalid(
+                Problem(record.file, record.line, "links", f"pair {record.pair}: {field}: {messages[0]}")
+            )
+            continue
+        valid.append((pair, record))
+    if ctx.annotator_name == INITIAL:
+        _write_initial_alignments(ctx, valid)
+    else:
+        _write_links(ctx, valid, ctx.annotator())
+
+
+INITIAL = "initial"
+
+
+def _write_initial_alignments(ctx: Context, valid: list[tuple[Pair, pharaoh.AlignmentRecord]]) -> None:
+    changed = []
+    for pair, record in valid:
+        if any(not sure for _, _, sure in record.links):
+            ctx.invalid(
+                Problem(
+                    record.file,
+                    record.line,
+                    "links",
+                    f"pair {record.pair}: an initial alignment has "
+                    "sure links only (i-j), not possible ones (i?j)",
+                )
+            )
+            continue
+        links = sorted({(i, j) for i, j, _ in record.links})
+        if pair.initial_alignment is not None and sorted(map(tuple, pair.initial_alignment)) == links:
+            ctx.report.unchanged["initial alignments"] += 1
+            continue
+        pair.initial_alignment = [list(link) for link in links]
+        pair.initial_alignment_source = "imported"
+        changed.append(pair)
+    Pair.objects.bulk_update(changed, ["initial_alignment", "initial_alignment_source"], batch_size=BATCH)
+    ctx.report.created["initial alignments"] += len(changed)
+
+
+def _write_links(ctx: Context, valid: list[tuple[Pair, pharaoh.AlignmentRecord]], user: Any) -> None:
+    existing = {
+        (link.pair_id, link.i, link.j): link
+        for link in AlignmentLink.objects.filter(
+            pair__in=[p for p, _ in valid], annotator=user, is_gold=False
+        )
+    }
+    new, flipped = [], []
+    for pair, record in valid:
+        for i, j, sure in dict.fromkeys(record.links):
+            link = existing.get((pair.pk, i, j))
+            if link is None:
+                link = AlignmentLink(pair=pair, annotator=user, i=i, j=j, sure=sure)
+                existing[pair.pk, i, j] = link
+                new.append(link)
+            elif link.sure != sure and link.pk:
+                link.sure = sure
+                link.version += 1
+                flipped.append(link)
+            else:
+                ctx.report.unchanged["links"] += 1
+    AlignmentLink.objects.bulk_create(new, batch_size=BATCH)
+    AlignmentLink.objects.bulk_update(flipped, ["sure", "version"], batch_size=BATCH)
+    ctx.report.created["links"] += len(new)
+    if flipped:
+        ctx.report.created["links changed sure/possible"] += len(flipped)
+    record_created(ctx, new, "alignmentlink", user, ["i", "j", "sure"])
+    if flipped:
+        ctx.changed = True
+
+
+def import_units(ctx: Context, sources: Sequence[Source]) -> None:
+    """Evaluation units and their items (through the evaluation service, which checks them)."""
+    from . import evaluation
+
+    parsed: Parsed[units.UnitRecord] = Parsed()
+    for name, data in sources:
+        parsed.extend(units.parse_units(data, name))
+    records = ctx.take(parsed)
+    existing = {
+        u.source_id: u for u in EvaluationUnit.objects.filter(project=ctx.project).prefetch_related("items")
+    }
+    position = len(existing)
+    for record in records:
+        unit = existing.get(record.source_id)
+        if unit is not None:
+            same = (unit.source_sentence, unit.phrase_start, unit.phrase_end) == (
+                record.source_sentence,
+                record.phrase_start,
+                record.phrase_end,
+            ) and [(i.source_id, i.paraphrase, i.candidate_source) for i in unit.items.all()] == record.items
+            if same:
+                ctx.report.unchanged["units"] += 1
+            else:
+                ctx.invalid(
+                    Problem(
+                        record.file,
+                        record.line,
+                        "unit_id",
+                        f"unit {record.source_id} already exists with another sentence, phrase or items",
+                    )
+                )
+            continue
+        try:
+            with transaction.atomic():
+                evaluation.create_unit(
+                    ctx.project,
+                    record.source_id,
+                    record.source_sentence,
+                    record.phrase,
+                    record.phrase_start,
+                    record.phrase_end,
+                    record.items,
+                    position=position,
+                )
+        except ValidationError as exc:
+            field, messages = next(iter(exc.message_dict.items()))
+            ctx.invalid(Problem(record.file, record.line, field, messages[0]))
+            continue
+        position += 1
+        ctx.report.created["units"] += 1
+        ctx.report.created["items"] += len(record.items)
+
+
 def _import_native(ctx: Context, sources: Sequence[Source]) -> None:
     from .corpus_native import import_native
 
@@ -434,6 +644,9 @@ IMPORTERS: dict[str, Callable[[Context, Sequence[Source]], None]] = {
     "mrpc": import_mrpc,
     "etpc": import_etpc,
     "native": _import_native,
+    "ptb": import_ptb,
+    "pharaoh": import_pharaoh,
+    "units": import_units,
 }
 
 
