@@ -1,0 +1,345 @@
+"""A private, throwaway production-shaped stack on loopback: PostgreSQL, Redis, gunicorn and a worker.
+
+Used by `bench/bench_load.py` and `tests/services/test_faults.py`. Everything runs in a temporary
+directory on ports of its own, so stopping or restarting it never touches the machine's shared
+PostgreSQL/Redis that other test runs use:
+
+- `PrivatePostgres`: `initdb` + `pg_ctl` (as the `postgres` user when run as root) on 127.0.0.1;
+- `PrivateRedis`: `redis-server --save "" --appendonly no`;
+- `Web`: gunicorn with `deploy/gunicorn.conf.py` (the same settings as docker-compose's `web`);
+- `Worker`: a Celery worker on a private queue.
+
+All processes are started in their own session and stopped by their own pid.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+VENV_BIN = Path(sys.executable).parent
+
+
+def pg_bin() -> Path:
+    """The PostgreSQL server binaries (PG_BIN, else the newest /usr/lib/postgresql/*/bin)."""
+    if os.environ.get("PG_BIN"):
+        return Path(os.environ["PG_BIN"])
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name))
+    if not found:
+        raise RuntimeError("PostgreSQL server binaries not found (set PG_BIN)")
+    return Path(found[-1])
+
+
+def available() -> str | None:
+    """None when a private stack can run here, else the reason it cannot."""
+    try:
+        pg_bin()
+    except RuntimeError as exc:
+        return str(exc)
+    if shutil.which("redis-server") is None:
+        return "redis-server not found"
+    if os.geteuid() == 0 and shutil.which("runuser") is None:
+        return "running as root without runuser to start PostgreSQL as the postgres user"
+    return None
+
+
+def wait_for_port(port: int, timeout: float = 30, *, proc: subprocess.Popen[bytes] | None = None) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"process {proc.args[0]} exited with {proc.returncode}")
+        with socket.socket() as sock:
+            sock.settimeout(0.5)
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
+
+
+def _as_postgres(cmd: list[str]) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
+
+
+class PrivatePostgres:
+    def __init__(self, port: int, root: Path) -> None:
+        self.port, self.root = port, root
+        self.data = root / "pgdata"
+        self.log = root / "postgres.log"
+
+    def _run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        cmd = _as_postgres([str(pg_bin() / args[0]), *args[1:]])
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        if check and result.returncode != 0:
+            raise RuntimeError(
+                f"{' '.join(cmd)} failed ({result.returncode}):\n{result.stdout}{result.stderr}"
+            )
+        return result
+
+    def start(self) -> None:
+        if not self.data.exists():
+            self.root.mkdir(parents=True, exist_ok=True)
+            if os.geteuid() == 0:
+                shutil.chown(self.root, "postgres", "postgres")
+            self._run(
+                "initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"
+            )
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.log),
+            "-o",
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.root} -c max_connections=200",
+            "-w",
+            "start",
+        )
+
+    def stop(self, mode: str = "fast") -> None:
+        self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop", check=False)
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def createdb(self, name: str) -> str:
+        self._run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", name)
+        return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
+
+
+class Process:
+    """A child process in its own session, stopped by its pid (and its group)."""
+
+    def __init__(self, cmd: list[str], env: dict[str, str], log: Path) -> None:
+        self.cmd, self.env, self.log = cmd, env, log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            self.cmd,
+            cwd=REPO,
+            env=self.env,
+            stdout=self.log.open("ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def signal(self, sig: int) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, sig)
+
+    def stop(self, timeout: float = 15) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.signal(signal.SIGKILL)
+                self.proc.wait(10)
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the process and all its descendants (from /proc)."""
+        if not self.proc or self.proc.poll() is not None:
+            return 0
+        return sum(_rss(pid) for pid in _tree(self.proc.pid))
+
+
+def _tree(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            text = Path(stat).read_text()
+        except OSError:
+            continue
+        fields = text.rsplit(")", 1)[1].split()
+        children.setdefault(int(fields[1]), []).append(int(text.split(" ", 1)[0]))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, []))
+    return out
+
+
+def _rss(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+class PrivateRedis(Process):
+    def __init__(self, port: int, root: Path) -> None:
+        cmd = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        super().__init__(cmd + ["--dir", str(root)], dict(os.environ), root / "redis.log")
+        self.port = port
+
+    def start(self) -> None:
+        super().start()
+        wait_for_port(self.port, proc=self.proc)
+
+    def kill(self) -> None:
+        """Gone at once, as a crash or a network cut would make it."""
+        self.signal(signal.SIGKILL)
+        if self.proc:
+            self.proc.wait(10)
+
+
+class Stack:
+    """The private stack with the app's environment (DEBUG off, secrets from the environment)."""
+
+    def __init__(self, *, pg_port: int, redis_port: int, web_port: int, root: Path | None = None) -> None:
+        self.root = root or Path(tempfile.mkdtemp(prefix="workbench-stack-"))
+        self.root.chmod(0o755)  # the postgres user must reach its data directory inside
+        self.postgres = PrivatePostgres(pg_port, self.root / "pg")
+        self.redis = PrivateRedis(redis_port, self.root)
+        self.web_port = web_port
+        self.queue = f"stack-{secrets.token_hex(4)}"
+        self.env: dict[str, str] = {}
+        self.web: Process | None = None
+        self.worker: Process | None = None
+
+    def start_services(self, db_name: str = "workbench") -> None:
+        self.postgres.start()
+        self.redis.start()
+        database_url = self.postgres.createdb(db_name)
+        self.env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "PYTEST_"))},
+            "DATABASE_URL": database_url,
+            "REDIS_URL": f"redis://127.0.0.1:{self.redis.port}/0",
+            "DEBUG": "0",
+            "SECRET_KEY": secrets.token_urlsafe(50),
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "SECURE_SSL_REDIRECT": "0",
+            "CELERY_QUEUE": self.queue,
+            "VAR_DIR": str(self.root / "var"),
+            "DJANGO_SETTINGS_MODULE": "annotator.settings",
+            "LOG_LEVEL": "WARNING",
+        }
+        self.manage("migrate", "--noinput", "-v", "0")
+
+    def manage(self, *args: str) -> str:
+        result = subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=REPO, env=self.env, capture_output=True, text=True
+        )
+        if result.returncode != 0:
+            raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+        return result.stdout
+
+    def python(self, code: str) -> Any:
+        """Run `code` in a Django process of the stack; it prints one JSON value, returned here."""
+        prelude = "import django, json; django.setup()\n"
+        result = subprocess.run(
+            [sys.executable, "-c", prelude + code], cwd=REPO, env=self.env, capture_output=True, text=True
+        )
+        if result.returncode != 0:
+            raise RuntimeError(f"stack python failed:\n{result.stderr}")
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    def start_web(self, workers: int = 2, threads: int = 4) -> None:
+        env = {
+            **self.env,
+            "BIND": f"127.0.0.1:{self.web_port}",
+            "WEB_WORKERS": str(workers),
+            "WEB_THREADS": str(threads),
+            "ACCESS_LOG": "",
+        }
+        self.web = Process(
+            [str(VENV_BIN / "gunicorn"), "annotator.wsgi", "-c", "deploy/gunicorn.conf.py"],
+            env,
+            self.root / "web.log",
+        )
+        self.web.start()
+        wait_for_port(self.web_port, proc=self.web.proc)
+
+    def start_worker(self) -> None:
+        cmd = [sys.executable, "-m", "celery", "-A", "annotator", "worker", "-Q", self.queue, "-c", "1"]
+        cmd += ["-l", "WARNING", "-n", f"{self.queue}@%h", "--without-gossip", "--without-mingle"]
+        self.worker = Process(cmd, self.env, self.root / "worker.log")
+        self.worker.start()
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.web_port}{path}"
+
+    def get_json(self, path: str, token: str | None = None, timeout: float = 10) -> tuple[int, Any]:
+        request = urllib.request.Request(self.url(path))
+        if token:
+            request.add_header("Authorization", f"Token {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as exc:
+            body = exc.read()
+            try:
+                return exc.code, json.loads(body)
+            except ValueError:
+                return exc.code, body.decode(errors="replace")
+
+    def rss_bytes(self) -> dict[str, int]:
+        return {
+            "web": self.web.rss_bytes() if self.web else 0,
+            "worker": self.worker.rss_bytes() if self.worker else 0,
+        }
+
+    def stop(self) -> None:
+        for process in (self.web, self.worker):
+            if process:
+                process.stop()
+        self.redis.stop()
+        self.postgres.stop()
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+SEED = """
+from annotator.models import Tagset
+from annotator.services import projects
+from annotator.tagsets import VILA_NAME
+from rest_framework.authtoken.models import Token
+from django.contrib.auth import get_user_model
+
+N_ANNOTATORS, N_PAIRS = {n_annotators}, {n_pairs}
+User = get_user_model()
+lead = projects.create_user("lead", "lead-pass-123")
+annotators = [projects.create_user(f"ann{{n:03d}}", "ann-pass-123") for n in range(N_ANNOTATORS)]
+project = projects.create_project("Load", tagset=Tagset.objects.get(name=VILA_NAME), leads=[lead])
+pairs = [
+    projects.add_pair(
+        project, f"p{{n}}",
+        tokens1="The film opened on Friday in twelve cities across the country .".split(),
+        tokens2="The movie premiered Friday in twelve cities nationwide .".split(),
+    )
+    for n in range(N_PAIRS)
+]
+projects.assign_pairs(project, annotators, pairs)
+ptypes = list(project.tagset.types.filter(projection_required=False, scope_sides="both").values_list("pk", flat=True))
+print(json.dumps({{
+    "project": project.pk,
+    "pairs": [p.pk for p in pairs],
+    "ptypes": ptypes,
+    "lead": Token.objects.create(user=lead).key,
+    "annotators": [Token.objects.create(user=u).key for u in annotators],
+}}))
+"""
+
+
+def seed(stack: Stack, n_annotators: int, n_pairs: int) -> dict[str, Any]:
+    """A project with `n_pairs` pairs assigned to `n_annotators` annotators; their API tokens."""
+    return stack.python(SEED.format(n_annotators=n_annotators, n_pairs=n_pairs))
