@@ -62,5 +62,16 @@ def fast_hashing(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture
+def eager_celery() -> Any:
+    """Run tasks in-process even when REDIS_URL points at a broker (tests without a worker)."""
+    from celery import current_app
+
+    before = current_app.conf.task_always_eager
+    current_app.conf.task_always_eager = True
+    yield
+    current_app.conf.task_always_eager = before
+
+
 def raters(n: int, prefix: str = "rater") -> list[Any]:
     return [factories.user(f"{prefix}{k + 1}") for k in range(n)]

@@ -14,7 +14,7 @@ from annotator.services import evaluation
 from annotator.services.projects import add_member
 from tests import evaluation_factories as ef
 from tests import factories
-from tests.evaluation_factories import fast_hashing  # noqa: F401
+from tests.evaluation_factories import eager_celery, fast_hashing  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_hashing")]
 
@@ -104,6 +104,7 @@ def test_assign_rejects_r_above_the_raters_given(client, world):
     assert response.status_code == 422 and "1 ≤ r ≤ 1" in response.content.decode()
 
 
+@pytest.mark.usefixtures("eager_celery")
 def test_start_reevaluation_draws_the_sets_with_the_seed(client, world):
     project, lead, raters = world
     unit = ef.unit(project, "u1")

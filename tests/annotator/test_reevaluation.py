@@ -11,7 +11,7 @@ from annotator.services import evaluation, reevaluation
 from metrics.document import parse_document
 from metrics.report import build_report
 from tests import evaluation_factories as ef
-from tests.evaluation_factories import fast_hashing  # noqa: F401
+from tests.evaluation_factories import eager_celery, fast_hashing  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_hashing")]
 
@@ -158,6 +158,7 @@ def test_nothing_to_reevaluate_before_any_unit_is_finalized():
         reevaluation.build_reevaluation_sets(project, seed=0)
 
 
+@pytest.mark.usefixtures("eager_celery")
 def test_sets_are_drawn_automatically_when_the_last_unit_is_finalized(django_capture_on_commit_callbacks):
     raters = ef.raters(2)
     project = ef.evaluation_project(n_units=2, raters=tuple(raters))
