@@ -18,6 +18,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -65,9 +66,17 @@ def _assignment(request: HttpRequest, pair: Pair) -> Assignment:
 
 
 def _partials(request: HttpRequest, state: EditorState, target: str, oob: Sequence[str], **extra: Any) -> str:
-    context = {"state": state, "pair": state.pair, "project": state.project, **extra}
-    html = [render_to_string(f"{PAGE}#{target}", {**context, "oob": False}, request=request)]
-    html += [render_to_string(f"{PAGE}#{name}", {**context, "oob": True}, request=request) for name in oob]
+    """The target's partial followed by out-of-band partials. Rendered without the request so the
+    context processors (a query each) do not run once per partial; the forms get the CSRF token."""
+    context = {
+        "state": state,
+        "pair": state.pair,
+        "project": state.project,
+        "csrf_token": get_token(request),
+        **extra,
+    }
+    html = [render_to_string(f"{PAGE}#{target}", {**context, "oob": False})]
+    html += [render_to_string(f"{PAGE}#{name}", {**context, "oob": True}) for name in oob]
     return "".join(html)
 
 

@@ -1,0 +1,24 @@
+"""Postpone: the pair is put aside and the editor moves on."""
+
+import pytest
+
+from annotator.models import Assignment
+from tests.annotator.editor_helpers import HTMX, logged_in, make_desk, url
+from tests.annotator.editor_helpers import fast_passwords as fast_passwords
+
+pytestmark = pytest.mark.django_db
+
+
+def test_postponed_pair_is_marked_and_the_editor_is_sent_to_the_next_pair():
+    desk = make_desk()
+    p1, p2, _ = desk.project.pairs.order_by("position")
+    response = logged_in(desk.ann).post(url("pair-postpone", p1), **HTMX)
+    assert response.status_code == 204 and response["HX-Redirect"] == url("pair-edit", p2)
+    assert Assignment.objects.get(annotator=desk.ann, pair=p1).status == "postponed"
+    assert Assignment.objects.get(annotator=desk.bob, pair=p1).status == "todo"
+
+
+def test_without_javascript_postpone_redirects():
+    desk = make_desk()
+    p1, p2, _ = desk.project.pairs.order_by("position")
+    assert logged_in(desk.ann).post(url("pair-postpone", p1))["Location"] == url("pair-edit", p2)

@@ -1,0 +1,50 @@
+"""Undo through the page: the last change is reverted and the whole workspace comes back."""
+
+import json
+
+import pytest
+
+from annotator.models import PairLabel, Phenomenon
+from annotator.services import annotations
+from tests.annotator.editor_helpers import fast_passwords as fast_passwords
+from tests.annotator.editor_helpers import logged_in, make_desk, save, url, version
+
+pytestmark = pytest.mark.django_db
+
+
+def test_undo_reverts_the_last_change_and_answers_with_the_workspace():
+    desk = make_desk()
+    client = logged_in(desk.ann)
+    save(client, "pair-label", desk.pair, desk.ann, {"label": "paraphrase"})
+    save(
+        client,
+        "phenomenon-create",
+        desk.pair,
+        desk.ann,
+        {"ptype": desk.types["Diathesis"].pk, "scope1": "1", "scope2": "0"},
+    )
+    response = save(client, "pair-undo", desk.pair, desk.ann, {})
+    assert response.status_code == 200 and response.content.decode().lstrip().startswith(
+        '<div id="workspace"'
+    )
+    assert json.loads(response["HX-Trigger"])["sheet-undone"] == {"description": "the new phenomenon"}
+    assert not Phenomenon.objects.exists()
+    save(client, "pair-undo", desk.pair, desk.ann, {})
+    assert PairLabel.objects.get(annotator=desk.ann).label == ""
+
+
+def test_nothing_to_undo_is_a_message():
+    desk = make_desk(layer_word_alignment=False)
+    response = save(logged_in(desk.ann), "pair-undo", desk.pair, desk.ann, {})
+    assert response.status_code == 422 and "Nothing to undo on this pair." in response.content.decode()
+
+
+def test_undo_from_a_stale_tab_conflicts():
+    desk = make_desk()
+    client = logged_in(desk.ann)
+    client.get(url("pair-edit", desk.pair))
+    stale = version(desk.pair, desk.ann)
+    annotations.set_pair_label(desk.pair, desk.ann, "paraphrase", base_version=stale)
+    response = client.post(url("pair-undo", desk.pair), {"base_version": stale}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 409
+    assert PairLabel.objects.get(annotator=desk.ann).label == "paraphrase"

@@ -1,0 +1,33 @@
+"""Deleting a phenomenon from the list."""
+
+import pytest
+
+from annotator.models import AnnotationHistory, Phenomenon
+from annotator.services import annotations
+from tests.annotator.editor_helpers import fast_passwords as fast_passwords
+from tests.annotator.editor_helpers import logged_in, make_desk, save
+
+pytestmark = pytest.mark.django_db
+
+
+def add(desk, user):
+    ph, _ = annotations.add_phenomenon(
+        desk.pair, user, desk.types["Diathesis"], scope1=[1], scope2=[0], base_version=None
+    )
+    return ph
+
+
+def test_own_phenomenon_is_deleted_with_history_and_the_list_updates():
+    desk = make_desk()
+    ph = add(desk, desk.ann)
+    response = save(logged_in(desk.ann), "phenomenon-delete", desk.pair, desk.ann, {}, ph.pk)
+    assert response.status_code == 200 and "Diathesis</strong>" not in response.content.decode()
+    assert not Phenomenon.objects.filter(pk=ph.pk).exists()
+    assert AnnotationHistory.objects.filter(model="phenomenon", object_id=ph.pk, action="delete").exists()
+
+
+def test_another_annotators_phenomenon_cannot_be_deleted():
+    desk = make_desk()
+    bobs = add(desk, desk.bob)
+    assert save(logged_in(desk.ann), "phenomenon-delete", desk.pair, desk.ann, {}, bobs.pk).status_code == 404
+    assert Phenomenon.objects.filter(pk=bobs.pk).exists()

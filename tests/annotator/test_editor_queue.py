@@ -1,0 +1,64 @@
+"""The annotator's queue page: counts, progress bar, their own pairs in queue order, where to continue."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from annotator.models import Assignment
+from annotator.services import projects, work
+from tests.annotator.editor_helpers import fast_passwords as fast_passwords
+from tests.annotator.editor_helpers import logged_in, make_desk
+
+pytestmark = pytest.mark.django_db
+
+
+def queue_url(project):
+    return reverse("annotator:queue", args=[project.pk])
+
+
+def test_annotator_sees_counts_progress_and_their_pairs_in_order():
+    desk = make_desk()
+    pairs = list(desk.project.pairs.order_by("position"))
+    work.postpone(work.assignment_for(desk.ann, pairs[1]))
+    Assignment.objects.filter(annotator=desk.ann, pair=pairs[2]).update(status="done")
+    html = logged_in(desk.ann).get(queue_url(desk.project)).content.decode()
+    assert "<strong>1</strong> done · <strong>1</strong> to do · <strong>1</strong> postponed" in html
+    assert 'style="width: 33%"' in html
+    assert html.index(">p1<") < html.index(">p2<") < html.index(">p3<")
+
+
+def test_continue_goes_to_the_first_open_pair_and_postponed_ones_come_last():
+    desk = make_desk()
+    pairs = list(desk.project.pairs.order_by("position"))
+    work.postpone(work.assignment_for(desk.ann, pairs[0]))
+    response = logged_in(desk.ann).get(queue_url(desk.project))
+    assert response.context["next_id"] == pairs[1].pk
+
+
+def test_when_everything_is_done_the_queue_says_so():
+    desk = make_desk()
+    Assignment.objects.filter(annotator=desk.ann).update(status="done")
+    html = logged_in(desk.ann).get(queue_url(desk.project)).content.decode()
+    assert "All pairs done" in html and 'id="continue"' not in html
+
+
+def test_queue_lists_only_the_annotators_own_assignments():
+    desk = make_desk()
+    bobs = projects.add_pair(desk.project, "bob-only", tokens1=["a"], tokens2=["b"])
+    projects.assign_pairs(desk.project, [desk.bob], [bobs])
+    response = logged_in(desk.ann).get(queue_url(desk.project))
+    assert {a.annotator_id for a in response.context["rows"]} == {desk.ann.pk}
+    assert "bob-only" not in response.content.decode()
+
+
+def test_queue_query_count_does_not_grow_with_the_number_of_pairs():
+    desk = make_desk()
+    client = logged_in(desk.ann)
+    with CaptureQueriesContext(connection) as small:
+        client.get(queue_url(desk.project))
+    more = [projects.add_pair(desk.project, f"more{n}", tokens1=["a"], tokens2=["b"]) for n in range(12)]
+    projects.assign_pairs(desk.project, [desk.ann], more)
+    with CaptureQueriesContext(connection) as large:
+        client.get(queue_url(desk.project))
+    assert len(small) == len(large)
