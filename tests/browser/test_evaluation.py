@@ -168,3 +168,19 @@ def test_lead_builds_a_unit_and_assigns_raters(page, live_server, world):
     page.wait_for_load_state("networkidle")
     assert "1 unit(s) assigned to 2 raters each" in page.locator(".messages").inner_text()
     assert evaluation.rating_queue(project, project.members.get(username="rita"))[-1].unit.phrase == "went up"
+
+
+def test_a_change_made_in_another_tab_shows_a_conflict_at_the_item(page, live_server, world):
+    project, (u1, _), rater, _, _ = world
+    item = u1.items.first()
+    login(page, live_server, "rita", factories.PASSWORD)
+    page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/units/{u1.pk}/grammaticality/")
+    answer(page, item, "grammaticality", "Yes")
+    evaluation.record_judgement(item, rater, "grammaticality", label="Irredeemable")  # the other tab
+    answer(page, item, "grammaticality", "Perfect")
+    card = page.locator(f"#judgement-{item.pk}-grammaticality")
+    assert "changed in another tab or device" in card.locator("[role=alert]").inner_text()
+    assert item.judgements.get(rater=rater).label == "Irredeemable"
+    screenshot(page, "evaluation-conflict")
+    click_and_swap(page, card.get_by_role("button", name="Keep Irredeemable"))
+    assert badge(page, item, "grammaticality").inner_text() == "Irredeemable"
