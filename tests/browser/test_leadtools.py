@@ -1,0 +1,154 @@
+"""A lead plans work, explores disagreement, opens a pair side by side, queues re-annotation and
+adjudicates a gold annotation — in Chromium, with htmx doing the updates without reloads."""
+
+import pytest
+
+from annotator.models import AlignmentLink, Assignment, PairLabel, Phenomenon, ReannotationRound
+from tests import factories, leadtools_factories
+from tests.conftest import login, screenshot
+from tests.leadtools_factories import FAST_HASHERS
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    settings.PASSWORD_HASHERS = FAST_HASHERS
+
+
+@pytest.fixture
+def world():
+    # A transactional test database is flushed between tests, data migrations included.
+    from annotator.models import ParaphraseType, Tagset
+    from annotator.tagsets import install_builtin_tagsets
+
+    if not Tagset.objects.filter(builtin=True).exists():
+        install_builtin_tagsets(Tagset, ParaphraseType)
+    return leadtools_factories.world(n_pairs=6)
+
+
+def settled(page):
+    page.wait_for_function("!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")
+
+
+def mark_page(page):
+    """Tag the window so a full reload (which would drop the tag) is detected."""
+    page.evaluate("window.__noReload = true")
+
+
+def not_reloaded(page):
+    return page.evaluate("window.__noReload === true")
+
+
+def test_planner_preview_follows_the_options_without_reload(page, live_server, world):
+    project = world["project"]
+    login(page, live_server, "lead", factories.PASSWORD)
+    page.goto(f"{live_server.url}/projects/{project.pk}/planner/")
+    mark_page(page)
+    preview = page.locator("#plan-preview")
+    assert "18 already assigned" in preview.inner_text()
+    page.check("input[name=selection][value=filter]")
+    settled(page)
+    page.fill("input[name=source_prefix]", "p1")
+    page.wait_for_function("document.querySelector('#plan-preview').innerText.includes('1 pair ·')")
+    page.check("input[name=selection][value=all]")
+    settled(page)
+    page.check("input[name=per_pair][value=k]")
+    settled(page)
+    assert "&amp;" not in page.locator("#plan-preview").inner_text()  # names, not escaped markup
+    assert "Pairs shared by two annotators" in page.locator("#plan-preview").inner_text()
+    assert not_reloaded(page)
+    screenshot(page, "leadtools-planner")
+    page.click("#confirm-plan")
+    page.wait_for_selector(".messages")
+    assert "Assigned 0 new pairs" in page.locator(".messages").inner_text()
+    assert Assignment.objects.filter(project=project).count() == 18
+
+
+def test_explorer_lists_lowest_first_filters_and_opens_the_comparison(page, live_server, world):
+    project = world["project"]
+    login(page, live_server, "lead", factories.PASSWORD)
+    page.goto(f"{live_server.url}/projects/{project.pk}/explorer/")
+    mark_page(page)
+    rows = page.locator("table.lt-explorer tbody tr")
+    assert rows.first.locator("td.mono").inner_text() == "p3"
+    screenshot(page, "leadtools-explorer")
+    page.select_option("select[name=type]", "Semantics")
+    page.wait_for_function("document.querySelectorAll('table.lt-explorer tbody tr').length === 1")
+    assert not_reloaded(page) and "type=Semantics" in page.url
+    page.select_option("select[name=type]", "")
+    page.select_option("select[name=measure]", "labels")
+    page.wait_for_function("document.querySelector('table.lt-explorer tbody tr td.mono').innerText === 'p2'")
+    page.click("text=p2")
+    page.wait_for_selector("#comparison")
+    assert "ben: nonparaphrase" in page.locator(".lt-scores").inner_text()
+    mark_page(page)
+    page.select_option("select[name=b]", "ben")
+    page.select_option("select[name=a]", "cat")
+    settled(page)
+    assert not_reloaded(page)
+    page.goto(
+        page.url.split("?")[0].replace(
+            f"/{project.pairs.get(source_id='p2').pk}/", f"/{project.pairs.get(source_id='p3').pk}/"
+        )
+    )
+    page.wait_for_selector("#phenomena-comparison")
+    assert page.locator("#phenomena-comparison .lt-status-only").count() == 2
+    assert page.locator(".lt-matrix td.lt-a").count() == 1
+    screenshot(page, "leadtools-explorer-pair")
+
+
+def test_ticked_pairs_go_to_the_reannotation_queue(page, live_server, world):
+    project = world["project"]
+    login(page, live_server, "lead", factories.PASSWORD)
+    page.goto(f"{live_server.url}/projects/{project.pk}/explorer/")
+    page.check("input[name=pick][value=p3]")
+    page.check("input[name=pick][value=p2]")
+    page.click("#send-selected")
+    page.wait_for_selector("#reannotation-preview")
+    assert "2 pairs meet the rule" in page.locator("#reannotation-preview").inner_text()
+    page.click("#queue-button")
+    page.wait_for_selector("#round-1")
+    round_ = ReannotationRound.objects.get()
+    assert round_.flagged == ["p2", "p3"] and round_.rule == "selected"
+    assert Assignment.objects.filter(project=project, round=1).count() == 6
+    screenshot(page, "leadtools-reannotation")
+
+
+def test_lead_builds_the_gold_annotation(page, live_server, world):
+    project = world["project"]
+    pair = project.pairs.get(source_id="p3")
+    login(page, live_server, "lead", factories.PASSWORD)
+    page.goto(f"{live_server.url}/projects/{project.pk}/explorer/{pair.pk}/")
+    page.click("#adjudicate-link")
+    page.wait_for_selector("#adjudication")
+    mark_page(page)
+    # Take ann's version wholesale.
+    page.locator("[data-annotator=ann] .lt-take").click()
+    page.wait_for_function("document.querySelector('#gold').innerText.includes('version')")
+    assert sorted(
+        Phenomenon.objects.filter(pair=pair, is_gold=True).values_list("ptype__name", flat=True)
+    ) == ["Same polarity"]
+    # Merge ben's Semantics phenomenon.
+    page.locator("[data-annotator=ben] input[name=phenomena]").first.check()
+    page.click("#merge-button")
+    page.wait_for_function("document.querySelector('#gold').innerText.includes('Semantics')")
+    # Edit: remove one link, set the label.
+    links_before = AlignmentLink.objects.filter(pair=pair, is_gold=True).count()
+    page.locator("#gold .lt-gold-chip button[aria-label^='Remove link']").first.click()
+    page.wait_for_function(f"document.querySelectorAll('#gold .lt-gold-chip').length === {links_before - 1}")
+    settled(page)
+    with page.expect_response(lambda r: r.request.method == "POST" and "/label/" in r.url):
+        page.select_option("#gold-label", "non_paraphrase")
+    settled(page)
+    assert not_reloaded(page)
+    screenshot(page, "leadtools-adjudicate")
+    gold = PairLabel.objects.get(pair=pair, is_gold=True)
+    assert gold.label == "non_paraphrase" and gold.annotator == world["lead"]
+    assert sorted(
+        Phenomenon.objects.filter(pair=pair, is_gold=True).values_list("ptype__name", flat=True)
+    ) == [
+        "Same polarity",
+        "Semantics",
+    ]
+    assert AlignmentLink.objects.filter(pair=pair, is_gold=True).count() == links_before - 1
