@@ -31,8 +31,11 @@ The pipeline (`schedule`, `recompute`; the Celery task in `annotator.tasks` call
   of saves yields one task. A task deletes the key when it starts: a change committed after that enqueues
   a fresh task, and the running one reads everything committed before it.
 - One computation per project at a time: a PostgreSQL session advisory lock (released by the server if
-  the worker dies), or a cache key with a TTL on other databases (the in-process default). A task that
-  finds the project busy leaves a "rerun" mark; the holder re-schedules when it finishes.
+  the worker dies), or a cache key with a TTL on other databases (the in-process default). While a
+  computation runs (cache key `agreement:running:<project>`), changes only leave a "rerun" mark instead
+  of enqueuing; a task that finds the project busy leaves the same mark; the holder re-schedules once
+  when it finishes. A worker killed mid-task leaves a stale "running" key: its redelivered task clears
+  it, and the key expires after AGREEMENT_LOCK_TTL in any case.
 - Idempotent: the snapshot stores the sha256 of the canonical document; a task whose document has the
   fingerprint of the latest complete snapshot stores nothing.
 - Incremental: unchanged report sections are copied from the latest snapshot (see
@@ -295,6 +298,7 @@ log = logging.getLogger(__name__)
 
 SCHEDULED_KEY = "agreement:scheduled:{}"
 RERUN_KEY = "agreement:rerun:{}"
+RUNNING_KEY = "agreement:running:{}"
 LOCK_KEY = "agreement:lock:{}"
 ADVISORY_LOCK_CLASS = 0x5041_5257  # "PARW": namespace of the advisory locks of this pipeline
 HEADLINE_KEYS = (
@@ -327,6 +331,12 @@ def schedule(project_id: int, *, catch_up: bool = True) -> bool:
     from .tasks import recompute_agreement
 
     key = SCHEDULED_KEY.format(project_id)
+    if not _eager():
+        # While a computation runs, leave a mark instead of a task: the holder re-schedules once when it
+        # finishes (mark first, then look, so a holder finishing in between still sees the mark).
+        cache.set(RERUN_KEY.format(project_id), 1, timeout=int(_setting("AGREEMENT_LOCK_TTL", 1800)))
+        if cache.get(RUNNING_KEY.format(project_id)):
+            return False
     if not cache.add(key, 1, timeout=int(_setting("AGREEMENT_SCHEDULED_TTL", 60))):
         return False
     if _eager():
@@ -416,9 +426,11 @@ def recompute(project_id: int) -> str:
         cache.set(RERUN_KEY.format(project_id), 1, timeout=int(_setting("AGREEMENT_LOCK_TTL", 1800)))
         if not lock.acquire():  # the holder may have finished between the two looks
             return "busy"
+    cache.set(RUNNING_KEY.format(project_id), 1, timeout=int(_setting("AGREEMENT_LOCK_TTL", 1800)))
     try:
         outcome = _recompute_locked(project_id)
     finally:
+        cache.delete(RUNNING_KEY.format(project_id))
         lock.release()
     if cache.delete(RERUN_KEY.format(project_id)):
         schedule(project_id)
@@ -468,12 +480,10 @@ def _compute_and_store(project: Project, started: float) -> str:
         "progress": progress(project),
     }
     defer = _kappa_c_is_expensive(doc, previous)
-    report, sections, pending = report_sections(doc, previous, defer_kappa_c=defer)
-    snapshot = _store(project, digest, report, sections, pending, extras, started)
-    if not pending:
+    snapshot = _store(project, digest, *report_sections(doc, previous, defer_kappa_c=defer), extras, started)
+    if not snapshot.results["pending"]:
         return "stored"
-    report, sections, pending = report_sections(doc, snapshot.results)
-    _store(project, digest, report, sections, pending, extras, started)
+    _store(project, digest, *report_sections(doc, snapshot.results), extras, started)
     return "stored provisional+final"
 
 
@@ -482,11 +492,18 @@ def _store(
     digest: str,
     report: dict[str, Any],
     sections: dict[str, str],
+    section_keys: dict[str, list[str]],
     pending: list[str],
     extras: dict[str, Any],
     started: float,
 ) -> AgreementSnapshot:
-    results = {"report": report, "sections": sections, "pending": pending, **extras}
+    results = {
+        "report": report,
+        "sections": sections,
+        "section_keys": section_keys,
+        "pending": pending,
+        **extras,
+    }
     results["headline"] = headline(results)
     return AgreementSnapshot.objects.create(
         project=project,

@@ -4,12 +4,13 @@
 
     {"report": the metrics report — exactly what `python -m metrics report` prints for `doc`,
      "sections": {section: fingerprint of its inputs},   # which parts can be reused next time
+     "section_keys": {section: [report keys it produced]},
      "pending": [],                                      # ["kappa_c"] in a provisional snapshot
      "pairs": {pair id: {"do_f1", "label_disagreement", "annotators"}},   # for the explorer
      "pair_labels": {"cohen": …, "fleiss": …, "counts": …}}
 
 The report is assembled section by section: a section (phenomena, word alignments, κ_C, phrase
-alignments, evaluations) whose inputs — the section itself plus annotators, options, tagset and
+alignments, evaluations, pair labels — every top-level section of the document) whose inputs — the section itself plus annotators, options, tagset and
 pairs — have the fingerprint stored in the previous snapshot is copied from it; the others are computed
 with `metrics.report.build_report` on a document holding only that section. The sections of the
 report are independent of each other (each reads only its own section and the shared parts), so the
@@ -50,31 +51,36 @@ def fingerprint(value: Any) -> str:
 
 
 SHARED = ("format", "annotators", "options", "tagset", "pairs")
-#: Report key prefixes produced by each section of the document.
-SECTION_PREFIXES: dict[str, tuple[str, ...]] = {
-    "phenomena": ("iapta.",),
-    "word_alignments": ("alignment.",),
-    "kappa_c": ("kappa_c",),
-    "phrase_alignments": ("spade.",),
-    "evaluations": ("fleiss.", "cohen.", "krippendorff.", "reeval."),
-}
-#: The document section each report section is computed from.
-SECTION_SOURCE = {name: name for name in SECTION_PREFIXES} | {"kappa_c": "word_alignments"}
+#: κ_C is split from the rest of the word-alignment section because only it is expensive (spec §5.4).
+KAPPA_C = "kappa_c"
+
+
+def report_section_names(doc: Mapping[str, Any]) -> list[str]:
+    """The report's sections: every document section (also extensions such as `pair_labels`), with κ_C
+    split from the word-alignment section."""
+    names = [key for key in doc if key not in SHARED]
+    if "word_alignments" in names:
+        names.append(KAPPA_C)
+    return names
+
+
+def _source(name: str) -> str:
+    return "word_alignments" if name == KAPPA_C else name
 
 
 def section_fingerprints(doc: Mapping[str, Any]) -> dict[str, str]:
     """Fingerprint of each report section's inputs (its document section plus the shared parts)."""
     shared = fingerprint({key: doc.get(key) for key in SHARED})
-    return {
-        name: fingerprint([shared, name, doc[source]])
-        for name, source in SECTION_SOURCE.items()
-        if source in doc
-    }
+    return {name: fingerprint([shared, name, doc[_source(name)]]) for name in report_section_names(doc)}
 
 
-def _entries(report: Mapping[str, Any], section: str) -> dict[str, Any]:
-    prefixes = SECTION_PREFIXES[section]
-    return {key: value for key, value in report.items() if key.startswith(prefixes)}
+def _split(name: str, measures: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys of report section `name` among the measures computed from its document section."""
+    if name == "word_alignments":
+        return {k: v for k, v in measures.items() if not k.startswith(KAPPA_C)}
+    if name == KAPPA_C:
+        return {k: v for k, v in measures.items() if k.startswith(KAPPA_C)}
+    return dict(measures)
 
 
 def _section_document(doc: Mapping[str, Any], source: str) -> dict[str, Any]:
@@ -83,37 +89,40 @@ def _section_document(doc: Mapping[str, Any], source: str) -> dict[str, Any]:
 
 def report_sections(
     doc: Mapping[str, Any], previous: Mapping[str, Any] | None = None, *, defer_kappa_c: bool = False
-) -> tuple[dict[str, Any], dict[str, str], list[str]]:
-    """(report, section fingerprints, pending sections) of `doc`, reusing unchanged sections of `previous`.
+) -> tuple[dict[str, Any], dict[str, str], dict[str, list[str]], list[str]]:
+    """(report, section fingerprints, keys of each section, pending sections) of `doc`.
 
-    `previous` is an earlier snapshot's results. Raises `metrics.types.DocumentError` for an invalid
-    document (a bug in the document builder: the services validate every annotation).
+    Sections whose fingerprint equals the one in `previous` (an earlier snapshot's results) are copied
+    from it. Raises `metrics.types.DocumentError` for an invalid document (a bug in the document
+    builder: the services validate every annotation).
     """
     sections = section_fingerprints(doc)
-    old_sections = (previous or {}).get("sections", {})
-    old_pending = set((previous or {}).get("pending", []))
-    old_measures = (previous or {}).get("report", {}).get("measures", {})
+    previous = previous or {}
+    old_sections = previous.get("sections", {})
+    old_keys = previous.get("section_keys", {})
+    old_pending = set(previous.get("pending", []))
+    old_measures = previous.get("report", {}).get("measures", {})
     measures: dict[str, Any] = {}
+    keys: dict[str, list[str]] = {}
     pending: list[str] = []
     computed: dict[str, dict[str, Any]] = {}
     for name, digest in sections.items():
-        if old_sections.get(name) == digest and name not in old_pending:
-            measures.update(_entries(old_measures, name))
-            continue
-        source = SECTION_SOURCE[name]
-        if name == "kappa_c" and defer_kappa_c:
-            measures.update(_entries(old_measures, name))
+        source = _source(name)
+        if old_sections.get(name) == digest and name not in old_pending and name in old_keys:
+            part = {k: old_measures[k] for k in old_keys[name] if k in old_measures}
+        elif name == KAPPA_C and defer_kappa_c:
+            part = {k: old_measures[k] for k in old_keys.get(name, []) if k in old_measures}
             pending.append(name)
-            continue
-        if name == "word_alignments" and defer_kappa_c:
-            parsed = parse_document(_section_document(doc, source))
-            measures.update(json_safe(alignment_report(parsed)))
-            continue
-        if source not in computed:
-            computed[source] = build_report(parse_document(_section_document(doc, source)))["measures"]
-        measures.update(_entries(computed[source], name))
+        elif name == "word_alignments" and defer_kappa_c:
+            part = json_safe(alignment_report(parse_document(_section_document(doc, source))))
+        else:
+            if source not in computed:
+                computed[source] = build_report(parse_document(_section_document(doc, source)))["measures"]
+            part = _split(name, computed[source])
+        measures.update(part)
+        keys[name] = sorted(part)
     report = {"format": "paraphrase-agreement-report/1", "measures": dict(sorted(measures.items()))}
-    return report, sections, pending
+    return report, sections, keys, pending
 
 
 def json_safe(value: Any) -> Any:

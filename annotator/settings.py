@@ -136,7 +136,15 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300, "socket_connect_timeout": 2, "max_retries": 1}
+# A task whose worker died unacknowledged is redelivered after the visibility timeout (seconds); workers
+# look for such tasks every CELERY_UNACKED_RESTORE_INTERVAL seconds (kombu's default is ~100 s).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300")),
+    "unacked_restore_interval": int(os.environ.get("CELERY_UNACKED_RESTORE_INTERVAL", "10")),
+    "unacked_restore_throttle": 1,
+    "socket_connect_timeout": 2,
+    "max_retries": 1,
+}
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "workbench")
 CELERY_RESULT_EXPIRES = 3600
 

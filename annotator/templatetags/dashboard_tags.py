@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
 
@@ -61,3 +63,16 @@ def level(value: Any) -> str:
         return "undef"
     value = float(value)
     return "low" if value < 0.4 else ("mid" if value < 0.7 else "high")
+
+
+@register.filter
+def measure(label: str) -> SafeString:
+    """A measure name as written in the papers: "agr_w^p,t" → agr<sub>w</sub><sup>p,t</sup>."""
+    base, _, sup = str(label).partition("^")
+    name, _, sub = base.partition("_")
+    html = escape(name)
+    if sub:
+        html += f"<sub>{escape(sub)}</sub>"
+    if sup:
+        html += f"<sup>{escape(sup)}</sup>"
+    return mark_safe(html)

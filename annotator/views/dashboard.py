@@ -74,7 +74,10 @@ def _status_context(project: Project) -> dict[str, Any]:
 
 
 def _context(project: Project, parts: set[str]) -> dict[str, Any]:
-    context: dict[str, Any] = {"project": project}
+    context: dict[str, Any] = {
+        "project": project,
+        "layer_names": [str(Project._meta.get_field(f"layer_{n}").verbose_name) for n in project.layers],
+    }
     if "snapshot-status" in parts:
         context.update(_status_context(project))
     if "progress" in parts:

@@ -178,6 +178,10 @@ def test_pair_label_kappas_match_scikit_learn(team):
     assert labels["cohen"]["by_pair"]["ana|cleo"] is None  # one category only: undefined
     assert labels["fleiss"]["n_items"] == 4
     assert labels["counts"]["bo"] == {"paraphrase": 3, "non_paraphrase": 1}
+    measures = latest_snapshot(project).results["report"]["measures"]
+    if "pair_labels.cohen" in measures:  # the metrics report reads the extension section too
+        assert measures["pair_labels.cohen"]["by_pair"] == labels["cohen"]["by_pair"]
+        assert measures["pair_labels.fleiss"]["value"] == pytest.approx(labels["fleiss"]["value"])
 
 
 def test_evaluation_judgements_reach_the_report(team, tmp_path):
@@ -315,6 +319,21 @@ def test_report_sections_equal_build_report_of_whole_document(team):
     doc = project_document(project)
     from annotator.agreement_results import report_sections
 
-    report, _, pending = report_sections(doc)
+    report, _, _, pending = report_sections(doc)
     assert pending == []
     assert report == build_report(parse_document(doc))
+
+
+def test_changes_during_a_computation_leave_a_mark_and_the_holder_reschedules_once(team, broker, monkeypatch):
+    project, anns = team
+    real = agreement._compute_and_store
+
+    def compute_while_annotators_save(p, started):
+        for _ in range(20):
+            agreement.schedule(project.pk)  # saves committed while the worker computes
+        assert broker.calls == []  # nothing enqueued while the computation runs
+        return real(p, started)
+
+    monkeypatch.setattr(agreement, "_compute_and_store", compute_while_annotators_save)
+    recompute(project.pk)
+    assert len(broker.calls) == 1  # the holder re-scheduled once, after finishing

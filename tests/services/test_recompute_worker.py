@@ -1,0 +1,182 @@
+"""The recompute pipeline with a real Celery worker, Redis and PostgreSQL.
+
+Saves go through the web (the editor's pair-label endpoint, as annotators make them); the dashboard is
+read through its htmx panels, as the lead's browser does.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+from django.urls import reverse
+
+from annotator.agreement import fingerprint, latest_snapshot, project_document
+from annotator.models import AgreementSnapshot, AgreementState, ParaphraseType, Tagset
+from annotator.services import annotations
+from annotator.tagsets import install_builtin_tagsets
+from metrics.document import parse_document
+from metrics.report import build_report
+from tests import factories
+
+pytestmark = pytest.mark.services
+
+
+def ptype(name: str) -> ParaphraseType:
+    return factories.vila().types.get(name=name)
+
+
+@pytest.fixture
+def short_visibility(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Redeliver a dead worker's unacknowledged task after 5 s instead of 5 min (worker environment)."""
+    monkeypatch.setenv("CELERY_VISIBILITY_TIMEOUT", "5")
+    monkeypatch.setenv("CELERY_UNACKED_RESTORE_INTERVAL", "1")
+
+
+@pytest.fixture
+def worker(short_visibility: None, postgres_required: None, celery_worker_process: Any) -> Any:
+    cache.clear()
+    return celery_worker_process
+
+
+def team(n_pairs: int = 6) -> tuple[Any, Any, tuple[Any, ...]]:
+    install_builtin_tagsets(Tagset, ParaphraseType)  # a transactional test flushed the data migration's rows
+    lead = factories.user("lead")
+    anns = (factories.user("ana"), factories.user("bo"), factories.user("cleo"))
+    project = factories.project_with_pairs(n_pairs=n_pairs, lead=lead, annotators=anns)
+    for n, pair in enumerate(project.pairs.order_by("position")):
+        for who in anns:
+            annotations.add_phenomenon(
+                pair,
+                who,
+                ptype("Diathesis"),
+                scope1=[2] if who != anns[1] or n % 2 else [3],
+                scope2=[1],
+                base_version=None,
+            )
+            annotations.set_links(
+                pair, who, [(1, 0), (4, 2)] if who != anns[2] else [(1, 0)], sure=True, base_version=None
+            )
+            annotations.set_pair_label(pair, who, "paraphrase", base_version=None)
+    return project, lead, anns
+
+
+def settled(project: Any, timeout: float = 60) -> AgreementSnapshot:
+    """Wait until the pipeline has caught up with every change and return the latest snapshot."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = AgreementState.objects.filter(project=project).first()
+        snapshot = latest_snapshot(project)
+        if (
+            state is not None
+            and snapshot is not None
+            and not state.is_behind
+            and not state.last_error
+            and not snapshot.results["pending"]
+            and snapshot.fingerprint == fingerprint(project_document(project))
+        ):
+            return snapshot
+        time.sleep(0.1)
+    raise AssertionError(f"the pipeline did not settle within {timeout}s: {state and state.__dict__}")
+
+
+def assert_exact(project: Any, snapshot: AgreementSnapshot) -> None:
+    assert snapshot.results["report"] == build_report(parse_document(project_document(project)))
+
+
+def client_for(user: Any) -> Client:
+    client = Client()
+    client.login(username=user.username, password=factories.PASSWORD)
+    return client
+
+
+def save_label(client: Client, project: Any, pair: Any, who: Any, label: str) -> None:
+    response = client.post(
+        reverse("annotator:pair-label", args=[project.pk, pair.pk]),
+        {"label": label, "base_version": annotations.sheet_version(pair, who)},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200, response.content[:500]
+
+
+def fleiss_on_dashboard(lead_client: Client, project: Any) -> str:
+    html = lead_client.get(
+        reverse("annotator:dashboard", args=[project.pk]),
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_TARGET="label-agreement",
+    ).content.decode()
+    found = re.search(r'<p class="big-number"><span[^>]*>([^<]+)</span>', html)
+    assert found, html
+    return found.group(1)
+
+
+def test_saves_through_the_web_change_the_dashboard_numbers(worker):
+    project, lead, (ana, bo, cleo) = team()
+    assert_exact(project, settled(project))
+    lead_client = client_for(lead)
+    before = fleiss_on_dashboard(lead_client, project)
+    assert before == "—"  # everybody said paraphrase: κ undefined
+    bo_client = client_for(bo)
+    for pair in list(project.pairs.order_by("position"))[:3]:
+        save_label(bo_client, project, pair, bo, "non_paraphrase")
+    snapshot = settled(project)
+    assert_exact(project, snapshot)
+    after = fleiss_on_dashboard(lead_client, project)
+    assert after != before
+    assert after == f"{snapshot.results['pair_labels']['fleiss']['value']:.3f}"
+
+
+def recompute_runs(worker: Any) -> int:
+    return worker.log.read_text(errors="replace").count("Task annotator.recompute_agreement[") // 2
+
+
+def test_burst_of_100_saves_yields_a_handful_of_recomputes(worker):
+    project, lead, (ana, bo, cleo) = team(n_pairs=4)
+    settled(project)
+    runs_before = recompute_runs(worker)
+    snapshots_before = AgreementSnapshot.objects.filter(project=project).count()
+    bo_client = client_for(bo)
+    pairs = list(project.pairs.order_by("position"))
+    started = time.monotonic()
+    for n in range(100):
+        save_label(bo_client, project, pairs[n % 4], bo, "non_paraphrase" if n % 3 else "paraphrase")
+    burst_seconds = time.monotonic() - started
+    snapshot = settled(project)
+    assert_exact(project, snapshot)
+    runs = recompute_runs(worker) - runs_before
+    stored = AgreementSnapshot.objects.filter(project=project).count() - snapshots_before
+    print(f"100 saves in {burst_seconds:.1f}s → {runs} recompute task runs, {stored} snapshots stored")
+    # one recompute per coalescing window (0.3 s) and per computation at most, never one per save
+    assert 1 <= stored <= runs
+    assert runs <= max(12, int(burst_seconds / 0.3) + 4)
+    assert runs < 100 / 3
+
+
+def test_killing_the_worker_mid_task_still_produces_a_correct_snapshot(worker, settings):
+    project, lead, (ana, bo, cleo) = team(n_pairs=40)  # κ_C over 40 pairs × 3 annotator pairs: seconds
+    settled(project, timeout=120)
+    AgreementSnapshot.objects.filter(project=project).delete()
+    pair = project.pairs.order_by("position").first()
+    change_at = time.time()
+    annotations.add_phenomenon(pair, bo, ptype("Punctuation"), scope1=[5], scope2=[3], base_version=None)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        state = AgreementState.objects.get(project=project)
+        if state.started_at and state.started_at.timestamp() >= change_at - 0.01:
+            break
+        time.sleep(0.02)
+    else:
+        raise AssertionError("the recompute did not start")
+    time.sleep(0.3)  # inside the computation (document built, κ_C running)
+    worker.kill()
+    assert AgreementState.objects.get(project=project).is_behind
+    worker.start()
+    snapshot = settled(project, timeout=120)
+    assert_exact(project, snapshot)
+    assert "Punctuation" in snapshot.results["report"]["measures"]["iapta.do.f1.by_type"]["by_pair"][
+        "ana|bo"
+    ] or (snapshot.results["report"]["measures"]["iapta.phenomena.count"]["by_annotator"]["bo"] == 41)
