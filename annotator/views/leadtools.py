@@ -274,11 +274,11 @@ def _chosen_annotators(request: HttpRequest, row: dict[str, Any], workers: list[
 def reannotation_view(request: HttpRequest, project_pk: int) -> HttpResponse:
     """Pick a rule, preview the draw, queue it (Celery task); earlier rounds with before and after."""
     project = access.project_for_lead(request.user, project_pk)
-    form = f.ReannotationForm(
-        _reannotation_data(request), initial={"rule": "label_disagreement", "seed": f.new_seed()}
-    )
+    initial = {"rule": ReannotationRound.Rule.LABEL_DISAGREEMENT, "seed": f.new_seed()}
+    form = f.ReannotationForm(_reannotation_data(request), initial=initial)
     _, rows = disagreement.project_rows(project)
-    preview = None
+    # An unbound page previews its initial choice, so the preview always matches the form.
+    preview = None if form.is_bound else reannotation.draw(rows, initial["rule"], {}, seed=initial["seed"])
     if form.is_bound and form.is_valid():
         try:
             preview = reannotation.draw(
