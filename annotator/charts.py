@@ -129,7 +129,11 @@ def trend_svg(
     parts.append(f'<line class="axis" x1="{left}" x2="{left}" y1="{top}" y2="{axis_y}"/>')
     moments = sorted({t for t, _ in defined})
     ticks = [moments[0]] if span == 0 else [moments[0], moments[len(moments) // 2], moments[-1]]
+    shown: set[str] = set()
     for n, moment in enumerate(dict.fromkeys(ticks)):
+        if _nice_time(moment, span) in shown:
+            continue
+        shown.add(_nice_time(moment, span))
         anchor = "start" if n == 0 and span else ("end" if moment == moments[-1] and span else "middle")
         parts.append(
             f'<text class="tick" x="{x(moment):.1f}" y="{axis_y + 16}" text-anchor="{anchor}">'

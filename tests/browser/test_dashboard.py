@@ -1,0 +1,87 @@
+"""The lead watches the dashboard while annotators save: the numbers change without a reload."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.core.cache import cache
+
+from annotator.models import ParaphraseType, Tagset
+from annotator.services import annotations
+from annotator.tagsets import install_builtin_tagsets
+from tests import factories
+from tests.conftest import login, screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def project_team():
+    cache.clear()
+    install_builtin_tagsets(Tagset, ParaphraseType)  # transactional tests flush the data migration's rows
+    lead = factories.user("lead")
+    anns = (factories.user("ana"), factories.user("bo"), factories.user("cleo"))
+    project = factories.project_with_pairs("Live project", n_pairs=4, lead=lead, annotators=anns)
+    diathesis = factories.vila().types.get(name="Diathesis")
+    for n, pair in enumerate(project.pairs.order_by("position")):
+        for who in anns:
+            annotations.add_phenomenon(
+                pair,
+                who,
+                diathesis,
+                scope1=[2] if who != anns[1] or n else [3],
+                scope2=[1],
+                base_version=None,
+            )
+            annotations.set_links(pair, who, [(1, 0), (4, 2)], sure=True, base_version=None)
+            annotations.set_pair_label(pair, who, "paraphrase", base_version=None)
+    return project, lead, anns
+
+
+def fleiss_text(page) -> str:
+    return page.locator("#label-agreement .big-number span").first.inner_text()
+
+
+def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live_server, project_team):
+    project, lead, (ana, bo, cleo) = project_team
+    login(page, live_server, "lead", factories.PASSWORD)
+    page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
+    assert page.locator("#snapshot-status").inner_text().startswith("Last snapshot")
+    assert fleiss_text(page) == "—"  # everybody said paraphrase so far
+    do_before = page.locator("#phenomena-agreement tr.headline td.mean").inner_text()
+    page.evaluate("window.__sameDocument = true")
+    screenshot(page, "dashboard-before-save")
+
+    pair = project.pairs.order_by("position").first()
+    annotations.set_pair_label(pair, bo, "non_paraphrase", base_version=None)  # committed → recompute
+    annotations.add_phenomenon(
+        pair, cleo, factories.vila().types.get(name="Punctuation"), scope1=[5], scope2=[3], base_version=None
+    )
+
+    page.wait_for_function(
+        "document.querySelector('#label-agreement .big-number span').innerText !== '—'", timeout=5000
+    )
+    assert re.fullmatch(r"-?\d\.\d{3}", fleiss_text(page))
+    assert page.locator("#phenomena-agreement tr.headline td.mean").inner_text() != do_before
+    assert page.evaluate("window.__sameDocument") is True  # no full reload happened
+    assert "Punctuation" in page.locator("#phenomena-agreement").inner_text()
+    screenshot(page, "dashboard-after-save")
+
+
+def test_dashboard_at_wide_screen(page, live_server, project_team):
+    project, lead, _ = project_team
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    login(page, live_server, "lead", factories.PASSWORD)
+    page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
+    for panel in (
+        "progress",
+        "trend",
+        "heatmap",
+        "phenomena-agreement",
+        "alignment-agreement",
+        "label-agreement",
+    ):
+        assert page.locator(f"#{panel}").is_visible()
+    assert page.locator("#trend svg title").count() > 1
+    screenshot(page, "dashboard-1920")
