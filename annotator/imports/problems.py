@@ -57,6 +57,16 @@ class Parsed(Generic[R]):
         self.repaired += other.repaired
 
 
+SINGULAR = {"phenomena": "phenomenon", "type updates": "type update"}
+
+
+def _count(n: int, what: str) -> str:
+    """ "1 pair", "2 pairs" (counts are kept under plural names)."""
+    if n != 1:
+        return f"{n} {what}"
+    return f"1 {SINGULAR.get(what, what[:-1] if what.endswith('s') else what)}"
+
+
 @dataclass
 class ImportReport:
     """Counts and lists of one import. `ok` is False when nothing was written because of `problems`."""
@@ -83,9 +93,9 @@ class ImportReport:
     def summary(self) -> str:
         """One line: what was created (or would be), unchanged, repaired, skipped."""
         verb = "would create" if self.dry_run else "created"
-        made = ", ".join(f"{n} {what}" for what, n in self.created.items() if n) or "nothing"
+        made = ", ".join(_count(n, what) for what, n in self.created.items() if n) or "nothing"
         parts = [f"{verb} {made}"]
-        kept = ", ".join(f"{n} {what}" for what, n in self.unchanged.items() if n)
+        kept = ", ".join(_count(n, what) for what, n in self.unchanged.items() if n)
         if kept:
             parts.append(f"already present: {kept}")
         if self.repaired:

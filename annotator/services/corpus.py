@@ -575,7 +575,7 @@ def _write_links(ctx: Context, valid: list[tuple[Pair, pharaoh.AlignmentRecord]]
     AlignmentLink.objects.bulk_update(flipped, ["sure", "version"], batch_size=BATCH)
     ctx.report.created["links"] += len(new)
     if flipped:
-        ctx.report.created["links changed sure/possible"] += len(flipped)
+        ctx.report.created["sure/possible changes"] += len(flipped)
     record_created(ctx, new, "alignmentlink", user, ["i", "j", "sure"])
     if flipped:
         ctx.changed = True

@@ -75,7 +75,7 @@ def test_command_prints_what_it_created(tmp_path: Path, capsys: pytest.CaptureFi
     path = tmp_path / "msr_paraphrase_train.txt"
     path.write_bytes(TWO_ROWS)
     call_command("import_corpus", "--format", "mrpc", "--project", "Cmd", str(path))
-    assert "Cmd: created 1 projects, 2 pairs" in capsys.readouterr().out
+    assert "Cmd: created 1 project, 2 pairs" in capsys.readouterr().out
 
 
 def test_command_prints_every_problem_and_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -93,7 +93,7 @@ def test_pharaoh_adds_to_work_done_in_the_editor(project: Project) -> None:
     pair = Pair.objects.get(source_id="p1")
     annotations.set_links(pair, anna, [(1, 0)], sure=False, base_version=None)
     report = import_corpus("pharaoh", "T", [("a.align", b"p1\t1-0 2-1\n")], annotator="anna")
-    assert report.ok and report.created["links"] == 1 and report.created["links changed sure/possible"] == 1
+    assert report.ok and report.created["links"] == 1 and report.created["sure/possible changes"] == 1
     assert AlignmentLink.objects.get(i=1, j=0).sure is True
 
 
