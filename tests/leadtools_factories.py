@@ -9,6 +9,7 @@ Pairs (tokens "The film opened on Friday ." / "Film premiered Friday ."):
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from annotator.models import ParaphraseType, Project
@@ -81,3 +82,17 @@ def world(n_pairs: int = 4, **fields: Any) -> dict[str, Any]:
 
 
 FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@contextlib.contextmanager
+def eager_tasks():
+    """Run Celery tasks in-process (as the embedded default does) even when REDIS_URL points at a broker,
+    for tests of pages that enqueue a task but have no worker of their own."""
+    from celery import current_app
+
+    before = current_app.conf.task_always_eager
+    current_app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        current_app.conf.task_always_eager = before

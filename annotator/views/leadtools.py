@@ -289,9 +289,19 @@ def reannotation_view(request: HttpRequest, project_pk: int) -> HttpResponse:
     if request.method == "POST" and preview is not None:
         from ..tasks import queue_reannotation
 
-        queue_reannotation.delay(
-            project.pk, form.cleaned_data["rule"], form.params(), form.cleaned_data["seed"], request.user.pk
-        )
+        try:
+            queue_reannotation.delay(
+                project.pk,
+                form.cleaned_data["rule"],
+                form.params(),
+                form.cleaned_data["seed"],
+                request.user.pk,
+            )
+        except Exception as exc:  # broker unreachable: nothing was queued; say so
+            messages.error(
+                request, f"The task queue is unreachable ({exc.__class__.__name__}); nothing was queued."
+            )
+            return redirect(reverse("annotator:reannotation", args=[project.pk]))
         messages.success(
             request,
             f"Queued {len(preview.order)} pairs for re-annotation "

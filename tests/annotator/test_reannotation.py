@@ -212,7 +212,10 @@ def test_htmx_preview_shows_what_the_rule_sends_back(client, world):
 
 def test_post_queues_the_round_through_the_task_and_shows_before_after(client, world):
     client.force_login(world["lead"])
-    response = client.post(url(world["project"]), {"rule": "label_disagreement", "seed": "8"}, follow=True)
+    with leadtools_factories.eager_tasks():
+        response = client.post(
+            url(world["project"]), {"rule": "label_disagreement", "seed": "8"}, follow=True
+        )
     body = response.content.decode()
     assert "Queued 1 pairs for re-annotation" in body and 'id="round-1"' in body
     assert "Mean DO F1 of the flagged pairs" in body
@@ -241,3 +244,16 @@ def test_page_query_count_does_not_grow_with_rounds(client, world, django_assert
     reannotation.queue_reannotation(world["project"], "do_f1_below", {"threshold": 0.5}, seed=2)
     with django_assert_max_num_queries(len(few.captured_queries) + 3):
         client.get(url(world["project"]))
+
+
+def test_unreachable_broker_queues_nothing_and_says_so(client, world, monkeypatch):
+    from annotator import tasks
+
+    def refuse(*args, **kwargs):
+        raise ConnectionError("broker down")
+
+    monkeypatch.setattr(tasks.queue_reannotation, "delay", refuse)
+    client.force_login(world["lead"])
+    response = client.post(url(world["project"]), {"rule": "label_disagreement", "seed": "8"}, follow=True)
+    assert "The task queue is unreachable (ConnectionError); nothing was queued." in response.content.decode()
+    assert ReannotationRound.objects.count() == 0

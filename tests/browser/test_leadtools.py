@@ -107,8 +107,9 @@ def test_ticked_pairs_go_to_the_reannotation_queue(page, live_server, world):
     page.click("#send-selected")
     page.wait_for_selector("#reannotation-preview")
     assert "2 pairs meet the rule" in page.locator("#reannotation-preview").inner_text()
-    page.click("#queue-button")
-    page.wait_for_selector("#round-1")
+    with leadtools_factories.eager_tasks():
+        page.click("#queue-button")
+        page.wait_for_selector("#round-1")
     round_ = ReannotationRound.objects.get()
     assert round_.flagged == ["p2", "p3"] and round_.rule == "selected"
     assert Assignment.objects.filter(project=project, round=1).count() == 6

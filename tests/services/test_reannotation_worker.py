@@ -1,0 +1,32 @@
+"""The re-annotation task through Redis and a real Celery worker (PostgreSQL): queued once, even twice sent."""
+
+import pytest
+
+from annotator.models import Assignment, ParaphraseType, ReannotationRound, Tagset
+from annotator.tagsets import install_builtin_tagsets
+from annotator.tasks import queue_reannotation
+from tests import leadtools_factories
+from tests.leadtools_factories import FAST_HASHERS
+
+pytestmark = [pytest.mark.services]
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    settings.PASSWORD_HASHERS = FAST_HASHERS
+
+
+def test_worker_queues_the_round_and_a_repeated_task_changes_nothing(
+    postgres_required, celery_worker_process
+):
+    if not Tagset.objects.filter(builtin=True).exists():
+        install_builtin_tagsets(Tagset, ParaphraseType)
+    world = leadtools_factories.world(n_pairs=6)
+    project = world["project"]
+    first = queue_reannotation.delay(project.pk, "do_f1_below", {"threshold": 0.5}, 21, world["lead"].pk)
+    assert first.get(timeout=60) == 1
+    again = queue_reannotation.delay(project.pk, "do_f1_below", {"threshold": 0.5}, 21, world["lead"].pk)
+    assert again.get(timeout=60) == 1
+    round_ = ReannotationRound.objects.get(project=project)
+    assert round_.flagged == ["p2", "p3"] and round_.created_by == world["lead"]
+    assert Assignment.objects.filter(project=project, round=1).count() == 6
