@@ -1,0 +1,345 @@
+"""Benchmark of the agreement pipeline: recompute time at MSRP-A scale and save-to-dashboard latency.
+
+    .venv/bin/python bench/bench_dashboard.py [--pairs 3900] [--latency-pairs 100] [--saves 50] [--no-kappa-c]
+
+1. Recompute time at the scale of MSRP-A (3,900 pairs × 3 annotators, ~8 phenomena per pair and
+   annotator, word alignments with an initial alignment, pair labels): `metrics.synthetic` data loaded
+   into the database with bulk writes, then `annotator.agreement.recompute` timed cold, after one
+   phenomenon change and after one pair-label change (only the touched sections are recomputed), and
+   after one link change (everything but κ_C first — the provisional snapshot — then κ_C).
+2. Save-to-dashboard latency (needs DATABASE_URL=postgres://… and REDIS_URL): a real Celery worker on a
+   private queue; ≥ 50 pair-label saves through the editor's web endpoint; for each, the time from the
+   save's response until the dashboard's status poll (the request the page sends) reports a newer
+   snapshot. Target p95 ≤ 2 s. The page polls every second, which adds up to 1 s on top in a browser.
+
+Runs against a throwaway database: a fresh PostgreSQL database next to DATABASE_URL's (dropped at the
+end), or a temporary SQLite file without DATABASE_URL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+
+def setup_database() -> tuple[str | None, str]:
+    """Point Django at a throwaway database; returns (postgres db name to drop, description)."""
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith(("postgres://", "postgresql://")):
+        base, _, _ = url.rpartition("/")
+        name = f"bench_dashboard_{uuid.uuid4().hex[:8]}"
+        host = base.split("@")[-1].split(":")[0]
+        subprocess.run(["createdb", "-h", host, "-U", "postgres", name], check=True)
+        os.environ["DATABASE_URL"] = f"{base}/{name}"
+        return name, f"PostgreSQL {name}"
+    var = tempfile.mkdtemp(prefix="bench-dashboard-")
+    os.environ["VAR_DIR"] = var
+    os.environ.pop("DATABASE_URL", None)
+    return None, f"SQLite {var}/db.sqlite3"
+
+
+def load_document(doc: Any, name: str) -> Any:
+    """Bulk-load a metrics Document as a project (phenomena, links, labels, done assignments)."""
+    from annotator.models import (
+        AlignmentLink,
+        Assignment,
+        Membership,
+        Pair,
+        PairLabel,
+        ParaphraseType,
+        Phenomenon,
+        Project,
+        Tagset,
+    )
+    from annotator.services import projects
+
+    tagset, _ = Tagset.objects.get_or_create(name=f"bench {name}")
+    ParaphraseType.objects.bulk_create(
+        [
+            ParaphraseType(
+                tagset=tagset,
+                code=str(n),
+                name=t.name,
+                type_class="bench",
+                position=n,
+                scope_sides="one" if t.one_sided else "any",
+            )
+            for n, t in enumerate(doc.tagset.types)
+        ]
+    )
+    types = dict(ParaphraseType.objects.filter(tagset=tagset).values_list("name", "pk"))
+    project = Project.objects.create(name=name, tagset=tagset, layer_phrase_alignment=False)
+    users = {a: projects.create_user(f"{name}-{a}".lower(), "bench-pass-123") for a in doc.annotators}
+    lead = projects.create_user(f"{name}-lead".lower(), "bench-pass-123")
+    Membership.objects.create(project=project, user=lead, role="lead")
+    Membership.objects.bulk_create(
+        Membership(project=project, user=u, role="annotator") for u in users.values()
+    )
+    Pair.objects.bulk_create(
+        Pair(
+            project=project,
+            source_id=p.id,
+            position=n,
+            text1=" ".join(p.tokens1),
+            text2=" ".join(p.tokens2),
+            tokens1=list(p.tokens1),
+            tokens2=list(p.tokens2),
+            initial_alignment=sorted(map(list, p.initial_alignment)) if p.initial_alignment else None,
+        )
+        for n, p in enumerate(doc.pairs)
+    )
+    pk = dict(Pair.objects.filter(project=project).values_list("source_id", "pk"))
+    rng = random.Random(0)
+    for a, user in users.items():
+        Phenomenon.objects.bulk_create(
+            (
+                Phenomenon(
+                    pair_id=pk[x.pair],
+                    annotator=user,
+                    ptype_id=types[x.type],
+                    scope1=sorted(x.s1),
+                    scope2=sorted(x.s2),
+                    projection=x.projection or "",
+                    key1=sorted(x.key1),
+                    key2=sorted(x.key2),
+                )
+                for x in doc.phenomena[a]
+            ),
+            batch_size=5000,
+        )
+        links = []
+        for pid, w in doc.word_alignments[a].items():
+            links += [AlignmentLink(pair_id=pk[pid], annotator=user, i=i, j=j, sure=True) for i, j in w.sure]
+            links += [
+                AlignmentLink(pair_id=pk[pid], annotator=user, i=i, j=j, sure=False) for i, j in w.possible
+            ]
+        AlignmentLink.objects.bulk_create(links, batch_size=10000)
+        PairLabel.objects.bulk_create(
+            (
+                PairLabel(
+                    pair_id=p, annotator=user, label="paraphrase" if rng.random() < 0.8 else "non_paraphrase"
+                )
+                for p in pk.values()
+            ),
+            batch_size=5000,
+        )
+        Assignment.objects.bulk_create(
+            (
+                Assignment(
+                    project=project, annotator=user, pair_id=p, status="done", time_spent=rng.randint(30, 300)
+                )
+                for p in pk.values()
+            ),
+            batch_size=5000,
+        )
+    return project, users
+
+
+def timed(fn: Any) -> tuple[float, Any]:
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def bench_recompute(n_pairs: int, kappa_c: bool) -> None:
+    from django.core.cache import cache
+    from django.test.utils import override_settings
+
+    from annotator import agreement
+    from annotator.models import AgreementSnapshot, AlignmentLink, PairLabel, Phenomenon
+    from metrics.synthetic import synthetic_document
+
+    doc = synthetic_document(n_pairs=n_pairs, n_annotators=3, phenomena_per_pair=8, seed=0)
+    t_load, (project, users) = timed(lambda: load_document(doc, f"MSRP-A-{n_pairs}"))
+    n_phen = Phenomenon.objects.filter(pair__project=project).count()
+    n_links = AlignmentLink.objects.filter(pair__project=project).count()
+    print(
+        f"## Recompute at MSRP-A scale: {n_pairs} pairs × 3 annotators, {n_phen} phenomena, {n_links} links"
+    )
+    print(f"bulk load into the database: {t_load:.1f} s")
+    docs = [timed(lambda: agreement.project_document(project))[0] for _ in range(3)]
+    print(f"project_document (database → interchange document): median {statistics.median(docs):.2f} s")
+    rows = []
+    cache.clear()
+    if not kappa_c:  # word alignments (and so κ_C) left out of the document
+        project.layer_word_alignment = False
+        project.save(update_fields=["layer_word_alignment"])
+        print("(--no-kappa-c: word-alignment layer off)")
+    with override_settings(AGREEMENT_KAPPA_C_DEFER_WORK=0):
+        t, outcome = timed(lambda: agreement.recompute(project.pk))
+        snaps = list(AgreementSnapshot.objects.filter(project=project).order_by("id"))
+        rows.append(("cold (no earlier snapshot)", t, outcome, snaps[-1].duration_ms))
+        first = snaps[0]
+        rows.append(("  of which provisional snapshot (all but κ_C)", first.duration_ms / 1000, "", ""))
+        a = next(iter(users.values()))
+        x = Phenomenon.objects.filter(annotator=a, pair__project=project).first()
+        Phenomenon.objects.filter(pk=x.pk).update(
+            scope1=[0, 1, 2, 3][: len(x.scope1) + 1] if x.scope1 else []
+        )
+        t, outcome = timed(lambda: agreement.recompute(project.pk))
+        rows.append(("one phenomenon changed (phenomena section only)", t, outcome, ""))
+        label = PairLabel.objects.filter(annotator=a, pair__project=project).first()
+        PairLabel.objects.filter(pk=label.pk).update(
+            label="non_paraphrase" if label.label == "paraphrase" else "paraphrase"
+        )
+        t, outcome = timed(lambda: agreement.recompute(project.pk))
+        rows.append(("one pair label changed (pair-label section only)", t, outcome, ""))
+        if kappa_c:
+            link = AlignmentLink.objects.filter(annotator=a, pair__project=project).first()
+            AlignmentLink.objects.filter(pk=link.pk).update(sure=not link.sure)
+            before = AgreementSnapshot.objects.filter(project=project).count()
+            t, outcome = timed(lambda: agreement.recompute(project.pk))
+            new = list(AgreementSnapshot.objects.filter(project=project).order_by("id"))[before:]
+            rows.append(("one link changed: total", t, outcome, ""))
+            rows.append(("  provisional snapshot (all but κ_C) after", new[0].duration_ms / 1000, "", ""))
+        t, outcome = timed(lambda: agreement.recompute(project.pk))
+        rows.append(("nothing changed (fingerprint equal)", t, outcome, ""))
+    print(f"{'recompute':<52} {'seconds':>8}  outcome")
+    for name, seconds, outcome, _ in rows:
+        print(f"{name:<52} {seconds:>8.2f}  {outcome}")
+
+
+def bench_latency(n_pairs: int, saves: int) -> None:
+    from django.conf import settings
+
+    if not (settings.REDIS_URL and settings.DATABASES["default"]["ENGINE"].endswith("postgresql")):
+        print("\n## Save-to-dashboard latency: skipped (needs DATABASE_URL=postgres://… and REDIS_URL)")
+        return
+    from celery import current_app
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test import Client
+    from django.urls import reverse
+
+    from annotator.agreement import latest_snapshot
+    from annotator.models import PairLabel
+    from annotator.services import annotations
+    from metrics.synthetic import synthetic_document
+    from tests.conftest import Worker
+
+    queue = f"bench-{uuid.uuid4().hex[:8]}"
+    db = connection.settings_dict
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER'] or 'postgres'}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "CELERY_QUEUE": queue,
+        "CONN_MAX_AGE": "0",
+    }
+    current_app.conf.task_default_queue = queue
+    current_app.conf.task_always_eager = False
+    cache.clear()
+    doc = synthetic_document(n_pairs=n_pairs, n_annotators=3, phenomena_per_pair=8, seed=1)
+    project, users = load_document(doc, f"latency-{n_pairs}")
+    lead_name = f"latency-{n_pairs}-lead"
+    annotator = next(iter(users.values()))
+    worker = Worker(env, queue)
+    worker.start()
+    try:
+        from annotator.agreement import schedule
+
+        schedule(project.pk)
+        wait_for_new_snapshot(project, None, timeout=600)
+        web = Client()
+        web.login(username=annotator.username, password="bench-pass-123")
+        lead = Client()
+        lead.login(username=lead_name, password="bench-pass-123")
+        pairs = list(project.pairs.order_by("position")[:saves])
+        latencies = []
+        for n in range(saves):
+            pair = pairs[n % len(pairs)]
+            seen = latest_snapshot(project).pk
+            current = PairLabel.objects.get(pair=pair, annotator=annotator, is_gold=False).label
+            label = "non_paraphrase" if current == "paraphrase" else "paraphrase"  # a real change
+            response = web.post(
+                reverse("annotator:pair-label", args=[project.pk, pair.pk]),
+                {"label": label, "base_version": annotations.sheet_version(pair, annotator)},
+                HTTP_HX_REQUEST="true",
+            )
+            assert response.status_code == 200, response.content[:300]
+            saved = time.perf_counter()
+            while True:
+                poll = lead.get(
+                    reverse("annotator:dashboard", args=[project.pk]),
+                    {"seen": str(seen)},
+                    HTTP_HX_REQUEST="true",
+                    HTTP_HX_TARGET="snapshot-status",
+                )
+                if "HX-Trigger" in poll:
+                    break
+                if time.perf_counter() - saved > 60:
+                    raise RuntimeError("no new snapshot within 60 s")
+                time.sleep(0.02)
+            latencies.append(time.perf_counter() - saved)
+            time.sleep(0.2)
+        latencies.sort()
+        p50 = statistics.median(latencies)
+        p95 = latencies[min(len(latencies) - 1, int(round(0.95 * len(latencies))) - 1)]
+        print(
+            f"\n## Save-to-dashboard latency ({n_pairs} pairs × 3 annotators, real worker, {saves} label saves)"
+        )
+        print(
+            f"p50 {p50:.2f} s   p95 {p95:.2f} s   max {latencies[-1]:.2f} s   target p95 ≤ 2 s: "
+            f"{'met' if p95 <= 2 else 'NOT met'}"
+        )
+    finally:
+        worker.stop()
+        current_app.connection_for_write().default_channel.queue_purge(queue)
+
+
+def wait_for_new_snapshot(project: Any, seen: int | None, timeout: float) -> None:
+    from annotator.agreement import latest_snapshot
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        snap = latest_snapshot(project)
+        if snap is not None and snap.pk != seen and not snap.results["pending"]:
+            return
+        time.sleep(0.1)
+    raise RuntimeError("no snapshot")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=3900)
+    parser.add_argument("--latency-pairs", type=int, default=100)
+    parser.add_argument("--saves", type=int, default=50)
+    parser.add_argument(
+        "--no-kappa-c", action="store_true", help="leave word alignments (and the minutes-long κ_C) out"
+    )
+    args = parser.parse_args()
+    drop, where = setup_database()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    print(f"# bench_dashboard on {where}")
+    call_command("migrate", verbosity=0)
+    try:
+        bench_recompute(args.pairs, not args.no_kappa_c)
+        bench_latency(args.latency_pairs, args.saves)
+    finally:
+        if drop:
+            from django.db import connections
+
+            connections.close_all()
+            subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--if-exists", drop], check=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
