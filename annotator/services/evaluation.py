@@ -501,9 +501,14 @@ def next_unit(
     project: Project, rater: Any, *, round: int = INITIAL_ROUND, after: int | None = None
 ) -> Assignment | None:
     """The next unit to work on: the first open one (skipping `after`); postponed ones return last."""
-    queue = [a for a in rating_queue(project, rater, round=round) if a.status != Status.DONE]
-    others = [a for a in queue if a.unit_id != after]
-    return others[0] if others else (queue[0] if queue else None)
+    return next_in(rating_queue(project, rater, round=round), after=after)
+
+
+def next_in(queue: Sequence[Assignment], *, after: int | None = None) -> Assignment | None:
+    """`next_unit` over an already loaded `rating_queue`."""
+    open_ = [a for a in queue if a.status != Status.DONE]
+    others = [a for a in open_ if a.unit_id != after]
+    return others[0] if others else (open_[0] if open_ else None)
 
 
 def judgements_of(

@@ -35,6 +35,7 @@ from ..services.annotations import ConflictError
 
 Step = Assignment.Step
 Phase = Judgement.Phase
+UNITS_SHOWN = 100  # the lead page lists this many units; the rest are counted
 STEP_PAGES = {Step.GRAMMATICALITY: "annotator:unit-grammaticality", Step.MEANING: "annotator:unit-meaning"}
 
 
@@ -159,7 +160,7 @@ def rating_queue(request: HttpRequest, project_pk: int) -> HttpResponse:
         "finished": [a for a in queue if a.status == Assignment.Status.DONE],
         "reevaluation": round1,
         "reevaluation_open": [a for a in round1 if a.status != Assignment.Status.DONE],
-        "next": evaluation.next_unit(project, request.user),
+        "next": evaluation.next_in(queue),
         "done": done,
         "total": len(queue),
         "percent": round(100 * done / len(queue)) if queue else 0,
@@ -458,11 +459,12 @@ def unit_reevaluation_finish(request: HttpRequest, project_pk: int, unit_pk: int
 def _setup_context(project: Project, **forms: Any) -> dict[str, Any]:
     snapshot = latest_snapshot(project)
     measures = snapshot_measures(snapshot.results) if snapshot else None
-    units = list(project.units.prefetch_related("items"))
+    units = list(project.units.prefetch_related("items")[:UNITS_SHOWN])
     context = {
         "project": project,
         "units": units,
-        "n_items": sum(len(u.items.all()) for u in units),
+        "n_units": project.units.count(),
+        "n_items": EvaluationItem.objects.filter(unit__project=project).count(),
         "unit_form": forms.get("unit_form") or UnitForm(project=project),
         "assign_form": forms.get("assign_form") or AssignForm(project=project),
         "reevaluation_form": forms.get("reevaluation_form") or ReevaluationForm(),
