@@ -191,7 +191,7 @@ def _phrase_nodes(project: Project, names: dict[int, str]) -> dict[str, list[lis
 
 def _switched_off_sections(project: Project, doc: dict[str, Any]) -> dict[str, Any]:
     """Annotations of layers that are off: not in the metrics part, kept here so nothing is lost."""
-    missing = [s for s in LAYER_SECTIONS if s not in doc]
+    missing = [s for s in LAYER_SECTIONS if s not in doc and _has_rows(project, s)]
     if not missing:
         return {}
     everything = copy.copy(project)
@@ -199,6 +199,20 @@ def _switched_off_sections(project: Project, doc: dict[str, Any]) -> dict[str, A
         setattr(everything, f"layer_{layer}", True)
     full = project_document(everything)
     return {s: full[s] for s in missing if _has_content(full.get(s))}
+
+
+def _has_rows(project: Project, section: str) -> bool:
+    """Whether the project has any rows of a section (a cheap check before building it)."""
+    model: Any = {
+        "phenomena": Phenomenon,
+        "word_alignments": AlignmentLink,
+        "phrase_alignments": PhraseAlignment,
+        "pair_labels": PairLabel,
+        "evaluations": Judgement,
+    }[section]
+    if section == "evaluations":
+        return model.objects.filter(item__unit__project=project).exists()
+    return model.objects.filter(pair__project=project, is_gold=False).exists()
 
 
 def _has_content(section: Any) -> bool:

@@ -81,6 +81,14 @@ def test_matching_relation_is_taken_as_it_is(pairs: Project) -> None:
     assert report.ok and report.created["phenomena"] == 1 and not report.repaired
     phenomenon = Phenomenon.objects.get()
     assert (phenomenon.scope1, phenomenon.scope2, phenomenon.sense_preserving) == ([5], [7], True)
+    history = AnnotationHistory.objects.get()
+    assert (history.model, history.object_id, history.action, history.owner.username) == (
+        "phenomenon",
+        phenomenon.pk,
+        "create",
+        "a",
+    )
+    assert history.after["scope1"] == [5] and history.before is None and history.at.tzinfo is not None
 
 
 def test_stray_comma_and_shifted_indices_are_repaired_from_the_text(pairs: Project) -> None:
