@@ -191,17 +191,17 @@ PAIRS: list[dict[str, Any]] = [
     },
 ]
 
-GUIDELINES = """Annotate each pair in three steps.
-
-1. Decide whether the two sentences are paraphrases (same meaning, possibly different wording).
-2. Mark each paraphrase phenomenon: select its scope in member 1 and member 2 (click, shift-click for a range,
-   ctrl/cmd-click for discontinuous tokens), choose its type, its projection (local: the change stays within
-   the scope; global: it affects the rest of the sentence) and, for structure-based types, the key elements
-   that trigger the change.
-3. Align the words (sure links for clear correspondences, possible links for doubtful ones) and, where trees
-   are shown, align the phrases.
-
-When in doubt, leave a comment on the pair and mark it as postponed."""
+GUIDELINES = (
+    "Annotate each pair in three steps.\n\n"
+    "1. Decide whether the two sentences are paraphrases (same meaning, possibly different wording).\n\n"
+    "2. Mark each paraphrase phenomenon: select its scope in member 1 and member 2 (click, shift-click for a "
+    "range, ctrl/cmd-click for discontinuous tokens), choose its type, its projection (local: the change stays "
+    "within the scope; global: it affects the rest of the sentence) and, for structure-based types, the key "
+    "elements that trigger the change.\n\n"
+    "3. Align the words (sure links for clear correspondences, possible links for doubtful ones) and, where "
+    "trees are shown, align the phrases.\n\n"
+    "When in doubt, leave a comment on the pair and mark it as postponed."
+)
 
 EVALUATION_UNITS: list[dict[str, Any]] = [
     {
