@@ -145,3 +145,70 @@ def test_words_match_tokens_run_together_and_quotes_by_kind() -> None:
     assert spell_out(["''rose", "''"], tokens) == [[7, 8, 9]]
     tokens = ["U.S.", "Army", "Pfc.", "Jessica"]
     assert spell_out(["Army", "Pfc", ".", "Jessica"], tokens) == [[1, 2, 3]]
+
+
+TEXT_PAIRS = b"""<?xml version="1.0" encoding="UTF-8"?>
+<xml>
+  <pair>
+    <pair_id>1</pair_id><sent1_id>702876</sent1_id><sent2_id>702977</sent2_id>
+    <sent1_raw>He's here.</sent1_raw><sent2_raw>He is here.</sent2_raw>
+    <sent1_tok>He 's here .</sent1_tok><sent2_tok>He is here .</sent2_tok>
+    <mrpc_label>1</mrpc_label><etpc_label>0</etpc_label><negation>0</negation>
+  </pair>
+</xml>
+"""
+TYPES = b"""<?xml version="1.0" encoding="UTF-8"?>
+<xml><paraphrase_type><type_id>1</type_id><type_name>Inflectional Changes</type_name>
+<type_category>Morphology</type_category></paraphrase_type>
+<paraphrase_type><type_id>99</type_id><type_name>Brand new type</type_name><type_category>Other</type_category>
+</paraphrase_type></xml>
+"""
+
+
+def test_text_pairs_typology_and_relations_in_one_import() -> None:
+    relations = relations_file(relation("1", "99", s1="1", s2="1", s1_text="'s", s2_text="is"))
+    report = import_corpus(
+        "etpc",
+        "TP",
+        [("rel.xml", relations), ("text_pairs.xml", TEXT_PAIRS), ("paraphrase_types.xml", TYPES)],
+        annotator="a",
+    )
+    assert report.ok, report.problems
+    assert report.created["types"] == 1 and report.unchanged["types"] == 1
+    pair = Pair.objects.get(project__name="TP")
+    assert pair.tokens1 == ["He", "'s", "here", "."] and pair.text1 == "He's here."
+    assert pair.corpus_labels == {
+        "split": "train",
+        "mrpc_id1": "702876",
+        "mrpc_id2": "702977",
+        "mrpc_quality": 1,
+        "etpc_label": 0,
+        "negation": 0,
+    }
+    assert Phenomenon.objects.get().ptype.name == "Brand new type"
+
+
+def test_command_writes_the_full_report(tmp_path: Path) -> None:
+    from django.core.management import call_command
+
+    train = tmp_path / "msr_paraphrase_train.txt"
+    train.write_bytes(TWO_ROWS)
+    rel = tmp_path / "rel.xml"
+    rel.write_bytes(relations_file(relation("2", "25", s1="1", s2="1")))
+    out = tmp_path / "report.json"
+    call_command(
+        "import_corpus",
+        "--format",
+        "etpc",
+        "--project",
+        "C",
+        "--skip-invalid",
+        "--report",
+        str(out),
+        str(train),
+        str(rel),
+    )
+    import json
+
+    saved = json.loads(out.read_text())
+    assert saved["ok"] and saved["created"]["pairs"] == 2 and saved["skipped"][0]["line"] == 1
