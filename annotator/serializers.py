@@ -522,6 +522,21 @@ class AgreementSerializer(serializers.Serializer):
 
 
 class CorpusJobSerializer(serializers.ModelSerializer):
+    """A job with its live progress (`progress` of `total` records while it runs)."""
+
+    progress = serializers.SerializerMethodField()
+    total = serializers.SerializerMethodField()
+
+    def get_progress(self, job: CorpusJob) -> int:
+        from .corpus_jobs import progress_of
+
+        return progress_of(job)[0]
+
+    def get_total(self, job: CorpusJob) -> int:
+        from .corpus_jobs import progress_of
+
+        return progress_of(job)[1]
+
     class Meta:
         model = CorpusJob
         fields = [
@@ -539,6 +554,33 @@ class CorpusJobSerializer(serializers.ModelSerializer):
             "created_at",
             "finished_at",
         ]
+
+
+class ImportRequestSerializer(serializers.Serializer):
+    """Multipart upload; validated by the UI's own import forms (annotator/views/corpus_forms.py)."""
+
+    project = serializers.IntegerField(
+        required=False, help_text="Import into this project (its leads). Omit and give project_name: admins."
+    )
+    project_name = serializers.CharField(required=False, max_length=120, help_text="A new project's name.")
+    format = serializers.ChoiceField(choices=["mrpc", "etpc", "native", "ptb", "pharaoh", "units"])
+    annotator = serializers.CharField(required=False, max_length=150)
+    dry_run = serializers.BooleanField(required=False, default=False)
+    skip_invalid = serializers.BooleanField(required=False, default=False)
+    files = serializers.ListField(child=serializers.FileField())
+
+
+class ExportRequestSerializer(serializers.Serializer):
+    """Validated by the UI's export form."""
+
+    project = serializers.IntegerField()
+    format = serializers.ChoiceField(choices=["native", "etpc", "csv", "pharaoh", "report"])
+    annotator = serializers.CharField(required=False, max_length=150)
+    gold = serializers.BooleanField(required=False, default=False)
+    variant = serializers.ChoiceField(
+        choices=["json", "jsonl", "csv", "html"], required=False, default="json"
+    )
+    history = serializers.BooleanField(required=False, default=False)
 
 
 class TokenRequestSerializer(serializers.Serializer):

@@ -6,6 +6,7 @@ path as users. Annotations are made through the services.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +52,7 @@ def make_world(settings: Any = None) -> World:
     """The world; with pytest-django's `settings`, passwords hash fast (MD5 is fine for test users)."""
     if settings is not None:
         settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+        isolate_cache(settings)
     # transactional tests flush the data migration's built-in tagsets: put them back (idempotent)
     install_builtin_tagsets(Tagset, ParaphraseType)
     lead, other_lead = factories.user("lena"), factories.user("otto")
@@ -59,6 +61,14 @@ def make_world(settings: Any = None) -> World:
     project = factories.project_with_pairs("Alpha", n_pairs=2, lead=lead, annotators=(anna, ben))
     other = factories.project_with_pairs("Beta", n_pairs=1, lead=other_lead, annotators=(ben,))
     return World(lead, other_lead, anna, ben, admin, outsider, project, other)
+
+
+def isolate_cache(settings: Any) -> None:
+    """A private in-memory cache for the test: job progress/cancel flags and recompute keys of one
+    test (keyed by ids that the next test reuses) never reach another, and no shared Redis is touched."""
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": uuid.uuid4().hex}
+    }
 
 
 def client_for(user: Any | None) -> APIClient:

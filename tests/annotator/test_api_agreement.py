@@ -1,4 +1,4 @@
-"""REST API: agreement (latest snapshot, behind/queue state), snapshot lists and import/export jobs."""
+"""REST API: agreement (latest snapshot, behind/queue state) and snapshot lists."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from annotator import agreement
-from annotator.models import AgreementState, CorpusJob
+from annotator.models import AgreementState
 from tests.annotator.api_helpers import annotate_marked, client_for, make_world
 
 pytestmark = pytest.mark.django_db
@@ -53,17 +53,3 @@ def test_snapshot_list_for_leads_filters_by_project(world):
     body = client_for(world.lead).get(f"/api/snapshots/?project={world.project.pk}").json()
     assert body["count"] == 1 and body["results"][0]["fingerprint"]
     assert client_for(world.other_lead).get("/api/snapshots/").json()["count"] == 0
-
-
-def test_jobs_are_visible_to_their_creator_and_the_projects_leads(world):
-    mine = CorpusJob.objects.create(
-        kind="import", format="mrpc", project=world.project, created_by=world.anna
-    )
-    CorpusJob.objects.create(
-        kind="export", format="native", project=world.other_project, created_by=world.other_lead
-    )
-    assert [j["id"] for j in client_for(world.anna).get("/api/jobs/").json()["results"]] == [mine.pk]
-    lead = client_for(world.lead).get(f"/api/jobs/?project={world.project.pk}&kind=import").json()
-    assert [j["id"] for j in lead["results"]] == [mine.pk]
-    assert client_for(world.ben).get(f"/api/jobs/{mine.pk}/").status_code == 404
-    assert client_for(world.admin).get("/api/jobs/").json()["count"] == 2

@@ -23,12 +23,15 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
 from annotator.services import annotations
 from tests import evaluation_factories as ef
+from tests.annotator.api_helpers import isolate_cache
+from tests.annotator.corpus_helpers import mrpc_file
 from tests.annotator.permission_world import OTHER_ANNOTATOR, SCENARIOS, Objects, PermissionWorld, build
 from tests.factories import PASSWORD
 
@@ -155,6 +158,10 @@ TABLE: dict[str, dict[str, str]] = {
     "api-snapshot-detail": {READ: "unauth 404 404 ok 404 ok"},
     "api-job-list": {READ: API_LIST},
     "api-job-detail": {READ: "unauth 404 404 ok 404 ok"},
+    "api-job-import": {"POST": API_LEAD_WRITE},
+    "api-job-export": {"POST": API_LEAD_WRITE},
+    "api-job-cancel": {"POST": "unauth 404 404 ok 404 ok"},
+    "api-job-download": {READ: "unauth 404 404 ok 404 ok"},
 }
 
 # Cells that currently answer 500, with the reason; each is re-checked by test_known_bugs_still_fail
@@ -324,7 +331,15 @@ BODIES: dict[tuple[str, str], Callable[[Objects, Any], dict[str, Any]]] = {
         "base_version": None,
     },
     ("api-token", "POST"): lambda o, u: {"username": getattr(u, "username", "nobody"), "password": PASSWORD},
+    ("api-job-import", "POST"): lambda o, u: {
+        "project": o.project.pk,
+        "format": "mrpc",
+        "files": [SimpleUploadedFile("msr_paraphrase_train.txt", mrpc_file(MRPC_ROW))],
+    },
+    ("api-job-export", "POST"): lambda o, u: {"project": o.project.pk, "format": "native"},
 }
+MULTIPART = {("api-job-import", "POST")}
+MRPC_ROW = ("1", "1", "2", "A cat sat .", "The cat was sitting .")
 
 
 def _query(world: PermissionWorld, name: str, method: str, scenario: str) -> str:
@@ -346,7 +361,8 @@ def request(world: PermissionWorld, name: str, method: str, scenario: str) -> An
     objs = targets(world, scenario, url_params(name))
     with transaction.atomic():
         if body_factory is not None:
-            response = getattr(client, method.lower())(url, body_factory(objs, user), format="json")
+            encoding = "multipart" if (name, method) in MULTIPART else "json"
+            response = getattr(client, method.lower())(url, body_factory(objs, user), format=encoding)
         else:
             response = getattr(client, method.lower())(url)
         transaction.set_rollback(True)
@@ -433,6 +449,7 @@ def test_every_url_is_in_the_table():
 def world(settings) -> PermissionWorld:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.REDIS_URL = ""  # /healthz: in-process mode, independent of the machine's Redis
+    isolate_cache(settings)  # cancel flags and the like are not rolled back with the database
     return build()
 
 
