@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
 from .models import AlignmentLink, Pair, PairLabel, ParaphraseType, Phenomenon, PhraseAlignment, Project
 
 # ---- layout: stacked underlines --------------------------------------------------------------------
@@ -85,6 +89,22 @@ def member_tokens(
         for i in sorted(set(getattr(ph, f"scope{member}")) | keys):
             rows[i].marks.append(Mark(ph.pk, lanes[ph.pk], ph.ptype.colour, i in keys))
     return rows, (max(lanes.values()) + 1 if lanes else 0)
+
+
+def tokens_html(rows: Sequence[Token]) -> SafeString:
+    """The member's token strip. Built here rather than in a template loop: with 60 tokens and their
+    marks it is the hottest markup of the page and of every phenomenon or link save."""
+    parts = []
+    for t in rows:
+        marks = "".join(
+            f'<i class="mk{" key" if m.key else ""}" data-ph="{m.phenomenon}" style="--c:{escape(m.colour)};'
+            f'--l:{m.lane}"></i>'
+            for m in t.marks
+        )
+        parts.append(
+            f'<span class="tok{"" if t.aligned else " un"}" data-i="{t.i}">{escape(t.text)}{marks}</span>'
+        )
+    return mark_safe("".join(parts))
 
 
 # ---- layout: parse trees ---------------------------------------------------------------------------
@@ -198,6 +218,8 @@ class EditorState:
     @cached_property
     def phenomenon_rows(self) -> list[dict[str, Any]]:
         t1, t2 = self.pair.tokens1, self.pair.tokens2
+        # one reverse for the list, not two per phenomenon (the URL shapes are in editor_urls.py)
+        base = reverse("annotator:phenomenon-create", args=[self.pair.project_id, self.pair.pk])
         return [
             {
                 "ph": ph,
@@ -205,6 +227,8 @@ class EditorState:
                 "scope2": scope_text(t2, ph.scope2),
                 "key1": scope_text(t1, ph.key1),
                 "key2": scope_text(t2, ph.key2),
+                "update_url": f"{base}{ph.pk}/",
+                "delete_url": f"{base}{ph.pk}/delete/",
             }
             for ph in self.phenomena
         ]
@@ -247,7 +271,7 @@ class EditorState:
         out = []
         for member, tokens, aligned in ((1, self.pair.tokens1, aligned1), (2, self.pair.tokens2, aligned2)):
             rows, lanes = member_tokens(tokens, phenomena, member, aligned)
-            out.append({"n": member, "tokens": rows, "lanes": lanes})
+            out.append({"n": member, "tokens": rows, "lanes": lanes, "html": tokens_html(rows)})
         return out
 
     @cached_property

@@ -36,7 +36,7 @@ from ..editor_forms import (
     error_messages,
 )
 from ..editor_state import EditorState
-from ..models import AlignmentLink, Assignment, Pair, Phenomenon, PhraseAlignment
+from ..models import AlignmentLink, Assignment, Pair, Phenomenon, PhraseAlignment, Project
 from ..services import annotations, undo, work
 from ..services.annotations import ConflictError
 
@@ -221,6 +221,7 @@ def pair_label(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRespo
         version = annotations.set_pair_label(pair, request.user, data["label"], base_version=base)
         return version, {"label": data["label"]}
 
+    gated = pair.project.phenomena_for == Project.PhenomenaFor.PARAPHRASES and pair.project.layer_phenomena
     return _save(
         request,
         pair,
@@ -228,7 +229,7 @@ def pair_label(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRespo
         apply,
         target="pair-label",
         slot="label-message",
-        oob=("phenomena", "palette-gate"),
+        oob=("phenomena", "palette-gate") if gated else (),
         event="label-saved",
     )
 

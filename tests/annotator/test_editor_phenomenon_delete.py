@@ -5,7 +5,7 @@ import pytest
 from annotator.models import AnnotationHistory, Phenomenon
 from annotator.services import annotations
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
-from tests.annotator.editor_helpers import logged_in, make_desk, save
+from tests.annotator.editor_helpers import logged_in, make_desk, save, url
 
 pytestmark = pytest.mark.django_db
 
@@ -31,3 +31,11 @@ def test_another_annotators_phenomenon_cannot_be_deleted():
     bobs = add(desk, desk.bob)
     assert save(logged_in(desk.ann), "phenomenon-delete", desk.pair, desk.ann, {}, bobs.pk).status_code == 404
     assert Phenomenon.objects.filter(pk=bobs.pk).exists()
+
+
+def test_list_items_carry_the_update_and_delete_urls_of_their_phenomenon():
+    desk = make_desk()
+    ph = add(desk, desk.ann)
+    html = logged_in(desk.ann).get(url("pair-edit", desk.pair)).content.decode()
+    assert f'data-update-url="{url("phenomenon-update", desk.pair, ph.pk)}"' in html
+    assert f'action="{url("phenomenon-delete", desk.pair, ph.pk)}"' in html
