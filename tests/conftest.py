@@ -66,6 +66,25 @@ def specs_dir() -> Path:
     return path
 
 
+# ---- database -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def builtin_tagsets(request: pytest.FixtureRequest) -> None:
+    """The data migration's tagsets, restored when a transactional test's flush removed them."""
+    uses_db = request.node.get_closest_marker("django_db") or {"db", "transactional_db"} & set(
+        request.fixturenames
+    )
+    if not uses_db:
+        return
+    request.getfixturevalue("transactional_db" if "transactional_db" in request.fixturenames else "db")
+    from annotator.models import ParaphraseType, Tagset
+    from annotator.tagsets import install_builtin_tagsets
+
+    if not Tagset.objects.filter(builtin=True).exists():
+        install_builtin_tagsets(Tagset, ParaphraseType)
+
+
 # ---- services -------------------------------------------------------------------------------------
 
 
