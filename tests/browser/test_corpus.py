@@ -65,3 +65,22 @@ def test_admin_imports_mrpc_then_etpc_then_exports(
     with page.expect_download() as download:
         page.click("a.button:has-text('Download')")
     assert download.value.suggested_filename == "MRPC-sample-phenomena-all.csv"
+
+
+def test_lead_opens_the_printable_agreement_report(page: Any, live_server: Any, admin: Any) -> None:
+    from annotator.agreement import recompute
+    from annotator.services import annotations
+
+    lead, anna, ben = factories.user("lead"), factories.user("anna"), factories.user("ben")
+    project = factories.project_with_pairs("Printable", n_pairs=2, lead=lead, annotators=(anna, ben))
+    diathesis = factories.vila().types.get(name="Diathesis")
+    for pair in project.pairs.all():
+        for user, links in ((anna, [(1, 0), (4, 2)]), (ben, [(1, 0), (5, 3)])):
+            annotations.set_links(pair, user, links, sure=True, base_version=None)
+            annotations.add_phenomenon(pair, user, diathesis, scope1=[2], scope2=[1], base_version=None)
+    recompute(project.pk)
+    login(page, live_server, "lead", factories.PASSWORD)
+    page.goto(f"{live_server.url}/projects/{project.pk}/corpus/agreement-report/")
+    page.wait_for_selector("text=Agreement report — Printable")
+    assert page.locator("td", has_text="alignment.words.f1").count() >= 1
+    screenshot(page, "corpus-report-print")
