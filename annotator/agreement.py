@@ -67,7 +67,13 @@ from django.utils import timezone
 
 from metrics.types import Options
 
-from .agreement_results import fingerprint, pair_label_agreement, pair_results, report_sections
+from .agreement_results import (
+    fingerprint,
+    pair_label_agreement,
+    pair_results,
+    report_sections,
+    section_fingerprints,
+)
 from .models import (
     AgreementSnapshot,
     AgreementState,
@@ -511,9 +517,16 @@ def _compute_and_store(project: Project, started: float) -> str:
     if latest is not None and latest.fingerprint == digest and not latest.results.get("pending"):
         return "unchanged"
     previous = latest.results if latest is not None else None
+    # Per-pair DO F1 depends only on the phenomena section: reuse it while that is unchanged.
+    same_phenomena = (
+        previous is not None
+        and "phenomena" in doc
+        and previous.get("sections", {}).get("phenomena") == section_fingerprints(doc).get("phenomena")
+        and "pairs" in previous
+    )
     extras = {
         "annotators": doc["annotators"],
-        "pairs": pair_results(doc, _done_source_ids(project)),
+        "pairs": pair_results(doc, _done_source_ids(project), previous["pairs"] if same_phenomena else None),
         "pair_labels": pair_label_agreement(doc),
         "progress": progress(project),
     }

@@ -34,10 +34,10 @@ import numpy as np
 
 from metrics.alignment import alignment_report
 from metrics.document import parse_document
-from metrics.iapta import do_f1
+from metrics.iapta import CELL_FIELDS, harmonic_mean, index_phenomena, pair_tables
 from metrics.kappa import cohen_kappa, fleiss_kappa_from_ratings
 from metrics.report import build_report
-from metrics.types import Phenomenon, Tagset, TypeDef
+from metrics.types import Phenomenon
 
 
 def canonical_json(value: Any) -> str:
@@ -155,47 +155,83 @@ def _phenomenon(x: Mapping[str, Any]) -> Phenomenon:
     )
 
 
-def pair_results(doc: Mapping[str, Any], done: Mapping[str, set[str]] | None = None) -> dict[str, Any]:
+def _do_f1_by_pair(doc: Mapping[str, Any]) -> dict[tuple[str, str], list[float | None]]:
+    """Per annotator pair (a, b): DO F1 of every document pair, from `metrics.iapta.pair_tables`.
+
+    Per pair p: `F1 = HM(K(a→b), K(b→a))` with `K(x→y) = do_xy / n_x` over p's phenomena (spec §4), 0 when
+    exactly one annotator has phenomena on p and None when neither has — `metrics.iapta.do_f1` of the
+    pair's phenomena, computed for all pairs in one table per annotator pair.
+    """
+    types = doc["tagset"]["types"]
+    type_index = {t["name"]: n for n, t in enumerate(types)}
+    a_by_type = [1.0 if t.get("one_sided") else 0.5 for t in types]
+    pair_ids = [p["id"] for p in doc["pairs"]]
+    phenomena = doc.get("phenomena") or {}
+    names = [a for a in doc["annotators"] if a in phenomena]
+    index = {a: index_phenomena([_phenomenon(x) for x in phenomena[a]], type_index) for a in names}
+    col = {f: n for n, f in enumerate(CELL_FIELDS)}
+    out: dict[tuple[str, str], list[float | None]] = {}
+    for n, a in enumerate(names):
+        for b in names[n + 1 :]:
+            tables = pair_tables(
+                index[a], index[b], pairs=pair_ids, types=[t["name"] for t in types], a_by_type=a_by_type
+            )
+            per_pair = tables.cells.sum(axis=1)
+            n_x, n_y = per_pair[:, col["n_x"]], per_pair[:, col["n_y"]]
+            values: list[float | None] = []
+            for nx, ny, dxy, dyx in zip(
+                n_x, n_y, per_pair[:, col["do_xy"]], per_pair[:, col["do_yx"]], strict=True
+            ):
+                if nx == 0 and ny == 0:
+                    values.append(None)
+                elif nx == 0 or ny == 0:
+                    values.append(0.0)
+                else:
+                    values.append(harmonic_mean(float(dxy / nx), float(dyx / ny)))
+            out[a, b] = values
+    return out
+
+
+def pair_results(
+    doc: Mapping[str, Any],
+    done: Mapping[str, set[str]] | None = None,
+    previous: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """Per pair: mean DO F1 over the pairs of annotators who worked on it, label disagreement, who.
 
     An annotator "worked on" a pair when they have a phenomenon, a label or a word alignment on it, or
-    their assignment is done (`done`: annotator → pair ids). `do_f1` is `metrics.iapta.do_f1` of each
-    two of them restricted to the pair, averaged over the defined values (null when fewer than two
-    worked on it or the layer is off); `label_disagreement` is true when their pair labels differ.
+    their assignment is done (`done`: annotator → pair ids). `do_f1` averages the pair's DO F1 of each
+    two of them (defined values only; null when fewer than two worked on it or the layer is off);
+    `label_disagreement` is true when their pair labels differ. `previous` (an earlier snapshot's
+    `pairs`) is reused for `do_f1` by the caller when the phenomena section did not change.
     """
-    tagset = Tagset(tuple(TypeDef(t["name"], t.get("one_sided", False)) for t in doc["tagset"]["types"]))
     order = doc["annotators"]
-    phenomena: dict[str, dict[str, list[Phenomenon]]] = {}
-    for name, xs in (doc.get("phenomena") or {}).items():
-        for x in xs:
-            phenomena.setdefault(x["pair"], {}).setdefault(name, []).append(_phenomenon(x))
     labels = doc.get("pair_labels") or {}
     workers: dict[str, set[str]] = {}
-    for source in (doc.get("phenomena") or {},):
-        for name, xs in source.items():
-            for x in xs:
-                workers.setdefault(x["pair"], set()).add(name)
+    for name, xs in (doc.get("phenomena") or {}).items():
+        for x in xs:
+            workers.setdefault(x["pair"], set()).add(name)
     for source in (labels, doc.get("word_alignments") or {}, done or {}):
         for name, pair_ids in source.items():
             for pid in pair_ids:
                 workers.setdefault(pid, set()).add(name)
+    by_annotators = _do_f1_by_pair(doc) if previous is None and "phenomena" in doc else {}
     out: dict[str, Any] = {}
-    for pair in doc["pairs"]:
+    for p, pair in enumerate(doc["pairs"]):
         pid = pair["id"]
         who = [name for name in order if name in workers.get(pid, ())]
-        values = []
-        if "phenomena" in doc:
-            mine = phenomena.get(pid, {})
-            for n, a in enumerate(who):
-                for b in who[n + 1 :]:
-                    values.append(do_f1(mine.get(a, []), mine.get(b, []), tagset=tagset))
-        defined = [v for v in values if v is not None]
         given = {labels[name][pid] for name in who if pid in labels.get(name, {})}
-        out[pid] = {
-            "do_f1": sum(defined) / len(defined) if defined else None,
-            "label_disagreement": len(given) > 1,
-            "annotators": who,
-        }
+        if previous is not None:
+            do_f1 = (previous.get(pid) or {}).get("do_f1")
+        else:
+            values = [
+                by_annotators[a, b][p]
+                for n, a in enumerate(who)
+                for b in who[n + 1 :]
+                if (a, b) in by_annotators and by_annotators[a, b][p] is not None
+            ]
+            do_f1 = sum(values) / len(values) if values else None
+        out[pid] = {"do_f1": do_f1, "label_disagreement": len(given) > 1, "annotators": who}
     return out
 
 

@@ -337,3 +337,24 @@ def test_changes_during_a_computation_leave_a_mark_and_the_holder_reschedules_on
     monkeypatch.setattr(agreement, "_compute_and_store", compute_while_annotators_save)
     recompute(project.pk)
     assert len(broker.calls) == 1  # the holder re-scheduled once, after finishing
+
+
+def test_per_pair_do_f1_equals_the_library_on_each_pair(team):
+    from annotator.agreement_results import _phenomenon, pair_results
+    from metrics.iapta import do_f1
+    from metrics.types import Tagset, TypeDef
+
+    project, anns = team
+    annotate(project, anns)
+    doc = project_document(project)
+    tagset = Tagset(tuple(TypeDef(t["name"], t["one_sided"]) for t in doc["tagset"]["types"]))
+    results = pair_results(doc)
+    for pair in doc["pairs"]:
+        pid = pair["id"]
+        mine = {a: [_phenomenon(x) for x in xs if x["pair"] == pid] for a, xs in doc["phenomena"].items()}
+        values = [
+            do_f1(mine[a], mine[b], tagset=tagset)
+            for a, b in (("ana", "bo"), ("ana", "cleo"), ("bo", "cleo"))
+        ]
+        defined = [v for v in values if v is not None]
+        assert results[pid]["do_f1"] == pytest.approx(sum(defined) / len(defined))
