@@ -15,8 +15,11 @@ scripts would send them; each annotator owns its sheets, so any non-2xx is an er
      targets: 0 errors, p95 ≤ 50 ms.
   2. saturation: 8 clients without pauses for 30 s — targets: ≥ 150 saves/s, p95 ≤ 80 ms
      (doccano here: 124 req/s, p95 107 ms; Label Studio: 8 req/s).
-Memory: resident set size (RSS, /proc) of all gunicorn and Celery worker processes at idle and the
-peak under load — target ≤ 500 MiB together (doccano uses about 1.2 GiB).
+Memory: proportional set size (PSS, /proc/<pid>/smaps_rollup: shared pages of forked workers counted
+once) of all gunicorn and Celery worker processes at idle and the peak under load — target ≤ 500 MiB
+together (doccano uses about 1.2 GiB). CPU: time per save of web, worker, PostgreSQL and Redis from
+/proc, which, unlike latency, does not depend on what else runs on the machine; the table also says
+how many saves per second the machine's cores allow at that cost.
 
 `--quick` (used by tests/services/test_load_quick.py in CI): 10 annotators for 5 s and 4 clients for
 3 s; the exit status is non-zero when any request failed. Targets are reported, not enforced, in
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import random
 import statistics
 import sys
@@ -117,6 +121,8 @@ class Annotator:
         if status in (200, 201):
             self.versions[pair] = data["version"]
             return elapsed, None
+        if status == 409 and isinstance(data, dict):  # like the editor: reload the version, count the error
+            self.versions[pair] = data["current_version"]
         return elapsed, f"{path} → {status}: {str(data)[:160]}"
 
     def close(self) -> None:
@@ -200,9 +206,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
 
 
-def summary(name: str, results: Results, duration: float) -> dict[str, Any]:
+def summary(name: str, results: Results, duration: float, cpu: dict[str, float]) -> dict[str, Any]:
     ms = [1000 * s for s in results.latencies]
+    n = max(1, len(ms))
     return {
+        "cpu_ms_per_save": {part: 1000 * seconds / n for part, seconds in cpu.items()},
         "scenario": name,
         "requests": len(ms),
         "errors": len(results.errors),
@@ -229,14 +237,32 @@ def print_table(
     print(f"{'reference: doccano (saturation)':<34} {'':>8} {'':>6} {124:>8.1f} {'':>7} {107:>7.1f} {'':>7}")
     print(f"{'reference: Label Studio':<34} {'':>8} {'':>6} {8:>8.1f} {'':>7} {'':>7} {'':>7}")
     print()
+    # CPU time per save, from /proc: independent of what else runs on the machine (unlike latency).
+    cores = os.cpu_count() or 1
     print(
-        f"{'memory (RSS)':<20} {'web MiB':>8} {'worker MiB':>10} {'total MiB':>9}   target ≤ 500 (doccano ≈ 1,200)"
+        f"{'CPU ms per save':<34} {'web':>7} {'worker':>7} {'postgres':>8} {'redis':>6} {'total':>7}  saves/s {cores} cores allow"
+    )
+    for r in rows:
+        cpu = r["cpu_ms_per_save"]
+        total = sum(cpu.values())
+        print(
+            f"{r['scenario']:<34} {cpu['web']:>7.1f} {cpu['worker']:>7.1f} {cpu['postgres']:>8.1f} "
+            f"{cpu['redis']:>6.1f} {total:>7.1f}  {1000 * cores / total if total else float('nan'):>6.0f}"
+        )
+    print(f"machine load average (1 min) at the end: {os.getloadavg()[0]:.1f} on {cores} cores")
+    print()
+    print(
+        f"{'memory (PSS)':<20} {'web MiB':>8} {'worker MiB':>10} {'total MiB':>9}   target ≤ 500 (doccano ≈ 1,200)"
     )
     for label, rss in memory.items():
         print(f"{label:<20} {rss['web'] / MIB:>8.0f} {rss['worker'] / MIB:>10.0f} {rss['total'] / MIB:>9.0f}")
     print()
     for name, ok in checks:
         print(f"  {'ok  ' if ok else 'MISS'} {name}")
+
+
+def _delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {part: max(0.0, after[part] - before[part]) for part in before}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -270,19 +296,22 @@ def main(argv: list[str] | None = None) -> int:
             f"scenario 1: {paced_n} annotators, one save per 2 s each on average, {paced_s:.0f} s …",
             flush=True,
         )
+        cpu0 = stack.cpu_seconds()
         with MemoryPeak(stack) as peak1:
             paced = run_paced(args.port, world, paced_n, paced_s, mean_pause=2.0)
+        cpu1 = stack.cpu_seconds()
         print(f"scenario 2: {sat_n} clients without pauses, {sat_s:.0f} s …", flush=True)
         with MemoryPeak(stack) as peak2:
             saturated = run_saturation(args.port, world, sat_n, sat_s)
+        cpu2 = stack.cpu_seconds()
         load_peak = max(peak1.peak, peak2.peak, key=lambda p: p["total"])
     finally:
         stack.stop()
         stack.cleanup()
 
     rows = [
-        summary(f"1: {paced_n} annotators, 1 save/2 s each", paced, paced_s),
-        summary(f"2: saturation, {sat_n} clients", saturated, sat_s),
+        summary(f"1: {paced_n} annotators, 1 save/2 s each", paced, paced_s, _delta(cpu0, cpu1)),
+        summary(f"2: saturation, {sat_n} clients", saturated, sat_s, _delta(cpu1, cpu2)),
     ]
     memory = {"idle": idle, "under load (peak)": load_peak}
     checks = [

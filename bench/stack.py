@@ -115,6 +115,14 @@ class PrivatePostgres:
         self.stop()
         self.start()
 
+    def cpu_seconds(self) -> float:
+        """CPU time of the postmaster and its backends."""
+        try:
+            pid = int((self.data / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return 0.0
+        return cpu_seconds(pid)
+
     def createdb(self, name: str) -> str:
         self._run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", name)
         return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
@@ -151,10 +159,13 @@ class Process:
                 self.proc.wait(10)
 
     def rss_bytes(self) -> int:
-        """Resident memory of the process and all its descendants (from /proc)."""
+        """Memory (PSS) of the process and all its descendants (from /proc)."""
         if not self.proc or self.proc.poll() is not None:
             return 0
         return sum(_rss(pid) for pid in _tree(self.proc.pid))
+
+    def cpu_seconds(self) -> float:
+        return cpu_seconds(self.proc.pid) if self.proc and self.proc.poll() is None else 0.0
 
 
 def _tree(root: int) -> list[int]:
@@ -175,13 +186,33 @@ def _tree(root: int) -> list[int]:
 
 
 def _rss(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
+    """Proportional set size (PSS) of the process: its private memory plus its share of pages it
+    shares with others. Forked gunicorn/Celery workers share most of their parent's pages; summing
+    their RSS would count those pages once per process. Falls back to RSS where PSS is unavailable."""
+    for path, key in ((f"/proc/{pid}/smaps_rollup", "Pss:"), (f"/proc/{pid}/status", "VmRSS:")):
+        try:
+            for line in Path(path).read_text().splitlines():
+                if line.startswith(key):
+                    return int(line.split()[1]) * 1024
+        except OSError:
+            continue
     return 0
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(root: int) -> float:
+    """User + system CPU time of a process tree, counting children that already exited and were
+    waited for (cutime/cstime), from /proc/<pid>/stat."""
+    total = 0
+    for pid in _tree(root):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
+    return total / CLOCK_TICKS
 
 
 class PrivateRedis(Process):
@@ -290,6 +321,14 @@ class Stack:
                 return exc.code, json.loads(body)
             except ValueError:
                 return exc.code, body.decode(errors="replace")
+
+    def cpu_seconds(self) -> dict[str, float]:
+        return {
+            "web": self.web.cpu_seconds() if self.web else 0.0,
+            "worker": self.worker.cpu_seconds() if self.worker else 0.0,
+            "postgres": self.postgres.cpu_seconds(),
+            "redis": self.redis.cpu_seconds(),
+        }
 
     def rss_bytes(self) -> dict[str, int]:
         return {
