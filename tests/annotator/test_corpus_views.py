@@ -19,6 +19,17 @@ from tests.annotator.corpus_helpers import TWO_ROWS, counts
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def tasks_in_process() -> Any:
+    """Export jobs run as Celery tasks: in-process here, even when REDIS_URL points at a broker."""
+    from celery import current_app
+
+    eager = current_app.conf.task_always_eager
+    current_app.conf.task_always_eager = True
+    yield
+    current_app.conf.task_always_eager = eager
+
+
 @pytest.fixture
 def world(settings: Any, tmp_path: Any) -> dict[str, Any]:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

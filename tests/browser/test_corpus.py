@@ -17,6 +17,17 @@ from tests.conftest import login, screenshot
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+@pytest.fixture(autouse=True)
+def tasks_in_process() -> Any:
+    """Export jobs run as Celery tasks: in-process here, even when REDIS_URL points at a broker."""
+    from celery import current_app
+
+    eager = current_app.conf.task_always_eager
+    current_app.conf.task_always_eager = True
+    yield
+    current_app.conf.task_always_eager = eager
+
+
 @pytest.fixture
 def admin(settings: Any, tmp_path: Path) -> Any:
     settings.MEDIA_ROOT = tmp_path
