@@ -21,7 +21,7 @@ from typing import Any, BinaryIO
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import connection, models, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -707,6 +707,15 @@ def import_corpus(
         pass
     except ImportCancelled:
         report.cancelled = True
+    except IntegrityError as exc:  # e.g. another import created the same pairs meanwhile
+        report.problems.append(
+            Problem(
+                "",
+                None,
+                "database",
+                f"the data changed while importing ({exc}); nothing was written — run the import again",
+            )
+        )
     return report
 
 

@@ -86,3 +86,19 @@ def test_command_prints_every_problem_and_fails(tmp_path: Path, capsys: pytest.C
     out = capsys.readouterr().out.splitlines()
     assert out == ["bad.txt:2: Quality: expected 0 or 1, found '2'", "bad.txt:3: #2 String: empty sentence"]
     assert not Project.objects.filter(name="Bad").exists()
+
+
+def test_a_clash_with_a_concurrent_import_is_reported_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    from annotator.services import corpus
+
+    def clash(ctx: object, records: object) -> None:
+        from django.db import IntegrityError
+
+        raise IntegrityError("UNIQUE constraint failed: annotator_pair.project_id, annotator_pair.source_id")
+
+    monkeypatch.setattr(corpus, "write_pairs", clash)
+    before = counts()
+    report = import_corpus("mrpc", "Clash", [("train.txt", TWO_ROWS)])
+    assert not report.ok and report.problems[0].field == "database"
+    assert "run the import again" in report.problems[0].message
+    assert counts() == before
