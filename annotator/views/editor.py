@@ -176,13 +176,14 @@ def queue(request: HttpRequest, project_pk: int) -> HttpResponse:
     project = access.project_for_member(request.user, project_pk)
     if not access.is_annotator(request.user, project):
         raise PermissionDenied("Only the project's annotators have a queue.")
-    rows = work.pair_assignments(request.user, project).select_related("pair")
+    rows = list(work.pair_assignments(request.user, project).select_related("pair"))
     next_id = work.next_pair_id(request.user, project)
     context = {
         "project": project,
         "rows": rows,
         "counts": work.queue_counts(request.user, project),
         "next_id": next_id,
+        "started": any(row.status != Assignment.Status.TODO for row in rows),
     }
     return render(request, "editor/queue.html", context)
 

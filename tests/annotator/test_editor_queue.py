@@ -62,3 +62,11 @@ def test_queue_query_count_does_not_grow_with_the_number_of_pairs():
     with CaptureQueriesContext(connection) as large:
         client.get(queue_url(desk.project))
     assert len(small) == len(large)
+
+
+def test_the_button_says_start_before_any_pair_is_opened_and_continue_after():
+    desk = make_desk()
+    client = logged_in(desk.ann)
+    assert "Start annotating" in client.get(queue_url(desk.project)).content.decode()
+    work.open_assignment(work.assignment_for(desk.ann, desk.pair))
+    assert "Continue ›" in client.get(queue_url(desk.project)).content.decode()
