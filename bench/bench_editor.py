@@ -282,6 +282,8 @@ def run(args: argparse.Namespace) -> int:
     rows.append(
         ("save: all kinds", everything, "p50 ≤ 15, p95 ≤ 25", ok, f"{DOCCANO[0]:.0f} / {DOCCANO[1]:.0f}", "")
     )
+    reference = "reference: plain label insert, same stack and run"
+    rows.append((reference, plain, "(doccano-like)", True, f"{DOCCANO[0]:.0f} / {DOCCANO[1]:.0f}", "4"))
 
     load = os.getloadavg()[0]
     print(
