@@ -81,7 +81,7 @@ def _context(project: Project, parts: set[str]) -> dict[str, Any]:
     if "snapshot-status" in parts:
         context.update(_status_context(project))
     if "progress" in parts:
-        context["progress"] = agreement.progress(project)
+        context["work_progress"] = agreement.progress(project)
     if "trend" in parts:
         context["trend_svg"] = dashboard.trend(project.pk)
     needs_results = parts & {

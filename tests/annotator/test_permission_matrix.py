@@ -164,14 +164,6 @@ TABLE: dict[str, dict[str, str]] = {
     "api-job-download": {READ: "unauth 404 404 ok 404 ok"},
 }
 
-# Cells that currently answer 500, with the reason; each is re-checked by test_known_bugs_still_fail
-# (strict xfail), so the entry must go when the bug is fixed. A 500 is never an accepted answer.
-KNOWN_BUGS: dict[tuple[str, str, str], str] = {
-    ("annotator:dashboard", READ, scenario): "dashboard of a project with the evaluation layer: the "
-    "evaluation summary's `progress` (ProgressRow, no `total`) replaces the dashboard's progress rows"
-    for scenario in ("lead_own", "admin")
-}
-
 # Django's admin: staff only. Its ~140 URLs are one entry: anonymous and non-staff users are sent to a
 # login page, staff get anything but a server error (a change page of a missing id redirects, etc.).
 ADMIN_NAMESPACE = {READ: "login login login login login any"}
@@ -466,8 +458,6 @@ def test_permission_matrix(world):
             for scenario, expected in zip(SCENARIOS, codes, strict=True):
                 response = request(world, name, method, scenario)
                 got.append(code_of(response, method))
-                if (name, method, scenario) in KNOWN_BUGS:
-                    continue
                 if not satisfies(response, method, expected):
                     failures.append(
                         f"{name} {method} {scenario}: expected {expected}, got {response.status_code}"
@@ -480,11 +470,3 @@ def test_permission_matrix(world):
         print("\n".join(observed))
     assert not leaked, "responses leak other annotators' or projects' data:\n" + "\n".join(leaked)
     assert not failures, f"{len(failures)} permission mismatches:\n" + "\n".join(failures)
-
-
-@pytest.mark.xfail(strict=True, reason="known bugs listed in KNOWN_BUGS")
-@pytest.mark.parametrize("cell", sorted(KNOWN_BUGS), ids=lambda cell: "-".join(cell))
-def test_known_bugs_still_fail(world, cell):
-    name, method, scenario = cell
-    expected = dict(zip(SCENARIOS, expectations(name)[method].split(), strict=True))[scenario]
-    assert satisfies(request(world, name, method, scenario), method, expected), KNOWN_BUGS[cell]
