@@ -57,9 +57,10 @@ def _begin(pair: Pair, annotator: Any, base_version: int | None, is_gold: bool) 
     return sheet
 
 
-def _finish(sheet: PairLabel, pair: Pair) -> int:
+def _finish(sheet: PairLabel, pair: Pair, *changed: str) -> int:
+    """Bump the sheet's version (saving any of its own fields changed with it in the same UPDATE)."""
     sheet.version += 1
-    sheet.save(update_fields=["version", "updated_at"])
+    sheet.save(update_fields=["version", "updated_at", *changed])
     project_changed(pair.project_id)
     return sheet.version
 
@@ -107,9 +108,8 @@ def set_pair_label(
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
     before = {"label": sheet.label}
     sheet.label = label
-    sheet.save(update_fields=["label"])
     _record(pair, sheet, "update", actor or annotator, annotator.pk, before, {"label": label})
-    return _finish(sheet, pair)
+    return _finish(sheet, pair, "label")
 
 
 @transaction.atomic
@@ -126,9 +126,8 @@ def set_comment(
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
     before = {"comment": sheet.comment}
     sheet.comment = comment[:10000]
-    sheet.save(update_fields=["comment"])
     _record(pair, sheet, "update", actor or annotator, annotator.pk, before, {"comment": sheet.comment})
-    return _finish(sheet, pair)
+    return _finish(sheet, pair, "comment")
 
 
 def _ptype_for(pair: Pair, ptype: ParaphraseType | int) -> ParaphraseType:

@@ -76,7 +76,7 @@ def test_save_query_count_is_constant(desk, django_assert_num_queries):
     client = logged_in(desk.ann)
     client.get(url("pair-edit", desk.pair))
     v = version(desk.pair, desk.ann)
-    with django_assert_num_queries(14):
+    with django_assert_num_queries(13):
         response = client.post(
             url("pair-label", desk.pair), {"label": "paraphrase", "base_version": v}, HTTP_HX_REQUEST="true"
         )
