@@ -17,7 +17,18 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def project_team():
+def in_process_tasks():
+    """Recompute in-process (as without REDIS_URL) even when the suite runs against Redis: no worker here."""
+    from celery import current_app
+
+    eager = current_app.conf.task_always_eager
+    current_app.conf.task_always_eager = True
+    yield
+    current_app.conf.task_always_eager = eager
+
+
+@pytest.fixture
+def project_team(in_process_tasks):
     cache.clear()
     install_builtin_tagsets(Tagset, ParaphraseType)  # transactional tests flush the data migration's rows
     lead = factories.user("lead")
