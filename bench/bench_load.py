@@ -33,6 +33,7 @@ import http.client
 import json
 import os
 import random
+import shutil
 import statistics
 import sys
 import threading
@@ -43,7 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.stack import Stack, available, seed  # noqa: E402
+from bench.stack import REPO, Stack, available, seed  # noqa: E402
 
 MIB = 1024 * 1024
 N_TOKENS1, N_TOKENS2 = 12, 9  # the seeded pairs' member lengths
@@ -307,6 +308,17 @@ def main(argv: list[str] | None = None) -> int:
         load_peak = max(peak1.peak, peak2.peak, key=lambda p: p["total"])
     finally:
         stack.stop()
+        failed = locals().get("paced") is None or any(
+            r.errors for r in (locals().get("paced"), locals().get("saturated"), locals().get("warm")) if r
+        )
+        if failed:  # keep the servers' logs for the post-mortem
+            kept = REPO / "artifacts" / f"bench-load-{time.strftime('%Y%m%d-%H%M%S')}"
+            kept.mkdir(parents=True, exist_ok=True)
+            for log in stack.root.glob("*.log"):
+                shutil.copy(log, kept / log.name)
+            if stack.postgres.log.exists():
+                shutil.copy(stack.postgres.log, kept / "postgres.log")
+            print(f"logs kept in {kept}", file=sys.stderr)
         stack.cleanup()
 
     rows = [

@@ -69,6 +69,14 @@ def wait_for_port(port: int, timeout: float = 30, *, proc: subprocess.Popen[byte
     raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
 
 
+def free_port() -> int:
+    """A TCP port nothing listens on right now (tests use these: two test runs on one machine must not
+    share a stack's ports, or one run's shutdown stops the other's servers)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def _as_postgres(cmd: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
 

@@ -67,5 +67,15 @@ def test_no_server_errors_and_schema_conformant_responses(settings_):
 
 @pytest.fixture
 def settings_(settings):
+    """Allow any host, and keep the test's database connection open across WSGI requests (as Django's
+    test client does): Django closes connections at the end of each request, which on PostgreSQL
+    would close the connection holding the test's transaction."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
     settings.ALLOWED_HOSTS = ["*"]
-    return settings
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield settings
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)

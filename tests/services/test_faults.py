@@ -1,8 +1,8 @@
 """Faults on the production-shaped stack: Redis down, PostgreSQL restarted in the middle of a run.
 
-The stack is private (bench/stack.py): a throwaway PostgreSQL cluster on 127.0.0.1:55432, a private
-Redis on 6390, gunicorn on 8105 and one Celery worker, so stopping them never disturbs the machine's
-shared services. Requests go over HTTP to gunicorn with API tokens, as scripts and browsers send them.
+The stack is private (bench/stack.py): a throwaway PostgreSQL cluster, a private Redis, gunicorn and
+one Celery worker on free loopback ports, so stopping them never disturbs the machine's shared services
+(nor another test run's stack). Requests go over HTTP to gunicorn with API tokens, as scripts and browsers send them.
 
 The third fault of the issue — the worker killed in the middle of a recompute, after which the next
 snapshot is correct — is proven in tests/services/test_recompute_worker.py.
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from bench.stack import PrivateRedis, Stack, available, seed
+from bench.stack import PrivateRedis, Stack, available, free_port, seed
 from tests.conftest import unavailable
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
@@ -30,7 +30,7 @@ def stack() -> Iterator[Stack]:
     reason = available()
     if reason:
         unavailable("REQUIRE_SERVICES", f"private stack cannot start: {reason}")
-    stack = Stack(pg_port=55432, redis_port=6390, web_port=8105)
+    stack = Stack(pg_port=free_port(), redis_port=free_port(), web_port=free_port())
     try:
         stack.start_services("faults")
         stack.world = seed(stack, n_annotators=2, n_pairs=3)

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from bench.stack import REPO, available
+from bench.stack import REPO, available, free_port
 from tests.conftest import unavailable
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
@@ -30,11 +30,11 @@ def test_quick_load_run_has_no_errors(tmp_path):
             "bench/bench_load.py",
             "--quick",
             "--port",
-            "8105",
+            str(free_port()),
             "--pg-port",
-            "55434",
+            str(free_port()),
             "--redis-port",
-            "6392",
+            str(free_port()),
             "--json",
             str(out),
         ],
