@@ -252,13 +252,18 @@ def test_change_after_the_task_started_enqueues_again(team, broker):
 
 def test_second_worker_on_a_busy_project_leaves_it_to_the_holder(team, monkeypatch):
     project, anns = team
+    monkeypatch.setattr(agreement, "_eager", lambda: True)  # the holder's re-schedule runs in-process
     annotate(project, anns)
     outcomes = []
     real = agreement._compute_and_store
 
     def compute_while_another_worker_arrives(p, started):
         if not outcomes:
-            outcomes.append(recompute(project.pk))  # a second worker, same project, same moment
+            # a second worker, same project, same moment; it has its own database session, so the lock
+            # held here is not its own (PostgreSQL advisory locks are re-entrant within one session)
+            with monkeypatch.context() as m:
+                m.setattr(agreement.ProjectLock, "acquire", lambda self: False)
+                outcomes.append(recompute(project.pk))
         return real(p, started)
 
     monkeypatch.setattr(agreement, "_compute_and_store", compute_while_another_worker_arrives)
