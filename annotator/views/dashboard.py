@@ -13,7 +13,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template import TemplateDoesNotExist
-from django.template.loader import get_template
+from django.template.loader import get_template, render_to_string
 from django.views.decorators.http import require_GET
 from django_htmx.http import trigger_client_event
 
@@ -128,4 +128,5 @@ def _lead_summary(project: Project, measures: dict[str, Any]) -> dict[str, Any]:
     except (TemplateDoesNotExist, ImportError):
         return {}
     summary = lead_summary_context(measures, project_precision(project), rater_progress(project))
-    return {**summary, "lead_summary_template": LEAD_SUMMARY}
+    # Rendered with its own context: its keys (e.g. `progress`) must not replace the dashboard's.
+    return {"lead_summary_html": render_to_string(LEAD_SUMMARY, {"project": project, **summary})}

@@ -209,3 +209,16 @@ def test_per_type_breakdown_lists_lowest_first(client, setup):
     ).content.decode()
     by_type = html[html.index("By type") :]
     assert by_type.index("Diathesis") < by_type.index("Synthetic/analytic")
+
+
+def test_project_with_evaluation_layer_keeps_its_progress_panel(client, setup):
+    project, lead, anns = setup
+    project.layer_evaluation = True
+    project.save()
+    annotate(project, anns)
+    recompute(project.pk)
+    login(client, lead)
+    response = client.get(url(project))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="progress"' in html and "ana" in html[html.index('id="progress"') :]
