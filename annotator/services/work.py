@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from ..aligner import ensure_initial_alignment
 from ..models import Assignment, Pair, PairLabel, Phenomenon, Project
+from ..recompute import project_changed
 from . import annotations
 
 log = logging.getLogger(__name__)
@@ -169,7 +171,10 @@ def mark_done(assignment: Assignment, pair: Pair, user: Any) -> list[str]:
     """Run the completeness checks; when they pass, mark the assignment done. Returns the problems."""
     problems = completeness_problems(pair, user)
     if not problems:
-        assignment.status = Assignment.Status.DONE
-        assignment.finished_at = timezone.now()
-        assignment.save(update_fields=["status", "finished_at"])
+        with transaction.atomic():
+            assignment.status = Assignment.Status.DONE
+            assignment.finished_at = timezone.now()
+            assignment.save(update_fields=["status", "finished_at"])
+            # A done pair counts as word-aligned by its annotator even without links (agreement.py).
+            project_changed(pair.project_id)
     return problems
