@@ -275,6 +275,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pg-port", type=int, default=55433)
     parser.add_argument("--redis-port", type=int, default=6391)
     parser.add_argument("--json", help="also write the figures to this JSON file")
+    parser.add_argument(
+        "--worker-nice",
+        type=int,
+        default=0,
+        help="run the worker at this nice level (e.g. 10: recomputes use the CPU the web leaves)",
+    )
     args = parser.parse_args(argv)
     reason = available()
     if reason:
@@ -288,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         stack.start_services("bench")
         world = seed(stack, n_annotators=max(paced_n, sat_n), n_pairs=20)
         stack.start_web()
-        stack.start_worker()
+        stack.start_worker(nice=args.worker_nice)
         warm = run_saturation(args.port, world, 2, 1.0)  # first requests import and connect
         time.sleep(2)
         rss = stack.rss_bytes()

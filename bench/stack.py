@@ -307,8 +307,10 @@ class Stack:
         self.web.start()
         wait_for_port(self.web_port, proc=self.web.proc)
 
-    def start_worker(self) -> None:
-        cmd = [sys.executable, "-m", "celery", "-A", "annotator", "worker", "-Q", self.queue, "-c", "1"]
+    def start_worker(self, nice: int = 0) -> None:
+        """One Celery worker process; `nice` > 0 lowers its CPU priority below the web's."""
+        cmd = ["nice", "-n", str(nice)] if nice else []
+        cmd += [sys.executable, "-m", "celery", "-A", "annotator", "worker", "-Q", self.queue, "-c", "1"]
         cmd += ["-l", "WARNING", "-n", f"{self.queue}@%h", "--without-gossip", "--without-mingle"]
         self.worker = Process(cmd, self.env, self.root / "worker.log")
         self.worker.start()
