@@ -65,14 +65,16 @@ from django.db.models import Aggregate, BooleanField, Count, ExpressionWrapper, 
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from metrics.incremental import gc_paused
 from metrics.types import Options
 
 from .agreement_results import (
-    fingerprint,
+    document_fingerprints,
+    fingerprint,  # noqa: F401 - re-exported: the snapshot fingerprint of a document
     pair_label_agreement,
     pair_results,
+    phenomena_agreement,
     report_sections,
-    section_fingerprints,
 )
 from .models import (
     AgreementSnapshot,
@@ -104,6 +106,13 @@ def project_annotators(project: Project) -> list[tuple[int, str]]:
 
 def project_document(project: Project) -> dict[str, Any]:
     """The metrics interchange document (spec §9) of the project's current annotations."""
+    # Some 10⁶ small lists and dicts, none in a cycle: automatic collections would traverse them
+    # again and again and took as long as building them.
+    with gc_paused():
+        return _project_document(project)
+
+
+def _project_document(project: Project) -> dict[str, Any]:
     annotators = project_annotators(project)
     names = dict(annotators)
     pairs = _pairs(project)
@@ -511,8 +520,14 @@ def latest_snapshot(project: Project | int) -> AgreementSnapshot | None:
 
 
 def _compute_and_store(project: Project, started: float) -> str:
+    with gc_paused():  # see project_document
+        return _compute_and_store_all(project, started)
+
+
+def _compute_and_store_all(project: Project, started: float) -> str:
     doc = project_document(project)
-    digest = fingerprint(doc)
+    fingerprints = document_fingerprints(doc)
+    digest = fingerprints.document
     latest = latest_snapshot(project)
     if latest is not None and latest.fingerprint == digest and not latest.results.get("pending"):
         return "unchanged"
@@ -521,20 +536,28 @@ def _compute_and_store(project: Project, started: float) -> str:
     same_phenomena = (
         previous is not None
         and "phenomena" in doc
-        and previous.get("sections", {}).get("phenomena") == section_fingerprints(doc).get("phenomena")
+        and previous.get("sections", {}).get("phenomena") == fingerprints.sections.get("phenomena")
         and "pairs" in previous
     )
+    defer = _kappa_c_is_expensive(doc, previous)
+    report = report_sections(doc, previous, defer_kappa_c=defer, fingerprints=fingerprints)
+    tables = None
+    if "phenomena" in doc and not same_phenomena:
+        tables = phenomena_agreement(doc, fingerprints).tables  # kept by report_sections: no recomputation
     extras = {
         "annotators": doc["annotators"],
-        "pairs": pair_results(doc, _done_source_ids(project), previous["pairs"] if same_phenomena else None),
+        "pairs": pair_results(
+            doc, _done_source_ids(project), previous["pairs"] if same_phenomena else None, tables=tables
+        ),
         "pair_labels": pair_label_agreement(doc),
         "progress": progress(project),
     }
-    defer = _kappa_c_is_expensive(doc, previous)
-    snapshot = _store(project, digest, *report_sections(doc, previous, defer_kappa_c=defer), extras, started)
+    snapshot = _store(project, digest, *report, extras, started)
     if not snapshot.results["pending"]:
         return "stored"
-    _store(project, digest, *report_sections(doc, snapshot.results), extras, started)
+    _store(
+        project, digest, *report_sections(doc, snapshot.results, fingerprints=fingerprints), extras, started
+    )
     return "stored provisional+final"
 
 

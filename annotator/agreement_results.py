@@ -24,20 +24,36 @@ the exact one when κ_C is done.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from metrics.alignment import alignment_report
+from metrics.chance import kappa_c_report
 from metrics.document import parse_document
-from metrics.iapta import CELL_FIELDS, harmonic_mean, index_phenomena, pair_tables
+from metrics.iapta import CELL_FIELDS, PairTables, harmonic_mean, index_phenomena, pair_tables
+from metrics.incremental import PhenomenaAgreement, gc_paused
 from metrics.kappa import cohen_kappa, fleiss_kappa_from_ratings
 from metrics.report import build_report
-from metrics.types import Phenomenon
+from metrics.types import (
+    Document,
+    Evaluations,
+    Judgement,
+    Options,
+    Pair,
+    Phenomenon,
+    PhraseAlignment,
+    Tagset,
+    TypeDef,
+    WordAlignment,
+)
 
 
 def canonical_json(value: Any) -> str:
@@ -68,10 +84,233 @@ def _source(name: str) -> str:
     return "word_alignments" if name == KAPPA_C else name
 
 
+@dataclasses.dataclass(frozen=True)
+class Fingerprints:
+    """`fingerprint(doc)` (`document`), the shared parts' fingerprint and each report section's."""
+
+    document: str
+    shared: str
+    sections: dict[str, str]
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def document_fingerprints(doc: Mapping[str, Any]) -> Fingerprints:
+    """The document's and its sections' fingerprints from one serialisation of each top-level value.
+
+    Canonical JSON of an object is `{"key":value,…}` in sorted key order, so the text of the whole
+    document and of each section's inputs `[shared, name, section]` are assembled from the same parts:
+    the digests equal `fingerprint(doc)` and `fingerprint([fingerprint(shared parts), name, section])`
+    (a test holds this) at the cost of one serialisation instead of three.
+    """
+    parts = {key: canonical_json(value) for key, value in doc.items()}
+
+    def text_of(keys: Any) -> str:
+        return "{" + ",".join(f"{canonical_json(k)}:{parts.get(k, 'null')}" for k in sorted(keys)) + "}"
+
+    shared = _sha256(text_of(SHARED))
+    prefix = canonical_json(shared)
+    sections = {
+        name: _sha256(f"[{prefix},{canonical_json(name)},{parts[_source(name)]}]")
+        for name in report_section_names(doc)
+    }
+    return Fingerprints(_sha256(text_of(parts)), shared, sections)
+
+
 def section_fingerprints(doc: Mapping[str, Any]) -> dict[str, str]:
     """Fingerprint of each report section's inputs (its document section plus the shared parts)."""
-    shared = fingerprint({key: doc.get(key) for key in SHARED})
-    return {name: fingerprint([shared, name, doc[_source(name)]]) for name in report_section_names(doc)}
+    return document_fingerprints(doc).sections
+
+
+# ---- the document as metrics types, without re-validation ----------------------------------------
+
+_DOCUMENT_SECTIONS = (
+    "phenomena",
+    "word_alignments",
+    "phrase_alignments",
+    "evaluations",
+    "pair_labels",
+)
+
+
+def trusted_document(doc: Mapping[str, Any], *, sections: tuple[str, ...] | None = None) -> Document:
+    """`metrics.types.Document` of a document that `annotator.agreement.project_document` built.
+
+    Equals `metrics.document.parse_document(doc)` (a test holds this) without its validation, which costs
+    more than the measures at MSRP-A scale: every value comes from rows the services validated. Only
+    the `sections` given (default: all) are converted; the others are left out (None), as in a document
+    without them. A document with keys this builder does not know goes through `parse_document`.
+    """
+    wanted = [s for s in (_DOCUMENT_SECTIONS if sections is None else sections) if s in doc]
+    if not doc.keys() <= {*SHARED, *_DOCUMENT_SECTIONS} or doc.get("format") != "paraphrase-agreement/1":
+        return parse_document({**{k: doc[k] for k in SHARED if k in doc}, **{s: doc[s] for s in wanted}})
+    raw_options = doc.get("options") or {}
+    defaults = Options()
+    options = Options(
+        raw_options.get("identical_match", defaults.identical_match),
+        raw_options.get("mc_samples", defaults.mc_samples),
+        raw_options.get("mc_seed", defaults.mc_seed),
+        raw_options.get("reeval_seed", defaults.reeval_seed),
+        float(raw_options.get("reeval_fraction", defaults.reeval_fraction)),
+    )
+    tagset = None
+    if "tagset" in doc:
+        tagset = Tagset(tuple(TypeDef(t["name"], t.get("one_sided", False)) for t in doc["tagset"]["types"]))
+    converters = {
+        "phenomena": _trusted_phenomena,
+        "word_alignments": _trusted_word_alignments,
+        "phrase_alignments": _trusted_phrase_alignments,
+        "evaluations": _trusted_evaluations,
+        "pair_labels": lambda raw: {a: dict(labels) for a, labels in raw.items()},
+    }
+    return Document(
+        annotators=tuple(doc["annotators"]),
+        options=options,
+        tagset=tagset,
+        pairs=tuple(_trusted_pair(p) for p in doc.get("pairs", ())),
+        **{name: converters[name](doc[name]) for name in wanted},
+    )
+
+
+def _trusted_pair(p: Mapping[str, Any]) -> Pair:
+    initial = p.get("initial_alignment")
+    return Pair(
+        p["id"],
+        tuple(p["tokens1"]),
+        tuple(p["tokens2"]),
+        frozenset((i, j) for i, j in initial) if initial is not None else None,
+    )
+
+
+def _trusted_phenomena(raw: Mapping[str, list[dict[str, Any]]]) -> dict[str, tuple[Phenomenon, ...]]:
+    return {a: tuple(_phenomenon(x) for x in xs) for a, xs in raw.items()}
+
+
+def _trusted_word_alignments(raw: Mapping[str, Any]) -> dict[str, dict[str, WordAlignment]]:
+    return {
+        a: {
+            pid: WordAlignment(
+                frozenset((i, j) for i, j in entry.get("sure", ())),
+                frozenset((i, j) for i, j in entry.get("possible", ())),
+            )
+            for pid, entry in entries.items()
+        }
+        for a, entries in raw.items()
+    }
+
+
+def _trusted_phrase_alignments(raw: Mapping[str, Any]) -> dict[str, tuple[PhraseAlignment, ...]]:
+    def side(value: list[int] | None) -> frozenset[int] | None:
+        return frozenset(value) if value is not None else None
+
+    return {
+        a: tuple(PhraseAlignment(x["pair"], side(x.get("s1")), side(x.get("s2")), x.get("label")) for x in xs)
+        for a, xs in raw.items()
+    }
+
+
+def _trusted_evaluations(raw: Mapping[str, Any]) -> Evaluations:
+    ratings = raw.get("ratings", [])
+    raters = raw["raters"] if "raters" in raw else dict.fromkeys(x["rater"] for x in ratings)
+
+    def judgements(xs: list[dict[str, Any]]) -> tuple[Judgement, ...]:
+        return tuple(Judgement(x["item"], x["rater"], x.get("G"), x.get("M")) for x in xs)
+
+    return Evaluations(tuple(raters), judgements(ratings), judgements(raw.get("revisions", [])))
+
+
+# ---- phenomena: one PhenomenaAgreement per project, kept up to date pair by pair ---------------------
+
+
+@dataclasses.dataclass
+class _PhenomenaState:
+    digest: str  # the phenomena section fingerprint `agreement` was computed for
+    by_pair: dict[str, dict[str, list[dict[str, Any]]]]  # pair id → annotator → its phenomena there
+    agreement: PhenomenaAgreement
+
+
+#: The worker keeps the last few projects' phenomena statistics: after a change only the changed pairs
+#: are recomputed (`PhenomenaAgreement.update_pair`, whose report equals a fresh build's).
+_PHENOMENA_STATES: OrderedDict[tuple[str, tuple[str, ...]], _PhenomenaState] = OrderedDict()
+PHENOMENA_STATES_KEPT = 2
+_PHENOMENA_STATES_LOCK = threading.Lock()
+
+
+def _phenomena_by_pair(raw: Mapping[str, list[dict[str, Any]]]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for a, xs in raw.items():
+        for x in xs:
+            out.setdefault(x["pair"], {}).setdefault(a, []).append(x)
+    return out
+
+
+def phenomena_agreement(doc: Mapping[str, Any], fingerprints: Fingerprints) -> PhenomenaAgreement:
+    """The `PhenomenaAgreement` of `doc["phenomena"]`: the kept state of the same project (same shared
+    parts and annotators) updated at the pairs whose phenomena differ, or a fresh one."""
+    raw = doc["phenomena"]
+    key = (fingerprints.shared, tuple(a for a in doc["annotators"] if a in raw))
+    digest = fingerprints.sections["phenomena"]
+    by_pair = _phenomena_by_pair(raw)
+    with _PHENOMENA_STATES_LOCK:
+        state = _PHENOMENA_STATES.pop(key, None)  # in use: no other thread sees it half-updated
+    with gc_paused():
+        if state is None:
+            document = trusted_document(doc, sections=("phenomena",))
+            agreement = PhenomenaAgreement(
+                document.phenomena or {},
+                annotators=document.annotators,
+                tagset=document.tagset,
+                pairs=[p.id for p in document.pairs],
+            )
+            state = _PhenomenaState(digest, by_pair, agreement)
+        elif state.digest != digest:
+            for pid in by_pair.keys() | state.by_pair.keys():
+                mine = by_pair.get(pid, {})
+                if mine != state.by_pair.get(pid, {}):
+                    state.agreement.update_pair(
+                        pid, {a: [_phenomenon(x) for x in xs] for a, xs in mine.items()}
+                    )
+            state.digest, state.by_pair = digest, by_pair
+    with _PHENOMENA_STATES_LOCK:
+        _PHENOMENA_STATES[key] = state
+        while len(_PHENOMENA_STATES) > PHENOMENA_STATES_KEPT:
+            _PHENOMENA_STATES.popitem(last=False)
+    return state.agreement
+
+
+def forget_phenomena_states() -> None:
+    """Drop the kept phenomena statistics (tests use it to force a fresh build)."""
+    with _PHENOMENA_STATES_LOCK:
+        _PHENOMENA_STATES.clear()
+
+
+# ---- the report, section by section ----------------------------------------------------------------
+
+
+def _only(document: Document, source: str) -> Document:
+    fields = (*_DOCUMENT_SECTIONS, "system_phrase_alignments")
+    return dataclasses.replace(document, **{f: None for f in fields if f != source})
+
+
+def _section_measures(
+    name: str, doc: Mapping[str, Any], fingerprints: Fingerprints, documents: dict[str, Document]
+) -> dict[str, Any]:
+    """The report keys of section `name`, as `build_report` of a document with only its source section
+    gives them (the metrics call each section makes inside `build_report`, then the same JSON-safe copy)."""
+    source = _source(name)
+    if name == "phenomena":
+        return json_safe(phenomena_agreement(doc, fingerprints).report())
+    if source not in documents:
+        documents[source] = trusted_document(doc, sections=(source,))
+    document = documents[source]
+    with gc_paused():
+        if name == "word_alignments":
+            return json_safe(alignment_report(document))
+        if name == KAPPA_C:
+            return json_safe(kappa_c_report(document))
+        return _split(name, build_report(_only(document, source))["measures"])
 
 
 def _split(name: str, measures: Mapping[str, Any]) -> dict[str, Any]:
@@ -83,20 +322,22 @@ def _split(name: str, measures: Mapping[str, Any]) -> dict[str, Any]:
     return dict(measures)
 
 
-def _section_document(doc: Mapping[str, Any], source: str) -> dict[str, Any]:
-    return {**{key: doc[key] for key in SHARED if key in doc}, source: doc[source]}
-
-
 def report_sections(
-    doc: Mapping[str, Any], previous: Mapping[str, Any] | None = None, *, defer_kappa_c: bool = False
+    doc: Mapping[str, Any],
+    previous: Mapping[str, Any] | None = None,
+    *,
+    defer_kappa_c: bool = False,
+    fingerprints: Fingerprints | None = None,
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, list[str]], list[str]]:
     """(report, section fingerprints, keys of each section, pending sections) of `doc`.
 
     Sections whose fingerprint equals the one in `previous` (an earlier snapshot's results) are copied
-    from it. Raises `metrics.types.DocumentError` for an invalid document (a bug in the document
-    builder: the services validate every annotation).
+    from it; `fingerprints` (of `doc`, from `document_fingerprints`) saves serialising it again. Raises
+    `metrics.types.DocumentError` / `ValueError` for an invalid document (a bug in the document builder:
+    the services validate every annotation).
     """
-    sections = section_fingerprints(doc)
+    fingerprints = fingerprints or document_fingerprints(doc)
+    sections = fingerprints.sections
     previous = previous or {}
     old_sections = previous.get("sections", {})
     old_keys = previous.get("section_keys", {})
@@ -105,20 +346,15 @@ def report_sections(
     measures: dict[str, Any] = {}
     keys: dict[str, list[str]] = {}
     pending: list[str] = []
-    computed: dict[str, dict[str, Any]] = {}
+    documents: dict[str, Document] = {}
     for name, digest in sections.items():
-        source = _source(name)
         if old_sections.get(name) == digest and name not in old_pending and name in old_keys:
             part = {k: old_measures[k] for k in old_keys[name] if k in old_measures}
         elif name == KAPPA_C and defer_kappa_c:
             part = {k: old_measures[k] for k in old_keys.get(name, []) if k in old_measures}
             pending.append(name)
-        elif name == "word_alignments" and defer_kappa_c:
-            part = json_safe(alignment_report(parse_document(_section_document(doc, source))))
         else:
-            if source not in computed:
-                computed[source] = build_report(parse_document(_section_document(doc, source)))["measures"]
-            part = _split(name, computed[source])
+            part = _section_measures(name, doc, fingerprints, documents)
         measures.update(part)
         keys[name] = sorted(part)
     report = {"format": "paraphrase-agreement-report/1", "measures": dict(sorted(measures.items()))}
@@ -155,28 +391,36 @@ def _phenomenon(x: Mapping[str, Any]) -> Phenomenon:
     )
 
 
-def _do_f1_by_pair(doc: Mapping[str, Any]) -> dict[tuple[str, str], list[float | None]]:
+def _do_f1_by_pair(
+    doc: Mapping[str, Any], tables: Mapping[tuple[str, str], PairTables] | None = None
+) -> dict[tuple[str, str], list[float | None]]:
     """Per annotator pair (a, b): DO F1 of every document pair, from `metrics.iapta.pair_tables`.
 
     Per pair p: `F1 = HM(K(a→b), K(b→a))` with `K(x→y) = do_xy / n_x` over p's phenomena (spec §4), 0 when
     exactly one annotator has phenomena on p and None when neither has — `metrics.iapta.do_f1` of the
-    pair's phenomena, computed for all pairs in one table per annotator pair.
+    pair's phenomena, computed for all pairs in one table per annotator pair. `tables` (those of the
+    `PhenomenaAgreement` that computed the report) saves building the tables again.
     """
     types = doc["tagset"]["types"]
-    type_index = {t["name"]: n for n, t in enumerate(types)}
-    a_by_type = [1.0 if t.get("one_sided") else 0.5 for t in types]
-    pair_ids = [p["id"] for p in doc["pairs"]]
     phenomena = doc.get("phenomena") or {}
     names = [a for a in doc["annotators"] if a in phenomena]
-    index = {a: index_phenomena([_phenomenon(x) for x in phenomena[a]], type_index) for a in names}
+    if tables is None:
+        type_index = {t["name"]: n for n, t in enumerate(types)}
+        a_by_type = [1.0 if t.get("one_sided") else 0.5 for t in types]
+        pair_ids = [p["id"] for p in doc["pairs"]]
+        index = {a: index_phenomena([_phenomenon(x) for x in phenomena[a]], type_index) for a in names}
+        tables = {
+            (a, b): pair_tables(
+                index[a], index[b], pairs=pair_ids, types=[t["name"] for t in types], a_by_type=a_by_type
+            )
+            for n, a in enumerate(names)
+            for b in names[n + 1 :]
+        }
     col = {f: n for n, f in enumerate(CELL_FIELDS)}
     out: dict[tuple[str, str], list[float | None]] = {}
     for n, a in enumerate(names):
         for b in names[n + 1 :]:
-            tables = pair_tables(
-                index[a], index[b], pairs=pair_ids, types=[t["name"] for t in types], a_by_type=a_by_type
-            )
-            per_pair = tables.cells.sum(axis=1)
+            per_pair = tables[a, b].cells.sum(axis=1)
             n_x, n_y = per_pair[:, col["n_x"]], per_pair[:, col["n_y"]]
             values: list[float | None] = []
             for nx, ny, dxy, dyx in zip(
@@ -196,6 +440,8 @@ def pair_results(
     doc: Mapping[str, Any],
     done: Mapping[str, set[str]] | None = None,
     previous: Mapping[str, Any] | None = None,
+    *,
+    tables: Mapping[tuple[str, str], PairTables] | None = None,
 ) -> dict[str, Any]:
     """Per pair: mean DO F1 over the pairs of annotators who worked on it, label disagreement, who.
 
@@ -203,7 +449,8 @@ def pair_results(
     their assignment is done (`done`: annotator → pair ids). `do_f1` averages the pair's DO F1 of each
     two of them (defined values only; null when fewer than two worked on it or the layer is off);
     `label_disagreement` is true when their pair labels differ. `previous` (an earlier snapshot's
-    `pairs`) is reused for `do_f1` by the caller when the phenomena section did not change.
+    `pairs`) is reused for `do_f1` by the caller when the phenomena section did not change; `tables`
+    (the `PhenomenaAgreement.tables` of `doc`'s phenomena) saves building them again.
     """
     order = doc["annotators"]
     labels = doc.get("pair_labels") or {}
@@ -215,7 +462,7 @@ def pair_results(
         for name, pair_ids in source.items():
             for pid in pair_ids:
                 workers.setdefault(pid, set()).add(name)
-    by_annotators = _do_f1_by_pair(doc) if previous is None and "phenomena" in doc else {}
+    by_annotators = _do_f1_by_pair(doc, tables) if previous is None and "phenomena" in doc else {}
     out: dict[str, Any] = {}
     for p, pair in enumerate(doc["pairs"]):
         pid = pair["id"]
