@@ -374,7 +374,7 @@ def _eager() -> bool:
     return bool(app.conf.task_always_eager)
 
 
-def schedule(project_id: int, *, catch_up: bool = True) -> bool:
+def schedule(project_id: int, *, catch_up: bool = True, countdown: float | None = None) -> bool:
     """Enqueue a recompute of the project unless one is already waiting. Returns whether it enqueued.
 
     Raises the broker's error when it cannot enqueue (the caller, `annotator.recompute`, records it).
@@ -399,9 +399,9 @@ def schedule(project_id: int, *, catch_up: bool = True) -> bool:
             log.exception("in-process recompute of project %s failed", project_id)
     else:
         try:
-            recompute_agreement.apply_async(
-                (project_id,), countdown=_setting("AGREEMENT_COALESCE_SECONDS", 0.3)
-            )
+            if countdown is None:
+                countdown = _setting("AGREEMENT_COALESCE_SECONDS", 0.3)
+            recompute_agreement.apply_async((project_id,), countdown=countdown)
         except Exception:
             cache.delete(key)  # let the next change try again
             raise
@@ -486,7 +486,9 @@ def recompute(project_id: int) -> str:
         cache.delete(RUNNING_KEY.format(project_id))
         lock.release()
     if cache.delete(RERUN_KEY.format(project_id)):
-        schedule(project_id)
+        # Changes arrived while computing: under a steady stream of saves, leave the worker a breather
+        # between computations (bounded so a save still reaches the dashboard within about 2 s).
+        schedule(project_id, countdown=_setting("AGREEMENT_RERUN_DELAY_SECONDS", 0.7))
     return outcome
 
 
