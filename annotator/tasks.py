@@ -114,4 +114,6 @@ def build_reevaluation_sets(project_id: int, seed: int = 0) -> int | None:
         log.info("build_reevaluation_sets: project %s no longer exists; skipped", project_id)
         return None
     return build(project, seed)
+
+
 from .corpus_jobs import run_export_job, run_import_job  # noqa: E402,F401
