@@ -23,8 +23,7 @@ identical to `NLTKWordTokenizer().tokenize` on every MRPC sentence and on genera
 from __future__ import annotations
 
 import re
-
-from nltk.tokenize import NLTKWordTokenizer
+from functools import cache
 
 # What a rule needs in the ORIGINAL text to be able to match when its turn comes, keyed by the rule's
 # pattern: one of these characters, or (for "..", "--") that substring. The rules before a given one only
@@ -128,8 +127,15 @@ def _rule(pattern: object, substitution: str) -> Rule:
     return Rule(pattern, substitution)
 
 
+@cache
 def _rules() -> tuple[list[Rule], list[Rule]]:
-    """NLTKWordTokenizer.tokenize's rules in its order: before and after the text is padded with spaces."""
+    """NLTKWordTokenizer.tokenize's rules in its order: before and after the text is padded with spaces.
+
+    Loaded on first use: importing nltk also imports scipy, scikit-learn and pandas when they are
+    installed (seconds and ~150 MiB), which web and worker processes that never tokenize should not pay.
+    """
+    from nltk.tokenize import NLTKWordTokenizer
+
     t = NLTKWordTokenizer
     before = [
         _rule(p, s) for p, s in (*t.STARTING_QUOTES, *t.PUNCTUATION, t.PARENS_BRACKETS, t.DOUBLE_DASHES)
@@ -139,7 +145,6 @@ def _rules() -> tuple[list[Rule], list[Rule]]:
     return before, after
 
 
-_BEFORE, _AFTER = _rules()
 _PLANS: dict[Key, tuple[tuple[Rule, ...], tuple[Rule, ...]]] = {}
 
 
@@ -152,9 +157,10 @@ def _plan(key: Key) -> tuple[tuple[Rule, ...], tuple[Rule, ...]]:
     """The rules that may match a text with these trigger characters (cached: there are few keys)."""
     plan = _PLANS.get(key)
     if plan is None:
+        rules_before, rules_after = _rules()
         plan = _PLANS[key] = (
-            tuple(r for r in _BEFORE if r.may_match(key)),
-            tuple(r for r in _AFTER if r.squeeze or r.may_match(key)),
+            tuple(r for r in rules_before if r.may_match(key)),
+            tuple(r for r in rules_after if r.squeeze or r.may_match(key)),
         )
     return plan
 
