@@ -551,7 +551,7 @@ def _compute_and_store_all(project: Project, started: float) -> str:
         "pairs": pair_results(
             doc, _done_source_ids(project), previous["pairs"] if same_phenomena else None, tables=tables
         ),
-        "pair_labels": pair_label_agreement(doc),
+        "pair_labels": pair_label_agreement(doc, report[0]["measures"]),
         "progress": progress(project),
     }
     snapshot = _store(project, digest, *report, extras, started)

@@ -40,7 +40,6 @@ from metrics.chance import kappa_c_report
 from metrics.document import parse_document
 from metrics.iapta import CELL_FIELDS, PairTables, harmonic_mean, index_phenomena, pair_tables
 from metrics.incremental import PhenomenaAgreement, gc_paused
-from metrics.kappa import cohen_kappa, fleiss_kappa_from_ratings
 from metrics.report import build_report
 from metrics.types import (
     Document,
@@ -485,44 +484,21 @@ def pair_results(
 # ---- pair labels (paraphrase / non-paraphrase) -----------------------------------------------------
 
 
-def pair_label_agreement(doc: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Cohen's κ per annotator pair (pairs both labelled) and Fleiss' κ over pairs with ≥ 2 labels.
-
-    Uses `metrics.kappa`; None when the document has no `pair_labels` section. `counts` gives each
-    annotator's number of paraphrase / non-paraphrase labels, `disagreeing_pairs` the pairs labelled
-    both ways.
-    """
+def pair_label_agreement(doc: Mapping[str, Any], measures: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Pair-label agreement for the dashboard: Cohen's κ per annotator pair and Fleiss' κ as the metrics
+    report gives them (`pair_labels.cohen`, `pair_labels.fleiss`; `metrics.pair_labels`), plus each
+    annotator's label counts and the number of pairs labelled both ways. None without `pair_labels`."""
     labels: dict[str, dict[str, str]] = doc.get("pair_labels")  # type: ignore[assignment]
     if labels is None:
         return None
     names = [a for a in doc["annotators"] if a in labels]
-    by_pair: dict[str, float | None] = {}
-    n_items: dict[str, int] = {}
-    for n, a in enumerate(names):
-        for b in names[n + 1 :]:
-            common = [pid for pid in labels[a] if pid in labels[b]]
-            key = f"{a}|{b}"
-            by_pair[key] = cohen_kappa([labels[a][p] for p in common], [labels[b][p] for p in common])
-            n_items[key] = len(common)
-    per_item: dict[str, list[str]] = {}
-    for a in names:
-        for pid, label in labels[a].items():
-            per_item.setdefault(pid, []).append(label)
-    rated = [(pid, label) for pid, given in per_item.items() if len(given) >= 2 for label in given]
-    disagreeing = sum(1 for given in per_item.values() if len(set(given)) > 1)
-    fleiss = fleiss_kappa_from_ratings([p for p, _ in rated], [lab for _, lab in rated]) if rated else None
-    defined = [v for v in by_pair.values() if v is not None]
+    cohen = dict(measures.get("pair_labels.cohen") or {"value": None})
+    cohen.setdefault("by_pair", {})
+    cohen.setdefault("n_items", {})
     return {
-        "cohen": {
-            "value": sum(defined) / len(defined) if defined else None,
-            "by_pair": by_pair,
-            "n_items": n_items,
-        },
-        "fleiss": {
-            "value": fleiss.kappa if fleiss else None,
-            "n_items": fleiss.n_items if fleiss else 0,
-        },
-        "disagreeing_pairs": disagreeing,
+        "cohen": cohen,
+        "fleiss": measures.get("pair_labels.fleiss") or {"value": None, "n_items": 0},
+        "disagreeing_pairs": (measures.get("pair_labels.disagreeing") or {}).get("value", 0),
         "counts": {
             a: {
                 "paraphrase": sum(1 for v in labels[a].values() if v == "paraphrase"),
