@@ -72,6 +72,55 @@ def versions(pair: Pair, annotator_ids: Sequence[int]) -> tuple[list[Version], V
     return [by_owner[user_id, False] for user_id in annotator_ids], gold
 
 
+def pair_versions(pair: Pair) -> tuple[list[Version], Version]:
+    """What adjudication shows: the versions of the project's annotators who hold an assignment for the
+    pair or have a sheet of it (username order), and the gold version."""
+    from ..models import Assignment, Membership
+
+    annotators = (
+        Membership.objects.filter(project_id=pair.project_id, role=Membership.Role.ANNOTATOR)
+        .order_by("user__username")
+        .values_list("user_id", flat=True)
+    )
+    ids = list(dict.fromkeys(annotators))
+    worked = set(Assignment.objects.filter(pair=pair).values_list("annotator_id", flat=True))
+    version_list, gold = versions(pair, ids)
+    return [v for v in version_list if v.owner_id in worked or v.sheet_version], gold
+
+
+def rows_in_gold(version_list: Iterable[Version], gold: Version) -> dict[str, set[int]]:
+    """Ids of the annotators' rows that gold already has (same type, scopes, …; same link; same nodes)."""
+    keys = {
+        "phenomena": {phenomenon_key(x) for x in gold.phenomena},
+        "links": {link_key(x) for x in gold.links},
+        "phrases": {phrase_key(x) for x in gold.phrases},
+    }
+    out: dict[str, set[int]] = {"phenomena": set(), "links": set(), "phrases": set()}
+    for v in version_list:
+        out["phenomena"] |= {x.pk for x in v.phenomena if phenomenon_key(x) in keys["phenomena"]}
+        out["links"] |= {x.pk for x in v.links if link_key(x) in keys["links"]}
+        out["phrases"] |= {x.pk for x in v.phrases if phrase_key(x) in keys["phrases"]}
+    return out
+
+
+def project_annotator(pair: Pair, user_id: int | None, *, field: str = "source") -> Any:
+    """The user `user_id` if they are an annotator of the pair's project; otherwise a ValidationError
+    on `field` (takes and label copies come only from the project's annotators)."""
+    from django.contrib.auth import get_user_model
+
+    from ..models import Membership
+
+    user = get_user_model().objects.filter(pk=user_id).first() if user_id is not None else None
+    if (
+        user is None
+        or not Membership.objects.filter(
+            project_id=pair.project_id, user=user, role=Membership.Role.ANNOTATOR
+        ).exists()
+    ):
+        raise ValidationError({field: "Choose one of the project's annotators."})
+    return user
+
+
 def _usernames(ids: Iterable[int]) -> list[tuple[int, str]]:
     from django.contrib.auth import get_user_model
 

@@ -222,6 +222,62 @@ def ordered_pairs(
     return [(pid, value) for _, pid, value in out]
 
 
+def default_measure(project: Any) -> str:
+    """The measure the explorer orders by unless told: phenomena, else word alignment, else labels."""
+    if project.layer_phenomena:
+        return "do_f1"
+    return "alignment_f1" if project.layer_word_alignment else "labels"
+
+
+def per_annotator_pair(
+    row: Mapping[str, Any], measure: str, *, annotator_pair: str = "", ptype: str = ""
+) -> list[tuple[str, float | None]]:
+    """("a|b", value) for every two annotators of the pair who have `measure` (or the one chosen)."""
+    keys = [annotator_pair] if annotator_pair else annotator_pairs([row])
+    return [
+        (key, row_value(row, measure, annotator_pair=key, ptype=ptype))
+        for key in keys
+        if measure == "labels" or key in row[measure]
+    ]
+
+
+def choose_annotators(
+    row: Mapping[str, Any], workers: list[str], a: str = "", b: str = ""
+) -> tuple[str, str]:
+    """The two annotators to compare on a pair: `a` and `b` when both worked on it, else the two who
+    agree least (lowest DO F1), else the first two; ("", "") / (a, "") with fewer than two workers."""
+    if a in workers and b in workers and a != b:
+        return a, b
+    if len(workers) < 2:
+        return (workers[0] if workers else ""), ""
+    values = {key: value for key, value in row["do_f1"].items() if value is not None}
+    if values:
+        key = min(values, key=values.__getitem__)
+        first, _, second = key.partition("|")
+        if first in workers and second in workers:
+            return first, second
+    return workers[0], workers[1]
+
+
+def comparison_key(row: Mapping[str, Any], a: str, b: str) -> str:
+    """The "a|b" key under which the row holds the values of a and b (either order)."""
+    return f"{a}|{b}" if f"{a}|{b}" in row["do_f1"] or f"{a}|{b}" in row["alignment_f1"] else f"{b}|{a}"
+
+
+def empty_row() -> dict[str, Any]:
+    """The row of a pair nobody has worked on yet (the shape `pair_agreement` gives every pair)."""
+    return {
+        "annotators": [],
+        "labels": {},
+        "do_f1": {},
+        "do_f1_by_type": {},
+        "alignment_f1": {},
+        "types": [],
+        "label_disagreement": False,
+        "score": None,
+    }
+
+
 def annotator_pairs(rows: Iterable[Mapping[str, Any]]) -> list[str]:
     """Every "a|b" key that occurs, in first-seen order."""
     seen: dict[str, None] = {}

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from .. import access
-from ..models import Assignment, Pair, ParaphraseType, Project, ReannotationRound
+from ..models import Pair, ParaphraseType, Project, ReannotationRound
 from ..services import adjudication, disagreement, planning, reannotation
 from ..services.annotations import ConflictError
 from . import leadtools_forms as f
@@ -161,18 +161,12 @@ def _explorer_filters(request: HttpRequest, rows: dict[str, Any], measure_defaul
     }
 
 
-def _default_measure(project: Project) -> str:
-    if project.layer_phenomena:
-        return "do_f1"
-    return "alignment_f1" if project.layer_word_alignment else "labels"
-
-
 @require_GET
 def explorer(request: HttpRequest, project_pk: int) -> HttpResponse:
     """Pairs ordered by agreement, lowest first; filter by measure, type and annotator pair."""
     project = access.project_for_lead(request.user, project_pk)
     _, rows = disagreement.project_rows(project)
-    filters = _explorer_filters(request, rows, _default_measure(project))
+    filters = _explorer_filters(request, rows, disagreement.default_measure(project))
     ordered = disagreement.ordered_pairs(
         rows, measure=filters["measure"], annotator_pair=filters["annotator_pair"], ptype=filters["ptype"]
     )
@@ -200,13 +194,9 @@ def explorer(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 def _per_annotator_pair(row: dict[str, Any], filters: dict[str, Any]) -> list[tuple[str, float | None]]:
-    measure = filters["measure"]
-    keys = [filters["annotator_pair"]] if filters["annotator_pair"] else disagreement.annotator_pairs([row])
-    return [
-        (key, disagreement.row_value(row, measure, annotator_pair=key, ptype=filters["ptype"]))
-        for key in keys
-        if measure == "labels" or key in row[measure]
-    ]
+    return disagreement.per_annotator_pair(
+        row, filters["measure"], annotator_pair=filters["annotator_pair"], ptype=filters["ptype"]
+    )
 
 
 def _query_without_page(request: HttpRequest) -> str:
@@ -221,11 +211,11 @@ def explorer_pair(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRe
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     project = pair.project
     _, rows = disagreement.project_rows(project)
-    row = rows.get(pair.source_id) or {"annotators": [], "do_f1": {}, "alignment_f1": {}, "labels": {}}
+    row = rows.get(pair.source_id) or disagreement.empty_row()
     names = dict(planning.project_annotators(project))
     ids_by_name = {name: user_id for user_id, name in names.items()}
     workers = [name for name in row["annotators"] if name in ids_by_name]
-    a, b = _chosen_annotators(request, row, workers)
+    a, b = disagreement.choose_annotators(row, workers, request.GET.get("a", ""), request.GET.get("b", ""))
     context: dict[str, Any] = {
         "project": project,
         "pair": pair,
@@ -239,9 +229,7 @@ def explorer_pair(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRe
         context |= {
             "va": va,
             "vb": vb,
-            "key": f"{a}|{b}"
-            if f"{a}|{b}" in row["do_f1"] or f"{a}|{b}" in row["alignment_f1"]
-            else f"{b}|{a}",
+            "key": disagreement.comparison_key(row, a, b),
             "phenomena": disagreement.compare_phenomena(pair, va.phenomena, vb.phenomena),
             "links": disagreement.compare_links(pair, va.links, vb.links),
             "phrases": disagreement.compare_phrases(pair, va.phrases, vb.phrases),
@@ -249,22 +237,6 @@ def explorer_pair(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRe
     if request.htmx and request.htmx.target == "comparison":
         return render(request, "leadtools/explorer_pair.html#comparison", context)
     return render(request, "leadtools/explorer_pair.html", context)
-
-
-def _chosen_annotators(request: HttpRequest, row: dict[str, Any], workers: list[str]) -> tuple[str, str]:
-    a, b = request.GET.get("a", ""), request.GET.get("b", "")
-    if a in workers and b in workers and a != b:
-        return a, b
-    if len(workers) < 2:
-        return (workers[0] if workers else ""), ""
-    # Default: the two who agree least on this pair.
-    values = {key: value for key, value in row["do_f1"].items() if value is not None}
-    if values:
-        key = min(values, key=values.__getitem__)
-        first, _, second = key.partition("|")
-        if first in workers and second in workers:
-            return first, second
-    return workers[0], workers[1]
 
 
 # ---- re-annotation queue --------------------------------------------------------------------------
@@ -355,11 +327,7 @@ def _rounds_context(request: HttpRequest, project: Project, rows: dict[str, Any]
 
 def _adjudication_context(pair: Pair, **extra: Any) -> dict[str, Any]:
     project = pair.project
-    annotators = planning.project_annotators(project)
-    worked = set(Assignment.objects.filter(pair=pair).values_list("annotator_id", flat=True))
-    ids = [user_id for user_id, _ in annotators]
-    version_list, gold = adjudication.versions(pair, ids)
-    version_list = [v for v in version_list if v.owner_id in worked or v.sheet_version]
+    version_list, gold = adjudication.pair_versions(pair)
     gold_keys = {
         "phenomena": {adjudication.phenomenon_key(x) for x in gold.phenomena},
         "links": {adjudication.link_key(x) for x in gold.links},
@@ -372,7 +340,7 @@ def _adjudication_context(pair: Pair, **extra: Any) -> dict[str, Any]:
         "versions": version_list,
         "gold": gold,
         "gold_keys": gold_keys,
-        "in_gold": _in_gold(version_list, gold_keys),
+        "in_gold": _in_gold(version_list, gold),
         "phenomenon_form": extra.pop("phenomenon_form", None) or f.GoldPhenomenonForm(types=types),
         "link_form": extra.pop("link_form", None) or f.GoldLinkForm(),
         "tokens1": list(enumerate(pair.tokens1)),
@@ -381,14 +349,11 @@ def _adjudication_context(pair: Pair, **extra: Any) -> dict[str, Any]:
     }
 
 
-def _in_gold(version_list: list[adjudication.Version], keys: dict[str, set[Any]]) -> set[str]:
+def _in_gold(version_list: list[adjudication.Version], gold: adjudication.Version) -> set[str]:
     """Ids ("p12", "l7", "a3") of annotators' rows gold already has, to mark them in the page."""
-    out = set()
-    for v in version_list:
-        out |= {f"p{x.pk}" for x in v.phenomena if adjudication.phenomenon_key(x) in keys["phenomena"]}
-        out |= {f"l{x.pk}" for x in v.links if adjudication.link_key(x) in keys["links"]}
-        out |= {f"a{x.pk}" for x in v.phrases if adjudication.phrase_key(x) in keys["phrases"]}
-    return out
+    found = adjudication.rows_in_gold(version_list, gold)
+    prefixes = {"phenomena": "p", "links": "l", "phrases": "a"}
+    return {f"{prefixes[kind]}{pk}" for kind, ids in found.items() for pk in ids}
 
 
 @require_GET
@@ -434,10 +399,7 @@ def _messages(error: ValidationError) -> list[str]:
 
 
 def _member(pair: Pair, user_id: str) -> Any:
-    user = _users([int(user_id)]).get(int(user_id)) if user_id.isdigit() else None
-    if user is None or not access.is_annotator(user, pair.project):
-        raise ValidationError({"source": "Choose one of the project's annotators."})
-    return user
+    return adjudication.project_annotator(pair, int(user_id) if user_id.isdigit() else None)
 
 
 @require_POST
