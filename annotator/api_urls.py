@@ -2,14 +2,16 @@
 
 Resources (router `DefaultRouter`, URL names `api-<resource>-list|detail|<action>`): projects (with
 members and agreement), tagsets, pairs (with an annotator's sheet), assignments, pair labels, phenomena,
-links, phrase alignments, evaluation units, judgements, agreement snapshots, import/export jobs.
+links, phrase alignments, evaluation units, judgements, agreement snapshots, import/export jobs; and the
+lead's tools under /api/projects/{project_pk}/ (`annotator.api_leadtools`): planner, explorer,
+reannotation, pairs/{pair_pk}/adjudication (with its gold phenomena, links and phrase alignments).
 """
 
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from . import api
+from . import api, api_leadtools
 
 
 class Router(DefaultRouter):
@@ -29,6 +31,17 @@ router.register("units", api.EvaluationUnitViewSet, basename="api-unit")
 router.register("judgements", api.JudgementViewSet, basename="api-judgement")
 router.register("snapshots", api.SnapshotViewSet, basename="api-snapshot")
 router.register("jobs", api.CorpusJobViewSet, basename="api-job")
+LEAD = r"projects/(?P<project_pk>[0-9]+)/"
+GOLD = LEAD + r"pairs/(?P<pair_pk>[0-9]+)/adjudication"
+router.register(LEAD + "planner", api_leadtools.PlannerViewSet, basename="api-planner")
+router.register(LEAD + "explorer", api_leadtools.ExplorerViewSet, basename="api-explorer")
+router.register(LEAD + "reannotation", api_leadtools.ReannotationViewSet, basename="api-reannotation")
+router.register(GOLD, api_leadtools.AdjudicationViewSet, basename="api-adjudication")
+router.register(GOLD + "/phenomena", api_leadtools.GoldPhenomenonViewSet, basename="api-gold-phenomenon")
+router.register(GOLD + "/links", api_leadtools.GoldLinkViewSet, basename="api-gold-link")
+router.register(
+    GOLD + "/phrase-alignments", api_leadtools.GoldPhraseAlignmentViewSet, basename="api-gold-phrasealignment"
+)
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -52,6 +52,36 @@ def test_schema_is_served_and_covers_every_resource(settings):
     assert "409" in paths["/api/phenomena/"]["post"]["responses"]
 
 
+def test_schema_covers_the_lead_tools_and_their_gold_conflicts():
+    from drf_spectacular.generators import SchemaGenerator
+
+    paths = SchemaGenerator().get_schema(request=None, public=True)["paths"]
+    lead = "/api/projects/{project_pk}/"
+    gold = lead + "pairs/{pair_pk}/adjudication/"
+    for path in (
+        lead + "planner/",
+        lead + "planner/plan/",
+        lead + "planner/reassign/",
+        lead + "explorer/",
+        lead + "explorer/{pair_pk}/",
+        lead + "reannotation/",
+        gold,
+        gold + "take/",
+        gold + "merge/",
+        gold + "label/",
+        gold + "phenomena/",
+        gold + "phenomena/{phenomenon_pk}/",
+        gold + "links/",
+        gold + "links/{link_pk}/",
+        gold + "phrase-alignments/{alignment_pk}/",
+    ):
+        assert path in paths, path
+    for path in (gold + "take/", gold + "merge/", gold + "label/", gold + "phenomena/", gold + "links/"):
+        assert "409" in paths[path]["post"]["responses"], path
+    assert "409" in paths[gold + "phenomena/{phenomenon_pk}/"]["delete"]["responses"]
+    assert "202" in paths[lead + "reannotation/"]["post"]["responses"]
+
+
 def test_write_endpoints_document_conflicts_and_base_version():
     from drf_spectacular.generators import SchemaGenerator
 

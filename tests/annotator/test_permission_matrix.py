@@ -28,7 +28,7 @@ from django.db import transaction
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
-from annotator.services import annotations
+from annotator.services import adjudication, annotations
 from tests import evaluation_factories as ef
 from tests.annotator.api_helpers import isolate_cache
 from tests.annotator.corpus_helpers import mrpc_file
@@ -50,6 +50,8 @@ API_LIST = "unauth ok ok ok ok ok"  # lists are filtered by access.visible_*
 API_OWN_ROW = "unauth ok 404 ok 404 ok"  # a row: its annotator, the project's leads, admins
 API_WRITE_OWN = "unauth ok 403 403 404 403"  # writes to the annotator's own sheet
 API_LEAD_WRITE = "unauth 403 403 ok 404 ok"  # an annotator of the project is not its lead
+API_LEAD_PROJECT = "unauth 403 404 ok 404 ok"  # lead tools of a project (anna's other: Beta, not hers)
+API_LEAD_PAIR = "unauth 403 403 ok 404 ok"  # lead tools of a pair (anna's other: benedikt's pair in Alpha)
 
 TABLE: dict[str, dict[str, str]] = {
     # authentication and core pages
@@ -162,6 +164,22 @@ TABLE: dict[str, dict[str, str]] = {
     "api-job-export": {"POST": API_LEAD_WRITE},
     "api-job-cancel": {"POST": "unauth 404 404 ok 404 ok"},
     "api-job-download": {READ: "unauth 404 404 ok 404 ok"},
+    # REST API: the lead's tools
+    "api-planner-list": {READ: API_LEAD_PROJECT},
+    "api-planner-plan": {"POST": API_LEAD_PROJECT},
+    "api-planner-reassign": {"POST": API_LEAD_PROJECT},
+    "api-explorer-list": {READ: API_LEAD_PROJECT},
+    "api-explorer-detail": {READ: API_LEAD_PAIR},
+    "api-reannotation-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
+    "api-adjudication-list": {READ: API_LEAD_PAIR},
+    "api-adjudication-take": {"POST": API_LEAD_PAIR},
+    "api-adjudication-merge": {"POST": API_LEAD_PAIR},
+    "api-adjudication-label": {"POST": API_LEAD_PAIR},
+    "api-gold-phenomenon-list": {"POST": API_LEAD_PAIR},
+    "api-gold-phenomenon-detail": {"PATCH": API_LEAD_PAIR, "DELETE": API_LEAD_PAIR},
+    "api-gold-link-list": {"POST": API_LEAD_PAIR},
+    "api-gold-link-detail": {"DELETE": API_LEAD_PAIR},
+    "api-gold-phrasealignment-detail": {"DELETE": API_LEAD_PAIR},
 }
 
 # Django's admin: staff only. Its ~140 URLs are one entry: anonymous and non-staff users are sent to a
@@ -231,7 +249,7 @@ def reverse_for(world: PermissionWorld, name: str, scenario: str) -> str:
         return _admin_url(name, params)
     objs = targets(world, scenario, params)
     kwargs: dict[str, Any] = {}
-    adjudicating = name.startswith("annotator:adjudicate")
+    adjudicating = name.startswith(("annotator:adjudicate", "api-gold-"))
     for param in params:
         if param == "pk":
             kwargs["pk"] = _api_pk(world, name, scenario, objs)
@@ -329,15 +347,50 @@ BODIES: dict[tuple[str, str], Callable[[Objects, Any], dict[str, Any]]] = {
         "files": [SimpleUploadedFile("msr_paraphrase_train.txt", mrpc_file(MRPC_ROW))],
     },
     ("api-job-export", "POST"): lambda o, u: {"project": o.project.pk, "format": "native"},
+    ("api-planner-plan", "POST"): lambda o, u: {"selection": "all", "per_pair": "everyone", "seed": 1},
+    ("api-planner-reassign", "POST"): lambda o, u: {
+        "from_user": o.assignment.annotator_id,
+        "to_user": _other_annotator(o),
+    },
+    ("api-reannotation-list", "POST"): lambda o, u: {"rule": "label_disagreement", "seed": 1},
+    ("api-adjudication-take", "POST"): lambda o, u: {
+        "source": o.assignment.annotator_id,
+        "base_version": None,
+    },
+    ("api-adjudication-merge", "POST"): lambda o, u: {"phenomena": [o.phenomenon.pk], "base_version": None},
+    ("api-adjudication-label", "POST"): lambda o, u: {"label": "non_paraphrase", "base_version": None},
+    ("api-gold-phenomenon-list", "POST"): lambda o, u: {
+        "ptype": _ptype(o.project),
+        "scope1": [0],
+        "scope2": [0],
+        "base_version": None,
+    },
+    ("api-gold-phenomenon-detail", "PATCH"): lambda o, u: {"comment": "changed", "base_version": None},
+    ("api-gold-link-list", "POST"): lambda o, u: {"i": 0, "j": 0, "sure": False, "base_version": None},
 }
 MULTIPART = {("api-job-import", "POST")}
 MRPC_ROW = ("1", "1", "2", "A cat sat .", "The cat was sitting .")
 
 
+def _other_annotator(o: Objects) -> int:
+    """An annotator of the project other than the one of `o.assignment` (reassignment's target)."""
+    from annotator.models import Membership
+
+    return (
+        Membership.objects.filter(project=o.project, role="annotator")
+        .exclude(user_id=o.assignment.annotator_id)
+        .values_list("user_id", flat=True)
+        .first()
+    )
+
+
 def _query(world: PermissionWorld, name: str, method: str, scenario: str) -> str:
-    """DELETE of an annotation row carries the current version of its sheet."""
+    """DELETE of an annotation row carries the current version of its sheet (gold rows: the gold's)."""
     if method != "DELETE":
         return ""
+    if name.startswith("api-gold-"):
+        pair = targets(world, scenario, ["pair_pk"]).pair
+        return f"?base_version={adjudication.versions(pair, [])[1].sheet_version}"
     objs = targets(world, scenario, ["pk"])
     row = getattr(objs, API_ROW[name.split("-")[1]])
     return f"?base_version={annotations.sheet_version(row.pair, row.annotator)}"
