@@ -24,6 +24,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -54,7 +55,7 @@ def _path_id(value: Any) -> int:
 class LeadTool(ServiceErrors, viewsets.GenericViewSet):
     """Leads of the project and admins (`access.project_for_lead` / `access.pair_for_lead`)."""
 
-    pagination_class = None
+    pagination_class: type[BasePagination] | None = None
 
     def project(self) -> Project:
         return access.project_for_lead(self.request.user, _path_id(self.kwargs["project_pk"]))
