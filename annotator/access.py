@@ -8,6 +8,7 @@ Views and the API call these functions as their first line.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -225,31 +226,58 @@ def units_with_original_hidden(user: Any, units: list[EvaluationUnit]) -> set[in
 
 
 def pair_for_annotation_by_id(user: Any, pair_pk: int) -> Pair:
-    """`pair_for_annotation` for a pair named by its id alone (the REST API), in one query.
+    """`pair_for_annotation` for a pair named by its id alone (the REST API), in one statement.
 
     The same rule: outsiders of the pair's project get 404 (admins are members of every project); a
     member who is not its annotator with an assignment for the pair gets 403. The pair comes back with
-    its project loaded.
+    its project loaded (the project's description and guidelines deferred). Every API save starts
+    here, so the statement is hand-written (`annotator.rows`): the ORM version with its three EXISTS
+    subqueries cost ~3 ms of CPU to compile, the query itself a tenth of that.
     """
-    from django.db.models import Exists, OuterRef
+    from . import rows
 
-    from .models import Assignment
-
-    if not user.is_authenticated:
+    if not user.is_authenticated or not 0 < int(pair_pk) < 2**63:  # beyond bigint: no such row
         raise Http404("No such pair.")
-    memberships = Membership.objects.filter(project=OuterRef("project_id"), user=user)
-    pair = (
-        Pair.objects.select_related("project")
-        .filter(pk=pair_pk)
-        .annotate(
-            is_member=Exists(memberships),
-            is_annotator=Exists(memberships.filter(role=Membership.Role.ANNOTATOR)),
-            is_assigned=Exists(Assignment.objects.filter(pair=OuterRef("pk"), annotator=user)),
-        )
-        .first()
+    row = rows.fetch_one(
+        _pair_for_annotation_sql(), [user.pk, user.pk, Membership.Role.ANNOTATOR, user.pk, pair_pk]
     )
-    if pair is None or not (pair.is_member or is_admin(user)):
+    if row is None:
         raise Http404("No such pair.")
-    if not pair.is_annotator or not pair.is_assigned:
+    n_pair, n_project = rows.width(Pair), rows.width(Project, _PROJECT_FIELDS)
+    is_member, is_annotator, is_assigned = (bool(flag) for flag in row[n_pair + n_project :])
+    if not (is_member or is_admin(user)):
+        raise Http404("No such pair.")
+    if not is_annotator or not is_assigned:
         raise PermissionDenied("This pair is not assigned to you.")
+    pair = rows.instance(Pair, row[:n_pair])
+    pair.project = rows.instance(Project, row[n_pair : n_pair + n_project], _PROJECT_FIELDS)
     return pair
+
+
+_PROJECT_FIELDS = tuple(
+    f.name for f in Project._meta.concrete_fields if f.name not in ("description", "guidelines")
+)
+
+
+@cache
+def _pair_for_annotation_sql() -> str:
+    from .models import Assignment
+    from .rows import columns, quote, table
+
+    def col(model: Any, name: str) -> str:
+        return quote(model._meta.get_field(name).column)
+
+    membership = (
+        f"SELECT 1 FROM {table(Membership)} m WHERE m.{col(Membership, 'project')} = p.{col(Pair, 'project')} "
+        f"AND m.{col(Membership, 'user')} = %s"
+    )
+    assigned = (
+        f"SELECT 1 FROM {table(Assignment)} a WHERE a.{col(Assignment, 'pair')} = p.{col(Pair, 'id')} "
+        f"AND a.{col(Assignment, 'annotator')} = %s"
+    )
+    return (
+        f"SELECT {columns(Pair, 'p')}, {columns(Project, 'pr', _PROJECT_FIELDS)}, "
+        f"EXISTS({membership}), EXISTS({membership} AND m.{col(Membership, 'role')} = %s), EXISTS({assigned}) "
+        f"FROM {table(Pair)} p JOIN {table(Project)} pr ON pr.{col(Project, 'id')} = p.{col(Pair, 'project')} "
+        f"WHERE p.{col(Pair, 'id')} = %s"
+    )

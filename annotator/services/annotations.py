@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextvars import ContextVar
+from functools import cache
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
-from .. import validation
+from .. import rows, validation
 from ..models import AlignmentLink, Pair, PairLabel, ParaphraseType, Phenomenon, PhraseAlignment
 from ..recompute import project_changed
 from . import history
@@ -43,24 +45,46 @@ class ConflictError(Exception):
 
 
 def _locked_sheet(pair: Pair, annotator: Any, is_gold: bool) -> PairLabel:
-    sheet, _ = PairLabel.objects.select_for_update().get_or_create(
-        pair=pair, annotator=annotator, is_gold=is_gold
+    """Lock the annotator's sheet of the pair and bump its version, in one UPDATE … RETURNING.
+
+    The row lock is held until the transaction ends, so concurrent saves of the same sheet queue up
+    here and each sees the version the previous one left. A sheet that does not exist yet is created
+    (at version 1) first. Hand-written (`annotator.rows`): every save runs it.
+    """
+    params = [connection.ops.adapt_datetimefield_value(timezone.now()), pair.pk, annotator.pk, is_gold]
+    row = rows.fetch_one(_bump_sql(), params)
+    if row is None:
+        PairLabel.objects.get_or_create(pair=pair, annotator=annotator, is_gold=is_gold)
+        row = rows.fetch_one(_bump_sql(), params)
+    return rows.instance(PairLabel, row)
+
+
+@cache
+def _bump_sql() -> str:
+    def col(name: str) -> str:
+        return rows.quote(PairLabel._meta.get_field(name).column)
+
+    return (
+        f"UPDATE {rows.table(PairLabel)} SET {col('version')} = {col('version')} + 1, {col('updated_at')} = %s "
+        f"WHERE {col('pair')} = %s AND {col('annotator')} = %s AND {col('is_gold')} = %s "
+        f"RETURNING {', '.join(rows.quote(f.column) for f in PairLabel._meta.concrete_fields)}"
     )
-    return sheet
 
 
 def _begin(pair: Pair, annotator: Any, base_version: int | None, is_gold: bool) -> PairLabel:
+    """Lock the sheet and check the client's version; the sheet comes back at its new version."""
     sheet = _locked_sheet(pair, annotator, is_gold)
-    if base_version is not None and base_version != sheet.version:
-        raise ConflictError(sheet.version)
-    _batch.set(sheet.version + 1)
+    current = sheet.version - 1
+    if base_version is not None and base_version != current:
+        raise ConflictError(current)  # the transaction rolls back, bump included
+    _batch.set(sheet.version)
     return sheet
 
 
 def _finish(sheet: PairLabel, pair: Pair, *changed: str) -> int:
-    """Bump the sheet's version (saving any of its own fields changed with it in the same UPDATE)."""
-    sheet.version += 1
-    sheet.save(update_fields=["version", "updated_at", *changed])
+    """Save any of the sheet's own fields the change set (its version was bumped by `_begin`)."""
+    if changed:
+        sheet.save(update_fields=["updated_at", *changed])
     project_changed(pair.project_id)
     return sheet.version
 
@@ -134,10 +158,27 @@ def _ptype_for(pair: Pair, ptype: ParaphraseType | int) -> ParaphraseType:
     from django.core.exceptions import ValidationError
 
     ptype_id = ptype.pk if isinstance(ptype, ParaphraseType) else ptype
-    found = ParaphraseType.objects.filter(pk=ptype_id, tagset_id=pair.project.tagset_id).first()
-    if found is None:
+    try:
+        number = int(ptype_id)
+    except (TypeError, ValueError):
+        number = 0
+    row = None
+    if 0 < number < 2**63:  # beyond bigint: no such row
+        row = rows.fetch_one(_ptype_sql(), [number, pair.project.tagset_id])
+    if row is None:
         raise ValidationError({"ptype": f"Type {ptype_id!r} is not in this project's tagset."})
-    return found
+    return rows.instance(ParaphraseType, row)
+
+
+@cache
+def _ptype_sql() -> str:
+    def col(name: str) -> str:
+        return rows.quote(ParaphraseType._meta.get_field(name).column)
+
+    return (
+        f"SELECT {rows.columns(ParaphraseType, 't')} FROM {rows.table(ParaphraseType)} t "
+        f"WHERE t.{col('id')} = %s AND t.{col('tagset')} = %s"
+    )
 
 
 @transaction.atomic

@@ -1,0 +1,47 @@
+"""API token authentication with the token and its user read in one hand-written statement.
+
+DRF's `TokenAuthentication` runs `Token.objects.select_related("user").get(key=…)` on every request;
+scripts and the load of many annotators make that the most frequent query of the API. Same rules and
+messages as DRF's class (unknown token, inactive user); only the lookup is `annotator.rows`.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
+from rest_framework import exceptions
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.authtoken.models import Token
+
+from . import rows
+
+
+class FastTokenAuthentication(TokenAuthentication):
+    """`Authorization: Token <key>`, as DRF's TokenAuthentication (same schema, same errors)."""
+
+    def authenticate_credentials(self, key: str) -> tuple[Any, Token]:
+        user_model = get_user_model()
+        row = rows.fetch_one(_token_sql(), [key])
+        if row is None:
+            raise exceptions.AuthenticationFailed(_("Invalid token."))
+        n = rows.width(Token)
+        token = rows.instance(Token, row[:n])
+        user = rows.instance(user_model, row[n:])
+        if not user.is_active:
+            raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        token.user = user
+        return user, token
+
+
+@cache
+def _token_sql() -> str:
+    user_model = get_user_model()
+    return (
+        f"SELECT {rows.columns(Token, 't')}, {rows.columns(user_model, 'u')} "
+        f"FROM {rows.table(Token)} t JOIN {rows.table(user_model)} u "
+        f"ON u.{rows.quote(user_model._meta.pk.column)} = t.{rows.quote(Token._meta.get_field('user').column)} "
+        f"WHERE t.{rows.quote(Token._meta.get_field('key').column)} = %s"
+    )
