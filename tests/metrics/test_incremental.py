@@ -43,3 +43,28 @@ def test_removing_every_phenomenon_of_a_pair():
     state.update_pair(doc.pairs[0].id, {})
     rest = {a: [x for x in xs if x.pair != doc.pairs[0].id] for a, xs in doc.phenomena.items()}
     assert state.report() == full(rest, doc).report()
+
+
+def test_one_annotators_change_among_many_gives_exactly_the_full_result():
+    """With many annotators only the annotator pairs of the one who changed are recomputed; the
+    report still equals a fresh computation after every step, including steps that change nothing."""
+    doc = synthetic_document(n_pairs=12, n_annotators=7, seed=5, with_alignments=False)
+    state = full(doc.phenomena, doc)
+    state.report()  # aggregates cached from here on
+    rng = np.random.default_rng(1)
+    phenomena = {a: list(xs) for a, xs in doc.phenomena.items()}
+    for step in range(12):
+        pid = doc.pairs[int(rng.integers(0, len(doc.pairs)))].id
+        who = doc.annotators[int(rng.integers(0, len(doc.annotators)))]
+        new = {a: [x for x in phenomena[a] if x.pair == pid] for a in doc.annotators}
+        mine = new[who]
+        if step % 3 == 0 and mine:
+            new[who] = mine[1:]
+        elif step % 3 == 1:
+            template = next((x for xs in doc.phenomena.values() for x in xs), None)
+            assert template is not None
+            new[who] = [*mine, dataclasses.replace(template, pair=pid, s1=frozenset({step % 4}))]
+        # step % 3 == 2: the same phenomena again, nothing changes
+        phenomena[who] = [x for x in phenomena[who] if x.pair != pid] + new[who]
+        state.update_pair(pid, {a: xs for a, xs in new.items() if xs})
+        assert state.report() == full(phenomena, doc).report()
