@@ -50,6 +50,7 @@ The pipeline (`schedule`, `recompute`; the Celery task in `annotator.tasks` call
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import time
@@ -384,13 +385,7 @@ def schedule(project_id: int, *, catch_up: bool = True, countdown: float | None 
     from .tasks import recompute_agreement
 
     key = SCHEDULED_KEY.format(project_id)
-    if not _eager():
-        # While a computation runs, leave a mark instead of a task: the holder re-schedules once when it
-        # finishes (mark first, then look, so a holder finishing in between still sees the mark).
-        cache.set(RERUN_KEY.format(project_id), 1, timeout=int(_setting("AGREEMENT_LOCK_TTL", 1800)))
-        if cache.get(RUNNING_KEY.format(project_id)):
-            return False
-    if not cache.add(key, 1, timeout=int(_setting("AGREEMENT_SCHEDULED_TTL", 60))):
+    if not _claim_schedule(project_id):
         return False
     if _eager():
         try:
@@ -408,6 +403,46 @@ def schedule(project_id: int, *, catch_up: bool = True, countdown: float | None 
     if catch_up:
         _catch_up_failed_enqueues(exclude=project_id)
     return True
+
+
+def _claim_schedule(project_id: int) -> bool:
+    """Whether this caller should enqueue the project's recompute (it then holds the "scheduled" key).
+
+    While a computation runs, leave a mark instead of a task: the holder re-schedules once when it
+    finishes (mark first, then look, so a holder finishing in between still sees the mark). Otherwise
+    claim the "scheduled" key; whoever claims it enqueues, every other caller of the burst does not.
+    On Redis the three steps are one server-side script (one round trip per save instead of three).
+    """
+    scheduled, rerun, running = (k.format(project_id) for k in (SCHEDULED_KEY, RERUN_KEY, RUNNING_KEY))
+    lock_ttl, scheduled_ttl = (
+        int(_setting("AGREEMENT_LOCK_TTL", 1800)),
+        int(_setting("AGREEMENT_SCHEDULED_TTL", 60)),
+    )
+    if _eager():
+        return bool(cache.add(scheduled, 1, timeout=scheduled_ttl))
+    client = getattr(getattr(cache, "_cache", None), "get_client", None)
+    if client is not None:
+        keys = [cache.make_and_validate_key(k) for k in (rerun, running, scheduled)]
+        return bool(_claim_script()(keys=keys, args=[lock_ttl, scheduled_ttl], client=client(write=True)))
+    cache.set(rerun, 1, timeout=lock_ttl)
+    if cache.get(running):
+        return False
+    return bool(cache.add(scheduled, 1, timeout=scheduled_ttl))
+
+
+# KEYS: rerun, running, scheduled; ARGV: their TTLs. Values are Django's encoding of the integer 1.
+_CLAIM_LUA = """
+redis.call('SET', KEYS[1], 1, 'EX', ARGV[1])
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if redis.call('SET', KEYS[3], 1, 'NX', 'EX', ARGV[2]) then return 1 end
+return 0
+"""
+
+
+@functools.cache
+def _claim_script() -> Any:
+    """The registered script (EVALSHA, loaded again by redis-py if the server forgot it)."""
+    return cache._cache.get_client(write=True).register_script(_CLAIM_LUA)  # type: ignore[attr-defined]
 
 
 def _catch_up_failed_enqueues(exclude: int) -> None:
@@ -480,6 +515,7 @@ def recompute(project_id: int) -> str:
         if not lock.acquire():  # the holder may have finished between the two looks
             return "busy"
     cache.set(RUNNING_KEY.format(project_id), 1, timeout=int(_setting("AGREEMENT_LOCK_TTL", 1800)))
+    started = time.monotonic()
     try:
         outcome = _recompute_locked(project_id)
     finally:
@@ -487,8 +523,11 @@ def recompute(project_id: int) -> str:
         lock.release()
     if cache.delete(RERUN_KEY.format(project_id)):
         # Changes arrived while computing: under a steady stream of saves, leave the worker a breather
-        # between computations (bounded so a save still reaches the dashboard within about 2 s).
-        schedule(project_id, countdown=_setting("AGREEMENT_RERUN_DELAY_SECONDS", 0.7))
+        # between computations — at least AGREEMENT_RERUN_DELAY_SECONDS, and at least as long as this
+        # computation took, so that a project whose computation is expensive (many annotators) keeps
+        # a worker busy at most half of the time while people are saving, and the web the CPU it needs.
+        delay = max(_setting("AGREEMENT_RERUN_DELAY_SECONDS", 0.7), time.monotonic() - started)
+        schedule(project_id, countdown=delay)
     return outcome
 
 

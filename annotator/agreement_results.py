@@ -361,7 +361,22 @@ def report_sections(
 
 
 def json_safe(value: Any) -> Any:
-    """Plain-Python, JSON-safe copy (numpy scalars converted; NaN/±inf → None), as `build_report` does."""
+    """Plain-Python, JSON-safe copy (numpy scalars converted; NaN/±inf → None), as `build_report` does.
+
+    Exact-type checks first (a report of 50 annotators holds ~10⁵ values): plain dicts, floats, ints,
+    strings and None take one dictionary lookup each; anything else goes through `_json_safe_other`.
+    """
+    kind = type(value)
+    if kind is dict:
+        return {k if type(k) is str else str(k): json_safe(v) for k, v in value.items()}
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is int or kind is str or kind is bool or value is None:
+        return value
+    return _json_safe_other(value)
+
+
+def _json_safe_other(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -242,3 +242,27 @@ def test_a_changed_shared_part_starts_afresh(scale_doc):
     }
     report, *_ = report_sections(doc)
     assert report == full_report(doc)
+
+
+def test_json_safe_converts_numpy_and_non_finite_values_at_any_depth():
+    import math
+
+    import numpy as np
+
+    from annotator.agreement_results import json_safe
+
+    value = {
+        "a": np.float64(0.5),
+        "b": [np.int64(3), (1.5, math.nan)],
+        "c": {"x": math.inf, "y": None, "z": True, 7: "seven"},
+        "d": np.float32(-math.inf),
+    }
+    assert json_safe(value) == {
+        "a": 0.5,
+        "b": [3, [1.5, None]],
+        "c": {"x": None, "y": None, "z": True, "7": "seven"},
+        "d": None,
+    }
+    assert type(json_safe(value)["a"]) is float and type(json_safe(value)["b"][0]) is int
+    with pytest.raises(ValueError, match="set"):
+        json_safe({"bad": {1, 2}})
