@@ -420,10 +420,11 @@ def _claim_schedule(project_id: int) -> bool:
     )
     if _eager():
         return bool(cache.add(scheduled, 1, timeout=scheduled_ttl))
-    client = getattr(getattr(cache, "_cache", None), "get_client", None)
-    if client is not None:
+    backend = getattr(cache, "_cache", None)
+    if hasattr(backend, "get_client"):  # Django's RedisCache
         keys = [cache.make_and_validate_key(k) for k in (rerun, running, scheduled)]
-        return bool(_claim_script()(keys=keys, args=[lock_ttl, scheduled_ttl], client=client(write=True)))
+        script, client = _claim_script(backend)
+        return bool(script(keys=keys, args=[lock_ttl, scheduled_ttl], client=client))
     cache.set(rerun, 1, timeout=lock_ttl)
     if cache.get(running):
         return False
@@ -439,10 +440,14 @@ return 0
 """
 
 
-@functools.cache
-def _claim_script() -> Any:
-    """The registered script (EVALSHA, loaded again by redis-py if the server forgot it)."""
-    return cache._cache.get_client(write=True).register_script(_CLAIM_LUA)  # type: ignore[attr-defined]
+@functools.lru_cache(maxsize=4)
+def _claim_script(backend: Any) -> tuple[Any, Any]:
+    """The registered script (EVALSHA, loaded again by redis-py if the server forgot it) and one client
+    of the cache's connection pool, kept per cache backend: Django's RedisCache builds a new client
+    object for every call, which cost more than the round trip (redis-py's pool is thread-safe and
+    starts afresh in a forked process)."""
+    client = backend.get_client(write=True)
+    return client.register_script(_CLAIM_LUA), client
 
 
 def _catch_up_failed_enqueues(exclude: int) -> None:

@@ -15,6 +15,6 @@ class LoginRequiredEverywhere:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if not request.user.is_authenticated and not request.path.startswith(OPEN_PREFIXES):
+        if not request.path.startswith(OPEN_PREFIXES) and not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
         return self.get_response(request)

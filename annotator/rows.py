@@ -11,7 +11,7 @@ exactly as a queryset would produce them. Works on PostgreSQL and SQLite (≥ 3.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any, TypeVar
 
@@ -93,3 +93,28 @@ def execute(sql: str, params: Sequence[Any]) -> int:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.rowcount
+
+
+def select(model: type[M], where: Mapping[str, Any], *, order_by: Sequence[str] | None = None) -> list[M]:
+    """`model.objects.filter(**where)` for equality on fields (a model instance stands for its key),
+    ordered like the model's `Meta.ordering` unless `order_by` (field names, no "-") says otherwise."""
+    order = tuple(order_by if order_by is not None else model._meta.ordering)
+    params = [value.pk if isinstance(value, Model) else value for value in where.values()]
+    with connection.cursor() as cursor:
+        cursor.execute(_select_sql(model, tuple(where), order), params)
+        return [instance(model, row) for row in cursor.fetchall()]
+
+
+@cache
+def _select_sql(model: type[Model], where: tuple[str, ...], order: tuple[str, ...]) -> str:
+    def col(name: str) -> str:
+        return f"t.{quote(model._meta.get_field(name).column)}"
+
+    if any(name.startswith("-") for name in order):
+        raise ValueError(f"{model.__name__}: descending order is not supported here ({order})")
+    sql = f"SELECT {columns(model, 't')} FROM {table(model)} t"
+    if where:
+        sql += " WHERE " + " AND ".join(f"{col(name)} = %s" for name in where)
+    if order:
+        sql += " ORDER BY " + ", ".join(col(name) for name in order)
+    return sql

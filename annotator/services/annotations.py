@@ -290,10 +290,8 @@ def set_links(
     """Add (or re-mark as sure/possible) a block of links i–j. Many-to-many blocks are several pairs."""
     clean = [validation.link_fields(i, j, pair.tokens1, pair.tokens2) for i, j in links]
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
-    existing = {
-        (link.i, link.j): link
-        for link in AlignmentLink.objects.filter(pair=pair, annotator=annotator, is_gold=is_gold)
-    }
+    where = {"pair": pair, "annotator": annotator, "is_gold": is_gold}
+    existing = {(link.i, link.j): link for link in rows.select(AlignmentLink, where)}
     for i, j in dict.fromkeys(clean):
         link = existing.get((i, j))
         if link is None:

@@ -236,3 +236,30 @@ def test_sheet_of_another_annotator_is_for_leads_only(world):
     assert client_for(world.other_lead).get(url).status_code == 404
     lead_view = client_for(world.lead).get(url)
     assert lead_view.status_code == 200 and lead_view.json()["phenomena"][0]["scope1"] == [5]
+
+
+def test_malformed_save_bodies_get_drfs_field_errors(world):
+    """The save endpoints validate with one shared serializer per class (`api.validated`): the 400s
+    are exactly what a fresh serializer's `is_valid(raise_exception=True)` gives, request after request."""
+    import json
+
+    from annotator import serializers as s
+
+    client = client_for(world.anna)
+    bodies = [
+        (
+            "/api/phenomena/",
+            s.PhenomenonCreateSerializer,
+            {"pair": "x", "scope1": "nope", "base_version": -1},
+        ),
+        ("/api/links/", s.LinksWriteSerializer, {"pair": world.pair.pk, "links": [[1]], "base_version": 0}),
+        ("/api/links/", s.LinksWriteSerializer, {"links": []}),
+        ("/api/pair-labels/", s.PairLabelWriteSerializer, {"pair": world.pair.pk, "base_version": 0}),
+    ]
+    for _ in range(2):
+        for url, serializer_class, body in bodies:
+            response = client.post(url, body, format="json")
+            expected = serializer_class(data=body)
+            assert not expected.is_valid()
+            assert response.status_code == 400, (url, response.json())
+            assert response.json() == json.loads(json.dumps(expected.errors))  # as JSON: keys are strings
