@@ -72,6 +72,7 @@ from metrics.types import Options
 from .agreement_results import (
     document_fingerprints,
     fingerprint,  # noqa: F401 - re-exported: the snapshot fingerprint of a document
+    kappa_c_pending_work,
     pair_label_agreement,
     pair_results,
     phenomena_agreement,
@@ -585,7 +586,7 @@ def _compute_and_store_all(project: Project, started: float) -> str:
         and previous.get("sections", {}).get("phenomena") == fingerprints.sections.get("phenomena")
         and "pairs" in previous
     )
-    defer = _kappa_c_is_expensive(doc, previous)
+    defer = _kappa_c_is_expensive(doc, fingerprints)
     report = report_sections(doc, previous, defer_kappa_c=defer, fingerprints=fingerprints)
     tables = None
     if "phenomena" in doc and not same_phenomena:
@@ -642,17 +643,10 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
     return out
 
 
-def _kappa_c_is_expensive(doc: dict[str, Any], previous: dict[str, Any] | None) -> bool:
-    """Whether κ_C must be recomputed and its Monte Carlo work exceeds AGREEMENT_KAPPA_C_DEFER_WORK."""
-    alignments = doc.get("word_alignments")
-    if not alignments:
-        return False
-    names = [a for a in doc["annotators"] if a in alignments]
-    items = sum(
-        len(alignments[a].keys() & alignments[b].keys()) for n, a in enumerate(names) for b in names[n + 1 :]
-    )
-    work = items * doc["options"]["mc_samples"]
-    return work > _setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000)
+def _kappa_c_is_expensive(doc: dict[str, Any], fingerprints: Any) -> bool:
+    """Whether the κ_C Monte Carlo still to run (pairs the kept results cannot serve) exceeds
+    AGREEMENT_KAPPA_C_DEFER_WORK items × samples."""
+    return kappa_c_pending_work(doc, fingerprints) > _setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000)
 
 
 def _done_source_ids(project: Project) -> dict[str, set[str]]:

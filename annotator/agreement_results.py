@@ -30,16 +30,18 @@ import json
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from metrics.alignment import alignment_report
-from metrics.chance import kappa_c_report
+from metrics.chance import kappa_c_report, kappa_c_work
 from metrics.document import parse_document
 from metrics.iapta import CELL_FIELDS, PairTables, harmonic_mean, index_phenomena, pair_tables
 from metrics.incremental import PhenomenaAgreement, gc_paused
+from metrics.memo import PairwiseMemo
 from metrics.report import build_report
 from metrics.types import (
     Document,
@@ -306,10 +308,52 @@ def _section_measures(
     document = documents[source]
     with gc_paused():
         if name == "word_alignments":
-            return json_safe(alignment_report(document))
+            with _kept_memo(fingerprints, name) as memo:
+                return json_safe(alignment_report(document, memo=memo))
         if name == KAPPA_C:
-            return json_safe(kappa_c_report(document))
+            with _kept_memo(fingerprints, name) as memo:
+                return json_safe(kappa_c_report(document, memo=memo))
         return _split(name, build_report(_only(document, source))["measures"])
+
+
+#: The worker keeps, per project (shared parts), the pairwise results of the word-alignment and κ_C
+#: sections: after one annotator's change only that annotator's pairs are computed again.
+_MEMOS: OrderedDict[tuple[str, str], PairwiseMemo] = OrderedDict()
+MEMOS_KEPT = 4  # two sections × the last two projects
+_MEMOS_LOCK = threading.Lock()
+
+
+@contextmanager
+def _kept_memo(fingerprints: Fingerprints, name: str) -> Iterator[PairwiseMemo]:
+    key = (fingerprints.shared, name)
+    with _MEMOS_LOCK:
+        memo = _MEMOS.pop(key, None) or PairwiseMemo()  # in use: no other thread sees it half-updated
+    try:
+        yield memo
+    except BaseException:
+        memo = PairwiseMemo()  # a computation that failed midway leaves nothing to reuse
+        raise
+    finally:
+        with _MEMOS_LOCK:
+            _MEMOS[key] = memo
+            while len(_MEMOS) > MEMOS_KEPT:
+                _MEMOS.popitem(last=False)
+
+
+def kappa_c_pending_work(doc: Mapping[str, Any], fingerprints: Fingerprints) -> int:
+    """Monte Carlo work (items × samples) a κ_C computation of `doc` would do now, given what the
+    kept memo of its project can reuse (`metrics.chance.kappa_c_work`)."""
+    if not doc.get("word_alignments"):
+        return 0
+    with _MEMOS_LOCK:
+        memo = _MEMOS.get((fingerprints.shared, KAPPA_C))
+    return kappa_c_work(trusted_document(doc, sections=("word_alignments",)), memo)
+
+
+def forget_memos() -> None:
+    """Drop the kept pairwise results (tests use it to force a fresh computation)."""
+    with _MEMOS_LOCK:
+        _MEMOS.clear()
 
 
 def _split(name: str, measures: Mapping[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from metrics.memo import PairwiseMemo
 from metrics.phrases import (
     IDENTICAL_MATCHES,
     PhrasePair,
@@ -420,7 +421,7 @@ _MEASURES = (
 )
 
 
-def alignment_report(doc: Document) -> dict[str, dict[str, Any]]:
+def alignment_report(doc: Document, *, memo: PairwiseMemo | None = None) -> dict[str, dict[str, Any]]:
     """The ``alignment.*`` measures of a document (spec §5.1, §5.3, §8, §10).
 
     For every annotator pair ``a|b`` (``a`` before ``b`` in ``doc.annotators``; ``a`` is the test,
@@ -428,20 +429,31 @@ def alignment_report(doc: Document) -> dict[str, dict[str, Any]]:
     ``alignment.{words,words.sure,words.possible,phrases,phrases.sure}.{precision,recall,f1}``,
     each ``{"value": mean over annotator pairs skipping None, "by_pair": {"a|b": ...}}``;
     ``by_pair`` is omitted with fewer than two annotators. No keys without word alignments.
+
+    ``memo`` (a :class:`metrics.memo.PairwiseMemo` kept by the caller between calls) reuses the
+    prepared alignments of annotators and the counts of annotator pairs whose inputs are unchanged;
+    the report is the same with or without it.
     """
     if doc.word_alignments is None:
         return {}
     annotators = section_annotators(doc, doc.word_alignments)
     match = doc.options.identical_match
     _check_match(match)
-    prepared = _prepare(doc, annotators, match)
+    memo = memo if memo is not None else PairwiseMemo()
+    memo.begin((match, doc.pairs), {r: doc.word_alignments[r] for r in annotators})
+    missing = tuple(r for r in annotators if r not in memo.per_annotator)
+    memo.per_annotator.update(_prepare(doc, missing, match))
+    prepared: dict[str, dict[str, _Prepared]] = memo.per_annotator
     by_pair: dict[str, dict[str, AlignmentScores]] = {name: {} for name in _MEASURES}
     for a, b in doc.annotator_pairs(annotators):
-        total = {name: AlignmentCounts() for name in _MEASURES}
-        for pid, pa in prepared[a].items():
-            pb = prepared[b].get(pid)
-            if pb is not None:
-                total = {name: total[name] + c for name, c in _pair_counts(pa, pb).items()}
+        total = memo.per_pair.get((a, b))
+        if total is None:
+            total = {name: AlignmentCounts() for name in _MEASURES}
+            for pid, pa in prepared[a].items():
+                pb = prepared[b].get(pid)
+                if pb is not None:
+                    total = {name: total[name] + c for name, c in _pair_counts(pa, pb).items()}
+            memo.per_pair[a, b] = total
         for name in _MEASURES:
             by_pair[name][f"{a}|{b}"] = total[name].scores()
     report: dict[str, dict[str, Any]] = {}

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from metrics.alignment import mean_defined, non_identical_atomic_pairs_many, section_annotators
+from metrics.memo import PairwiseMemo
 from metrics.phrases import IDENTICAL_MATCHES, atomic_spans, diagonal_runs, identical_tokens, validate_links
 from metrics.types import Document, Link, Pair
 
@@ -389,7 +390,7 @@ def kappa_c(
     return KappaC((pi_hat - pi_0) / (1.0 - pi_0), pi_hat, pi_0, pi0_se, len(pairs), None)
 
 
-def kappa_c_report(doc: Document) -> dict[str, dict[str, Any]]:
+def kappa_c_report(doc: Document, *, memo: PairwiseMemo | None = None) -> dict[str, dict[str, Any]]:
     """The ``kappa_c*`` measures of a document (spec §5.4, §8, §10).
 
     Per annotator pair ``a|b`` (``a`` before ``b``): the items are the pairs both annotated, in
@@ -398,28 +399,39 @@ def kappa_c_report(doc: Document) -> dict[str, dict[str, Any]]:
     annotator pairs skipping ``None``, by_pair), ``kappa_c.pi0_se``, ``kappa_c.n_items``,
     ``kappa_c.reason`` (by_pair), ``kappa_c.edit_model`` (by_annotator: ``{alpha, beta, n_items}``
     or ``None`` without any item). ``by_pair`` is omitted with fewer than two annotators.
+
+    ``memo`` (a :class:`metrics.memo.PairwiseMemo` kept by the caller between calls) reuses the edit
+    models of annotators and the κ_C of annotator pairs whose word alignments are unchanged — each
+    depends only on its annotators' alignments, the pairs and the options — so after one annotator's
+    change only that annotator's pairs run their Monte Carlo again. Same report with or without it.
     """
     wa = doc.word_alignments
     if wa is None:
         return {}
     annotators = section_annotators(doc, wa)
+    memo = memo if memo is not None else PairwiseMemo()
+    memo.begin(kappa_c_context(doc), {r: wa[r] for r in annotators})
     models: dict[str, EditModel | None] = {}
     for r in annotators:
-        mine = [p for p in doc.pairs if p.id in wa[r]]
-        models[r] = _fit_annotator(mine, [wa[r][p.id].P for p in mine])
+        if r not in memo.per_annotator:
+            mine = [p for p in doc.pairs if p.id in wa[r]]
+            memo.per_annotator[r] = _fit_annotator(mine, [wa[r][p.id].P for p in mine])
+        models[r] = memo.per_annotator[r]
     results: dict[str, KappaC] = {}
     for a, b in doc.annotator_pairs(annotators):
-        items = [p for p in doc.pairs if p.id in wa[a] and p.id in wa[b]]
-        results[f"{a}|{b}"] = kappa_c(
-            [wa[a][p.id].P for p in items],
-            [wa[b][p.id].P for p in items],
-            items,
-            model_a=models[a],
-            model_b=models[b],
-            mc_samples=doc.options.mc_samples,
-            mc_seed=doc.options.mc_seed,
-            identical_match=doc.options.identical_match,
-        )
+        if (a, b) not in memo.per_pair:
+            items = [p for p in doc.pairs if p.id in wa[a] and p.id in wa[b]]
+            memo.per_pair[a, b] = kappa_c(
+                [wa[a][p.id].P for p in items],
+                [wa[b][p.id].P for p in items],
+                items,
+                model_a=models[a],
+                model_b=models[b],
+                mc_samples=doc.options.mc_samples,
+                mc_seed=doc.options.mc_seed,
+                identical_match=doc.options.identical_match,
+            )
+        results[f"{a}|{b}"] = memo.per_pair[a, b]
     with_pairs = len(annotators) >= 2
 
     def entry(field: str, *, value: bool) -> dict[str, Any]:
@@ -440,3 +452,30 @@ def kappa_c_report(doc: Document) -> dict[str, dict[str, Any]]:
             "by_annotator": {r: (m.as_dict() if m is not None else None) for r, m in models.items()}
         },
     }
+
+
+def kappa_c_context(doc: Document) -> tuple[Any, ...]:
+    """What every annotator pair's κ_C depends on besides the two annotators' alignments."""
+    options = doc.options
+    return (options.mc_samples, options.mc_seed, options.identical_match, doc.pairs)
+
+
+def kappa_c_work(doc: Document, memo: PairwiseMemo | None = None) -> int:
+    """Monte Carlo work (items × samples) that :func:`kappa_c_report` with ``memo`` has to do.
+
+    An annotator pair with an item that has no initial alignment needs none: its κ_C is undefined
+    ("no_initial_alignment") before any sampling.
+    """
+    wa = doc.word_alignments
+    if not wa:
+        return 0
+    annotators = section_annotators(doc, wa)
+    changed = memo.changed(kappa_c_context(doc), {r: wa[r] for r in annotators}) if memo else set(annotators)
+    without_initial = {p.id for p in doc.pairs if p.initial_alignment is None}
+    work = 0
+    for a, b in doc.annotator_pairs(annotators):
+        if a in changed or b in changed or memo is None or (a, b) not in memo.per_pair:
+            items = wa[a].keys() & wa[b].keys()
+            if not items & without_initial:  # otherwise κ_C is undefined before any sampling
+                work += len(items)
+    return work * doc.options.mc_samples

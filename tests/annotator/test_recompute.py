@@ -11,7 +11,7 @@ import pytest
 from django.core.cache import cache
 from sklearn.metrics import cohen_kappa_score
 
-from annotator import agreement
+from annotator import agreement, agreement_results
 from annotator.agreement import latest_snapshot, project_document, recompute
 from annotator.models import (
     AgreementSnapshot,
@@ -35,6 +35,8 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(autouse=True)
 def clean_cache():
     cache.clear()
+    agreement_results.forget_memos()  # every test starts from a cold worker
+    agreement_results.forget_phenomena_states()
     yield
     cache.clear()
 
@@ -137,6 +139,23 @@ def test_expensive_kappa_c_is_stored_provisionally_then_exactly(team, settings, 
     assert "alignment.words.f1" in provisional.results["report"]["measures"]
     assert final.results["pending"] == []
     assert final.results["report"] == cli_report(project_document(project), tmp_path)
+
+
+def test_after_one_annotators_change_only_their_pairs_run_kappa_c_again(team, settings, tmp_path):
+    """The worker keeps each annotator pair's κ_C: a change by one annotator leaves the pairs of the
+    other two as they were, and the Monte Carlo left (that annotator's two pairs) is small enough to
+    run at once — no provisional snapshot — while the report still equals the CLI's."""
+    project, anns = team
+    annotate(project, anns)
+    # 4 pairs × 1,000 samples per annotator pair: all three pairs are 12,000, the changed two 8,000
+    settings.AGREEMENT_KAPPA_C_DEFER_WORK = 10_000
+    assert recompute(project.pk) == "stored provisional+final"  # cold: all three pairs to compute
+    pair = project.pairs.order_by("position").first()
+    annotations.set_links(pair, anns[2], [(0, 0)], sure=True, base_version=None)
+    assert recompute(project.pk) == "stored"
+    latest = latest_snapshot(project)
+    assert latest.results["pending"] == []
+    assert latest.results["report"] == cli_report(project_document(project), tmp_path)
 
 
 def test_results_hold_pairs_pair_labels_progress_and_headline(team):
