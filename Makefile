@@ -40,10 +40,10 @@ test: $(STAMP)
 bench: $(STAMP)
 	@for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
-## worker: a Celery worker (needs REDIS_URL)
+## worker: a Celery worker (needs REDIS_URL), at nice 10 as in docker-compose.yml: recomputes yield to requests
 worker: $(STAMP)
 	@test -n "$$REDIS_URL" || (echo "worker: set REDIS_URL=redis://127.0.0.1:6379/0 (without it tasks run in-process)"; exit 2)
-	$(VENV)/bin/celery -A annotator worker -l INFO --concurrency $${WORKER_CONCURRENCY:-2}
+	nice -n $${WORKER_NICE:-10} $(VENV)/bin/celery -A annotator worker -l INFO --concurrency $${WORKER_CONCURRENCY:-2}
 
 ## web: the production-shaped web process (gunicorn), as in docker-compose.yml
 web: $(STAMP)

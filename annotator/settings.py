@@ -118,6 +118,13 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 else:
     DATABASES["default"].setdefault("OPTIONS", {})
+    # Server-side parameter binding lets psycopg prepare the statements a connection runs again and
+    # again (after DB_PREPARE_THRESHOLD runs; psycopg's default 5): PostgreSQL then skips parsing and
+    # planning them — about a third of its CPU per annotation save. DB_SERVER_SIDE_BINDING=0 turns it
+    # off (e.g. behind a pooler in transaction mode, which cannot keep prepared statements).
+    if env_bool("DB_SERVER_SIDE_BINDING", True):
+        DATABASES["default"]["OPTIONS"]["server_side_binding"] = True
+        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = int(os.environ.get("DB_PREPARE_THRESHOLD", "5"))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -278,8 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--worker-nice",
         type=int,
-        default=0,
-        help="run the worker at this nice level (e.g. 10: recomputes use the CPU the web leaves)",
+        default=10,
+        help="the worker's nice level; 10 as in docker-compose.yml and `make worker` (recomputes use "
+        "the CPU the web leaves); 0 to measure a worker at the web's priority",
     )
     args = parser.parse_args(argv)
     reason = available()

@@ -36,7 +36,8 @@ def test_compose_commands_exist_in_the_project():
     assert (REPO / web[web.index("-c") + 1]).is_file()
     importlib.import_module("annotator.wsgi")
     worker = services["worker"]["command"]
-    assert worker[:3] == ["celery", "-A", "annotator"]
+    assert worker[:3] == ["nice", "-n", "10"] and shutil.which("nice")  # recomputes yield to the web
+    assert worker[3:6] == ["celery", "-A", "annotator"]
     importlib.import_module("annotator.celery")
     for tool in ("gunicorn", "celery"):
         assert (VENV_BIN / tool).exists() or shutil.which(tool), tool
