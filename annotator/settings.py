@@ -124,7 +124,9 @@ else:
     # off (e.g. behind a pooler in transaction mode, which cannot keep prepared statements).
     if env_bool("DB_SERVER_SIDE_BINDING", True):
         DATABASES["default"]["OPTIONS"]["server_side_binding"] = True
-        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = int(os.environ.get("DB_PREPARE_THRESHOLD", "5"))
+        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = int(
+            os.environ.get("DB_PREPARE_THRESHOLD", "5")
+        )
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
