@@ -529,11 +529,11 @@ def recompute(project_id: int) -> str:
         lock.release()
     if cache.delete(RERUN_KEY.format(project_id)):
         # Changes arrived while computing: under a steady stream of saves, leave the worker a breather
-        # between computations — at least AGREEMENT_RERUN_DELAY_SECONDS, and at least twice as long as
-        # this computation took (wall time: a worker at a lower CPU priority than the web takes longer
-        # when requests need the CPU), so that a project whose computation is expensive (many
-        # annotators) keeps a worker busy at most a third of the time while people are saving.
-        delay = max(_setting("AGREEMENT_RERUN_DELAY_SECONDS", 0.7), 2 * (time.monotonic() - started))
+        # between computations — at least AGREEMENT_RERUN_DELAY_SECONDS, and at least as long as this
+        # computation took (wall time: a worker at a lower CPU priority than the web takes longer when
+        # requests need the CPU), so that a project whose computation is expensive (many annotators)
+        # keeps a worker busy at most half of the time while people are saving.
+        delay = max(_setting("AGREEMENT_RERUN_DELAY_SECONDS", 0.7), time.monotonic() - started)
         schedule(project_id, countdown=delay)
     return outcome
 

@@ -118,3 +118,33 @@ def _select_sql(model: type[Model], where: tuple[str, ...], order: tuple[str, ..
     if order:
         sql += " ORDER BY " + ", ".join(col(name) for name in order)
     return sql
+
+
+def insert(obj: M) -> M:
+    """Save a new instance with one hand-written INSERT … RETURNING, as `Model.objects.create` would.
+
+    Field values go through `pre_save` (auto_now / auto_now_add set on the instance) and
+    `get_db_prep_save` (JSON, datetimes, foreign keys), as in Django's own insert; the key the database
+    gives comes back into the instance, which is then no longer `adding`. Only for models without a
+    save() override or signal receivers (the annotation rows and their history), where it is the same.
+    """
+    model = type(obj)
+    meta = model._meta
+    fields = tuple(f for f in meta.concrete_fields if not (f.primary_key and getattr(obj, f.attname) is None))
+    values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    row = fetch_one(_insert_sql(model, tuple(f.attname for f in fields)), values)
+    if row is None:  # pragma: no cover - RETURNING always gives the row
+        raise RuntimeError(f"{model.__name__}: INSERT returned no key")
+    setattr(obj, meta.pk.attname, row[0])
+    obj._state.adding = False
+    obj._state.db = connection.alias
+    return obj
+
+
+@cache
+def _insert_sql(model: type[Model], attnames: tuple[str, ...]) -> str:
+    by_attname = {f.attname: f for f in model._meta.concrete_fields}
+    cols = ", ".join(quote(by_attname[name].column) for name in attnames)
+    marks = ", ".join(["%s"] * len(attnames))
+    pk = quote(model._meta.pk.column)
+    return f"INSERT INTO {table(model)} ({cols}) VALUES ({marks}) RETURNING {pk}"

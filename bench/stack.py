@@ -314,6 +314,15 @@ class Stack:
         cmd += ["-l", "WARNING", "-n", f"{self.queue}@%h", "--without-gossip", "--without-mingle"]
         self.worker = Process(cmd, self.env, self.root / "worker.log")
         self.worker.start()
+        if nice and self.worker.proc:
+            # The worker runs in a session of its own; with the kernel's autogroup scheduling
+            # (sched_autogroup_enabled) a nice value only ranks processes inside one session, so the
+            # session's group gets it too — as docker-compose's cpu_shares does for the worker container.
+            autogroup = Path(f"/proc/{self.worker.proc.pid}/autogroup")
+            try:
+                autogroup.write_text(str(nice))
+            except OSError:
+                pass  # no autogroup scheduling (or not allowed): plain nice is all there is
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.web_port}{path}"

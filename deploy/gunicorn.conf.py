@@ -10,8 +10,10 @@ threads = int(os.environ.get("WEB_THREADS", "4"))
 worker_class = "gthread"
 timeout = 60
 graceful_timeout = 20
-max_requests = 5000
-max_requests_jitter = 500
+# Recycle a worker after this many requests (a guard against slow leaks). At hundreds of saves per
+# second a low value restarts workers every minute, and each restart briefly runs an extra process.
+max_requests = int(os.environ.get("WEB_MAX_REQUESTS", "100000"))
+max_requests_jitter = max_requests // 10
 accesslog = os.environ.get("ACCESS_LOG", "-") or None
 preload_app = True
 

@@ -38,6 +38,11 @@ class AgreementState(models.Model):
 
     @property
     def is_behind(self) -> bool:
+        """Whether the latest snapshot may miss a change: a computation is running, or the change came
+        after the latest computation started (it read the annotations at its start, so a change made
+        while it ran is not in its snapshot even though it finished later)."""
         if self.changed_at is None:
             return False
-        return self.finished_at is None or self.finished_at < self.changed_at
+        if self.started_at is None or self.finished_at is None or self.started_at > self.finished_at:
+            return True
+        return self.changed_at >= self.started_at

@@ -210,8 +210,8 @@ def add_phenomenon(
         key2=key2,
     )
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
-    phenomenon = Phenomenon.objects.create(
-        pair=pair, annotator=annotator, is_gold=is_gold, ptype=ptype, comment=comment, **clean
+    phenomenon = rows.insert(
+        Phenomenon(pair=pair, annotator=annotator, is_gold=is_gold, ptype=ptype, comment=comment, **clean)
     )
     _record(
         pair,
@@ -295,8 +295,8 @@ def set_links(
     for i, j in dict.fromkeys(clean):
         link = existing.get((i, j))
         if link is None:
-            link = AlignmentLink.objects.create(
-                pair=pair, annotator=annotator, is_gold=is_gold, i=i, j=j, sure=sure
+            link = rows.insert(
+                AlignmentLink(pair=pair, annotator=annotator, is_gold=is_gold, i=i, j=j, sure=sure)
             )
             _record(
                 pair,

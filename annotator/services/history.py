@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db import models
 
+from .. import rows
 from ..models import AnnotationHistory
 
 
@@ -26,16 +27,18 @@ def record(
     unit_id: int | None = None,
     batch: int | None = None,
 ) -> AnnotationHistory:
-    return AnnotationHistory.objects.create(
-        project_id=project_id,
-        pair_id=pair_id,
-        unit_id=unit_id,
-        owner_id=owner_id,
-        actor=actor if getattr(actor, "pk", None) else None,
-        model=obj._meta.model_name or type(obj).__name__.lower(),
-        object_id=obj.pk,
-        action=action,
-        before=before,
-        after=after,
-        batch=batch,
+    return rows.insert(
+        AnnotationHistory(
+            project_id=project_id,
+            pair_id=pair_id,
+            unit_id=unit_id,
+            owner_id=owner_id,
+            actor=actor if getattr(actor, "pk", None) else None,
+            model=obj._meta.model_name or type(obj).__name__.lower(),
+            object_id=obj.pk,
+            action=action,
+            before=before,
+            after=after,
+            batch=batch,
+        )
     )

@@ -37,6 +37,7 @@ def test_compose_commands_exist_in_the_project():
     importlib.import_module("annotator.wsgi")
     worker = services["worker"]["command"]
     assert worker[:3] == ["nice", "-n", "10"] and shutil.which("nice")  # recomputes yield to the web
+    assert services["worker"]["cpu_shares"] < services["web"].get("cpu_shares", 1024)
     assert worker[3:6] == ["celery", "-A", "annotator"]
     importlib.import_module("annotator.celery")
     for tool in ("gunicorn", "celery"):

@@ -382,3 +382,19 @@ def test_per_pair_do_f1_equals_the_library_on_each_pair(team):
         ]
         defined = [v for v in values if v is not None]
         assert results[pid]["do_f1"] == pytest.approx(sum(defined) / len(defined))
+
+
+def test_a_change_made_while_a_computation_ran_keeps_the_project_behind():
+    """The computation read the annotations when it started: a change made while it ran is not in its
+    snapshot, although the computation finished after the change."""
+    from datetime import datetime, timedelta
+
+    t0 = datetime(2026, 1, 1, 12, 0)
+    state = AgreementState(started_at=t0, finished_at=t0 + timedelta(seconds=2))
+    assert not state.is_behind  # nothing changed
+    state.changed_at = t0 - timedelta(seconds=1)
+    assert not state.is_behind  # changed before the computation started: in its snapshot
+    state.changed_at = t0 + timedelta(seconds=1)
+    assert state.is_behind  # changed while it ran
+    state.started_at, state.changed_at = t0 + timedelta(seconds=3), t0 - timedelta(seconds=1)
+    assert state.is_behind  # a computation is running
