@@ -587,8 +587,11 @@ def _compute_and_store_all(project: Project, started: float) -> str:
         and previous.get("sections", {}).get("phenomena") == fingerprints.sections.get("phenomena")
         and "pairs" in previous
     )
-    defer = _kappa_c_is_expensive(doc, fingerprints)
-    report = report_sections(doc, previous, defer_kappa_c=defer, fingerprints=fingerprints)
+    documents: dict[str, Any] = {}  # the document's sections as metrics types, converted once
+    defer = _kappa_c_is_expensive(doc, fingerprints, previous, documents)
+    report = report_sections(
+        doc, previous, defer_kappa_c=defer, fingerprints=fingerprints, documents=documents
+    )
     tables = None
     if "phenomena" in doc and not same_phenomena:
         tables = phenomena_agreement(doc, fingerprints).tables  # kept by report_sections: no recomputation
@@ -604,7 +607,11 @@ def _compute_and_store_all(project: Project, started: float) -> str:
     if not snapshot.results["pending"]:
         return "stored"
     _store(
-        project, digest, *report_sections(doc, snapshot.results, fingerprints=fingerprints), extras, started
+        project,
+        digest,
+        *report_sections(doc, snapshot.results, fingerprints=fingerprints, documents=documents),
+        extras,
+        started,
     )
     return "stored provisional+final"
 
@@ -644,10 +651,13 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
     return out
 
 
-def _kappa_c_is_expensive(doc: dict[str, Any], fingerprints: Any) -> bool:
+def _kappa_c_is_expensive(
+    doc: dict[str, Any], fingerprints: Any, previous: dict[str, Any] | None, documents: dict[str, Any]
+) -> bool:
     """Whether the κ_C Monte Carlo still to run (pairs the kept results cannot serve) exceeds
     AGREEMENT_KAPPA_C_DEFER_WORK items × samples."""
-    return kappa_c_pending_work(doc, fingerprints) > _setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000)
+    work = kappa_c_pending_work(doc, fingerprints, previous, documents)
+    return work > _setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000)
 
 
 def _done_source_ids(project: Project) -> dict[str, set[str]]:

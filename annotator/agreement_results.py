@@ -340,14 +340,31 @@ def _kept_memo(fingerprints: Fingerprints, name: str) -> Iterator[PairwiseMemo]:
                 _MEMOS.popitem(last=False)
 
 
-def kappa_c_pending_work(doc: Mapping[str, Any], fingerprints: Fingerprints) -> int:
-    """Monte Carlo work (items × samples) a κ_C computation of `doc` would do now, given what the
-    kept memo of its project can reuse (`metrics.chance.kappa_c_work`)."""
+def kappa_c_pending_work(
+    doc: Mapping[str, Any],
+    fingerprints: Fingerprints,
+    previous: Mapping[str, Any] | None = None,
+    documents: dict[str, Document] | None = None,
+) -> int:
+    """Monte Carlo work (items × samples) a κ_C computation of `doc` would do now: none when the
+    previous snapshot's κ_C section has the same inputs (it is copied), else what the kept memo of
+    the project cannot serve (`metrics.chance.kappa_c_work`). `documents` (shared with
+    `report_sections`) keeps the converted word-alignment section for the computation that follows."""
     if not doc.get("word_alignments"):
         return 0
+    previous = previous or {}
+    if (
+        previous.get("sections", {}).get(KAPPA_C) == fingerprints.sections.get(KAPPA_C)
+        and KAPPA_C not in previous.get("pending", [])
+        and KAPPA_C in previous.get("section_keys", {})
+    ):
+        return 0
+    documents = documents if documents is not None else {}
+    if "word_alignments" not in documents:
+        documents["word_alignments"] = trusted_document(doc, sections=("word_alignments",))
     with _MEMOS_LOCK:
         memo = _MEMOS.get((fingerprints.shared, KAPPA_C))
-    return kappa_c_work(trusted_document(doc, sections=("word_alignments",)), memo)
+    return kappa_c_work(documents["word_alignments"], memo)
 
 
 def forget_memos() -> None:
@@ -371,6 +388,7 @@ def report_sections(
     *,
     defer_kappa_c: bool = False,
     fingerprints: Fingerprints | None = None,
+    documents: dict[str, Document] | None = None,
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, list[str]], list[str]]:
     """(report, section fingerprints, keys of each section, pending sections) of `doc`.
 
@@ -389,7 +407,7 @@ def report_sections(
     measures: dict[str, Any] = {}
     keys: dict[str, list[str]] = {}
     pending: list[str] = []
-    documents: dict[str, Document] = {}
+    documents = documents if documents is not None else {}  # section → its metrics Document, built once
     for name, digest in sections.items():
         if old_sections.get(name) == digest and name not in old_pending and name in old_keys:
             part = {k: old_measures[k] for k in old_keys[name] if k in old_measures}
