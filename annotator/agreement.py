@@ -441,12 +441,11 @@ return 0
 """
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=64)
 def _claim_script(backend: Any) -> tuple[Any, Any]:
     """The registered script (EVALSHA, loaded again by redis-py if the server forgot it) and one client
-    of the cache's connection pool, kept per cache backend: Django's RedisCache builds a new client
-    object for every call, which cost more than the round trip (redis-py's pool is thread-safe and
-    starts afresh in a forked process)."""
+    of the cache's connection pool, kept per cache backend (Django makes one per thread): its
+    RedisCache builds a new client object for every call, which cost more than the round trip."""
     client = backend.get_client(write=True)
     return client.register_script(_CLAIM_LUA), client
 
