@@ -284,6 +284,8 @@ def print_table(
             f"{cpu['redis']:>6.1f} {total:>7.1f}  {1000 * cores / total if total else float('nan'):>6.0f}"
         )
     print(f"machine load average (1 min) at the end: {os.getloadavg()[0]:.1f} on {cores} cores")
+    steal = ", ".join(f"{r['steal_percent']:.1f} %" for r in rows)
+    print(f"CPU time taken by the hypervisor for others (steal) during the scenarios: {steal}")
     print()
     # The worker yields the CPU to the web (nice 10): the dashboards must still follow the saves.
     print(
@@ -301,6 +303,21 @@ def print_table(
     print()
     for name, ok in checks:
         print(f"  {'ok  ' if ok else 'MISS'} {name}")
+
+
+def cpu_steal() -> tuple[int, int]:
+    """(steal, total) jiffies of all CPUs from /proc/stat: time the hypervisor gave this machine's
+    CPUs to others, which slows every process here without showing in their CPU time."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0
+    return (fields[7] if len(fields) > 7 else 0), sum(fields)
+
+
+def steal_share(before: tuple[int, int], after: tuple[int, int]) -> float:
+    total = after[1] - before[1]
+    return 100.0 * (after[0] - before[0]) / total if total > 0 else float("nan")
 
 
 def _delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
@@ -346,18 +363,18 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         snapshots0, _ = dashboard_state(stack, world)
-        cpu0 = stack.cpu_seconds()
+        cpu0, steal0 = stack.cpu_seconds(), cpu_steal()
         with MemoryPeak(stack) as peak1:
             paced = run_paced(args.port, world, paced_n, paced_s, mean_pause=2.0)
             end1 = time.time()
-        cpu1 = stack.cpu_seconds()
+        cpu1, steal1 = stack.cpu_seconds(), cpu_steal()
         snapshots1, up_to_date1 = dashboard_state(stack, world)
         print(f"scenario 2: {sat_n} clients without pauses, {sat_s:.0f} s …", flush=True)
-        cpu1 = stack.cpu_seconds()  # the catch-up's recompute belongs to neither scenario
+        cpu1, steal1b = stack.cpu_seconds(), cpu_steal()  # the catch-up belongs to neither scenario
         with MemoryPeak(stack) as peak2:
             saturated = run_saturation(args.port, world, sat_n, sat_s)
             end2 = time.time()
-        cpu2 = stack.cpu_seconds()
+        cpu2, steal2 = stack.cpu_seconds(), cpu_steal()
         snapshots2, up_to_date2 = dashboard_state(stack, world)
         load_peak = max(peak1.peak, peak2.peak, key=lambda p: p["total"])
     finally:
@@ -380,6 +397,8 @@ def main(argv: list[str] | None = None) -> int:
         summary(f"2: saturation, {sat_n} clients", saturated, sat_s, _delta(cpu1, cpu2)),
     ]
     # snapshots stored during a scenario and its catch-up (at most one computation after the last save)
+    rows[0]["steal_percent"] = steal_share(steal0, steal1)
+    rows[1]["steal_percent"] = steal_share(steal1b, steal2)
     rows[0]["dashboard"] = {"snapshots": snapshots1 - snapshots0, "catch_up_s": lag_after(end1, up_to_date1)}
     rows[1]["dashboard"] = {"snapshots": snapshots2 - snapshots1, "catch_up_s": lag_after(end2, up_to_date2)}
     memory = {"idle": idle, "under load (peak)": load_peak}
