@@ -370,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         cpu1, steal1 = stack.cpu_seconds(), cpu_steal()
         snapshots1, up_to_date1 = dashboard_state(stack, world)
         print(f"scenario 2: {sat_n} clients without pauses, {sat_s:.0f} s …", flush=True)
-        cpu1, steal1b = stack.cpu_seconds(), cpu_steal()  # the catch-up belongs to neither scenario
+        cpu1b, steal1b = stack.cpu_seconds(), cpu_steal()  # the catch-up belongs to neither scenario
         with MemoryPeak(stack) as peak2:
             saturated = run_saturation(args.port, world, sat_n, sat_s)
             end2 = time.time()
@@ -394,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = [
         summary(f"1: {paced_n} annotators, 1 save/2 s each", paced, paced_s, _delta(cpu0, cpu1)),
-        summary(f"2: saturation, {sat_n} clients", saturated, sat_s, _delta(cpu1, cpu2)),
+        summary(f"2: saturation, {sat_n} clients", saturated, sat_s, _delta(cpu1b, cpu2)),
     ]
     # snapshots stored during a scenario and its catch-up (at most one computation after the last save)
     rows[0]["steal_percent"] = steal_share(steal0, steal1)
