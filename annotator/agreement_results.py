@@ -352,12 +352,7 @@ def kappa_c_pending_work(
     `report_sections`) keeps the converted word-alignment section for the computation that follows."""
     if not doc.get("word_alignments"):
         return 0
-    previous = previous or {}
-    if (
-        previous.get("sections", {}).get(KAPPA_C) == fingerprints.sections.get(KAPPA_C)
-        and KAPPA_C not in previous.get("pending", [])
-        and KAPPA_C in previous.get("section_keys", {})
-    ):
+    if _reusable(KAPPA_C, fingerprints.sections.get(KAPPA_C), previous or {}):
         return 0
     documents = documents if documents is not None else {}
     if "word_alignments" not in documents:
@@ -400,16 +395,14 @@ def report_sections(
     fingerprints = fingerprints or document_fingerprints(doc)
     sections = fingerprints.sections
     previous = previous or {}
-    old_sections = previous.get("sections", {})
     old_keys = previous.get("section_keys", {})
-    old_pending = set(previous.get("pending", []))
     old_measures = previous.get("report", {}).get("measures", {})
     measures: dict[str, Any] = {}
     keys: dict[str, list[str]] = {}
     pending: list[str] = []
     documents = documents if documents is not None else {}  # section → its metrics Document, built once
     for name, digest in sections.items():
-        if old_sections.get(name) == digest and name not in old_pending and name in old_keys:
+        if _reusable(name, digest, previous):
             part = {k: old_measures[k] for k in old_keys[name] if k in old_measures}
         elif name == KAPPA_C and defer_kappa_c:
             part = {k: old_measures[k] for k in old_keys.get(name, []) if k in old_measures}
@@ -420,6 +413,16 @@ def report_sections(
         keys[name] = sorted(part)
     report = {"format": "paraphrase-agreement-report/1", "measures": dict(sorted(measures.items()))}
     return report, sections, keys, pending
+
+
+def _reusable(name: str, digest: str | None, previous: Mapping[str, Any]) -> bool:
+    """Whether report section `name` can be copied from the `previous` snapshot's results: same inputs
+    (fingerprint `digest`), stored complete (not pending) and with its keys listed."""
+    return (
+        previous.get("sections", {}).get(name) == digest
+        and name not in previous.get("pending", [])
+        and name in previous.get("section_keys", {})
+    )
 
 
 def json_safe(value: Any) -> Any:

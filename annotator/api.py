@@ -153,7 +153,8 @@ class ServiceErrors:
 
 
 @cache
-def _validator(serializer_class: type[serializers.Serializer]) -> serializers.Serializer:
+def _shared(serializer_class: type[serializers.Serializer]) -> serializers.Serializer:
+    """One instance per serializer class, its fields built once (see `validated` and `represent`)."""
     return serializer_class()
 
 
@@ -165,14 +166,9 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
     validating a save). Only for serializers whose validation does not read `context`/`instance`.
     """
     try:
-        return dict(_validator(serializer_class).run_validation(data))
+        return dict(_shared(serializer_class).run_validation(data))
     except ValidationError as exc:
         raise ValidationError(as_serializer_error(exc)) from exc
-
-
-@cache
-def _representer(serializer_class: type[serializers.Serializer]) -> serializers.Serializer:
-    return serializer_class()
 
 
 def represent(serializer_class: type[serializers.Serializer], instance: Any) -> dict[str, Any]:
@@ -182,7 +178,7 @@ def represent(serializer_class: type[serializers.Serializer], instance: Any) -> 
     cost more than the rest of the response; its bound fields only read while representing, so one
     instance per class serves every request (no request-dependent fields in these serializers).
     """
-    return dict(_representer(serializer_class).to_representation(instance))
+    return dict(_shared(serializer_class).to_representation(instance))
 
 
 def _user_by_name(username: str, field: str) -> Any:

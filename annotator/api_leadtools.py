@@ -31,7 +31,7 @@ from rest_framework.response import Response
 from . import access
 from . import serializers as s
 from . import serializers_leadtools as ls
-from .api import BASE_VERSION_PARAM, CONFLICT, Page, ServiceErrors, form_errors, int_query
+from .api import BASE_VERSION_PARAM, CONFLICT, Page, ServiceErrors, form_errors, int_query, validated
 from .models import Pair, Project, ReannotationRound
 from .services import adjudication, disagreement, planning, reannotation
 from .views import leadtools_forms as forms
@@ -463,7 +463,7 @@ class AdjudicationViewSet(LeadTool):
     @action(detail=False, methods=["post"])
     def take(self, request: Request, project_pk: str, pair_pk: str) -> Response:
         pair = self.pair()
-        fields = _valid(ls.TakeVersionSerializer, request)
+        fields = validated(ls.TakeVersionSerializer, request.data)
         source = adjudication.project_annotator(pair, fields["source"])
         version = adjudication.take_version(pair, source, request.user, base_version=fields["base_version"])
         return _gold(pair, version)
@@ -476,7 +476,7 @@ class AdjudicationViewSet(LeadTool):
     @action(detail=False, methods=["post"])
     def merge(self, request: Request, project_pk: str, pair_pk: str) -> Response:
         pair = self.pair()
-        fields = _valid(ls.MergeSerializer, request)
+        fields = validated(ls.MergeSerializer, request.data)
         label_from = fields.get("label_from")
         version = adjudication.merge_into_gold(
             pair,
@@ -499,17 +499,11 @@ class AdjudicationViewSet(LeadTool):
     @action(detail=False, methods=["post"])
     def label(self, request: Request, project_pk: str, pair_pk: str) -> Response:
         pair = self.pair()
-        fields = _valid(ls.GoldLabelSerializer, request)
+        fields = validated(ls.GoldLabelSerializer, request.data)
         version = adjudication.set_gold_label(
             pair, request.user, fields["label"], base_version=fields["base_version"]
         )
         return _gold(pair, version)
-
-
-def _valid(serializer: type[Any], request: Request) -> dict[str, Any]:
-    data = serializer(data=request.data)
-    data.is_valid(raise_exception=True)
-    return dict(data.validated_data)
 
 
 ROW_ERRORS = {
@@ -529,7 +523,7 @@ class GoldPhenomenonViewSet(LeadTool):
     )
     def create(self, request: Request, project_pk: str, pair_pk: str) -> Response:
         pair = self.pair()
-        fields = _valid(ls.GoldPhenomenonCreateSerializer, request)
+        fields = validated(ls.GoldPhenomenonCreateSerializer, request.data)
         base_version = fields.pop("base_version")
         version = adjudication.add_gold_phenomenon(
             pair, request.user, fields.pop("ptype"), base_version=base_version, **fields
@@ -544,7 +538,7 @@ class GoldPhenomenonViewSet(LeadTool):
     )
     def partial_update(self, request: Request, project_pk: str, pair_pk: str, phenomenon_pk: str) -> Response:
         pair = self.pair()
-        changes = _valid(s.PhenomenonUpdateSerializer, request)
+        changes = validated(s.PhenomenonUpdateSerializer, request.data)
         base_version = changes.pop("base_version")
         version = adjudication.update_gold_phenomenon(
             pair, request.user, _path_id(phenomenon_pk), base_version=base_version, **changes
@@ -579,7 +573,7 @@ class GoldLinkViewSet(LeadTool):
     )
     def create(self, request: Request, project_pk: str, pair_pk: str) -> Response:
         pair = self.pair()
-        fields = _valid(ls.GoldLinkSerializer, request)
+        fields = validated(ls.GoldLinkSerializer, request.data)
         version = adjudication.set_gold_link(
             pair,
             request.user,

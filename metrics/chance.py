@@ -472,9 +472,10 @@ def kappa_c_work(doc: Document, memo: PairwiseMemo | None = None) -> int:
     annotators = section_annotators(doc, wa)
     changed = memo.changed(kappa_c_context(doc), {r: wa[r] for r in annotators}) if memo else set(annotators)
     without_initial = {p.id for p in doc.pairs if p.initial_alignment is None}
+    kept = memo.per_pair if memo is not None else {}
     work = 0
     for a, b in doc.annotator_pairs(annotators):
-        if a in changed or b in changed or memo is None or (a, b) not in memo.per_pair:
+        if a in changed or b in changed or (a, b) not in kept:
             items = wa[a].keys() & wa[b].keys()
             if not items & without_initial:  # otherwise κ_C is undefined before any sampling
                 work += len(items)
