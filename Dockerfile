@@ -4,7 +4,10 @@ WORKDIR /app
 COPY pyproject.toml requirements.lock ./
 RUN pip install --no-cache-dir -r requirements.lock
 COPY . .
+# Static files are collected with the storage production runs (DEBUG=0: hashed names, a manifest and
+# compressed copies). The SECRET_KEY on this line only lets the settings load for this one command; it
+# is not kept in the image's environment, and the running app must be given its own.
 RUN pip install --no-cache-dir --no-deps -e . \
- && DEBUG=1 python manage.py collectstatic --noinput --verbosity 0
+ && DEBUG=0 SECRET_KEY=collectstatic-build-step-only python manage.py collectstatic --noinput --verbosity 0
 EXPOSE 8000
 CMD ["gunicorn", "annotator.wsgi", "-c", "deploy/gunicorn.conf.py"]

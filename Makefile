@@ -6,8 +6,9 @@ PIP := $(VENV)/bin/pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 STAMP := $(VENV)/.installed
+STATIC_STAMP := staticfiles/staticfiles.json
 
-.PHONY: run test bench worker web services-up services-down lint format migrate demo install clean check-deploy
+.PHONY: run test bench worker web services-up services-down lint format migrate demo install clean check-deploy collectstatic
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,6 +19,14 @@ $(STAMP): pyproject.toml requirements.lock
 
 install: $(STAMP)
 
+# Static files collected as production serves them (hashed names + manifest + compressed copies, the
+# storage of DEBUG=0), once per change of static/ or of the installed packages, not on every start.
+$(STATIC_STAMP): $(STAMP) $(shell find static -type f 2>/dev/null)
+	DEBUG=0 SECRET_KEY=collectstatic-build-step-only $(PY) manage.py collectstatic --noinput --verbosity 0
+	@touch $(STATIC_STAMP)
+
+collectstatic: $(STATIC_STAMP)
+
 migrate: $(STAMP)
 	$(PY) manage.py migrate --noinput
 
@@ -25,8 +34,7 @@ demo: migrate
 	$(PY) manage.py load_demo
 
 ## run: set everything up and serve http://$(HOST):$(PORT) (SQLite + in-process tasks unless DATABASE_URL/REDIS_URL)
-run: demo
-	$(PY) manage.py collectstatic --noinput --verbosity 0
+run: demo $(STATIC_STAMP)
 	@echo "Serving on http://$(HOST):$(PORT)/  (Ctrl-C to stop)"
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
@@ -46,8 +54,7 @@ worker: $(STAMP)
 	nice -n $${WORKER_NICE:-10} $(VENV)/bin/celery -A annotator worker -l INFO --concurrency $${WORKER_CONCURRENCY:-2}
 
 ## web: the production-shaped web process (gunicorn), as in docker-compose.yml
-web: $(STAMP)
-	$(PY) manage.py collectstatic --noinput --verbosity 0
+web: $(STATIC_STAMP)
 	$(VENV)/bin/gunicorn annotator.wsgi -c deploy/gunicorn.conf.py
 
 ## services-up: native alternative to `docker compose up` for postgres + redis on this machine
