@@ -16,7 +16,9 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from .models import EvaluationUnit, Membership, Pair, Project
+from annotator.core import sql
+from annotator.core.sql import columns, quote, table
+from annotator.models import Assignment, EvaluationUnit, Membership, Pair, Project
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -214,7 +216,6 @@ def can_change_annotation(user: Any, row: Any) -> bool:
 def units_with_original_hidden(user: Any, units: list[EvaluationUnit]) -> set[int]:
     """Units whose original (source sentence, phrase) the user may not see yet: a rater judges
     grammaticality without it, so it stays hidden until they submit step 1. Leads always see it."""
-    from .models import Assignment
 
     if is_admin(user) or not units:
         return set()
@@ -231,26 +232,25 @@ def pair_for_annotation_by_id(user: Any, pair_pk: int) -> Pair:
     The same rule: outsiders of the pair's project get 404 (admins are members of every project); a
     member who is not its annotator with an assignment for the pair gets 403. The pair comes back with
     its project loaded (the project's description and guidelines deferred). Every API save starts
-    here, so the statement is hand-written (`annotator.rows`): the ORM version with its three EXISTS
+    here, so the statement is hand-written (`annotator.core.sql`): the ORM version with its three EXISTS
     subqueries cost ~3 ms of CPU to compile, the query itself a tenth of that.
     """
-    from . import rows
 
     if not user.is_authenticated or not 0 < int(pair_pk) < 2**63:  # beyond bigint: no such row
         raise Http404("No such pair.")
-    row = rows.fetch_one(
+    row = sql.fetch_one(
         _pair_for_annotation_sql(), [user.pk, user.pk, Membership.Role.ANNOTATOR, user.pk, pair_pk]
     )
     if row is None:
         raise Http404("No such pair.")
-    n_pair, n_project = rows.width(Pair), rows.width(Project, _PROJECT_FIELDS)
+    n_pair, n_project = sql.width(Pair), sql.width(Project, _PROJECT_FIELDS)
     is_member, is_annotator, is_assigned = (bool(flag) for flag in row[n_pair + n_project :])
     if not (is_member or is_admin(user)):
         raise Http404("No such pair.")
     if not is_annotator or not is_assigned:
         raise PermissionDenied("This pair is not assigned to you.")
-    pair = rows.instance(Pair, row[:n_pair])
-    pair.project = rows.instance(Project, row[n_pair : n_pair + n_project], _PROJECT_FIELDS)
+    pair = sql.instance(Pair, row[:n_pair])
+    pair.project = sql.instance(Project, row[n_pair : n_pair + n_project], _PROJECT_FIELDS)
     return pair
 
 
@@ -261,8 +261,6 @@ _PROJECT_FIELDS = tuple(
 
 @cache
 def _pair_for_annotation_sql() -> str:
-    from .models import Assignment
-    from .rows import columns, quote, table
 
     def col(model: Any, name: str) -> str:
         return quote(model._meta.get_field(name).column)

@@ -78,8 +78,8 @@ def builtin_tagsets(request: pytest.FixtureRequest) -> None:
     if not uses_db:
         return
     request.getfixturevalue("transactional_db" if "transactional_db" in request.fixturenames else "db")
+    from annotator.core.tagsets import install_builtin_tagsets
     from annotator.models import ParaphraseType, Tagset
-    from annotator.tagsets import install_builtin_tagsets
 
     if not Tagset.objects.filter(builtin=True).exists():
         install_builtin_tagsets(Tagset, ParaphraseType)
@@ -272,3 +272,36 @@ def login(page: Any, live_server: Any, username: str, password: str) -> None:
     page.fill("input[name=password]", password)
     page.click("button[type=submit]")
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+
+# ---- the task queue -------------------------------------------------------------------------------
+
+
+class RecordingQueue:
+    """Stands in for the broker at `annotator.taskqueue`'s public seam: records what is sent (no task
+    runs), or refuses everything like an unreachable broker once `refuse_with` is set."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, tuple[Any, ...]]] = []
+        self.refuse_with: BaseException | None = None
+
+    def enqueue(self, name: str, *args: Any, countdown: float | None = None) -> None:
+        from annotator import taskqueue
+
+        if self.refuse_with is not None:
+            raise taskqueue.QueueUnavailable(name, self.refuse_with)
+        self.sent.append((name, args))
+
+    def args_of(self, name: str) -> list[tuple[Any, ...]]:
+        return [args for sent, args in self.sent if sent == name]
+
+
+@pytest.fixture
+def task_queue(monkeypatch: pytest.MonkeyPatch) -> RecordingQueue:
+    """Worker mode (a broker is configured) with a recording broker in place of the real one."""
+    from annotator import taskqueue
+
+    queue = RecordingQueue()
+    monkeypatch.setattr(taskqueue, "runs_in_process", lambda: False)
+    monkeypatch.setattr(taskqueue, "enqueue", queue.enqueue)
+    return queue

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
+from annotator.corpus import projects
+from annotator.evaluation import services as evaluation
 from annotator.models import EvaluationUnit, Project
-from annotator.services import evaluation, projects
 from tests import factories
 
 SENTENCE = "The council put off the vote until Monday."

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from annotator.core.tagsets import VILA_NAME
+from annotator.corpus import projects
 from annotator.models import Project, Tagset
-from annotator.services import projects
-from annotator.tagsets import VILA_NAME
 
 PASSWORD = "test-pass-123"
 

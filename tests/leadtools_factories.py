@@ -12,8 +12,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from annotator.annotation import services as annotation_services
 from annotator.models import ParaphraseType, Project
-from annotator.services import annotations
 from tests import factories
 
 LINKS = [(1, 0), (2, 1), (4, 2), (5, 3)]
@@ -28,13 +28,13 @@ def annotate(
 ) -> None:
     pair = project.pairs.get(source_id=source_id)
     t = types(project)
-    annotations.set_pair_label(pair, user, label, base_version=None)
+    annotation_services.set_pair_label(pair, user, label, base_version=None)
     for name, s1, s2, projection in phenomena:
-        annotations.add_phenomenon(
+        annotation_services.add_phenomenon(
             pair, user, t[name], scope1=s1, scope2=s2, projection=projection, base_version=None
         )
     if links:
-        annotations.set_links(pair, user, links, sure=True, base_version=None)
+        annotation_services.set_links(pair, user, links, sure=True, base_version=None)
 
 
 AGREE = {"label": "paraphrase", "phenomena": [("Same polarity", [2], [1], "local")], "links": LINKS}

@@ -13,9 +13,9 @@ from typing import Any
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from annotator.annotation import services as annotation_services
+from annotator.core.tagsets import install_builtin_tagsets
 from annotator.models import Pair, ParaphraseType, Project, Tagset
-from annotator.services import annotations
-from annotator.tagsets import install_builtin_tagsets
 from tests import factories
 
 
@@ -83,8 +83,8 @@ def annotate_marked(world: World, user: Any, marker: int = 3) -> None:
     """Give `user` a phenomenon, a link and a pair label on the first pair, all through the services."""
     pair = world.pair
     ptype = world.any_ptype()
-    _, version = annotations.add_phenomenon(
+    _, version = annotation_services.add_phenomenon(
         pair, user, ptype, scope1=[marker], scope2=[1], base_version=0, comment=f"note-of-{user.username}"
     )
-    version = annotations.set_links(pair, user, [(marker, 1)], sure=False, base_version=version)
-    annotations.set_pair_label(pair, user, "paraphrase", base_version=version)
+    version = annotation_services.set_links(pair, user, [(marker, 1)], sure=False, base_version=version)
+    annotation_services.set_pair_label(pair, user, "paraphrase", base_version=version)

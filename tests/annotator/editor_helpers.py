@@ -13,8 +13,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from annotator.annotation import services as annotation_services
+from annotator.corpus import projects
 from annotator.models import Pair, ParaphraseType, Project
-from annotator.services import annotations, projects
 from tests import factories
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -63,13 +64,13 @@ def long_pair(project: Project, annotators: tuple[Any, ...], *, n_tokens: int = 
 
 def fill(pair: Pair, user: Any, ptype: ParaphraseType, *, n_phenomena: int, n_links: int) -> int:
     """Give the user n phenomena and n sure links on the pair through the services; returns the version."""
-    version = annotations.set_pair_label(pair, user, "paraphrase", base_version=None)
+    version = annotation_services.set_pair_label(pair, user, "paraphrase", base_version=None)
     for k in range(n_phenomena):
-        _, version = annotations.add_phenomenon(
+        _, version = annotation_services.add_phenomenon(
             pair, user, ptype, scope1=[k, k + 2], scope2=[k + 1], projection="local", base_version=None
         )
     links = [(k, (k * 3) % len(pair.tokens2)) for k in range(n_links)]
-    return annotations.set_links(pair, user, links, sure=True, base_version=None)
+    return annotation_services.set_links(pair, user, links, sure=True, base_version=None)
 
 
 def url(name: str, pair: Pair, *extra: Any) -> str:
@@ -77,7 +78,7 @@ def url(name: str, pair: Pair, *extra: Any) -> str:
 
 
 def version(pair: Pair, user: Any) -> int:
-    return annotations.sheet_version(pair, user)
+    return annotation_services.sheet_version(pair, user)
 
 
 def save(

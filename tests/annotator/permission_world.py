@@ -13,7 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotator import agreement
+from annotator.agreement import computation
+from annotator.annotation import services as annotation_services
+from annotator.core.tagsets import install_builtin_tagsets
+from annotator.corpus import projects
+from annotator.evaluation import services as evaluation
+from annotator.leadtools import adjudication
 from annotator.models import (
     AgreementSnapshot,
     AlignmentLink,
@@ -29,8 +34,6 @@ from annotator.models import (
     Project,
     Tagset,
 )
-from annotator.services import adjudication, annotations, evaluation, projects
-from annotator.tagsets import install_builtin_tagsets
 from tests import evaluation_factories as ef
 from tests import factories
 
@@ -74,13 +77,13 @@ def _annotate(pair: Pair, user: Any, marker: str) -> None:
     ptype = ParaphraseType.objects.filter(
         tagset=pair.project.tagset, scope_sides="both", projection_required=False
     ).first()
-    _, version = annotations.add_phenomenon(
+    _, version = annotation_services.add_phenomenon(
         pair, user, ptype, scope1=[1], scope2=[0], comment=f"{marker} phenomenon", base_version=None
     )
-    annotations.set_links(pair, user, [(1, 0)], sure=True, base_version=None)
-    annotations.add_phrase_alignment(pair, user, 1, 1, base_version=None)
-    annotations.set_pair_label(pair, user, "paraphrase", base_version=None)
-    annotations.set_comment(pair, user, f"{marker} comment", base_version=None)
+    annotation_services.set_links(pair, user, [(1, 0)], sure=True, base_version=None)
+    annotation_services.add_phrase_alignment(pair, user, 1, 1, base_version=None)
+    annotation_services.set_pair_label(pair, user, "paraphrase", base_version=None)
+    annotation_services.set_comment(pair, user, f"{marker} comment", base_version=None)
 
 
 def _mine(model: type, pair: Pair, user: Any, *, gold: bool = False) -> Any:
@@ -101,7 +104,7 @@ def _objects(project: Project, pair: Pair, unit: EvaluationUnit, user: Any, crea
         assignment=Assignment.objects.filter(pair=pair, annotator=user).first(),
         judgement=Judgement.objects.filter(rater=user, item__unit__project=project).order_by("pk").first(),
         job=CorpusJob.objects.filter(project=project, created_by=creator).first(),
-        snapshot=agreement.latest_snapshot(project),
+        snapshot=computation.latest_snapshot(project),
         gold_phenomenon=_mine(Phenomenon, pair, gold_owner, gold=True) if gold_owner else None,
         gold_link=_mine(AlignmentLink, pair, gold_owner, gold=True) if gold_owner else None,
         gold_alignment=_mine(PhraseAlignment, pair, gold_owner, gold=True) if gold_owner else None,
@@ -149,8 +152,8 @@ def build() -> PermissionWorld:
             status="succeeded",
             output_file=str(output),
         )
-    agreement.recompute(alpha.pk)
-    agreement.recompute(beta.pk)
+    computation.recompute(alpha.pk)
+    computation.recompute(beta.pk)
     users = {"anna": anna, OTHER_ANNOTATOR: ben, "lena": lena, "otto": otto, "root": root, "olga": olga}
     return PermissionWorld(
         users=users,

@@ -9,8 +9,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
 from annotator import access
+from annotator.corpus import projects
 from annotator.models import Pair
-from annotator.services import projects
 from tests.annotator.api_helpers import make_world
 
 pytestmark = pytest.mark.django_db

@@ -3,10 +3,10 @@
 import pytest
 from django.urls import reverse
 
-from annotator.agreement import project_document
+from annotator.agreement.document import project_document
+from annotator.annotation.services import ConflictError
+from annotator.leadtools import adjudication
 from annotator.models import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon
-from annotator.services import adjudication
-from annotator.services.annotations import ConflictError
 from tests import leadtools_factories
 from tests.leadtools_factories import FAST_HASHERS
 
@@ -106,7 +106,7 @@ def test_stale_gold_version_gets_a_conflict_and_changes_nothing(world):
 
 
 def test_a_second_lead_edits_the_same_gold_sheet(world):
-    from annotator.services import projects
+    from annotator.corpus import projects
 
     pair = world["pair"]
     second = leadtools_factories.factories.user("lead2")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.agreement import project_document
+from annotator.agreement.document import project_document
+from annotator.annotation import services as annotation_services
+from annotator.corpus import projects
 from annotator.models import Assignment, EvaluationItem, EvaluationUnit, Judgement, Membership, ParaphraseType
-from annotator.services import annotations, projects
 from metrics.document import parse_document
 from metrics.report import build_report
 from tests import factories
@@ -54,13 +55,13 @@ def test_tagset_carries_one_sided_flag_from_scope_sides(team):
 def test_phenomena_of_started_annotators_with_null_projection_and_keys(team):
     project, lead, (cleo, ana, bo) = team
     p1 = project.pairs.get(source_id="p1")
-    annotations.add_phenomenon(
+    annotation_services.add_phenomenon(
         p1, ana, ptype("Synthetic/analytic"), scope1=[1, 0], scope2=[0], projection="local", base_version=None
     )
-    annotations.add_phenomenon(
+    annotation_services.add_phenomenon(
         p1, ana, ptype("Diathesis"), scope1=[2], scope2=[1], key1=[2], base_version=None
     )
-    annotations.add_phenomenon(
+    annotation_services.add_phenomenon(
         p1, cleo, ptype("Addition/deletion"), scope1=[3], scope2=[], projection="global", base_version=None
     )
     doc = project_document(project)
@@ -98,12 +99,14 @@ def test_annotator_with_done_pair_but_no_phenomena_takes_part_with_empty_list(te
 def test_gold_rows_and_former_annotators_are_left_out(team):
     project, lead, (cleo, ana, bo) = team
     p1 = project.pairs.get(source_id="p1")
-    annotations.add_phenomenon(
+    annotation_services.add_phenomenon(
         p1, lead, ptype("Diathesis"), scope1=[2], scope2=[1], base_version=None, is_gold=True
     )
-    annotations.set_links(p1, lead, [(1, 0)], sure=True, base_version=None, is_gold=True)
+    annotation_services.set_links(p1, lead, [(1, 0)], sure=True, base_version=None, is_gold=True)
     outsider = factories.user("gone")
-    annotations.add_phenomenon(p1, outsider, ptype("Diathesis"), scope1=[2], scope2=[1], base_version=None)
+    annotation_services.add_phenomenon(
+        p1, outsider, ptype("Diathesis"), scope1=[2], scope2=[1], base_version=None
+    )
     doc = project_document(project)
     assert doc["phenomena"] == {}
     assert doc["word_alignments"] == {}
@@ -112,8 +115,8 @@ def test_gold_rows_and_former_annotators_are_left_out(team):
 def test_word_alignment_entry_when_links_or_assignment_done(team):
     project, _, (cleo, ana, bo) = team
     p1, p2 = project.pairs.get(source_id="p1"), project.pairs.get(source_id="p2")
-    annotations.set_links(p1, ana, [(1, 0), (4, 2)], sure=True, base_version=None)
-    annotations.set_links(p1, ana, [(2, 1)], sure=False, base_version=None)
+    annotation_services.set_links(p1, ana, [(1, 0), (4, 2)], sure=True, base_version=None)
+    annotation_services.set_links(p1, ana, [(2, 1)], sure=False, base_version=None)
     Assignment.objects.filter(annotator=ana, pair=p2).update(status=Assignment.Status.DONE)
     doc = project_document(project)
     assert doc["word_alignments"] == {
@@ -125,8 +128,8 @@ def test_phrase_alignments_are_node_token_spans(team):
     project, _, (cleo, ana, bo) = team
     p1 = project.pairs.get(source_id="p1")
     # node 1 of tree 1 = NP "The film" (tokens 0-1); node 1 of tree 2 = NP "Film" (token 0)
-    annotations.add_phrase_alignment(p1, ana, 1, 1, base_version=None)
-    annotations.add_phrase_alignment(p1, ana, 1, None, sure=False, base_version=None)
+    annotation_services.add_phrase_alignment(p1, ana, 1, 1, base_version=None)
+    annotation_services.add_phrase_alignment(p1, ana, 1, None, sure=False, base_version=None)
     doc = project_document(project)
     assert doc["phrase_alignments"] == {
         "ana": [
@@ -139,10 +142,10 @@ def test_phrase_alignments_are_node_token_spans(team):
 def test_pair_labels_extension_key(team):
     project, _, (cleo, ana, bo) = team
     p1, p2 = project.pairs.get(source_id="p1"), project.pairs.get(source_id="p2")
-    annotations.set_pair_label(p1, ana, "paraphrase", base_version=None)
-    annotations.set_pair_label(p2, ana, "non_paraphrase", base_version=None)
-    annotations.set_pair_label(p1, bo, "paraphrase", base_version=None)
-    annotations.set_comment(p1, cleo, "unsure", base_version=None)  # a sheet without a label
+    annotation_services.set_pair_label(p1, ana, "paraphrase", base_version=None)
+    annotation_services.set_pair_label(p2, ana, "non_paraphrase", base_version=None)
+    annotation_services.set_pair_label(p1, bo, "paraphrase", base_version=None)
+    annotation_services.set_comment(p1, cleo, "unsure", base_version=None)  # a sheet without a label
     assert project_document(project)["pair_labels"] == {
         "ana": {"p1": "paraphrase", "p2": "non_paraphrase"},
         "bo": {"p1": "paraphrase"},
@@ -209,7 +212,7 @@ def test_document_is_valid_for_the_metrics_library(team):
     project.save()
     p1 = project.pairs.get(source_id="p1")
     for who, scope in ((ana, [0, 1]), (bo, [1]), (cleo, [0, 1])):
-        annotations.add_phenomenon(
+        annotation_services.add_phenomenon(
             p1,
             who,
             ptype("Synthetic/analytic"),
@@ -218,8 +221,8 @@ def test_document_is_valid_for_the_metrics_library(team):
             projection="local",
             base_version=None,
         )
-        annotations.set_links(p1, who, [(1, 0), (2, 1)], sure=True, base_version=None)
-        annotations.set_pair_label(p1, who, "paraphrase", base_version=None)
+        annotation_services.set_links(p1, who, [(1, 0), (2, 1)], sure=True, base_version=None)
+        annotation_services.set_pair_label(p1, who, "paraphrase", base_version=None)
     doc = parse_document(project_document(project))
     assert doc.annotators == ("ana", "bo", "cleo")
     report = build_report(
@@ -234,10 +237,10 @@ def test_query_count_does_not_grow_with_data(team, django_assert_max_num_queries
     project.save()
     for pair in project.pairs.all():
         for who in (ana, bo, cleo):
-            annotations.add_phenomenon(
+            annotation_services.add_phenomenon(
                 pair, who, ptype("Diathesis"), scope1=[2], scope2=[1], base_version=None
             )
-            annotations.set_links(pair, who, [(1, 0)], sure=True, base_version=None)
-            annotations.add_phrase_alignment(pair, who, 1, 1, base_version=None)
+            annotation_services.set_links(pair, who, [(1, 0)], sure=True, base_version=None)
+            annotation_services.add_phrase_alignment(pair, who, 1, 1, base_version=None)
     with django_assert_max_num_queries(11):
         project_document(project)

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from annotator import agreement_results
-from annotator.agreement import project_document
-from annotator.agreement_results import (
+from annotator.agreement import results as agreement_results
+from annotator.agreement.document import project_document
+from annotator.agreement.results import (
     SHARED,
     document_fingerprints,
     fingerprint,
@@ -25,8 +25,8 @@ from annotator.agreement_results import (
     report_sections,
     trusted_document,
 )
+from annotator.annotation import services as annotation_services
 from annotator.models import EvaluationItem, EvaluationUnit, Judgement, ParaphraseType
-from annotator.services import annotations
 from metrics.document import parse_document
 from metrics.report import build_report
 from metrics.synthetic import synthetic_document
@@ -48,7 +48,7 @@ def every_layer_document() -> dict[str, Any]:
     )
     for pair in project.pairs.order_by("position"):
         for who, scope in ((ana, [0, 1]), (bo, [1])):
-            annotations.add_phenomenon(
+            annotation_services.add_phenomenon(
                 pair,
                 who,
                 ptype("Synthetic/analytic"),
@@ -57,7 +57,7 @@ def every_layer_document() -> dict[str, Any]:
                 projection="local",
                 base_version=None,
             )
-            annotations.add_phenomenon(
+            annotation_services.add_phenomenon(
                 pair,
                 who,
                 ptype("Addition/deletion"),
@@ -66,10 +66,10 @@ def every_layer_document() -> dict[str, Any]:
                 projection="global",
                 base_version=None,
             )
-            annotations.set_links(pair, who, [(1, 0), (2, 1)], sure=True, base_version=None)
-            annotations.set_links(pair, who, [(4, 2)], sure=False, base_version=None)
-            annotations.add_phrase_alignment(pair, who, 1, 1, base_version=None)
-            annotations.set_pair_label(
+            annotation_services.set_links(pair, who, [(1, 0), (2, 1)], sure=True, base_version=None)
+            annotation_services.set_links(pair, who, [(4, 2)], sure=False, base_version=None)
+            annotation_services.add_phrase_alignment(pair, who, 1, 1, base_version=None)
+            annotation_services.set_pair_label(
                 pair, who, "paraphrase" if who is ana else "non_paraphrase", base_version=None
             )
     unit = EvaluationUnit.objects.create(
@@ -249,7 +249,7 @@ def test_json_safe_converts_numpy_and_non_finite_values_at_any_depth():
 
     import numpy as np
 
-    from annotator.agreement_results import json_safe
+    from annotator.agreement.results import json_safe
 
     value = {
         "a": np.float64(0.5),

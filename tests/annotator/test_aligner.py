@@ -2,9 +2,9 @@
 
 import pytest
 
-from annotator.aligner import SOURCE, ensure_initial_alignment, identical_token_alignment
+from annotator.core.aligner import SOURCE, ensure_initial_alignment, identical_token_alignment
+from annotator.corpus import projects
 from annotator.models import Pair
-from annotator.services import projects
 from tests import factories
 
 

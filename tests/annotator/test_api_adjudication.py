@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from annotator.annotation import services as annotation_services
+from annotator.leadtools import adjudication
 from annotator.models import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon, PhraseAlignment
-from annotator.services import adjudication, annotations
 from tests import leadtools_factories
 from tests.annotator.api_helpers import client_for, isolate_cache
 from tests.leadtools_factories import FAST_HASHERS
@@ -195,7 +196,9 @@ def test_set_re_mark_and_remove_a_gold_link(world):
 
 
 def test_remove_a_gold_phrase_alignment(world):
-    alignment, _ = annotations.add_phrase_alignment(world["pair"], world["ben"], 1, 1, base_version=None)
+    alignment, _ = annotation_services.add_phrase_alignment(
+        world["pair"], world["ben"], 1, 1, base_version=None
+    )
     merged = post(world, "merge/", {"phrase_alignments": [alignment.pk], "base_version": 0})
     gold_alignment = merged.json()["gold"]["phrase_alignments"][0]
     assert (gold_alignment["node1"], gold_alignment["node2"], gold_alignment["is_gold"]) == (1, 1, True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from annotator import agreement
+from annotator.agreement import computation
 from annotator.models import AgreementState
 from tests.annotator.api_helpers import annotate_marked, client_for, make_world
 
@@ -20,7 +20,7 @@ def world(settings):
 def test_lead_fetches_latest_agreement(world):
     annotate_marked(world, world.anna)
     annotate_marked(world, world.ben)
-    agreement.recompute(world.project.pk)
+    computation.recompute(world.project.pk)
     body = client_for(world.lead).get(f"/api/projects/{world.project.pk}/agreement/").json()
     assert body["behind"] is False and body["snapshot"]["project"] == world.project.pk
     measures = body["snapshot"]["results"]["report"]["measures"]
@@ -29,7 +29,7 @@ def test_lead_fetches_latest_agreement(world):
 
 def test_agreement_is_behind_after_a_change(world):
     annotate_marked(world, world.anna)
-    agreement.recompute(world.project.pk)
+    computation.recompute(world.project.pk)
     AgreementState.objects.filter(project=world.project).update(changed_at=timezone.now())
     body = client_for(world.lead).get(f"/api/projects/{world.project.pk}/agreement/").json()
     assert body["behind"] is True
@@ -38,18 +38,18 @@ def test_agreement_is_behind_after_a_change(world):
 def test_annotator_never_gets_agreement_numbers(world):
     annotate_marked(world, world.anna)
     annotate_marked(world, world.ben)
-    agreement.recompute(world.project.pk)
+    computation.recompute(world.project.pk)
     client = client_for(world.anna)
     assert client.get(f"/api/projects/{world.project.pk}/agreement/").status_code == 403
     assert client.get("/api/snapshots/").json()["results"] == []
-    snapshot_id = agreement.latest_snapshot(world.project).pk
+    snapshot_id = computation.latest_snapshot(world.project).pk
     assert client.get(f"/api/snapshots/{snapshot_id}/").status_code == 404
     assert client_for(world.other_lead).get(f"/api/projects/{world.project.pk}/agreement/").status_code == 404
 
 
 def test_snapshot_list_for_leads_filters_by_project(world):
     annotate_marked(world, world.anna)
-    agreement.recompute(world.project.pk)
+    computation.recompute(world.project.pk)
     body = client_for(world.lead).get(f"/api/snapshots/?project={world.project.pk}").json()
     assert body["count"] == 1 and body["results"][0]["fingerprint"]
     assert client_for(world.other_lead).get("/api/snapshots/").json()["count"] == 0

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from annotator.annotation import services as annotation_services
 from annotator.models import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon, PhraseAlignment
-from annotator.services import annotations
 from tests.annotator.api_helpers import annotate_marked, client_for, make_world
 
 pytestmark = pytest.mark.django_db
@@ -32,11 +32,11 @@ def test_annotator_adds_a_phenomenon_through_the_service(world):
     # The service's side effects: history row of the save's batch and the bumped sheet version.
     history = AnnotationHistory.objects.get(model="phenomenon", object_id=body["phenomenon"]["id"])
     assert history.action == "create" and history.batch == 2
-    assert annotations.sheet_version(world.pair, world.anna) == 2
+    assert annotation_services.sheet_version(world.pair, world.anna) == 2
 
 
 def test_stale_version_gets_conflict_with_current_version(world):
-    annotations.add_phenomenon(
+    annotation_services.add_phenomenon(
         world.pair, world.anna, world.any_ptype(), scope1=[0], scope2=[0], base_version=0
     )
     response = client_for(world.anna).post("/api/phenomena/", _phenomenon_body(world), format="json")
@@ -84,7 +84,7 @@ def test_annotator_cannot_write_on_unassigned_pair_or_foreign_project(world):
 
 
 def test_update_and_delete_phenomenon_are_version_checked(world):
-    phenomenon, version = annotations.add_phenomenon(
+    phenomenon, version = annotation_services.add_phenomenon(
         world.pair, world.anna, world.any_ptype(), scope1=[0], scope2=[0], base_version=0
     )
     client = client_for(world.anna)
@@ -100,7 +100,7 @@ def test_update_and_delete_phenomenon_are_version_checked(world):
 
 
 def test_annotator_cannot_change_or_see_anothers_phenomenon(world):
-    phenomenon, version = annotations.add_phenomenon(
+    phenomenon, version = annotation_services.add_phenomenon(
         world.pair, world.ben, world.any_ptype(), scope1=[0], scope2=[0], base_version=0
     )
     client = client_for(world.anna)
@@ -136,7 +136,7 @@ def test_bad_filter_value_is_a_400_naming_the_parameter(world):
 
 def test_phenomena_list_is_paginated_in_constant_queries(world, django_assert_max_num_queries):
     for n in range(6):
-        annotations.add_phenomenon(
+        annotation_services.add_phenomenon(
             world.pair, world.anna, world.any_ptype(), scope1=[n], scope2=[0], base_version=None
         )
     client = client_for(world.anna)
@@ -243,7 +243,7 @@ def test_malformed_save_bodies_get_drfs_field_errors(world):
     are exactly what a fresh serializer's `is_valid(raise_exception=True)` gives, request after request."""
     import json
 
-    from annotator import serializers as s
+    from annotator.api import serializers as s
 
     client = client_for(world.anna)
     bodies = [

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from annotator.evaluation import services as evaluation
 from annotator.models import Assignment, Judgement
-from annotator.services import evaluation
 from tests import evaluation_factories as ef
 from tests import factories
 from tests.annotator.api_helpers import client_for

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.services import disagreement
+from annotator.leadtools import disagreement
 from tests import leadtools_factories
 from tests.annotator.api_helpers import client_for, isolate_cache
 from tests.leadtools_factories import FAST_HASHERS
@@ -117,7 +117,7 @@ def test_pair_comparison_refuses_annotators_who_did_not_work_on_it(world):
 
 
 def test_pair_nobody_worked_on_has_nothing_to_compare(world):
-    from annotator.services import projects
+    from annotator.corpus import projects
 
     pair = projects.add_pair(world["project"], "new", tokens1=["a"], tokens2=["b"])
     body = get(world, f"/api/projects/{world['project'].pk}/explorer/{pair.pk}/").json()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from annotator.corpus import projects
+from annotator.leadtools import planning
 from annotator.models import Assignment, Membership
-from annotator.services import planning, projects
 from tests import factories
 from tests.annotator.api_helpers import client_for, isolate_cache
 from tests.leadtools_factories import FAST_HASHERS

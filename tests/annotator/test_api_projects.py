@@ -114,7 +114,7 @@ def test_tagsets_are_listed_with_their_types(world):
 
 
 def test_annotator_lists_only_assigned_pairs(world):
-    from annotator.services import projects
+    from annotator.corpus import projects
 
     extra = projects.add_pair(world.project, "unassigned", tokens1=["a"], tokens2=["b"])
     body = client_for(world.anna).get("/api/pairs/").json()
@@ -154,7 +154,7 @@ def test_pair_with_bad_tree_or_alignment_is_400_naming_the_field(world):
 
 
 def test_lead_assigns_pairs_and_annotators_see_only_their_own(world):
-    from annotator.services import projects
+    from annotator.corpus import projects
 
     new = projects.add_pair(world.project, "p3", tokens1=["a"], tokens2=["b"])
     body = {"project": world.project.pk, "annotators": ["anna", "olga"], "pairs": [new.pk]}

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.agreement import recompute
+from annotator.agreement.computation import recompute
+from annotator.annotation import services as annotation_services
+from annotator.leadtools import reannotation
 from annotator.models import Assignment, ReannotationRound
-from annotator.services import annotations, reannotation
 from tests import leadtools_factories
 from tests.annotator.api_helpers import client_for, isolate_cache
 from tests.leadtools_factories import FAST_HASHERS
@@ -44,22 +45,18 @@ def test_queue_returns_202_and_the_round_appears_where_it_says(world):
     assert Assignment.objects.filter(project=world["project"], round=1).count() == 3
 
 
-def test_the_task_gets_the_draws_inputs(world, monkeypatch):
-    from annotator import tasks
-
-    calls = []
-    monkeypatch.setattr(tasks.queue_reannotation, "delay", lambda *args: calls.append(args))
+def test_the_task_gets_the_draws_inputs(world, task_queue):
     response = queue(world, rule="do_f1_below", params={"threshold": 0.5}, seed=3)
     assert response.status_code == 202
-    assert calls == [(world["project"].pk, "do_f1_below", {"threshold": 0.5}, 3, world["lead"].pk)]
+    assert task_queue.args_of("annotator.queue_reannotation") == [
+        (world["project"].pk, "do_f1_below", {"threshold": 0.5}, 3, world["lead"].pk)
+    ]
     assert ReannotationRound.objects.count() == 0  # nothing until a worker runs the task
 
 
-def test_dry_run_shows_the_draw_and_queues_nothing(world, monkeypatch):
-    from annotator import tasks
-
-    monkeypatch.setattr(tasks.queue_reannotation, "delay", lambda *args: pytest.fail("queued"))
+def test_dry_run_shows_the_draw_and_queues_nothing(world, task_queue):
     response = queue(world, rule="selected", params={"pairs": ["p5", "p1"]}, seed=2, dry_run=True)
+    assert task_queue.args_of("annotator.queue_reannotation") == []
     assert response.status_code == 200
     assert response.json()["queued"] is False and response.json()["draw"]["flagged"] == ["p1", "p5"]
     assert ReannotationRound.objects.count() == 0 and not Assignment.objects.filter(round__gt=0).exists()
@@ -86,13 +83,8 @@ def test_the_services_rules_give_400(world, body, field, message):
     assert ReannotationRound.objects.count() == 0
 
 
-def test_unreachable_broker_is_503_and_queues_nothing(world, monkeypatch):
-    from annotator import tasks
-
-    def refuse(*args):
-        raise ConnectionError("broker down")
-
-    monkeypatch.setattr(tasks.queue_reannotation, "delay", refuse)
+def test_unreachable_broker_is_503_and_queues_nothing(world, task_queue):
+    task_queue.refuse_with = ConnectionError("broker down")
     response = queue(world, rule="label_disagreement", seed=8)
     assert response.status_code == 503 and "nothing was queued" in response.json()["detail"]
     assert ReannotationRound.objects.count() == 0
@@ -102,7 +94,7 @@ def test_rounds_show_agreement_before_and_now(world):
     project = world["project"]
     reannotation.queue_reannotation(project, "label_disagreement", {}, seed=3, actor=world["lead"])
     pair = project.pairs.get(source_id="p2")
-    annotations.set_pair_label(pair, world["ben"], "paraphrase", base_version=None)
+    annotation_services.set_pair_label(pair, world["ben"], "paraphrase", base_version=None)
     recompute(project.pk)
     body = client_for(world["lead"]).get(url(world)).json()
     compare = body["results"][0]["compare"]
@@ -121,10 +113,7 @@ def test_rounds_list_filters_by_round_and_seed_newest_first(world):
     assert client.get(url(world) + "?round=x").status_code == 400
 
 
-def test_only_the_projects_leads_and_admins_see_and_queue_rounds(world, monkeypatch):
-    from annotator import tasks
-
-    monkeypatch.setattr(tasks.queue_reannotation, "delay", lambda *args: pytest.fail("queued"))
+def test_only_the_projects_leads_and_admins_see_and_queue_rounds(world, task_queue):
     reannotation.queue_reannotation(world["project"], "label_disagreement", {}, seed=3)
     for user, expected in (("ann", 403), ("other_lead", 404)):
         response = client_for(world[user]).get(url(world))
@@ -132,6 +121,7 @@ def test_only_the_projects_leads_and_admins_see_and_queue_rounds(world, monkeypa
         assert queue(world, user, rule="label_disagreement", seed=9).status_code == expected
     assert client_for(None).get(url(world)).status_code in (401, 403)
     assert client_for(world["admin"]).get(url(world)).status_code == 200
+    assert task_queue.args_of("annotator.queue_reannotation") == []
 
 
 def test_rounds_list_queries_grow_slowly_with_rounds(world, django_assert_max_num_queries):

@@ -1,4 +1,4 @@
-"""annotator.charts: heatmap cells and the inline SVG trend chart."""
+"""annotator.dashboard.charts: heatmap cells and the inline SVG trend chart."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from xml.etree import ElementTree
 
-from annotator import charts
+from annotator.dashboard import charts
 
 
 def test_colour_scale_runs_from_light_to_accent_and_undefined_is_grey():

@@ -10,9 +10,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from annotator import corpus_jobs
+from annotator import tasks
+from annotator.corpus import jobs as corpus_jobs
+from annotator.corpus import projects
 from annotator.models import CorpusJob, Pair, Project
-from annotator.services import projects
 from tests import factories
 from tests.annotator.corpus_helpers import TWO_ROWS, counts
 
@@ -136,18 +137,19 @@ def test_running_job_shows_progress_polls_and_can_be_cancelled(world: dict[str, 
 
 
 def test_large_import_runs_as_a_task_and_a_cancelled_one_writes_nothing(
-    world: dict[str, Any], monkeypatch: Any
+    world: dict[str, Any], monkeypatch: Any, task_queue: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     monkeypatch.setattr(corpus_jobs, "INLINE_LIMIT", 10)
     project = world["project"]
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(corpus_jobs.transaction, "on_commit", lambda fn: None)  # keep it queued
+    with django_capture_on_commit_callbacks(execute=True):  # a broker takes the task; no worker yet
         job = corpus_jobs.start_import(world["lead"], "mrpc", "P", [("train.txt", TWO_ROWS)], project=project)
+    assert task_queue.args_of("annotator.run_import_job") == [(job.pk,)]
+    job.refresh_from_db()
     assert job.status == "queued"
-    assert corpus_jobs.run_import_job(job.pk) == "succeeded"  # the task, called as a worker would
+    assert tasks.run_import_job(job.pk) == "succeeded"  # the task, called as a worker would
     job.refresh_from_db()
     assert (job.progress, job.total) == (2, 2)
-    assert corpus_jobs.run_import_job(job.pk) is None  # a re-delivered task does nothing
+    assert tasks.run_import_job(job.pk) is None  # a re-delivered task does nothing
 
     before = counts()
     with pytest.MonkeyPatch.context() as patch:
@@ -159,6 +161,23 @@ def test_large_import_runs_as_a_task_and_a_cancelled_one_writes_nothing(
     assert counts() == before and not Project.objects.filter(name="New").exists()
     other.refresh_from_db()
     assert other.status == "cancelled" and other.report["cancelled"] is True
+
+
+def test_an_import_the_queue_cannot_take_fails_at_once_and_says_why(
+    world: dict[str, Any], monkeypatch: Any, task_queue: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    monkeypatch.setattr(corpus_jobs, "INLINE_LIMIT", 10)
+    task_queue.refuse_with = ConnectionError("broker down")
+    before = counts()
+    with django_capture_on_commit_callbacks(execute=True):
+        job = corpus_jobs.start_import(world["lead"], "mrpc", "New", [("train.txt", TWO_ROWS)])
+    job.refresh_from_db()
+    assert job.status == "failed" and job.finished_at is not None
+    assert (
+        "task queue is unreachable" in job.report["summary"]
+        and "Nothing was changed" in job.report["summary"]
+    )
+    assert counts() == before
 
 
 def test_export_job_gives_a_download(world: dict[str, Any], django_capture_on_commit_callbacks: Any) -> None:

@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotator.agreement import latest_snapshot, recompute
+from annotator.agreement.computation import latest_snapshot, recompute
 from annotator.models import AgreementState
 from tests import factories
 from tests.annotator.test_recompute import annotate
@@ -177,13 +177,13 @@ def test_page_query_count_does_not_grow_with_snapshots_or_annotators(
         client.get(url(project))
     baseline = len(few.captured_queries)
     more = factories.user("dora")
-    from annotator.services import projects
+    from annotator.corpus import projects
 
     projects.assign_pairs(project, [more], project.pairs.all())
     pair = project.pairs.first()
-    from annotator.services import annotations
+    from annotator.annotation import services as annotation_services
 
-    annotations.set_pair_label(pair, more, "paraphrase", base_version=None)
+    annotation_services.set_pair_label(pair, more, "paraphrase", base_version=None)
     recompute(project.pk)
     with django_assert_max_num_queries(baseline):
         client.get(url(project))

@@ -1,7 +1,7 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from annotator import decision_trees as dt
+from annotator.evaluation import decision_trees as dt
 from annotator.models.evaluation import G5_LABELS, M6_LABELS
 
 

@@ -7,7 +7,7 @@ Anonymous → login page; outsider (not a member) → 404; lead or admin who doe
 import pytest
 from django.urls import reverse
 
-from annotator.services import projects
+from annotator.corpus import projects
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
 from tests.annotator.editor_helpers import logged_in, make_desk, url
 

@@ -4,9 +4,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotator.aligner import SOURCE
+from annotator.annotation import services as annotation_services
+from annotator.core.aligner import SOURCE
+from annotator.corpus import projects
 from annotator.models import AlignmentLink, Assignment, Pair
-from annotator.services import annotations, projects
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
 from tests.annotator.editor_helpers import fill, logged_in, long_pair, make_desk, url, version
 
@@ -38,7 +39,7 @@ def test_links_removed_by_the_annotator_are_not_copied_again_on_the_next_opening
     desk = make_desk()
     client = logged_in(desk.ann)
     client.get(url("pair-edit", desk.pair))
-    annotations.remove_links(
+    annotation_services.remove_links(
         desk.pair, desk.ann, [(1, 0), (4, 2), (5, 3)], base_version=version(desk.pair, desk.ann)
     )
     client.get(url("pair-edit", desk.pair))
@@ -83,18 +84,18 @@ def test_phenomena_wait_for_the_paraphrase_label_in_paraphrases_only_projects():
     desk = make_desk(phenomena_for="paraphrases")
     client = logged_in(desk.ann)
     assert 'data-open="0"' in client.get(url("pair-edit", desk.pair)).content.decode()
-    annotations.set_pair_label(desk.pair, desk.ann, "paraphrase", base_version=None)
+    annotation_services.set_pair_label(desk.pair, desk.ann, "paraphrase", base_version=None)
     assert 'data-open="1"' in client.get(url("pair-edit", desk.pair)).content.decode()
 
 
 def test_annotator_never_sees_another_annotators_work_in_the_html():
     desk = make_desk()
     logged_in(desk.bob).get(url("pair-edit", desk.pair))
-    annotations.set_comment(desk.pair, desk.bob, "BOBS-SECRET-NOTE", base_version=None)
-    annotations.add_phenomenon(
+    annotation_services.set_comment(desk.pair, desk.bob, "BOBS-SECRET-NOTE", base_version=None)
+    annotation_services.add_phenomenon(
         desk.pair, desk.bob, desk.types["Diathesis"], scope1=[0, 1], scope2=[0], base_version=None
     )
-    annotations.set_links(desk.pair, desk.bob, [(0, 1), (2, 3)], sure=False, base_version=None)
+    annotation_services.set_links(desk.pair, desk.bob, [(0, 1), (2, 3)], sure=False, base_version=None)
     html = logged_in(desk.ann).get(url("pair-edit", desk.pair)).content.decode()
     assert "BOBS-SECRET-NOTE" not in html and "Diathesis</strong>" not in html
     assert 'class="mk' not in html
@@ -120,10 +121,10 @@ def test_htmx_request_naming_a_target_gets_just_that_partial():
 def test_overlapping_phenomena_get_separate_underline_lanes():
     desk = make_desk()
     inflectional, diathesis = desk.types["Inflectional"], desk.types["Diathesis"]
-    annotations.add_phenomenon(
+    annotation_services.add_phenomenon(
         desk.pair, desk.ann, inflectional, scope1=[1, 2], scope2=[0, 1], projection="local", base_version=None
     )
-    annotations.add_phenomenon(
+    annotation_services.add_phenomenon(
         desk.pair, desk.ann, diathesis, scope1=[2, 4], scope2=[1], key1=[2], base_version=None
     )
     html = logged_in(desk.ann).get(url("pair-edit", desk.pair)).content.decode()

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
+from annotator.annotation import services as annotation_services
 from annotator.models import AnnotationHistory, PairLabel
-from annotator.services import annotations
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
 from tests.annotator.editor_helpers import logged_in, make_desk, save, url, version
 
@@ -36,7 +36,7 @@ def test_htmx_save_stores_the_label_and_answers_with_the_partial_and_new_version
 def test_stale_version_gets_the_conflict_message_and_changes_nothing(desk):
     client = logged_in(desk.ann)
     stale = version(desk.pair, desk.ann)
-    annotations.set_pair_label(desk.pair, desk.ann, "non_paraphrase", base_version=stale)
+    annotation_services.set_pair_label(desk.pair, desk.ann, "non_paraphrase", base_version=stale)
     response = client.post(
         url("pair-label", desk.pair), {"label": "paraphrase", "base_version": stale}, HTTP_HX_REQUEST="true"
     )

@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
+from annotator.annotation import worklist as work
 from annotator.models import Assignment
-from annotator.services import work
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
 from tests.annotator.editor_helpers import logged_in, make_desk, url
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
+from annotator.annotation import services as annotation_services
 from annotator.models import PairLabel, Phenomenon
-from annotator.services import annotations
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
 from tests.annotator.editor_helpers import logged_in, make_desk, save, url, version
 
@@ -44,7 +44,7 @@ def test_undo_from_a_stale_tab_conflicts():
     client = logged_in(desk.ann)
     client.get(url("pair-edit", desk.pair))
     stale = version(desk.pair, desk.ann)
-    annotations.set_pair_label(desk.pair, desk.ann, "paraphrase", base_version=stale)
+    annotation_services.set_pair_label(desk.pair, desk.ann, "paraphrase", base_version=stale)
     response = client.post(url("pair-undo", desk.pair), {"base_version": stale}, HTTP_HX_REQUEST="true")
     assert response.status_code == 409
     assert PairLabel.objects.get(annotator=desk.ann).label == "paraphrase"

@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from annotator.core.tagsets import ETPC_NAME
 from annotator.models import AnnotationHistory, ParaphraseType, Phenomenon, Tagset
-from annotator.tagsets import ETPC_NAME
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
 from tests.annotator.editor_helpers import fill, logged_in, long_pair, make_desk, save
 

@@ -2,8 +2,8 @@
 
 import pytest
 
+from annotator.annotation import services as annotation_services
 from annotator.models import AnnotationHistory, Phenomenon
-from annotator.services import annotations
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
 from tests.annotator.editor_helpers import logged_in, make_desk, save, url
 
@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 
 def add(desk, user):
-    ph, _ = annotations.add_phenomenon(
+    ph, _ = annotation_services.add_phenomenon(
         desk.pair, user, desk.types["Diathesis"], scope1=[1], scope2=[0], base_version=None
     )
     return ph

@@ -2,8 +2,8 @@
 
 import pytest
 
+from annotator.annotation import services as annotation_services
 from annotator.models import Phenomenon
-from annotator.services import annotations
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
 from tests.annotator.editor_helpers import logged_in, make_desk, save, version
 
@@ -16,7 +16,7 @@ def desk():
 
 
 def own(desk, user=None):
-    phenomenon, _ = annotations.add_phenomenon(
+    phenomenon, _ = annotation_services.add_phenomenon(
         desk.pair, user or desk.ann, desk.types["Diathesis"], scope1=[1], scope2=[0], base_version=None
     )
     return phenomenon
@@ -57,7 +57,7 @@ def test_another_annotators_phenomenon_is_not_found(desk):
 def test_edit_based_on_an_old_version_conflicts(desk):
     ph = own(desk)
     stale = version(desk.pair, desk.ann)
-    annotations.set_comment(desk.pair, desk.ann, "other tab", base_version=stale)
+    annotation_services.set_comment(desk.pair, desk.ann, "other tab", base_version=stale)
     data = {"ptype": desk.types["Diathesis"].pk, "scope1": "2", "scope2": "0", "base_version": stale}
     response = save(logged_in(desk.ann), "phenomenon-update", desk.pair, desk.ann, data, ph.pk)
     assert response.status_code == 409

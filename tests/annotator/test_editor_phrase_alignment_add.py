@@ -2,8 +2,8 @@
 
 import pytest
 
+from annotator.corpus import projects
 from annotator.models import PhraseAlignment
-from annotator.services import projects
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
 from tests.annotator.editor_helpers import logged_in, make_desk, save
 

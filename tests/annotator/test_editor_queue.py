@@ -5,8 +5,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from annotator.annotation import worklist as work
+from annotator.corpus import projects
 from annotator.models import Assignment
-from annotator.services import projects, work
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
 from tests.annotator.editor_helpers import logged_in, make_desk
 

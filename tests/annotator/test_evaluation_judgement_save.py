@@ -5,8 +5,8 @@ import json
 import pytest
 from django.urls import reverse
 
+from annotator.evaluation import services as evaluation
 from annotator.models import Judgement
-from annotator.services import evaluation
 from tests import evaluation_factories as ef
 from tests import factories
 from tests.evaluation_factories import fast_hashing  # noqa: F401

@@ -3,7 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from annotator.services import evaluation, reevaluation
+from annotator.evaluation import reevaluation
+from annotator.evaluation import services as evaluation
 from tests import evaluation_factories as ef
 from tests import factories
 from tests.evaluation_factories import fast_hashing  # noqa: F401

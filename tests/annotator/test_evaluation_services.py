@@ -4,9 +4,9 @@ from itertools import combinations
 import pytest
 from django.core.exceptions import ValidationError
 
+from annotator.annotation.services import ConflictError
+from annotator.evaluation import services as evaluation
 from annotator.models import AgreementState, AnnotationHistory, Assignment, Judgement
-from annotator.services import evaluation
-from annotator.services.annotations import ConflictError
 from tests import evaluation_factories as ef
 from tests import factories
 from tests.evaluation_factories import fast_hashing  # noqa: F401

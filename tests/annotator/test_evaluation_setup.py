@@ -8,10 +8,11 @@ import sys
 import pytest
 from django.urls import reverse
 
-from annotator.agreement import project_document, recompute
+from annotator.agreement.computation import recompute
+from annotator.agreement.document import project_document
+from annotator.corpus.projects import add_member
+from annotator.evaluation import services as evaluation
 from annotator.models import Assignment, EvaluationUnit, ReevaluationSet
-from annotator.services import evaluation
-from annotator.services.projects import add_member
 from tests import evaluation_factories as ef
 from tests import factories
 from tests.evaluation_factories import eager_celery, fast_hashing  # noqa: F401

@@ -2,7 +2,7 @@
 
 import pytest
 
-from annotator.evaluation_stats import (
+from annotator.evaluation.stats import (
     ALL_SOURCES,
     kappa_band,
     lead_summary_context,

@@ -5,7 +5,7 @@ import html
 import pytest
 from django.urls import reverse
 
-from annotator.services import evaluation
+from annotator.evaluation import services as evaluation
 from tests import evaluation_factories as ef
 from tests import factories
 from tests.evaluation_factories import fast_hashing  # noqa: F401

@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
+from annotator.evaluation import reevaluation
 from annotator.models import Assignment, Judgement
-from annotator.services import reevaluation
 from tests import evaluation_factories as ef
 from tests import factories
 from tests.evaluation_factories import fast_hashing  # noqa: F401

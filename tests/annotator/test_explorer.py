@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from annotator.agreement import project_document
-from annotator.services import disagreement
+from annotator.agreement.document import project_document
+from annotator.leadtools import disagreement
 from metrics.document import parse_document
 from metrics.iapta import do_f1
 from metrics.synthetic import synthetic_document
@@ -69,7 +69,7 @@ def test_rows_of_the_project_mark_label_and_phenomena_disagreement(world):
 
 
 def test_per_pair_values_agree_with_the_snapshot_pairs(world):
-    from annotator.agreement_results import pair_results
+    from annotator.agreement.results import pair_results
 
     raw = project_document(world["project"])
     ours = disagreement.pair_agreement(raw, parse_document(raw))

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotator.agreement import recompute
-from annotator.exports import export_project
-from annotator.exports.report import NoSnapshot
+from annotator.agreement.computation import recompute
+from annotator.annotation import services as ann
+from annotator.corpus.exports import export_project
+from annotator.corpus.exports.report import NoSnapshot
+from annotator.corpus.services import import_corpus
 from annotator.models import Phenomenon, Project
-from annotator.services import annotations as ann
-from annotator.services.corpus import import_corpus
 from tests import factories
 from tests.annotator.corpus_helpers import TWO_ROWS, relation, relations_file
 

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from annotator.exports.native import native_document, to_jsonl, write_native
-from annotator.imports.native import from_jsonl
+from annotator.annotation import services as ann
+from annotator.corpus import projects
+from annotator.corpus.exports.native import native_document, to_jsonl, write_native
+from annotator.corpus.imports.native import from_jsonl
+from annotator.corpus.services import import_corpus
 from annotator.models import Project
-from annotator.services import annotations as ann
-from annotator.services import projects
-from annotator.services.corpus import import_corpus
 from metrics.document import parse_document
 from metrics.report import build_report
 from tests import factories
@@ -79,7 +79,7 @@ def rich_project() -> Project:
     ann.set_links(p1, lead, [(1, 0)], sure=True, base_version=None, is_gold=True)
     ann.set_pair_label(p1, lead, "paraphrase", base_version=None, is_gold=True)
     evaluation_unit = unit(project)
-    from annotator.services import evaluation
+    from annotator.evaluation import services as evaluation
 
     evaluation.assign_units(project, [a, b], r=2, seed=0)
     rate_unit(evaluation_unit, a, "Perfect", "Equivalent")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from annotator.imports.etpc import spell_out
+from annotator.core.tagsets import ETPC_NAME
+from annotator.corpus.imports.etpc import spell_out
+from annotator.corpus.services import import_corpus
 from annotator.models import AnnotationHistory, Membership, Pair, Phenomenon, Project
-from annotator.services.corpus import import_corpus
-from annotator.tagsets import ETPC_NAME
 from tests.annotator.corpus_helpers import TWO_ROWS, counts, relation, relations_file
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotator.corpus.services import import_corpus
 from annotator.models import Pair, Project
-from annotator.services.corpus import import_corpus
 from tests.annotator.corpus_helpers import TWO_ROWS, counts, mrpc_file
 
 pytestmark = pytest.mark.django_db
@@ -89,7 +89,7 @@ def test_command_prints_every_problem_and_fails(tmp_path: Path, capsys: pytest.C
 
 
 def test_a_clash_with_a_concurrent_import_is_reported_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
-    from annotator.services import corpus
+    from annotator.corpus import services as corpus
 
     def clash(ctx: object, records: object) -> None:
         from django.db import IntegrityError

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from annotator.annotation import services as annotation_services
+from annotator.corpus.services import import_corpus
 from annotator.models import AlignmentLink, EvaluationItem, EvaluationUnit, Pair, Project
-from annotator.services import annotations
-from annotator.services.corpus import import_corpus
 from tests import factories
 from tests.annotator.corpus_helpers import counts
 
@@ -91,7 +91,7 @@ def test_pharaoh_initial_alignment(project: Project) -> None:
 def test_pharaoh_adds_to_work_done_in_the_editor(project: Project) -> None:
     anna = factories.user("anna")
     pair = Pair.objects.get(source_id="p1")
-    annotations.set_links(pair, anna, [(1, 0)], sure=False, base_version=None)
+    annotation_services.set_links(pair, anna, [(1, 0)], sure=False, base_version=None)
     report = import_corpus("pharaoh", "T", [("a.align", b"p1\t1-0 2-1\n")], annotator="anna")
     assert report.ok and report.created["links"] == 1 and report.created["sure/possible changes"] == 1
     assert AlignmentLink.objects.get(i=1, j=0).sure is True

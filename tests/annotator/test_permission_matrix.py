@@ -28,7 +28,8 @@ from django.db import transaction
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
-from annotator.services import adjudication, annotations
+from annotator.annotation import services as annotation_services
+from annotator.leadtools import adjudication
 from tests import evaluation_factories as ef
 from tests.annotator.api_helpers import isolate_cache
 from tests.annotator.corpus_helpers import mrpc_file
@@ -114,8 +115,9 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:adjudicate-link-set": {"POST": LEAD_PAIR},
     "annotator:adjudicate-link-remove": {"POST": LEAD_PAIR},
     "annotator:adjudicate-phrase-remove": {"POST": LEAD_PAIR},
-    # Django's admin: its own login and logout pages answer everyone; everything else is ADMIN_NAMESPACE
-    "admin:login": {READ: "login ok ok ok ok ok"},
+    # Django's admin: its own login page answers everyone (it is a login page: Django's LoginRequiredMiddleware
+    # exempts it), logout takes any POST; everything else is ADMIN_NAMESPACE
+    "admin:login": {READ: "ok ok ok ok ok ok"},
     "admin:logout": {"POST": "any any any any any any"},
     # REST API: documentation and token
     "api-schema": {READ: "ok ok ok ok ok ok"},
@@ -393,7 +395,7 @@ def _query(world: PermissionWorld, name: str, method: str, scenario: str) -> str
         return f"?base_version={adjudication.versions(pair, [])[1].sheet_version}"
     objs = targets(world, scenario, ["pk"])
     row = getattr(objs, API_ROW[name.split("-")[1]])
-    return f"?base_version={annotations.sheet_version(row.pair, row.annotator)}"
+    return f"?base_version={annotation_services.sheet_version(row.pair, row.annotator)}"
 
 
 def request(world: PermissionWorld, name: str, method: str, scenario: str) -> Any:

@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
+from annotator.corpus import projects
 from annotator.models import Assignment
-from annotator.services import projects
 from tests import factories
 from tests.leadtools_factories import FAST_HASHERS
 

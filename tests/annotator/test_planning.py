@@ -5,8 +5,10 @@ from collections import Counter
 import pytest
 from django.core.exceptions import ValidationError
 
+from annotator.annotation import services as annotation_services
+from annotator.corpus import projects
+from annotator.leadtools import planning
 from annotator.models import Assignment, Membership
-from annotator.services import annotations, planning, projects
 from tests import factories
 from tests.leadtools_factories import FAST_HASHERS
 
@@ -78,8 +80,8 @@ def test_filter_no_annotations_yet_leaves_out_annotated_pairs_but_not_gold_only(
     project, people = setup
     pairs = list(project.pairs.order_by("position"))
     projects.assign_pairs(project, people[:1], pairs[:1])
-    annotations.set_pair_label(pairs[0], people[0], "paraphrase", base_version=None)
-    annotations.set_pair_label(pairs[1], people[0], "paraphrase", base_version=None, is_gold=True)
+    annotation_services.set_pair_label(pairs[0], people[0], "paraphrase", base_version=None)
+    annotation_services.set_pair_label(pairs[1], people[0], "paraphrase", base_version=None, is_gold=True)
     chosen = planning.select_pairs(
         project, selection="filter", conditions=planning.PairFilter(unannotated=True)
     )

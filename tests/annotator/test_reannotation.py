@@ -4,7 +4,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from annotator.agreement import recompute
+from annotator.agreement.computation import recompute
+from annotator.annotation import services as annotation_services
+from annotator.leadtools import disagreement, reannotation
 from annotator.models import (
     AgreementSnapshot,
     AlignmentLink,
@@ -13,7 +15,6 @@ from annotator.models import (
     Phenomenon,
     ReannotationRound,
 )
-from annotator.services import annotations, disagreement, reannotation
 from annotator.tasks import queue_reannotation as queue_task
 from metrics.reeval import sample_size
 from tests import leadtools_factories
@@ -129,7 +130,7 @@ def test_queue_is_idempotent_on_unchanged_annotations(world):
 def test_next_round_after_a_change_gets_the_next_number(world):
     reannotation.queue_reannotation(world["project"], "label_disagreement", {}, seed=3)
     pair = world["project"].pairs.get(source_id="p2")
-    annotations.set_pair_label(pair, world["ben"], "paraphrase", base_version=None)
+    annotation_services.set_pair_label(pair, world["ben"], "paraphrase", base_version=None)
     second = reannotation.queue_reannotation(world["project"], "do_f1_below", {"threshold": 0.5}, seed=3)
     assert second.round == 2 and second.flagged == ["p2", "p3"]
 
@@ -154,9 +155,9 @@ def test_before_and_after_follow_the_revisions(world):
     project = world["project"]
     round_ = reannotation.queue_reannotation(project, "label_disagreement", {}, seed=3)
     pair = project.pairs.get(source_id="p2")
-    annotations.set_pair_label(pair, world["ben"], "paraphrase", base_version=None)
+    annotation_services.set_pair_label(pair, world["ben"], "paraphrase", base_version=None)
     t = leadtools_factories.types(project)
-    annotations.add_phenomenon(
+    annotation_services.add_phenomenon(
         pair, world["ben"], t["Same polarity"], scope1=[2], scope2=[1], projection="local", base_version=None
     )
     recompute(project.pk)  # what the worker does after the saves commit
@@ -246,14 +247,9 @@ def test_page_query_count_does_not_grow_with_rounds(client, world, django_assert
         client.get(url(world["project"]))
 
 
-def test_unreachable_broker_queues_nothing_and_says_so(client, world, monkeypatch):
-    from annotator import tasks
-
-    def refuse(*args, **kwargs):
-        raise ConnectionError("broker down")
-
-    monkeypatch.setattr(tasks.queue_reannotation, "delay", refuse)
+def test_unreachable_broker_queues_nothing_and_says_so(client, world, task_queue):
+    task_queue.refuse_with = ConnectionError("broker down")
     client.force_login(world["lead"])
     response = client.post(url(world["project"]), {"rule": "label_disagreement", "seed": "8"}, follow=True)
-    assert "The task queue is unreachable (ConnectionError); nothing was queued." in response.content.decode()
+    assert "The task queue is unreachable (ConnectionError); nothing was queued" in response.content.decode()
     assert ReannotationRound.objects.count() == 0

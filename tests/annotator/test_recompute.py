@@ -11,8 +11,13 @@ import pytest
 from django.core.cache import cache
 from sklearn.metrics import cohen_kappa_score
 
-from annotator import agreement, agreement_results
-from annotator.agreement import latest_snapshot, project_document, recompute
+from annotator import taskqueue, tasks
+from annotator.agreement import computation, results, scheduling
+from annotator.agreement import results as agreement_results
+from annotator.agreement.changes import enqueue_recompute
+from annotator.agreement.computation import latest_snapshot, recompute
+from annotator.agreement.document import project_document
+from annotator.annotation import services as annotation_services
 from annotator.models import (
     AgreementSnapshot,
     AgreementState,
@@ -22,8 +27,6 @@ from annotator.models import (
     Judgement,
     ParaphraseType,
 )
-from annotator.recompute import enqueue_recompute
-from annotator.services import annotations
 from metrics.document import parse_document
 from metrics.report import build_report
 from tests import factories
@@ -58,7 +61,7 @@ def annotate(project, anns) -> None:
     ana, bo, cleo = anns
     for n, pair in enumerate(project.pairs.order_by("position")):
         for who, shift in ((ana, 0), (bo, n % 2), (cleo, 1 if n == 3 else 0)):
-            annotations.add_phenomenon(
+            annotation_services.add_phenomenon(
                 pair,
                 who,
                 ptype("Synthetic/analytic"),
@@ -68,14 +71,14 @@ def annotate(project, anns) -> None:
                 base_version=None,
             )
             if who is not bo or n != 1:
-                annotations.add_phenomenon(
+                annotation_services.add_phenomenon(
                     pair, who, ptype("Diathesis"), scope1=[2], scope2=[1], base_version=None
                 )
             links = [(1, 0), (4, 2)] if who is not cleo else [(1, 0), (2, 1), (4, 2)]
-            annotations.set_links(pair, who, links, sure=True, base_version=None)
-            annotations.set_links(pair, who, [(5, 3)], sure=shift == 0, base_version=None)
+            annotation_services.set_links(pair, who, links, sure=True, base_version=None)
+            annotation_services.set_links(pair, who, [(5, 3)], sure=shift == 0, base_version=None)
             label = "non_paraphrase" if (who is bo and n == 2) else "paraphrase"
-            annotations.set_pair_label(pair, who, label, base_version=None)
+            annotation_services.set_pair_label(pair, who, label, base_version=None)
 
 
 def cli_report(doc: dict, tmp_path: Path) -> dict:
@@ -100,7 +103,7 @@ def test_snapshot_report_equals_metrics_cli_on_the_exported_document(team, tmp_p
     report = snapshot.results["report"]
     assert report == cli_report(project_document(project), tmp_path)
     assert "iapta.do.f1" in report["measures"] and "kappa_c" in report["measures"]
-    assert snapshot.fingerprint == agreement.fingerprint(project_document(project))
+    assert snapshot.fingerprint == results.fingerprint(project_document(project))
 
 
 def test_snapshot_after_partial_change_still_equals_cli(team, tmp_path):
@@ -109,7 +112,9 @@ def test_snapshot_after_partial_change_still_equals_cli(team, tmp_path):
     recompute(project.pk)
     first = latest_snapshot(project)
     pair = project.pairs.get(source_id="p2")
-    annotations.add_phenomenon(pair, anns[1], ptype("Diathesis"), scope1=[3], scope2=[1], base_version=None)
+    annotation_services.add_phenomenon(
+        pair, anns[1], ptype("Diathesis"), scope1=[3], scope2=[1], base_version=None
+    )
     assert recompute(project.pk) == "stored"
     second = latest_snapshot(project)
     assert second.pk != first.pk
@@ -151,7 +156,7 @@ def test_after_one_annotators_change_only_their_pairs_run_kappa_c_again(team, se
     settings.AGREEMENT_KAPPA_C_DEFER_WORK = 10_000
     assert recompute(project.pk) == "stored provisional+final"  # cold: all three pairs to compute
     pair = project.pairs.order_by("position").first()
-    annotations.set_links(pair, anns[2], [(0, 0)], sure=True, base_version=None)
+    annotation_services.set_links(pair, anns[2], [(0, 0)], sure=True, base_version=None)
     assert recompute(project.pk) == "stored"
     latest = latest_snapshot(project)
     assert latest.results["pending"] == []
@@ -230,67 +235,67 @@ def test_evaluation_judgements_reach_the_report(team, tmp_path):
     assert report["measures"]["fleiss.G2"]["n_items"] == 2
 
 
-class FakeTask:
+class FakeQueue:
+    """A broker that records what was sent (no task runs), or refuses with `fail`."""
+
     def __init__(self, fail: Exception | None = None):
         self.calls: list[tuple] = []
         self.fail = fail
 
-    def apply_async(self, args, countdown=None):
+    def enqueue(self, name, *args, countdown=None):
         if self.fail:
-            raise self.fail
+            raise taskqueue.QueueUnavailable(name, self.fail)
+        assert name == "annotator.recompute_agreement"
         self.calls.append((args, countdown))
 
 
 @pytest.fixture
 def broker(monkeypatch):
-    """A worker-mode broker that records what was sent (no task runs)."""
-    from annotator import tasks
-
-    fake = FakeTask()
-    monkeypatch.setattr(agreement, "_eager", lambda: False)
-    monkeypatch.setattr(tasks, "recompute_agreement", fake)
+    """Worker mode (a broker is configured) with a fake broker."""
+    fake = FakeQueue()
+    monkeypatch.setattr(taskqueue, "runs_in_process", lambda: False)
+    monkeypatch.setattr(taskqueue, "enqueue", fake.enqueue)
     return fake
 
 
 def test_burst_of_changes_enqueues_one_recompute(team, broker):
     project, _ = team
     for _ in range(100):
-        agreement.schedule(project.pk)
+        scheduling.schedule(project.pk)
     assert len(broker.calls) == 1
     assert broker.calls[0][0] == (project.pk,) and broker.calls[0][1] > 0
 
 
 def test_change_after_the_task_started_enqueues_again(team, broker):
     project, anns = team
-    agreement.schedule(project.pk)
+    scheduling.schedule(project.pk)
     recompute(project.pk)  # the worker picks the task up: the "scheduled" mark is cleared
-    agreement.schedule(project.pk)
-    agreement.schedule(project.pk)
+    scheduling.schedule(project.pk)
+    scheduling.schedule(project.pk)
     assert len(broker.calls) == 2
 
 
 def test_second_worker_on_a_busy_project_leaves_it_to_the_holder(team, monkeypatch):
     project, anns = team
-    monkeypatch.setattr(agreement, "_eager", lambda: True)  # the holder's re-schedule runs in-process
     annotate(project, anns)
     outcomes = []
-    real = agreement._compute_and_store
+    real = computation._compute_and_store
 
     def compute_while_another_worker_arrives(p, started):
         if not outcomes:
             # a second worker, same project, same moment; it has its own database session, so the lock
             # held here is not its own (PostgreSQL advisory locks are re-entrant within one session)
             with monkeypatch.context() as m:
-                m.setattr(agreement.ProjectLock, "acquire", lambda self: False)
+                m.setattr(scheduling.ProjectLock, "acquire", lambda self: False)
                 outcomes.append(recompute(project.pk))
         return real(p, started)
 
-    monkeypatch.setattr(agreement, "_compute_and_store", compute_while_another_worker_arrives)
-    assert recompute(project.pk) == "stored"
+    monkeypatch.setattr(computation, "_compute_and_store", compute_while_another_worker_arrives)
+    assert tasks.recompute_agreement(project.pk) == "stored"
     assert outcomes == ["busy"]
     # the holder saw the busy mark and re-scheduled (in-process: ran again, nothing new to store)
     assert AgreementSnapshot.objects.filter(project=project).count() == 1
-    assert cache.get(agreement.RERUN_KEY.format(project.pk)) is None
+    assert cache.get(scheduling.RERUN_KEY.format(project.pk)) is None
 
 
 def test_bug_fails_loudly_and_is_recorded(team, monkeypatch):
@@ -299,7 +304,7 @@ def test_bug_fails_loudly_and_is_recorded(team, monkeypatch):
     def broken(project):
         raise KeyError("tokens1")
 
-    monkeypatch.setattr(agreement, "project_document", broken)
+    monkeypatch.setattr(computation, "project_document", broken)
     with pytest.raises(KeyError):
         recompute(project.pk)
     state = AgreementState.objects.get(project=project)
@@ -311,20 +316,17 @@ def test_deleted_project_is_skipped():
     assert recompute(987654) == "deleted"
 
 
-def test_broker_down_marks_project_behind_and_next_enqueue_catches_up(team, monkeypatch):
+def test_broker_down_marks_project_behind_and_next_enqueue_catches_up(team, broker):
     from kombu.exceptions import OperationalError
-
-    from annotator import tasks
 
     project, _ = team
     other = factories.project_with_pairs("Other", n_pairs=1)
     AgreementState.objects.create(project=project)
-    monkeypatch.setattr(agreement, "_eager", lambda: False)
-    monkeypatch.setattr(tasks, "recompute_agreement", FakeTask(fail=OperationalError("connection refused")))
+    broker.fail = OperationalError("connection refused")
     assert enqueue_recompute(project.pk) is False
     assert AgreementState.objects.get(project=project).enqueue_failed
-    working = FakeTask()
-    monkeypatch.setattr(tasks, "recompute_agreement", working)
+    working = broker
+    working.fail = None
     assert enqueue_recompute(other.pk) is True
     assert sorted(args[0] for args, _ in working.calls) == sorted([other.pk, project.pk])
 
@@ -332,7 +334,7 @@ def test_broker_down_marks_project_behind_and_next_enqueue_catches_up(team, monk
 def test_dashboard_catch_up_resends_refused_enqueue(team, broker):
     project, _ = team
     state = AgreementState.objects.create(project=project, enqueue_failed=True)
-    agreement.catch_up(state)
+    scheduling.catch_up(state)
     assert broker.calls == [((project.pk,), broker.calls[0][1])]
     assert not AgreementState.objects.get(project=project).enqueue_failed
 
@@ -341,30 +343,31 @@ def test_report_sections_equal_build_report_of_whole_document(team):
     project, anns = team
     annotate(project, anns)
     doc = project_document(project)
-    from annotator.agreement_results import report_sections
+    from annotator.agreement.results import report_sections
 
     report, _, _, pending = report_sections(doc)
     assert pending == []
     assert report == build_report(parse_document(doc))
 
 
-def test_changes_during_a_computation_leave_a_mark_and_the_holder_reschedules_once(team, broker, monkeypatch):
+def test_changes_during_a_computation_leave_a_mark_and_the_task_reschedules_once(team, broker, monkeypatch):
     project, anns = team
-    real = agreement._compute_and_store
+    real = computation._compute_and_store
 
     def compute_while_annotators_save(p, started):
         for _ in range(20):
-            agreement.schedule(project.pk)  # saves committed while the worker computes
+            scheduling.schedule(project.pk)  # saves committed while the worker computes
         assert broker.calls == []  # nothing enqueued while the computation runs
         return real(p, started)
 
-    monkeypatch.setattr(agreement, "_compute_and_store", compute_while_annotators_save)
-    recompute(project.pk)
-    assert len(broker.calls) == 1  # the holder re-scheduled once, after finishing
+    monkeypatch.setattr(computation, "_compute_and_store", compute_while_annotators_save)
+    tasks.recompute_agreement(project.pk)
+    assert len(broker.calls) == 1  # the task re-scheduled once, after the computation finished
+    assert broker.calls[0][1] >= 0.7  # after a breather (AGREEMENT_RERUN_DELAY_SECONDS at least)
 
 
 def test_per_pair_do_f1_equals_the_library_on_each_pair(team):
-    from annotator.agreement_results import _phenomenon, pair_results
+    from annotator.agreement.results import _phenomenon, pair_results
     from metrics.iapta import do_f1
     from metrics.types import Tagset, TypeDef
 

@@ -5,9 +5,10 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from annotator import tasks
-from annotator.agreement import project_document
+from annotator.agreement.document import project_document
+from annotator.evaluation import reevaluation
+from annotator.evaluation import services as evaluation
 from annotator.models import Assignment, Judgement, ReevaluationSet
-from annotator.services import evaluation, reevaluation
 from metrics.document import parse_document
 from metrics.report import build_report
 from tests import evaluation_factories as ef

@@ -1,6 +1,6 @@
-"""Hand-written statements of the save path (`annotator.rows`) give what the ORM gives.
+"""Hand-written statements of the save path (`annotator.core.sql`) give what the ORM gives.
 
-Rows read with `rows.instance` must be indistinguishable from queryset results (converted values,
+Rows read with `sql.instance` must be indistinguishable from queryset results (converted values,
 datetimes with time zone on SQLite as on PostgreSQL, JSON decoded, deferred fields loading on access);
 the token authentication and the pair access check built on them keep DRF's and the ORM version's
 rules and messages.
@@ -15,9 +15,10 @@ from django.http import Http404
 from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 
-from annotator import access, rows
+from annotator import access
+from annotator.annotation import services as annotation_services
+from annotator.core import sql
 from annotator.models import AlignmentLink, Pair, PairLabel, Project
-from annotator.services import annotations
 from tests.annotator.api_helpers import client_for, make_world
 
 pytestmark = pytest.mark.django_db
@@ -34,21 +35,21 @@ def _model_dict(instance):
 
 def test_instance_equals_the_orm_row_with_every_value_converted(world):
     pair = world.pair
-    annotations.set_links(pair, world.anna, [(0, 0)], sure=True, base_version=0)
-    sql = f"SELECT {rows.columns(Pair, 'p')} FROM {rows.table(Pair)} p WHERE p.{rows.quote('id')} = %s"
-    loaded = rows.instance(Pair, rows.fetch_one(sql, [pair.pk]))
+    annotation_services.set_links(pair, world.anna, [(0, 0)], sure=True, base_version=0)
+    query = f"SELECT {sql.columns(Pair, 'p')} FROM {sql.table(Pair)} p WHERE p.{sql.quote('id')} = %s"
+    loaded = sql.instance(Pair, sql.fetch_one(query, [pair.pk]))
     assert _model_dict(loaded) == _model_dict(Pair.objects.get(pk=pair.pk))
     assert loaded.tokens1 == ["The", "film", "opened", "on", "Friday", "."]  # JSON decoded
-    sheet_sql = f"SELECT {rows.columns(PairLabel, 's')} FROM {rows.table(PairLabel)} s"
-    sheet = rows.instance(PairLabel, rows.fetch_one(sheet_sql, []))
+    sheet_sql = f"SELECT {sql.columns(PairLabel, 's')} FROM {sql.table(PairLabel)} s"
+    sheet = sql.instance(PairLabel, sql.fetch_one(sheet_sql, []))
     assert sheet.updated_at == PairLabel.objects.get().updated_at and sheet.updated_at.tzinfo is not None
     assert not sheet._state.adding and sheet._state.db == "default"
 
 
 def test_a_subset_of_columns_leaves_the_rest_deferred(world):
     names = ("id", "name", "tagset")
-    sql = f"SELECT {rows.columns(Project, 'p', names)} FROM {rows.table(Project)} p WHERE p.{rows.quote('id')} = %s"
-    project = rows.instance(Project, rows.fetch_one(sql, [world.project.pk]), names)
+    query = f"SELECT {sql.columns(Project, 'p', names)} FROM {sql.table(Project)} p WHERE p.{sql.quote('id')} = %s"
+    project = sql.instance(Project, sql.fetch_one(query, [world.project.pk]), names)
     assert project.get_deferred_fields() >= {"description", "guidelines"}
     assert project.name == "Alpha" and project.tagset_id == world.project.tagset_id
     assert project.guidelines == world.project.guidelines  # loads on access, as a deferred ORM field
@@ -56,7 +57,7 @@ def test_a_subset_of_columns_leaves_the_rest_deferred(world):
 
 def test_unknown_field_names_are_refused():
     with pytest.raises(ValueError, match="Project: no concrete field 'nope'"):
-        rows.columns(Project, "p", ("id", "nope"))
+        sql.columns(Project, "p", ("id", "nope"))
 
 
 def test_pair_access_is_one_query_with_the_orm_rules(world):
@@ -102,13 +103,16 @@ def test_unknown_token_and_inactive_user_get_drfs_messages(world):
 
 def test_the_sheet_bump_is_rolled_back_with_a_conflict(world):
     pair = world.pair
-    version = annotations.set_links(pair, world.anna, [(0, 0)], sure=True, base_version=0)
-    with pytest.raises(annotations.ConflictError) as conflict:
-        annotations.set_links(pair, world.anna, [(1, 1)], sure=True, base_version=version - 1)
+    version = annotation_services.set_links(pair, world.anna, [(0, 0)], sure=True, base_version=0)
+    with pytest.raises(annotation_services.ConflictError) as conflict:
+        annotation_services.set_links(pair, world.anna, [(1, 1)], sure=True, base_version=version - 1)
     assert conflict.value.current_version == version
-    assert annotations.sheet_version(pair, world.anna) == version
+    assert annotation_services.sheet_version(pair, world.anna) == version
     assert not AlignmentLink.objects.filter(pair=pair, annotator=world.anna, i=1).exists()
-    assert annotations.set_links(pair, world.anna, [(1, 1)], sure=True, base_version=version) == version + 1
+    assert (
+        annotation_services.set_links(pair, world.anna, [(1, 1)], sure=True, base_version=version)
+        == version + 1
+    )
 
 
 def test_insert_stores_what_objects_create_would(world):
@@ -116,7 +120,7 @@ def test_insert_stores_what_objects_create_would(world):
 
     pair, ptype = world.pair, world.any_ptype()
     fields = dict(pair=pair, annotator=world.anna, ptype=ptype, scope1=[0, 2], scope2=[1], comment="ünï")
-    mine = rows.insert(Phenomenon(**fields))
+    mine = sql.insert(Phenomenon(**fields))
     theirs = Phenomenon.objects.create(**fields)
     assert mine.pk and not mine._state.adding and mine.created_at and mine.updated_at
     stored_mine, stored_theirs = Phenomenon.objects.get(pk=mine.pk), Phenomenon.objects.get(pk=theirs.pk)
@@ -125,7 +129,7 @@ def test_insert_stores_what_objects_create_would(world):
         k: v for k, v in _model_dict(stored_theirs).items() if k not in ignore
     }
     assert stored_mine.created_at == mine.created_at and stored_mine.created_at.tzinfo is not None
-    entry = rows.insert(
+    entry = sql.insert(
         AnnotationHistory(
             project_id=pair.project_id,
             pair_id=pair.pk,

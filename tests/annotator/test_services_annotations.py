@@ -3,9 +3,9 @@
 import pytest
 from django.core.exceptions import ValidationError
 
+from annotator.annotation import services as annotation_services
+from annotator.annotation.services import ConflictError
 from annotator.models import AlignmentLink, AnnotationHistory, ParaphraseType, Phenomenon
-from annotator.services import annotations
-from annotator.services.annotations import ConflictError
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -22,17 +22,17 @@ def setup():
 
 def test_first_save_from_an_empty_sheet_starts_at_version_zero(setup):
     ann, pair, types = setup
-    assert annotations.sheet_version(pair, ann) == 0
-    version = annotations.set_pair_label(pair, ann, "paraphrase", base_version=0)
-    assert version == 2 and annotations.sheet_version(pair, ann) == 2
+    assert annotation_services.sheet_version(pair, ann) == 0
+    version = annotation_services.set_pair_label(pair, ann, "paraphrase", base_version=0)
+    assert version == 2 and annotation_services.sheet_version(pair, ann) == 2
 
 
 def test_stale_version_gets_conflict_and_changes_nothing(setup):
     ann, pair, types = setup
-    v = annotations.set_pair_label(pair, ann, "paraphrase", base_version=0)
-    annotations.set_links(pair, ann, [(0, 0)], sure=True, base_version=v)
+    v = annotation_services.set_pair_label(pair, ann, "paraphrase", base_version=0)
+    annotation_services.set_links(pair, ann, [(0, 0)], sure=True, base_version=v)
     with pytest.raises(ConflictError) as err:
-        annotations.set_links(pair, ann, [(1, 1)], sure=True, base_version=v)
+        annotation_services.set_links(pair, ann, [(1, 1)], sure=True, base_version=v)
     assert err.value.current_version == v + 1
     assert list(AlignmentLink.objects.filter(pair=pair).values_list("i", "j")) == [(0, 0)]
 
@@ -40,17 +40,17 @@ def test_stale_version_gets_conflict_and_changes_nothing(setup):
 def test_phenomenon_rules_give_messages_at_the_field(setup):
     ann, pair, types = setup
     with pytest.raises(ValidationError) as err:
-        annotations.add_phenomenon(
+        annotation_services.add_phenomenon(
             pair, ann, types["Same polarity"], scope1=[1], scope2=[0], base_version=None
         )
     assert "projection" in err.value.message_dict
     with pytest.raises(ValidationError) as err:
-        annotations.add_phenomenon(
+        annotation_services.add_phenomenon(
             pair, ann, types["Same polarity"], scope1=[99], scope2=[0], projection="local", base_version=None
         )
     assert "outside member 1" in err.value.message_dict["scope1"][0]
     with pytest.raises(ValidationError) as err:
-        annotations.add_phenomenon(
+        annotation_services.add_phenomenon(
             pair,
             ann,
             types["Addition/deletion"],
@@ -61,12 +61,12 @@ def test_phenomenon_rules_give_messages_at_the_field(setup):
         )
     assert "one member only" in err.value.message_dict["scope2"][0]
     with pytest.raises(ValidationError) as err:
-        annotations.add_phenomenon(
+        annotation_services.add_phenomenon(
             pair, ann, types["Same polarity"], scope1=[1], scope2=[], projection="local", base_version=None
         )
     assert "member 2" in err.value.message_dict["scope2"][0]
     with pytest.raises(ValidationError) as err:
-        annotations.add_phenomenon(
+        annotation_services.add_phenomenon(
             pair,
             ann,
             types["Same polarity"],
@@ -82,13 +82,13 @@ def test_phenomenon_rules_give_messages_at_the_field(setup):
 
 def test_discontinuous_scope_with_keys_is_stored_sorted_with_history(setup):
     ann, pair, types = setup
-    phenomenon, version = annotations.add_phenomenon(
+    phenomenon, version = annotation_services.add_phenomenon(
         pair, ann, types["Diathesis"], scope1=[3, 0, 1], scope2=[1, 0], key1=[2], key2=[1], base_version=0
     )
     assert phenomenon.scope1 == [0, 1, 3] and phenomenon.key1 == [2]
-    updated, version = annotations.update_phenomenon(phenomenon, scope1=[0, 1], base_version=version)
+    updated, version = annotation_services.update_phenomenon(phenomenon, scope1=[0, 1], base_version=version)
     assert updated.version == 2
-    annotations.delete_phenomenon(updated, base_version=version)
+    annotation_services.delete_phenomenon(updated, base_version=version)
     actions = list(
         AnnotationHistory.objects.filter(model="phenomenon").order_by("id").values_list("action", flat=True)
     )
@@ -99,25 +99,25 @@ def test_discontinuous_scope_with_keys_is_stored_sorted_with_history(setup):
 
 def test_links_toggle_between_sure_and_possible(setup):
     ann, pair, types = setup
-    v = annotations.set_links(pair, ann, [(0, 0), (1, 1)], sure=True, base_version=0)
-    v = annotations.set_links(pair, ann, [(1, 1)], sure=False, base_version=v)
+    v = annotation_services.set_links(pair, ann, [(0, 0), (1, 1)], sure=True, base_version=0)
+    v = annotation_services.set_links(pair, ann, [(1, 1)], sure=False, base_version=v)
     assert dict(AlignmentLink.objects.filter(pair=pair).values_list("i", "sure")) == {0: True, 1: False}
-    annotations.remove_links(pair, ann, [(0, 0)], base_version=v)
+    annotation_services.remove_links(pair, ann, [(0, 0)], base_version=v)
     assert AlignmentLink.objects.filter(pair=pair).count() == 1
 
 
 def test_phrase_alignment_to_null_and_both_null_rejected(setup):
     ann, pair, types = setup
-    alignment, v = annotations.add_phrase_alignment(pair, ann, 1, None, base_version=0)
+    alignment, v = annotation_services.add_phrase_alignment(pair, ann, 1, None, base_version=0)
     assert alignment.node2 is None
     with pytest.raises(ValidationError):
-        annotations.add_phrase_alignment(pair, ann, None, None, base_version=v)
+        annotation_services.add_phrase_alignment(pair, ann, None, None, base_version=v)
     with pytest.raises(ValidationError) as err:
-        annotations.add_phrase_alignment(pair, ann, 99, 0, base_version=v)
+        annotation_services.add_phrase_alignment(pair, ann, 99, 0, base_version=v)
     assert "outside tree 1" in err.value.message_dict["node1"][0]
 
 
 def test_each_save_marks_the_project_changed(setup):
     ann, pair, types = setup
-    annotations.set_pair_label(pair, ann, "paraphrase", base_version=None)
+    annotation_services.set_pair_label(pair, ann, "paraphrase", base_version=None)
     assert pair.project.agreement_state.changed_at is not None

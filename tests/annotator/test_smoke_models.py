@@ -1,7 +1,7 @@
 import pytest
 
+from annotator.core.tagsets import ETPC_NAME, VILA_NAME
 from annotator.models import Tagset
-from annotator.tagsets import ETPC_NAME, VILA_NAME
 from tests import factories
 
 

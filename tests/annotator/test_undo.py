@@ -3,9 +3,10 @@
 import pytest
 from django.core.exceptions import ValidationError
 
+from annotator.annotation import services as annotation_services
+from annotator.annotation import undo
+from annotator.annotation.services import ConflictError, sheet_version
 from annotator.models import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon, PhraseAlignment
-from annotator.services import annotations, undo
-from annotator.services.annotations import ConflictError, sheet_version
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -31,15 +32,15 @@ def links(pair, user):
 
 def test_history_rows_of_one_save_share_a_batch(world):
     pair, ann, _, _ = world
-    version = annotations.set_links(pair, ann, [(0, 0), (1, 1), (2, 2)], sure=True, base_version=0)
+    version = annotation_services.set_links(pair, ann, [(0, 0), (1, 1), (2, 2)], sure=True, base_version=0)
     batches = set(AnnotationHistory.objects.filter(owner=ann).values_list("batch", flat=True))
     assert batches == {version}
 
 
 def test_a_block_of_links_is_undone_in_one_step(world):
     pair, ann, _, _ = world
-    annotations.set_links(pair, ann, [(0, 0)], sure=True, base_version=0)
-    annotations.set_links(pair, ann, [(1, 1), (2, 2), (1, 2)], sure=False, base_version=v(pair, ann))
+    annotation_services.set_links(pair, ann, [(0, 0)], sure=True, base_version=0)
+    annotation_services.set_links(pair, ann, [(1, 1), (2, 2), (1, 2)], sure=False, base_version=v(pair, ann))
     done = undo.undo_last(pair, ann, base_version=v(pair, ann))
     assert links(pair, ann) == {(0, 0, True)} and done.description == "3 new links"
     assert done.version == v(pair, ann)
@@ -47,9 +48,9 @@ def test_a_block_of_links_is_undone_in_one_step(world):
 
 def test_link_changes_and_removals_are_restored_with_their_kind(world):
     pair, ann, _, _ = world
-    annotations.set_links(pair, ann, [(0, 0), (1, 1)], sure=True, base_version=0)
-    annotations.set_links(pair, ann, [(0, 0)], sure=False, base_version=v(pair, ann))
-    annotations.remove_links(pair, ann, [(1, 1)], base_version=v(pair, ann))
+    annotation_services.set_links(pair, ann, [(0, 0), (1, 1)], sure=True, base_version=0)
+    annotation_services.set_links(pair, ann, [(0, 0)], sure=False, base_version=v(pair, ann))
+    annotation_services.remove_links(pair, ann, [(1, 1)], base_version=v(pair, ann))
     undo.undo_last(pair, ann, base_version=v(pair, ann))
     assert links(pair, ann) == {(0, 0, False), (1, 1, True)}
     undo.undo_last(pair, ann, base_version=v(pair, ann))
@@ -58,8 +59,8 @@ def test_link_changes_and_removals_are_restored_with_their_kind(world):
 
 def test_repeated_undo_steps_back_instead_of_redoing(world):
     pair, ann, _, _ = world
-    annotations.set_pair_label(pair, ann, "paraphrase", base_version=0)
-    annotations.set_comment(pair, ann, "hm", base_version=v(pair, ann))
+    annotation_services.set_pair_label(pair, ann, "paraphrase", base_version=0)
+    annotation_services.set_comment(pair, ann, "hm", base_version=v(pair, ann))
     assert undo.undo_last(pair, ann, base_version=v(pair, ann)).description == "the comment edit"
     assert undo.undo_last(pair, ann, base_version=v(pair, ann)).description == "the pair label change"
     sheet = PairLabel.objects.get(annotator=ann)
@@ -70,10 +71,10 @@ def test_repeated_undo_steps_back_instead_of_redoing(world):
 
 def test_work_after_an_undo_is_undone_first_then_the_older_work(world):
     pair, ann, _, types = world
-    annotations.set_pair_label(pair, ann, "paraphrase", base_version=0)
-    annotations.set_comment(pair, ann, "one", base_version=v(pair, ann))
+    annotation_services.set_pair_label(pair, ann, "paraphrase", base_version=0)
+    annotation_services.set_comment(pair, ann, "one", base_version=v(pair, ann))
     undo.undo_last(pair, ann, base_version=v(pair, ann))
-    annotations.set_comment(pair, ann, "two", base_version=v(pair, ann))
+    annotation_services.set_comment(pair, ann, "two", base_version=v(pair, ann))
     undo.undo_last(pair, ann, base_version=v(pair, ann))
     assert PairLabel.objects.get(annotator=ann).comment == ""
     undo.undo_last(pair, ann, base_version=v(pair, ann))
@@ -82,10 +83,10 @@ def test_work_after_an_undo_is_undone_first_then_the_older_work(world):
 
 def test_phenomenon_create_update_delete_are_undone_in_reverse(world):
     pair, ann, _, types = world
-    ph, _ = annotations.add_phenomenon(
+    ph, _ = annotation_services.add_phenomenon(
         pair, ann, types["Diathesis"], scope1=[1], scope2=[0], key1=[1], base_version=0
     )
-    annotations.update_phenomenon(
+    annotation_services.update_phenomenon(
         ph,
         ptype=types["Inflectional"].pk,
         scope1=[1, 2],
@@ -93,7 +94,7 @@ def test_phenomenon_create_update_delete_are_undone_in_reverse(world):
         key1=[],
         base_version=v(pair, ann),
     )
-    annotations.delete_phenomenon(Phenomenon.objects.get(pk=ph.pk), base_version=v(pair, ann))
+    annotation_services.delete_phenomenon(Phenomenon.objects.get(pk=ph.pk), base_version=v(pair, ann))
     undo.undo_last(pair, ann, base_version=v(pair, ann))  # the deletion: recreated (new id)
     again = Phenomenon.objects.get(annotator=ann)
     assert (again.ptype.name, again.scope1, again.projection) == ("Inflectional", [1, 2], "local")
@@ -106,9 +107,9 @@ def test_phenomenon_create_update_delete_are_undone_in_reverse(world):
 
 def test_phrase_alignments_are_undone(world):
     pair, ann, _, _ = world
-    alignment, _ = annotations.add_phrase_alignment(pair, ann, 1, 1, base_version=0)
-    annotations.add_phrase_alignment(pair, ann, 6, None, sure=False, base_version=v(pair, ann))
-    annotations.remove_phrase_alignment(alignment, base_version=v(pair, ann))
+    alignment, _ = annotation_services.add_phrase_alignment(pair, ann, 1, 1, base_version=0)
+    annotation_services.add_phrase_alignment(pair, ann, 6, None, sure=False, base_version=v(pair, ann))
+    annotation_services.remove_phrase_alignment(alignment, base_version=v(pair, ann))
     undo.undo_last(pair, ann, base_version=v(pair, ann))
     assert set(PhraseAlignment.objects.values_list("node1", "node2", "sure")) == {
         (1, 1, True),
@@ -120,9 +121,9 @@ def test_phrase_alignments_are_undone(world):
 
 def test_undo_is_version_checked_and_changes_nothing_when_stale(world):
     pair, ann, _, _ = world
-    annotations.set_pair_label(pair, ann, "paraphrase", base_version=0)
+    annotation_services.set_pair_label(pair, ann, "paraphrase", base_version=0)
     stale = v(pair, ann)
-    annotations.set_comment(pair, ann, "other tab", base_version=stale)
+    annotation_services.set_comment(pair, ann, "other tab", base_version=stale)
     with pytest.raises(ConflictError):
         undo.undo_last(pair, ann, base_version=stale)
     assert PairLabel.objects.get(annotator=ann).comment == "other tab"
@@ -130,15 +131,15 @@ def test_undo_is_version_checked_and_changes_nothing_when_stale(world):
 
 def test_undo_never_touches_another_annotators_work(world):
     pair, ann, bob, _ = world
-    annotations.set_links(pair, ann, [(0, 0)], sure=True, base_version=0)
-    annotations.set_links(pair, bob, [(1, 1)], sure=True, base_version=0)
+    annotation_services.set_links(pair, ann, [(0, 0)], sure=True, base_version=0)
+    annotation_services.set_links(pair, bob, [(1, 1)], sure=True, base_version=0)
     undo.undo_last(pair, ann, base_version=v(pair, ann))
     assert links(pair, ann) == set() and links(pair, bob) == {(1, 1, True)}
 
 
 def test_undo_writes_history_marked_as_reverting_the_batch(world):
     pair, ann, _, _ = world
-    batch = annotations.set_pair_label(pair, ann, "paraphrase", base_version=0)
+    batch = annotation_services.set_pair_label(pair, ann, "paraphrase", base_version=0)
     undo.undo_last(pair, ann, base_version=v(pair, ann))
     row = AnnotationHistory.objects.filter(owner=ann).order_by("-id").first()
     assert row.reverts == batch and row.after == {"label": ""}

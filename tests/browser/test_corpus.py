@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 
+from annotator.core.tagsets import install_builtin_tagsets
 from annotator.models import ParaphraseType, Phenomenon, Project, Tagset
-from annotator.tagsets import install_builtin_tagsets
 from tests import factories
 from tests.annotator.corpus_helpers import TWO_ROWS, relation, relations_file
 from tests.conftest import login, screenshot
@@ -79,16 +79,18 @@ def test_admin_imports_mrpc_then_etpc_then_exports(
 
 
 def test_lead_opens_the_printable_agreement_report(page: Any, live_server: Any, admin: Any) -> None:
-    from annotator.agreement import recompute
-    from annotator.services import annotations
+    from annotator.agreement.computation import recompute
+    from annotator.annotation import services as annotation_services
 
     lead, anna, ben = factories.user("lead"), factories.user("anna"), factories.user("ben")
     project = factories.project_with_pairs("Printable", n_pairs=2, lead=lead, annotators=(anna, ben))
     diathesis = factories.vila().types.get(name="Diathesis")
     for pair in project.pairs.all():
         for user, links in ((anna, [(1, 0), (4, 2)]), (ben, [(1, 0), (5, 3)])):
-            annotations.set_links(pair, user, links, sure=True, base_version=None)
-            annotations.add_phenomenon(pair, user, diathesis, scope1=[2], scope2=[1], base_version=None)
+            annotation_services.set_links(pair, user, links, sure=True, base_version=None)
+            annotation_services.add_phenomenon(
+                pair, user, diathesis, scope1=[2], scope2=[1], base_version=None
+            )
     recompute(project.pk)
     login(page, live_server, "lead", factories.PASSWORD)
     page.goto(f"{live_server.url}/projects/{project.pk}/corpus/agreement-report/")

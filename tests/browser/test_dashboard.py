@@ -7,9 +7,9 @@ import re
 import pytest
 from django.core.cache import cache
 
+from annotator.annotation import services as annotation_services
+from annotator.core.tagsets import install_builtin_tagsets
 from annotator.models import ParaphraseType, Tagset
-from annotator.services import annotations
-from annotator.tagsets import install_builtin_tagsets
 from tests import factories
 from tests.conftest import login, screenshot
 
@@ -37,7 +37,7 @@ def project_team(in_process_tasks):
     diathesis = factories.vila().types.get(name="Diathesis")
     for n, pair in enumerate(project.pairs.order_by("position")):
         for who in anns:
-            annotations.add_phenomenon(
+            annotation_services.add_phenomenon(
                 pair,
                 who,
                 diathesis,
@@ -45,8 +45,8 @@ def project_team(in_process_tasks):
                 scope2=[1],
                 base_version=None,
             )
-            annotations.set_links(pair, who, [(1, 0), (4, 2)], sure=True, base_version=None)
-            annotations.set_pair_label(pair, who, "paraphrase", base_version=None)
+            annotation_services.set_links(pair, who, [(1, 0), (4, 2)], sure=True, base_version=None)
+            annotation_services.set_pair_label(pair, who, "paraphrase", base_version=None)
     return project, lead, anns
 
 
@@ -65,8 +65,8 @@ def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live
     screenshot(page, "dashboard-before-save")
 
     pair = project.pairs.order_by("position").first()
-    annotations.set_pair_label(pair, bo, "non_paraphrase", base_version=None)  # committed → recompute
-    annotations.add_phenomenon(
+    annotation_services.set_pair_label(pair, bo, "non_paraphrase", base_version=None)  # committed → recompute
+    annotation_services.add_phenomenon(
         pair, cleo, factories.vila().types.get(name="Punctuation"), scope1=[5], scope2=[3], base_version=None
     )
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
+from annotator.core.tagsets import vila_rows
+from annotator.corpus import projects
 from annotator.models import AlignmentLink, PairLabel, ParaphraseType, Phenomenon, PhraseAlignment, Tagset
-from annotator.services import projects
-from annotator.tagsets import vila_rows
 from tests import factories
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
 from tests.conftest import login

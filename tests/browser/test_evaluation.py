@@ -4,8 +4,9 @@ import re
 
 import pytest
 
-from annotator.agreement import recompute
-from annotator.services import evaluation, reevaluation
+from annotator.agreement.computation import recompute
+from annotator.evaluation import reevaluation
+from annotator.evaluation import services as evaluation
 from tests import evaluation_factories as ef
 from tests import factories
 from tests.conftest import login, screenshot

@@ -19,8 +19,8 @@ def fast_passwords(settings):
 @pytest.fixture
 def world():
     # A transactional test database is flushed between tests, data migrations included.
+    from annotator.core.tagsets import install_builtin_tagsets
     from annotator.models import ParaphraseType, Tagset
-    from annotator.tagsets import install_builtin_tagsets
 
     if not Tagset.objects.filter(builtin=True).exists():
         install_builtin_tagsets(Tagset, ParaphraseType)

@@ -54,12 +54,11 @@ def _fuzz(schema, authorization: str) -> Counter:
 
 
 def test_no_server_errors_and_schema_conformant_responses(settings_, monkeypatch):
-    from annotator import tasks
+    from annotator import taskqueue
 
-    # No worker serves this test: a re-annotation round queued by a generated request runs in-process,
-    # rather than waiting on the shared broker for a later worker to queue it in another test's project.
-    queue = tasks.queue_reannotation
-    monkeypatch.setattr(queue, "delay", lambda *args: queue.apply(args=args))
+    # No worker serves this test: work queued by a generated request runs in-process, rather than
+    # waiting on the shared broker for a later worker to run it in another test's project.
+    monkeypatch.setattr(taskqueue, "runs_in_process", lambda: True)
     world = make_world(settings_)
     annotate_marked(world, world.anna)
     annotate_marked(world, world.ben, marker=5)

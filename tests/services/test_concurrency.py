@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from annotator.annotation import services as annotation_services
+from annotator.corpus import projects
 from annotator.models import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon
-from annotator.services import annotations, projects
 from tests import factories
 from tests.annotator.api_helpers import client_for, make_world
 
@@ -27,7 +28,7 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def world(postgres_required, settings, monkeypatch):
     recomputes: list[int] = []
-    monkeypatch.setattr("annotator.tasks.schedule_recompute", recomputes.append)
+    monkeypatch.setattr("annotator.agreement.scheduling.schedule", recomputes.append)
     world = make_world(settings)
     world.recomputes = recomputes
     return world
@@ -79,11 +80,11 @@ def test_two_tabs_adding_to_the_same_sheet_one_wins_the_other_gets_409(world):
         version = winner["version"]
     assert Phenomenon.objects.filter(annotator=world.anna).count() == 5
     assert PairLabel.objects.filter(pair=pair, annotator=world.anna).count() == 1
-    assert annotations.sheet_version(pair, world.anna) == version
+    assert annotation_services.sheet_version(pair, world.anna) == version
 
 
 def test_two_devices_editing_one_phenomenon_no_lost_update(world):
-    phenomenon, version = annotations.add_phenomenon(
+    phenomenon, version = annotation_services.add_phenomenon(
         world.pair, world.anna, world.any_ptype(), scope1=[0], scope2=[0], base_version=0
     )
     url = f"/api/phenomena/{phenomenon.pk}/"
@@ -143,7 +144,7 @@ def test_many_annotators_saving_at_once_no_deadlock_no_duplicates(world):
         assert Phenomenon.objects.filter(pair=pair, annotator=user).count() == saves_each
         assert AlignmentLink.objects.filter(pair=pair, annotator=user).count() == saves_each
         assert PairLabel.objects.filter(pair=pair, annotator=user).count() == 1  # one sheet, never two
-        assert annotations.sheet_version(pair, user) == 1 + 2 * saves_each
+        assert annotation_services.sheet_version(pair, user) == 1 + 2 * saves_each
     assert len(world.recomputes) == 12 * saves_each * 2  # every committed save asked for a recompute
 
 

@@ -11,9 +11,9 @@ import threading
 import pytest
 from django.db import connections
 
+from annotator.annotation import services as annotation_services
+from annotator.annotation.services import sheet_version
 from annotator.models import AlignmentLink, Pair
-from annotator.services import annotations
-from annotator.services.annotations import sheet_version
 from tests.annotator.editor_helpers import HTMX, logged_in, make_desk, url
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
 
@@ -24,7 +24,7 @@ def test_concurrent_saves_from_one_version_one_wins_the_other_conflicts(postgres
     desk = make_desk()
     Pair.objects.filter(pk=desk.pair.pk).update(initial_alignment=[])
     clients = [logged_in(desk.ann), logged_in(desk.ann)]
-    annotations.set_pair_label(desk.pair, desk.ann, "paraphrase", base_version=None)
+    annotation_services.set_pair_label(desk.pair, desk.ann, "paraphrase", base_version=None)
     base = sheet_version(desk.pair, desk.ann)
     barrier = threading.Barrier(2)
     statuses: list[int] = []

@@ -10,8 +10,10 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from annotator.agreement import fingerprint, latest_snapshot, project_document
-from annotator.evaluation_stats import snapshot_measures
+from annotator.agreement.computation import latest_snapshot
+from annotator.agreement.document import project_document
+from annotator.agreement.results import fingerprint
+from annotator.evaluation.stats import snapshot_measures
 from annotator.models import Assignment, ReevaluationSet
 from metrics.document import parse_document
 from metrics.report import build_report

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 
-from annotator import corpus_jobs
-from annotator.exports import export_project
+from annotator.core.tagsets import install_builtin_tagsets
+from annotator.corpus import jobs as corpus_jobs
+from annotator.corpus.exports import export_project
+from annotator.corpus.services import import_corpus
 from annotator.models import CorpusJob, Pair, ParaphraseType, Project, Tagset
-from annotator.services.corpus import import_corpus
-from annotator.tagsets import install_builtin_tagsets
 from tests import factories
 from tests.annotator.corpus_helpers import counts
 

@@ -2,8 +2,8 @@
 
 import pytest
 
+from annotator.core.tagsets import install_builtin_tagsets
 from annotator.models import Assignment, ParaphraseType, ReannotationRound, Tagset
-from annotator.tagsets import install_builtin_tagsets
 from annotator.tasks import queue_reannotation
 from tests import leadtools_factories
 from tests.leadtools_factories import FAST_HASHERS

@@ -15,10 +15,12 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from annotator.agreement import fingerprint, latest_snapshot, project_document
+from annotator.agreement.computation import latest_snapshot
+from annotator.agreement.document import project_document
+from annotator.agreement.results import fingerprint
+from annotator.annotation import services as annotation_services
+from annotator.core.tagsets import install_builtin_tagsets
 from annotator.models import AgreementSnapshot, AgreementState, ParaphraseType, Tagset
-from annotator.services import annotations
-from annotator.tagsets import install_builtin_tagsets
 from metrics.document import parse_document
 from metrics.report import build_report
 from tests import factories
@@ -50,7 +52,7 @@ def team(n_pairs: int = 6) -> tuple[Any, Any, tuple[Any, ...]]:
     project = factories.project_with_pairs(n_pairs=n_pairs, lead=lead, annotators=anns)
     for n, pair in enumerate(project.pairs.order_by("position")):
         for who in anns:
-            annotations.add_phenomenon(
+            annotation_services.add_phenomenon(
                 pair,
                 who,
                 ptype("Diathesis"),
@@ -58,10 +60,10 @@ def team(n_pairs: int = 6) -> tuple[Any, Any, tuple[Any, ...]]:
                 scope2=[1],
                 base_version=None,
             )
-            annotations.set_links(
+            annotation_services.set_links(
                 pair, who, [(1, 0), (4, 2)] if who != anns[2] else [(1, 0)], sure=True, base_version=None
             )
-            annotations.set_pair_label(pair, who, "paraphrase", base_version=None)
+            annotation_services.set_pair_label(pair, who, "paraphrase", base_version=None)
     return project, lead, anns
 
 
@@ -97,7 +99,7 @@ def client_for(user: Any) -> Client:
 def save_label(client: Client, project: Any, pair: Any, who: Any, label: str) -> None:
     response = client.post(
         reverse("annotator:pair-label", args=[project.pk, pair.pk]),
-        {"label": label, "base_version": annotations.sheet_version(pair, who)},
+        {"label": label, "base_version": annotation_services.sheet_version(pair, who)},
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 200, response.content[:500]
@@ -163,7 +165,7 @@ def test_killing_the_worker_mid_task_still_produces_a_correct_snapshot(worker, s
     # A changed link makes the task recompute κ_C's Monte Carlo: it first stores a provisional snapshot
     # (κ_C pending), then spends seconds on κ_C — the window in which the worker is killed.
     before = set(AgreementSnapshot.objects.filter(project=project).values_list("pk", flat=True))
-    annotations.set_links(pair, bo, [(0, 3)], sure=False, base_version=None)
+    annotation_services.set_links(pair, bo, [(0, 3)], sure=False, base_version=None)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         provisional = (

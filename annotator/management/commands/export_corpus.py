@@ -11,8 +11,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotator.exports import FORMATS, export_project
-from annotator.exports.report import NoSnapshot
+from annotator.corpus.exports import FORMATS, export_project
+from annotator.corpus.exports.report import NoSnapshot
 from annotator.models import Project
 
 

@@ -1,0 +1,70 @@
+"""Exporters: one module per format, reading the database and returning bytes.
+
+`export_project(format, project, …)` is the one entry point shared by `manage.py export_corpus`, the web
+download and the Celery export job.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+from annotator.corpus.exports import report
+from annotator.corpus.exports.csv import phenomena_csv
+from annotator.corpus.exports.etpc import etpc_xml
+from annotator.corpus.exports.native import write_native
+from annotator.corpus.exports.pharaoh import pharaoh_text
+from annotator.models import Project
+
+FORMATS = ("native", "etpc", "csv", "pharaoh", "report")
+
+
+@dataclass
+class Exported:
+    data: bytes
+    filename: str
+    content_type: str
+
+
+def export_project(
+    format: str,
+    project: Project,
+    *,
+    annotator: str | None = None,
+    gold: bool = False,
+    jsonl: bool = False,
+    history: bool = False,
+    report_format: str = "json",
+) -> Exported:
+    """The project in the format; raises ValueError (or report.NoSnapshot) with a message for the user."""
+    slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in project.name).strip("-") or "project"
+    who = "gold" if gold else (annotator or "all")
+    if format == "native":
+        out = io.StringIO()
+        write_native(project, out, jsonl=jsonl, history=history)
+        ext = "jsonl" if jsonl else "json"
+        return Exported(out.getvalue().encode("utf-8"), f"{slug}.{ext}", "application/json")
+    if format == "etpc":
+        if not annotator and not gold:
+            raise ValueError("ETPC XML holds one annotator's phenomena: give an annotator or the gold layer")
+        return Exported(
+            etpc_xml(project, annotator=annotator, gold=gold), f"{slug}-{who}.xml", "application/xml"
+        )
+    if format == "csv":
+        data = phenomena_csv(project, annotator=annotator, gold=True if gold else None)
+        return Exported(data, f"{slug}-phenomena-{who}.csv", "text/csv")
+    if format == "pharaoh":
+        if not annotator and not gold:
+            raise ValueError(
+                "Pharaoh alignments are one annotator's: give an annotator, 'initial' or the gold layer"
+            )
+        return Exported(
+            pharaoh_text(project, annotator=annotator, gold=gold), f"{slug}-{who}.align", "text/plain"
+        )
+    if format == "report":
+        if report_format == "csv":
+            return Exported(report.report_csv(project), f"{slug}-agreement.csv", "text/csv")
+        if report_format == "html":
+            return Exported(report.report_html(project), f"{slug}-agreement.html", "text/html")
+        return Exported(report.report_json(project), f"{slug}-agreement.json", "application/json")
+    raise ValueError(f"unknown export format {format!r}; expected one of {', '.join(FORMATS)}")

@@ -1,0 +1,104 @@
+"""Home page, project overview and health check."""
+
+from __future__ import annotations
+
+import redis
+from django.conf import settings
+from django.contrib.auth.decorators import login_not_required
+from django.db import connection
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from annotator import access
+from annotator.models import Assignment, Membership, Project
+
+
+def _queue_counts(user, project: Project) -> dict[str, int]:
+    return _queue_counts_by_project(user, [project.pk]).get(project.pk, _empty_counts())
+
+
+def _empty_counts() -> dict[str, int]:
+    return {"total": 0, "done": 0, "postponed": 0, "todo": 0, "percent": 0}
+
+
+def _queue_counts_by_project(user, project_ids: list[int]) -> dict[int, dict[str, int]]:
+    """The user's own assignment counts per project, in one query."""
+    rows = (
+        Assignment.objects.filter(project_id__in=project_ids, annotator=user)
+        .values("project_id")
+        .annotate(
+            total=Count("id"),
+            done=Count("id", filter=Q(status=Assignment.Status.DONE)),
+            postponed=Count("id", filter=Q(status=Assignment.Status.POSTPONED)),
+        )
+    )
+    counts = {}
+    for row in rows:
+        row["todo"] = row["total"] - row["done"] - row["postponed"]
+        row["percent"] = round(100 * row["done"] / row["total"]) if row["total"] else 0
+        counts[row.pop("project_id")] = row
+    return counts
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    """Each role's starting page: the annotator's queues, the lead's projects, the admin's tools."""
+    projects = list(access.visible_projects(request.user).select_related("tagset"))
+    roles = access.roles_by_project(request.user, [p.pk for p in projects])
+    counts = _queue_counts_by_project(request.user, [p.pk for p in projects])
+    admin = access.is_admin(request.user)
+    rows = [
+        {
+            "project": project,
+            "is_lead": admin or Membership.Role.LEAD in roles.get(project.pk, set()),
+            "is_annotator": Membership.Role.ANNOTATOR in roles.get(project.pk, set()),
+            "queue": counts.get(project.pk, _empty_counts()),
+        }
+        for project in projects
+    ]
+    return render(request, "core/home.html", {"projects": rows})
+
+
+@require_GET
+def project_detail(request: HttpRequest, project_pk: int) -> HttpResponse:
+    project = access.project_for_member(request.user, project_pk)
+    context = {
+        "project": project,
+        "is_project_lead": access.is_lead(request.user, project),
+        "is_project_annotator": access.is_annotator(request.user, project),
+        "queue": _queue_counts(request.user, project),
+        "n_pairs": project.pairs.count(),
+        "n_units": project.units.count(),
+    }
+    return render(request, "core/project_detail.html", context)
+
+
+def broker_status() -> tuple[bool, str]:
+    """Whether the Celery broker answers (in-process mode counts as up)."""
+    if not settings.REDIS_URL:
+        return True, "in-process (no REDIS_URL)"
+
+    try:
+        redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1).ping()
+    except Exception as exc:
+        return False, f"unreachable: {exc.__class__.__name__}"
+    return True, "ok"
+
+
+@login_not_required
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    """Checks the database and the broker; 200 when both answer, 503 otherwise."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        db_ok, db_msg = True, "ok"
+    except Exception as exc:
+        db_ok, db_msg = False, f"unreachable: {exc.__class__.__name__}"
+    broker_ok, broker_msg = broker_status()
+    status = 200 if db_ok and broker_ok else 503
+    return JsonResponse({"database": db_msg, "broker": broker_msg, "ok": status == 200}, status=status)
