@@ -16,7 +16,7 @@ Speed: NLTK (3.10) runs every rule through its ReDoS guard (the third-party `reg
 timeout), about 200 µs per MRPC sentence. We take the *same* rules from `NLTKWordTokenizer`'s class
 attributes, compile them with the standard `re` module, and skip a rule when the text lacks the
 characters the rule needs to match at all (e.g. the `[?!]` rule on a text without "?" or "!"). Rules
-we do not know (a future NLTK) always run. `tests/annotator/test_tokenize.py` checks that the result is
+we do not know (a future NLTK) always run. `tests/annotator/core/test_tokenize.py` checks that the result is
 identical to `NLTKWordTokenizer().tokenize` on every MRPC sentence and on generated text.
 """
 

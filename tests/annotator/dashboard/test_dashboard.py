@@ -9,7 +9,7 @@ from django.urls import reverse
 from annotator.agreement.computation import latest_snapshot, recompute
 from annotator.models import AgreementState
 from tests import factories
-from tests.annotator.test_recompute import annotate
+from tests.annotator.agreement.test_recompute import annotate
 
 pytestmark = pytest.mark.django_db
 PANELS = [

@@ -32,7 +32,7 @@ from metrics.report import build_report
 from tests import factories
 
 pytestmark = pytest.mark.django_db
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(autouse=True)
