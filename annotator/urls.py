@@ -8,11 +8,46 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-AREAS = ("home", "annotation", "evaluation", "dashboard", "corpus", "leadtools")
+AREAS = ("home", "accounts", "annotation", "evaluation", "dashboard", "corpus", "leadtools")
 
 urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(template_name="core/login.html"), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Password change (signed in) and reset by e-mail (EMAIL_BACKEND; the console by default)
+    path(
+        "accounts/password_change/",
+        auth_views.PasswordChangeView.as_view(template_name="accounts/password_change_form.html"),
+        name="password_change",
+    ),
+    path(
+        "accounts/password_change/done/",
+        auth_views.PasswordChangeDoneView.as_view(template_name="accounts/password_change_done.html"),
+        name="password_change_done",
+    ),
+    path(
+        "accounts/password_reset/",
+        auth_views.PasswordResetView.as_view(
+            template_name="accounts/password_reset_form.html",
+            email_template_name="accounts/password_reset_email.txt",
+            subject_template_name="accounts/password_reset_subject.txt",
+        ),
+        name="password_reset",
+    ),
+    path(
+        "accounts/password_reset/done/",
+        auth_views.PasswordResetDoneView.as_view(template_name="accounts/password_reset_done.html"),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(template_name="accounts/password_reset_confirm.html"),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(template_name="accounts/password_reset_complete.html"),
+        name="password_reset_complete",
+    ),
     path("admin/", admin.site.urls),
     path("api/", include("annotator.api.urls")),
     path("", include(([path("", include(f"annotator.{area}.urls")) for area in AREAS], "annotator"))),

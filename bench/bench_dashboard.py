@@ -284,14 +284,16 @@ def bench_latency(n_pairs: int, saves: int) -> None:
     worker = Worker(env, queue)
     worker.start()
     try:
+        from django.contrib.auth import get_user_model
+
         from annotator.agreement.scheduling import schedule
 
         schedule(project.pk)
         wait_for_new_snapshot(project, None, timeout=600)
         web = Client()
-        web.login(username=annotator.username, password="bench-pass-123")
+        web.force_login(annotator)
         lead = Client()
-        lead.login(username=lead_name, password="bench-pass-123")
+        lead.force_login(get_user_model().objects.get(username=lead_name))
         pairs = list(project.pairs.order_by("position")[:saves])
         latencies = []
         for n in range(saves):

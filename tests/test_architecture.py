@@ -36,6 +36,7 @@ AREAS = {
     "dashboard",
     "api",
     "home",
+    "accounts",
     "demo",
     # Django's own places inside the app
     "models",

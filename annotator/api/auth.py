@@ -2,7 +2,7 @@
 
 DRF's `TokenAuthentication` runs `Token.objects.select_related("user").get(key=…)` on every request;
 scripts and the load of many annotators make that the most frequent query of the API. Same rules and
-messages as DRF's class (unknown token, inactive user); only the lookup is `annotator.core.sql`.
+messages as DRF's class (unknown token, inactive user), plus expiry (API_TOKEN_TTL_DAYS); only the lookup is `annotator.core.sql`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.authtoken.models import Token
 
+from annotator.accounts.services import token_expired
 from annotator.core import sql
 
 
@@ -32,6 +33,10 @@ class FastTokenAuthentication(TokenAuthentication):
         user = sql.instance(user_model, row[n:])
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        if token_expired(token):
+            raise exceptions.AuthenticationFailed(
+                "Token expired: get a new one at /account/ or POST /api/token/."
+            )
         token.user = user
         return user, token
 

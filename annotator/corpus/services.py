@@ -34,6 +34,7 @@ from annotator.corpus.writing import (
     Cancelled,
     Context,
     ImportCancelled,
+    InvalidUsername,
     Progress,
     _pairs_by_source_id,
     record_created,
@@ -94,8 +95,21 @@ def import_mrpc(ctx: Context, sources: Sequence[Source]) -> None:
 
 
 def etpc_tagset(ctx: Context, records: Sequence[etpc.TypeRecord]) -> Tagset:
-    """The built-in ETPC tagset, with the typology file's names and categories (new types added)."""
-    tagset = Tagset.objects.get(name=ETPC_NAME)
+    """The tagset that carries the typology file: the built-in ETPC tagset when the file agrees with it,
+    otherwise a tagset of the project's own (a copy of the built-in one with the file's names,
+    categories and new types). Built-in tagsets are never changed by an import: other projects use them.
+    """
+    builtin = Tagset.objects.get(name=ETPC_NAME)
+    if _agrees_with(builtin, records):
+        ctx.report.unchanged["types"] += len(records)
+        return builtin
+    current = ctx.project.tagset
+    own = (
+        current is not None
+        and not current.builtin
+        and not Project.objects.filter(tagset=current).exclude(pk=ctx.project.pk).exists()
+    )
+    tagset = current if own and current is not None else _project_copy(ctx, builtin)
     types = {t.code: t for t in tagset.types.all()}
     for record in records:
         ptype = types.get(record.code)
@@ -118,6 +132,34 @@ def etpc_tagset(ctx: Context, records: Sequence[etpc.TypeRecord]) -> Tagset:
         else:
             ctx.report.unchanged["types"] += 1
     return tagset
+
+
+def _agrees_with(tagset: Tagset, records: Sequence[etpc.TypeRecord]) -> bool:
+    types = {t.code: (t.name, t.type_class) for t in tagset.types.all()}
+    return all(
+        record.code in types and types[record.code] == (record.name, record.category or types[record.code][1])
+        for record in records
+    )
+
+
+def _project_copy(ctx: Context, source: Tagset) -> Tagset:
+    """A copy of `source` owned by the importing project (named after it), with all its types."""
+    base = f"{source.name} ({ctx.project.name})"[:110]
+    name, n = base, 1
+    while Tagset.objects.filter(name=name).exists():
+        n += 1
+        name = f"{base} {n}"
+    copy = Tagset.objects.create(
+        name=name,
+        description=f"Copy of {source.name} made by an import into {ctx.project.name}, with the file's types.",
+        owner=ctx.actor if getattr(ctx.actor, "pk", None) else None,
+    )
+    fields = [f.name for f in ParaphraseType._meta.concrete_fields if f.name not in ("id", "tagset")]
+    ParaphraseType.objects.bulk_create(
+        ParaphraseType(tagset=copy, **{f: getattr(t, f) for f in fields}) for t in source.types.all()
+    )
+    ctx.report.created["tagsets"] += 1
+    return copy
 
 
 def _classify(ctx: Context, sources: Sequence[Source]) -> dict[str, list[tuple[str, Any]]]:
@@ -442,6 +484,9 @@ def import_corpus(
                 transaction.set_rollback(True)
     except ImportFailed:
         pass
+    except InvalidUsername as exc:  # raised where a new user would be created: nothing is written
+        files = ", ".join(name for name, _ in sources)
+        report.problems.append(Problem(files, None, "annotator", str(exc)))
     except ImportCancelled:
         report.cancelled = True
     except IntegrityError as exc:  # e.g. another import created the same pairs meanwhile

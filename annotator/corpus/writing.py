@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db import connection, models
 from django.db.models import F
 from django.utils import timezone
@@ -86,11 +87,27 @@ class Context:
         return self.users[name]
 
 
+class InvalidUsername(ValueError):
+    """A username in an imported file that Django's username rules refuse."""
+
+    def __init__(self, username: str, reasons: list[str]) -> None:
+        self.username = username
+        super().__init__(f"username {username[:80]!r} is not allowed: {' '.join(reasons)}")
+
+
 def ensure_user(username: str) -> Any:
-    """The user with this name; created with an unusable password (they log in once an admin sets one)."""
+    """The user with this name; created with an unusable password (they log in once an admin sets one).
+
+    A new name goes through Django's username rules (characters, length) first: `InvalidUsername`.
+    """
     User = get_user_model()
     user = User.objects.filter(username=username).first()
     if user is None:
+        field = User._meta.get_field(User.USERNAME_FIELD)
+        try:
+            field.clean(username, None)
+        except ValidationError as error:
+            raise InvalidUsername(username, error.messages) from error
         user = User(username=username)
         user.set_unusable_password()
         user.save()
@@ -190,8 +207,11 @@ def insert_rows(model: type[models.Model], rows: Sequence[dict[str, Any]]) -> No
 
 
 def use_tagset(ctx: Context, tagset: Tagset, where: str) -> bool:
+    """Give the project this tagset (when it has none, or no phenomenon yet); a problem otherwise."""
     project = ctx.project
-    if project.tagset_id is None:
+    if project.tagset_id is None or (
+        project.tagset_id != tagset.pk and not Phenomenon.objects.filter(pair__project=project).exists()
+    ):
         project.tagset = tagset
         project.save(update_fields=["tagset"])
     elif project.tagset_id != tagset.pk:

@@ -119,10 +119,22 @@ TABLE: dict[str, dict[str, str]] = {
     # exempts it), logout takes any POST; everything else is ADMIN_NAMESPACE
     "admin:login": {READ: "ok ok ok ok ok ok"},
     "admin:logout": {"POST": "any any any any any any"},
+    # the user's own account, password change and reset; the admins' sign-in security page
+    "annotator:account": {READ: "login ok ok ok ok ok"},
+    "annotator:account-token-issue": {"POST": "login ok ok ok ok ok"},
+    "annotator:account-token-revoke": {"POST": "login ok ok ok ok ok"},
+    "annotator:security": {READ: "login 403 403 403 403 ok"},
+    "annotator:security-unlock": {"POST": "login 403 403 403 403 ok"},
+    "password_change": {READ: "login ok ok ok ok ok", "POST": "login ok ok ok ok ok"},
+    "password_change_done": {READ: "login ok ok ok ok ok"},
+    "password_reset": {READ: "ok ok ok ok ok ok", "POST": "ok ok ok ok ok ok"},
+    "password_reset_done": {READ: "ok ok ok ok ok ok"},
+    "password_reset_confirm": {READ: "ok ok ok ok ok ok"},
+    "password_reset_complete": {READ: "ok ok ok ok ok ok"},
     # REST API: documentation and token
-    "api-schema": {READ: "ok ok ok ok ok ok"},
-    "api-docs": {READ: "ok ok ok ok ok ok"},
-    "api-redoc": {READ: "ok ok ok ok ok ok"},
+    "api-schema": {READ: "unauth ok ok ok ok ok"},  # behind login: the schema maps every endpoint
+    "api-docs": {READ: "unauth ok ok ok ok ok"},
+    "api-redoc": {READ: "unauth ok ok ok ok ok"},
     "api-token": {"POST": "400 ok ok ok ok ok"},
     "api-root": {READ: API_LIST},
     # REST API: resources
@@ -257,6 +269,8 @@ def reverse_for(world: PermissionWorld, name: str, scenario: str) -> str:
             kwargs["pk"] = _api_pk(world, name, scenario, objs)
         elif param == "step":
             kwargs["step"] = "grammaticality"
+        elif param in ("uidb64", "token"):  # a password reset link that is not (or no longer) valid
+            kwargs[param] = "x"
         elif param == "item_pk":
             kwargs["item_pk"] = objs.item.pk
         elif param == "job_pk":

@@ -92,7 +92,7 @@ def assert_exact(project: Any, snapshot: AgreementSnapshot) -> None:
 
 def client_for(user: Any) -> Client:
     client = Client()
-    client.login(username=user.username, password=factories.PASSWORD)
+    client.force_login(user)
     return client
 
 

@@ -2,14 +2,15 @@
 
 Columns: pair, annotator, gold, type_code, type, class, scope1, scope2, projection, key1, key2,
 sense_preserving, comment, scope1_text, scope2_text. Token indices are space-separated 0-based indices;
-the *_text columns repeat the tokens they name. UTF-8, comma-separated, standard CSV quoting.
+the *_text columns repeat the tokens they name. UTF-8, comma-separated, standard CSV quoting; a text
+cell that a spreadsheet would run as a formula starts with an apostrophe (`annotator.core.spreadsheet`).
 """
 
 from __future__ import annotations
 
-import csv
 import io
 
+from annotator.core.spreadsheet import SafeWriter
 from annotator.corpus.exports.etpc import phenomena_of
 from annotator.models import Phenomenon, Project
 
@@ -34,7 +35,7 @@ COLUMNS = [
 
 def phenomena_csv(project: Project, *, annotator: str | None = None, gold: bool | None = None) -> bytes:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = SafeWriter(out)
     writer.writerow(COLUMNS)
     rows = phenomena_of(project, annotator=annotator, gold=bool(gold))
     if gold is None:

@@ -7,7 +7,6 @@ by_pair, by_ordered_pair, by_annotator, by_system, by_rater…; nested keys join
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from django.template.loader import render_to_string
 
 from annotator.agreement.computation import latest_snapshot
+from annotator.core.spreadsheet import SafeWriter
 from annotator.models import AgreementSnapshot, Project
 
 
@@ -76,7 +76,7 @@ def report_json(project: Project) -> bytes:
 def report_csv(project: Project) -> bytes:
     doc = report_document(project)
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = SafeWriter(out)
     writer.writerow(["measure", "scope", "key", "value"])
     writer.writerows(flatten(doc["report"].get("measures", {})))
     return out.getvalue().encode("utf-8")

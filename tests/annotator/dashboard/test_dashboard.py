@@ -41,7 +41,7 @@ def url(project) -> str:
 
 
 def login(client, user) -> None:
-    client.login(username=user.username, password=factories.PASSWORD)
+    client.force_login(user)
 
 
 def test_lead_sees_the_dashboard(client, setup):
