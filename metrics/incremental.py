@@ -86,7 +86,6 @@ class PhenomenaAgreement:
         self.pairs = tuple(pairs)
         self._pair_pos = {pid: p for p, pid in enumerate(self.pairs)}
         self._type_index = {t.name: i for i, t in enumerate(self.tagset.types)}
-        self._a_by_type = [1.0 if t.one_sided else 0.5 for t in self.tagset.types]
         self._counts = {a: len(phenomena[a]) for a in self.annotators}
         for a in self.annotators:
             unknown = {x.pair for x in phenomena[a]} - self._pair_pos.keys()
@@ -111,7 +110,6 @@ class PhenomenaAgreement:
                 self._index[b],
                 pairs=self.pairs,
                 types=self.tagset.names,
-                a_by_type=self._a_by_type,
             )
             for a, b in self._pairs_of_annotators
         }
@@ -154,7 +152,7 @@ class PhenomenaAgreement:
         for a, b in self._pairs_of_annotators:
             if a in changed or b in changed:
                 cells_a, cells_b = self._index[a].get(pair), self._index[b].get(pair)
-                self._tables[a, b].set_row(p, pair_row(cells_a, cells_b, self._a_by_type))
+                self._tables[a, b].set_row(p, pair_row(cells_a, cells_b))
                 self._measures.pop((a, b), None)
         if self._multi is not None:
             self._multi.rows[p] = multi_row([self._index[a].get(pair) for a in self.annotators])
