@@ -15,9 +15,9 @@ from typing import Literal
 
 import numpy as np
 
-from metrics.types import Judgement, scale_label
+from metrics.types import Evaluations, Judgement, scale_label
 
-__all__ = ["ReevalSet", "reevaluation_sets", "sample_size"]
+__all__ = ["ReevalSet", "after_revisions", "reevaluation_sets", "sample_size"]
 
 Viewpoint = Literal["G", "M"]
 
@@ -117,3 +117,15 @@ def _draw(disagreement: list[str], agreeing: list[str], *, seed: int, fraction: 
     order = disagreement + sampled
     perm = rng.permutation(len(order))
     return ReevalSet(tuple(disagreement), tuple(agreeing), tuple(sampled), tuple(order[t] for t in perm))
+
+
+def after_revisions(evaluations: Evaluations) -> tuple[Judgement, ...]:
+    """The initial judgements with the revisions applied (a revision overrides only what it gives)."""
+    revised = {(r.item, r.rater): r for r in evaluations.revisions}
+    out = []
+    for j in evaluations.ratings:
+        r = revised.get((j.item, j.rater))
+        if r is not None:
+            j = Judgement(j.item, j.rater, r.G if r.G is not None else j.G, r.M if r.M is not None else j.M)
+        out.append(j)
+    return tuple(out)

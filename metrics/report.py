@@ -14,10 +14,15 @@ from typing import Any
 
 import numpy as np
 
+from metrics.alignment import alignment_report
+from metrics.bootstrap import confidence_intervals
+from metrics.chance import kappa_c_report
 from metrics.incremental import PhenomenaAgreement, gc_paused, mean_defined
 from metrics.kappa import codes, cohen_kappa_pairs, fleiss_kappa, krippendorff_alpha_from_counts, rating_table
-from metrics.reeval import reevaluation_sets
-from metrics.types import SCALES, Document, Evaluations, Judgement, scale_label
+from metrics.pair_labels import pair_label_report
+from metrics.reeval import after_revisions, reevaluation_sets
+from metrics.spade import spade_report
+from metrics.types import SCALES, Document, Evaluations, scale_label
 
 __all__ = ["REPORT_FORMAT", "build_report", "phenomena_report", "evaluation_report", "after_revisions"]
 
@@ -46,14 +51,9 @@ def _measures(doc: Document, *, ci: bool, ci_resamples: int, ci_seed: int) -> En
     if doc.phenomena is not None:
         measures.update(phenomena_report(doc))
     if doc.word_alignments is not None:
-        from metrics.alignment import alignment_report
-        from metrics.chance import kappa_c_report
-
         measures.update(alignment_report(doc))
         measures.update(kappa_c_report(doc))
     if doc.phrase_alignments is not None or doc.system_phrase_alignments is not None:
-        from metrics.spade import spade_report
-
         measures.update(spade_report(doc))
     if doc.evaluations is not None:
         measures.update(
@@ -62,12 +62,8 @@ def _measures(doc: Document, *, ci: bool, ci_resamples: int, ci_seed: int) -> En
             )
         )
     if doc.pair_labels is not None:
-        from metrics.pair_labels import pair_label_report
-
         measures.update(pair_label_report(doc))
     if ci:
-        from metrics.bootstrap import confidence_intervals
-
         measures.update(confidence_intervals(doc, measures, n_resamples=ci_resamples, seed=ci_seed))
     return measures
 
@@ -80,18 +76,6 @@ def phenomena_report(doc: Document) -> Entries:
         doc.phenomena, annotators=doc.annotators, tagset=doc.tagset, pairs=[p.id for p in doc.pairs]
     )
     return state.report()
-
-
-def after_revisions(evaluations: Evaluations) -> tuple[Judgement, ...]:
-    """The initial judgements with the revisions applied (a revision overrides only what it gives)."""
-    revised = {(r.item, r.rater): r for r in evaluations.revisions}
-    out = []
-    for j in evaluations.ratings:
-        r = revised.get((j.item, j.rater))
-        if r is not None:
-            j = Judgement(j.item, j.rater, r.G if r.G is not None else j.G, r.M if r.M is not None else j.M)
-        out.append(j)
-    return tuple(out)
 
 
 def evaluation_report(evaluations: Evaluations, *, seed: int = 0, fraction: float = 0.1) -> Entries:
