@@ -600,7 +600,12 @@ def agr_ph(
     Both: per pair the mean over its types, then the mean over pairs. Range [0, 1]; ``None`` if
     neither annotator has a phenomenon. Vila et al. (2015) §4.1; spec §2.
 
-    Example (Vila Fig. 3, pair 1): B has 6 phenomena and C has 8, so ``agr_ph(B, C) == 0.75``.
+    Example (Vila Fig. 3, pair 1: B has 6 phenomena, C has 8):
+
+    >>> B = [Phenomenon("p1", "SA", frozenset({i}), frozenset({i})) for i in range(6)]
+    >>> C = [Phenomenon("p1", "SA", frozenset({i}), frozenset({i})) for i in range(8)]
+    >>> agr_ph(B, C)
+    0.75
     """
     tables, _ = _tables_of(a, b, tagset)
     return aggregate(tables).values["n.ph" + _variant(typewise, pairwise)]
@@ -620,7 +625,12 @@ def agr_w(
     one annotator's scopes counts once; keys are not counted). Variants as for :func:`agr_ph`.
     Range [0, 1]; ``None`` if neither annotator has a phenomenon. Vila et al. (2015) §4.1; spec §2.
 
-    Example (Vila Fig. 3): for SYNTHETIC/ANALYTIC B covers 6+2 tokens and C 3+2, so agr_w = 0.625.
+    Example (Vila Fig. 3: for SYNTHETIC/ANALYTIC B covers 6+2 tokens and C 3+2):
+
+    >>> B = [Phenomenon("p1", "SYNTHETIC/ANALYTIC", frozenset(range(6)), frozenset({0, 1}))]
+    >>> C = [Phenomenon("p1", "SYNTHETIC/ANALYTIC", frozenset({1, 2, 3}), frozenset({0, 1}))]
+    >>> agr_w(B, C)
+    0.625
     """
     tables, _ = _tables_of(a, b, tagset)
     return aggregate(tables).values["n.w" + _variant(typewise, pairwise)]
@@ -636,8 +646,14 @@ def tpo_scores(
     1); ``agr_o = (count(X→Y)+count(Y→X))/(|X|+|Y|)`` in [0, 1]; ``f1_alt = HM(count(X→Y)/|X|,
     count(Y→X)/|Y|)`` (0 if exactly one side is empty). Vila et al. (2015) §4.2; spec §3.
 
-    Example (Vila Fig. 3, pair 1): 5 of B's 6 and 5 of C's 8 phenomena overlap partially, so
-    ``agr_o = 10/14 = 0.714``.
+    Example (Vila Fig. 3, pair 1: 5 of B's 6 and 5 of C's 8 phenomena overlap partially, so
+    ``agr_o = 10/14 = 0.714``):
+
+    >>> B = [Phenomenon("p1", "SA", frozenset({i}), frozenset({i})) for i in range(6)]
+    >>> C = B[:5] + [Phenomenon("p1", "SA", frozenset({9 + i}), frozenset()) for i in range(3)]
+    >>> s = tpo_scores(B, C)
+    >>> s.count_xy, s.count_yx, round(s.agr_o, 3)
+    (5, 5, 0.714)
     """
     if criterion not in ("partial", "total"):
         raise ValueError(f'criterion must be "partial" or "total", got {criterion!r}')
@@ -662,6 +678,14 @@ def do_k(
     Range [0, 1]; ``None`` for an empty X. ``tagset`` defines the types (default: those of ``a`` and
     ``b``); ``a`` of :func:`overlapping` follows each phenomenon's scopes. Vila et al. (2015) §4.3
     (K_B, K_C); docs/measures.md#do (spec §4).
+
+    Example (spec §4's two worked overlaps: SYNTHETIC/ANALYTIC 0.75 and 1, ADDITION/DELETION 0.5
+    and 1):
+
+    >>> def sa(s1, s2): return Phenomenon("p1", "S/A", frozenset(s1), frozenset(s2), "local")
+    >>> def ad(s1): return Phenomenon("p1", "A/D", frozenset(s1), frozenset())
+    >>> do_k([sa(range(6), {0, 1}), ad({3, 4})], [sa({1, 2, 3}, {0, 1}), ad({4})])
+    (0.625, 1.0)
     """
     tables, _ = _tables_of(a, b, tagset)
     return aggregate(tables).directional["do.k"]
@@ -681,8 +705,14 @@ def do_f1(
     Y to the unit, compute F1, average). ``tagset`` defines the types (default: those of ``a``, ``b``).
     Range [0, 1]. Vila et al. (2015) §4.3; spec §4.
 
-    Example: Vila Fig. 3 (reconstruction of pair 1, spec cases) gives K_B = 0.736, K_C = 0.625
-    and F1 = 0.676.
+    Vila Fig. 3 (the reconstruction of pair 1 in the spec's cases) gives K_B = 0.736, K_C = 0.625
+    and F1 = 0.676 (tests/metrics/test_cases.py). With the two overlaps of :func:`do_k`'s example,
+    ``F1 = HM(0.625, 1) = 0.769``:
+
+    >>> def sa(s1, s2): return Phenomenon("p1", "S/A", frozenset(s1), frozenset(s2), "local")
+    >>> def ad(s1): return Phenomenon("p1", "A/D", frozenset(s1), frozenset())
+    >>> round(do_f1([sa(range(6), {0, 1}), ad({3, 4})], [sa({1, 2, 3}, {0, 1}), ad({4})]), 3)
+    0.769
     """
     tables, _ = _tables_of(a, b, tagset)
     return aggregate(tables).values["do.f1" + _variant(typewise, pairwise)]

@@ -176,7 +176,15 @@ def tpo_multi(
     ``F1_r = HM(count(R_r→G)/|R_r|, count(G→R_r)/|G|)`` under ``criterion``; gold = mean of F1_r.
     Ranges [0, 1]. With fewer than three annotators all three are ``None`` (``by_annotator`` empty).
 
-    Example: three annotators each marking the same single phenomenon give 1.0 for all three.
+    Example: three annotators marking the same phenomenon agree fully; when R_3 marks nothing, the
+    gold set still holds it (two owners), R_3's F1 is 0 and two of the three annotator pairs score 0:
+
+    >>> x = Phenomenon("p1", "SA", frozenset({1}), frozenset({1}))
+    >>> tpo_multi({"R1": [x], "R2": [x], "R3": [x]})
+    MultiTPO(avg=1.0, union=1.0, gold=1.0, by_annotator={'R1': 1.0, 'R2': 1.0, 'R3': 1.0})
+    >>> m = tpo_multi({"R1": [x], "R2": [x], "R3": []})
+    >>> round(m.avg, 4), m.union, round(m.gold, 4), m.by_annotator["R3"]
+    (0.3333, 1.0, 0.6667, 0.0)
     """
     if criterion not in _CRITERIA:
         raise ValueError(f'criterion must be "partial" or "total", got {criterion!r}')

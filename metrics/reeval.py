@@ -77,7 +77,14 @@ def reevaluation_sets(
     order (default: order of first appearance). Judgements without a label on the viewpoint are
     ignored.
 
-    Example: 167 disagreements give 17 sampled items, 222 give 22 (Fujita's 10 % samples).
+    Fujita's 10 % samples: 167 disagreements give 17 sampled items, 222 give 22
+    (:func:`sample_size`). A small example — u1 is Perfect/Irredeemable (OK vs NG on G2), u2
+    Perfect/Awkward (both OK); 10 % of one disagreement rounds to no sample:
+
+    >>> js = [Judgement("u1", "E1", "Perfect", None), Judgement("u1", "E2", "Irredeemable", None),
+    ...       Judgement("u2", "E1", "Perfect", None), Judgement("u2", "E2", "Awkward", None)]
+    >>> reevaluation_sets(js, viewpoint="G")["E1"]
+    ReevalSet(disagreement=('u1',), agreeing=('u2',), sampled=(), order=('u1',))
     """
     if viewpoint not in ("G", "M"):
         raise ValueError(f'viewpoint must be "G" or "M", got {viewpoint!r}')
@@ -120,7 +127,16 @@ def _draw(disagreement: list[str], agreeing: list[str], *, seed: int, fraction: 
 
 
 def after_revisions(evaluations: Evaluations) -> tuple[Judgement, ...]:
-    """The initial judgements with the revisions applied (a revision overrides only what it gives)."""
+    """The initial judgements with the revisions applied (a revision overrides only what it gives).
+
+    These are the "after" judgements of ``fleiss.after.*`` and ``cohen.after.*``
+    (docs/measures.md#revisions).
+
+    >>> ev = Evaluations(("E1",), (Judgement("u1", "E1", "Awkward", "Equivalent"),),
+    ...                  (Judgement("u1", "E1", None, "Missing Info."),))
+    >>> after_revisions(ev)
+    (Judgement(item='u1', rater='E1', G='Awkward', M='Missing Info.'),)
+    """
     revised = {(r.item, r.rater): r for r in evaluations.revisions}
     out = []
     for j in evaluations.ratings:

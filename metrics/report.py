@@ -38,6 +38,20 @@ def build_report(
     Sections absent from the document produce no keys. Word alignments add the ``alignment.*`` and
     ``kappa_c*`` keys (:mod:`metrics.alignment`, :mod:`metrics.chance`), phrase alignments the
     ``spade.*`` keys (:mod:`metrics.spade`).
+
+    Every key is explained in docs/measures.md (section "Report keys", docs/measures.md#report).
+
+    Example (Vila Fig. 3, pair 1: B marks 6 phenomena, C 8, so agr_ph = 0.75):
+
+    >>> from metrics.document import parse_document
+    >>> doc = parse_document({
+    ...     "format": "paraphrase-agreement/1", "annotators": ["B", "C"],
+    ...     "tagset": {"types": [{"name": "SA"}]},
+    ...     "pairs": [{"id": "p1", "tokens1": ["w"] * 8, "tokens2": ["v"] * 8}],
+    ...     "phenomena": {r: [{"pair": "p1", "type": "SA", "s1": [i], "s2": [i]} for i in range(n)]
+    ...                   for r, n in (("B", 6), ("C", 8))}})
+    >>> build_report(doc)["measures"]["iapta.n.ph"]
+    {'value': 0.75, 'by_pair': {'B|C': 0.75}}
     """
     if not isinstance(doc, Document):
         raise ValueError(f"doc must be a metrics.types.Document, got {type(doc).__name__}")
