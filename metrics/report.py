@@ -19,6 +19,7 @@ from metrics.bootstrap import confidence_intervals
 from metrics.chance import kappa_c_report
 from metrics.incremental import PhenomenaAgreement, gc_paused, mean_defined
 from metrics.kappa import codes, cohen_kappa_pairs, fleiss_kappa, krippendorff_alpha_from_counts, rating_table
+from metrics.layers import sense_layer_report
 from metrics.pair_labels import pair_label_report
 from metrics.reeval import after_revisions, reevaluation_sets
 from metrics.spade import spade_report
@@ -83,13 +84,15 @@ def _measures(doc: Document, *, ci: bool, ci_resamples: int, ci_seed: int) -> En
 
 
 def phenomena_report(doc: Document) -> Entries:
-    """The ``iapta.*`` keys (N-, TPO-, DO-measures and multi-annotator TPO; spec §2–4)."""
+    """The ``iapta.*`` keys (N-, TPO-, DO-measures and multi-annotator TPO; docs/measures.md#iapta),
+    with the per-layer ``iapta.sense.*`` keys when phenomena are marked sense-preserving or not
+    (:mod:`metrics.layers`, docs/measures.md#sense-layers)."""
     if doc.phenomena is None:
         return {}
     state = PhenomenaAgreement(
         doc.phenomena, annotators=doc.annotators, tagset=doc.tagset, pairs=[p.id for p in doc.pairs]
     )
-    return state.report()
+    return {**state.report(), **sense_layer_report(doc)}
 
 
 def evaluation_report(evaluations: Evaluations, *, seed: int = 0, fraction: float = 0.1) -> Entries:

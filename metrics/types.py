@@ -126,7 +126,12 @@ class Tagset:
 
 @dataclass(frozen=True, slots=True)
 class Phenomenon:
-    """One annotated paraphrase phenomenon (Vila et al. 2015): scopes, projection and keys."""
+    """One annotated paraphrase phenomenon (Vila et al. 2015): scopes, projection and keys.
+
+    ``sense_preserving`` is ETPC's layer (Kovatchev et al.): ``True`` (+), ``False`` (−) or ``None``
+    (not marked); it selects the layer in per-layer agreement (docs/measures.md#sense-layers) and is
+    ignored by every other measure.
+    """
 
     pair: str
     type: str
@@ -135,6 +140,7 @@ class Phenomenon:
     projection: str | None = None
     key1: frozenset[int] = frozenset()
     key2: frozenset[int] = frozenset()
+    sense_preserving: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
