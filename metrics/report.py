@@ -17,6 +17,7 @@ import numpy as np
 from metrics.alignment import alignment_report
 from metrics.bootstrap import confidence_intervals
 from metrics.chance import kappa_c_report
+from metrics.corpus_statistics import DEFAULT_BIN_WIDTH, corpus_statistics
 from metrics.incremental import PhenomenaAgreement, gc_paused, mean_defined
 from metrics.kappa import codes, cohen_kappa_pairs, fleiss_kappa, krippendorff_alpha_from_counts, rating_table
 from metrics.layers import sense_layer_report
@@ -32,9 +33,19 @@ Entries = dict[str, dict[str, Any]]
 
 
 def build_report(
-    doc: Document, *, ci: bool = False, ci_resamples: int = 1000, ci_seed: int = 0
+    doc: Document,
+    *,
+    ci: bool = False,
+    ci_resamples: int = 1000,
+    ci_seed: int = 0,
+    statistics: bool = False,
+    bin_width: int = DEFAULT_BIN_WIDTH,
 ) -> dict[str, Any]:
     """All measures of ``doc`` as the §10 report; ``ci`` adds bootstrap 95 % intervals (``<key>.ci95``).
+
+    ``statistics`` adds the section ``"statistics"`` beside ``"measures"``: the corpus tables of
+    :func:`metrics.corpus_statistics.corpus_statistics` (``bin_width`` for Cohn et al.'s Fig. 4;
+    opt-in because that figure repeats κ_C's Monte Carlo; docs/measures.md#statistics).
 
     Sections absent from the document produce no keys. Word alignments add the ``alignment.*`` and
     ``kappa_c*`` keys (:mod:`metrics.alignment`, :mod:`metrics.chance`), phrase alignments the
@@ -58,7 +69,11 @@ def build_report(
         raise ValueError(f"doc must be a metrics.types.Document, got {type(doc).__name__}")
     with gc_paused():
         measures = _measures(doc, ci=ci, ci_resamples=ci_resamples, ci_seed=ci_seed)
-    return {"format": REPORT_FORMAT, "measures": _json_safe(dict(sorted(measures.items())), "measures")}
+        tables = corpus_statistics(doc, bin_width=bin_width) if statistics else None
+    report = {"format": REPORT_FORMAT, "measures": _json_safe(dict(sorted(measures.items())), "measures")}
+    if tables is not None:
+        report["statistics"] = _json_safe(tables, "statistics")
+    return report
 
 
 def _measures(doc: Document, *, ci: bool, ci_resamples: int, ci_seed: int) -> Entries:
