@@ -2,7 +2,7 @@
 
 Prints the report (docs/measures.md#report; spec §10) on stdout; ``--statistics`` adds the corpus
 statistics (docs/measures.md#statistics). An unreadable file, invalid JSON or an invalid document
-exits with status 1 and one line ``FILE: field: message`` on stderr (spec §9).
+exits with status 1 and one line ``FILE: field: message`` on stderr (docs/measures.md#document).
 """
 
 from __future__ import annotations

@@ -96,7 +96,8 @@ def _iapta_intervals(doc: Document, *, n_resamples: int, seed: int) -> dict[str,
 
 
 def word_link_counts(doc: Document, a: str, b: str) -> FloatArray:
-    """Per pair ``(|S'_a ∩ P'_b|, |S'_a|, |P'_a ∩ S'_b|, |S'_b|)`` over pairs annotated by both (spec §5.1).
+    """Per pair ``(|S'_a ∩ P'_b|, |S'_a|, |P'_a ∩ S'_b|, |S'_b|)`` over pairs annotated by both
+    (docs/measures.md#word-alignment).
 
     ``S'``/``P'`` exclude identical links (``tokens1[i] = tokens2[j]``, exact or casefold per
     ``options.identical_match``); pairs not annotated by both are rows of zeros.

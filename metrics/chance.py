@@ -1,10 +1,11 @@
-"""Chance-corrected phrase-alignment agreement κ_C (Cohn, Callison-Burch & Lapata 2008; spec §5.4).
+"""Chance-corrected phrase-alignment agreement κ_C (Cohn, Callison-Burch & Lapata 2008;
+docs/measures.md#kappa-c).
 
 Observed agreement ``pi_hat`` is the mean concordance of the two annotators' non-identical atomic
 phrase pairs; chance agreement ``pi_0`` is estimated by Monte Carlo from an edit model: each
 annotator is modelled as flipping cells of the automatic initial alignment independently with a
 probability linear in the pair's length (after Kupper & Hafner 1989). The random recipe is
-normative (spec §5.4) so that dashboards are reproducible to the last bit.
+normative (docs/measures.md#kappa-c) so that dashboards are reproducible to the last bit.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ IntArray = npt.NDArray[np.int64]
 
 
 def concordance(a: set[Any] | frozenset[Any], b: set[Any] | frozenset[Any]) -> float:
-    """Concordance of two sets of phrase pairs: ``|A ∩ B| / min(|A|, |B|)`` (spec §5.4).
+    """Concordance of two sets of phrase pairs: ``|A ∩ B| / min(|A|, |B|)``
+    (docs/measures.md#kappa-c).
 
     Range [0, 1]. Defined everywhere: ``1`` if both sets are empty (both annotators agree there is
     nothing to align), ``0`` if exactly one is empty.
@@ -111,7 +113,7 @@ def fit_edit_model(q: Sequence[float], lengths: Sequence[int]) -> EditModel | No
     If all ``L_i`` are equal (including a single item) ``beta_r = 0`` and ``alpha_r = q̄``.
     ``None`` when there is no item. **Alt** (not used): a binomial maximum-likelihood fit.
 
-    Reference: Cohn, Callison-Burch & Lapata 2008, CL 34(4), §4.3; spec §5.4.
+    Reference: Cohn, Callison-Burch & Lapata 2008, CL 34(4), §4.3; docs/measures.md#kappa-c.
 
     Examples
     --------
@@ -230,7 +232,7 @@ def _item_concordances(
     mc_samples: int,
     identical_match: str,
 ) -> FloatArray:
-    """The J sampled concordances of one item, drawing ``ua``, ``ub`` per sample as in spec §5.4."""
+    """The J sampled concordances of one item, drawing ``ua``, ``ub`` per sample (docs/measures.md#kappa-c)."""
     n, m = len(pair.tokens1), len(pair.tokens2)
     initial = np.zeros((n, m), dtype=bool)
     for i, j in pair.initial_alignment or ():
@@ -256,7 +258,7 @@ def chance_concordance(
     mc_seed: int = 0,
     identical_match: str = "exact",
 ) -> tuple[float | None, float | None]:
-    """Monte Carlo chance agreement ``(pi_0, pi0_se)`` of one annotator pair (spec §5.4).
+    """Monte Carlo chance agreement ``(pi_0, pi0_se)`` of one annotator pair (docs/measures.md#kappa-c).
 
     For item ``i`` (``pairs[i]``, which must have an initial alignment ``I_i``) and sample
     ``s = 1..J``, ``Ã_is`` flips each cell of ``I_i`` independently with probability
@@ -336,10 +338,10 @@ def kappa_c(
     mc_seed: int = 0,
     identical_match: str = "exact",
 ) -> KappaC:
-    """Chance-corrected phrase-alignment agreement κ_C of two annotators (spec §5.4).
+    """Chance-corrected phrase-alignment agreement κ_C of two annotators (docs/measures.md#kappa-c).
 
     ``a[i]``, ``b[i]`` are the P-level links (sure ∪ possible) of item ``pairs[i]``; ``A_i``, ``B_i``
-    their non-identical atomic phrase pairs (spec §5.2)::
+    their non-identical atomic phrase pairs (docs/measures.md#phrase-extraction)::
 
         conc(A, B) = |A ∩ B| / min(|A|, |B|)    (1 if both empty, 0 if exactly one is)
         pi_hat = mean_i conc(A_i, B_i)
@@ -406,7 +408,7 @@ def kappa_c(
 
 
 def kappa_c_report(doc: Document, *, memo: PairwiseMemo | None = None) -> dict[str, dict[str, Any]]:
-    """The ``kappa_c*`` measures of a document (spec §5.4, §8, §10).
+    """The ``kappa_c*`` measures of a document (docs/measures.md#kappa-c, #report).
 
     Per annotator pair ``a|b`` (``a`` before ``b``): the items are the pairs both annotated, in
     document order; edit models are fitted per annotator over every pair it annotated that has an

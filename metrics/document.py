@@ -1,4 +1,4 @@
-"""Read and validate an interchange document (spec §1, §9) into :class:`metrics.types.Document`.
+"""Read and validate an interchange document (docs/measures.md#document; spec §1, §9) into :class:`metrics.types.Document`.
 
 Every rejection is a :class:`metrics.types.DocumentError` whose ``field`` is the JSON path of the
 offending value (``phenomena.B[3].s1[2]``) and whose message says what is wrong.

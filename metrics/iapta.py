@@ -1,13 +1,13 @@
 """IAPTA agreement on paraphrase phenomena: N-, TPO- and DO-measures (Vila et al. 2015, §4).
 
-Spec §2–4. Two annotators X (``a``) and Y (``b``) are compared through per-``(pair, type)`` *cells*:
+docs/measures.md#n, #tpo, #do (spec §2–4). Two annotators X (``a``) and Y (``b``) are compared through per-``(pair, type)`` *cells*:
 only same-pair, same-type phenomena can match, so every measure is an aggregate of ten sufficient
 statistics per cell (:data:`CELL_FIELDS`) plus the number of distinct scope tokens per pair. The
 public functions compute those tables and aggregate them; :mod:`metrics.report` and
 :mod:`metrics.incremental` use the same two steps, so all paths give bit-identical numbers.
 
 Undefined values (a ratio with denominator 0) are ``None``; means skip them and a mean of nothing
-is ``None`` (spec §0). Scopes are held as integer bitsets (bit ``i`` = token ``i``).
+is ``None`` (docs/measures.md#conventions). Scopes are held as integer bitsets (bit ``i`` = token ``i``).
 """
 
 from __future__ import annotations
@@ -99,7 +99,8 @@ def _rec(x: Phenomenon) -> _Rec:
 def agr_n(n_x: float, n_y: float) -> float | None:
     """N-measure agreement of two counts: ``min(n_X, n_Y) / max(n_X, n_Y)``.
 
-    Range [0, 1]; ``None`` if ``max = 0`` (nothing to compare). Vila et al. (2015) §4.1.
+    Range [0, 1]; ``None`` if ``max = 0`` (nothing to compare). Vila et al. (2015) §4.1;
+    docs/measures.md#n.
 
     >>> agr_n(6, 8)  # Vila Fig. 3, pair 1: B has 6 phenomena, C has 8 → agr_ph
     0.75
@@ -115,7 +116,7 @@ def agr_n(n_x: float, n_y: float) -> float | None:
 def harmonic_mean(x: float | None, y: float | None) -> float | None:
     """Unweighted harmonic mean ``HM(x, y) = 2xy/(x+y)``.
 
-    0 when ``x + y = 0``; ``None`` if either is ``None``. Spec §0.
+    0 when ``x + y = 0``; ``None`` if either is ``None``. docs/measures.md#conventions.
 
     >>> harmonic_mean(1.0, 0.8)
     0.888888888888889
@@ -179,12 +180,13 @@ def overlapping(x: Phenomenon, y: Phenomenon, *, one_sided: bool | None = None) 
 
 
 def partial_overlap(x: Phenomenon, y: Phenomenon) -> bool:
-    """TPO partial overlap: same pair and type and ``x.s1 ∩ y.s1 ≠ ∅ ∨ x.s2 ∩ y.s2 ≠ ∅`` (spec §3)."""
+    """TPO partial overlap: same pair and type and ``x.s1 ∩ y.s1 ≠ ∅ ∨ x.s2 ∩ y.s2 ≠ ∅``
+    (docs/measures.md#tpo)."""
     return x.pair == y.pair and x.type == y.type and bool(x.s1 & y.s1 or x.s2 & y.s2)
 
 
 def total_overlap(x: Phenomenon, y: Phenomenon) -> bool:
-    """TPO total overlap: same pair and type and identical scopes ``s1`` and ``s2`` (spec §3)."""
+    """TPO total overlap: same pair and type and identical scopes ``s1`` and ``s2`` (docs/measures.md#tpo)."""
     return x.pair == y.pair and x.type == y.type and x.s1 == y.s1 and x.s2 == y.s2
 
 
@@ -424,7 +426,7 @@ def pair_tables(
 
 @dataclass(frozen=True, slots=True)
 class PairMeasures:
-    """All IAPTA measures of one annotator pair X|Y (``None`` = undefined). Keys of spec §10."""
+    """All IAPTA measures of one annotator pair X|Y (``None`` = undefined). Keys: docs/measures.md#report."""
 
     values: dict[str, float | None]  # e.g. "n.ph", "n.w.typewise", "tpo.partial.f1", "do.f1.pairwise"
     by_type: dict[str, dict[str, float | None]]  # "n.ph" / "n.w" / "do.f1" → type → value
@@ -472,7 +474,7 @@ def _opt(x: float | np.floating) -> float | None:
 
 
 def aggregate(tables: PairTables) -> PairMeasures:
-    """All N-, TPO- and DO-measures of one annotator pair from its :class:`PairTables` (spec §2–4)."""
+    """All N-, TPO- and DO-measures of one annotator pair from its :class:`PairTables` (docs/measures.md#n, #tpo, #do)."""
     values: dict[str, float | None] = {}
     by_type: dict[str, dict[str, float | None]] = {}
     directional: dict[str, tuple[float | None, float | None]] = {}
@@ -525,7 +527,7 @@ def _do_f1(k_xy: float | None, k_yx: float | None, n_x: float, n_y: float) -> fl
 
 @dataclass(frozen=True, slots=True)
 class TPOScores:
-    """TPO scores of X against Y (spec §3); ``f1_x = F1^X``, ``agr_o = (F1^X + F1^Y)/2``."""
+    """TPO scores of X against Y (docs/measures.md#tpo); ``f1_x = F1^X``, ``agr_o = (F1^X + F1^Y)/2``."""
 
     count_xy: int
     count_yx: int
@@ -536,7 +538,7 @@ class TPOScores:
 
 
 def tpo_from_counts(c_xy: float, c_yx: float, n_x: float, n_y: float) -> TPOScores:
-    """TPO scores from match counts and set sizes (HOO counting; spec §3)."""
+    """TPO scores from match counts and set sizes (HOO counting; docs/measures.md#tpo)."""
     n = n_x + n_y
     f1_x = 2 * c_xy / n if n else None
     f1_y = 2 * c_yx / n if n else None
@@ -598,7 +600,7 @@ def agr_ph(
     Plain: over the whole document. ``typewise`` (agr^t): mean over the types of either annotator
     of the per-type value. ``pairwise`` (agr^p): mean over pairs that either annotator annotated.
     Both: per pair the mean over its types, then the mean over pairs. Range [0, 1]; ``None`` if
-    neither annotator has a phenomenon. Vila et al. (2015) §4.1; spec §2.
+    neither annotator has a phenomenon. Vila et al. (2015) §4.1; docs/measures.md#n, #variants.
 
     Example (Vila Fig. 3, pair 1: B has 6 phenomena, C has 8):
 
@@ -623,7 +625,8 @@ def agr_w(
 
     ``w`` = distinct token positions ``(pair, member, index)`` covered by the scopes (an overlap of
     one annotator's scopes counts once; keys are not counted). Variants as for :func:`agr_ph`.
-    Range [0, 1]; ``None`` if neither annotator has a phenomenon. Vila et al. (2015) §4.1; spec §2.
+    Range [0, 1]; ``None`` if neither annotator has a phenomenon. Vila et al. (2015) §4.1;
+    docs/measures.md#n.
 
     Example (Vila Fig. 3: for SYNTHETIC/ANALYTIC B covers 6+2 tokens and C 3+2):
 
@@ -644,7 +647,7 @@ def tpo_scores(
     ``count(X→Y)`` = X phenomena overlapping (``criterion`` "partial" or "total") a same-pair,
     same-type Y phenomenon; ``F1^X = 2·count(X→Y)/(|X|+|Y|)`` (``None`` iff ``|X|+|Y| = 0``; may exceed
     1); ``agr_o = (count(X→Y)+count(Y→X))/(|X|+|Y|)`` in [0, 1]; ``f1_alt = HM(count(X→Y)/|X|,
-    count(Y→X)/|Y|)`` (0 if exactly one side is empty). Vila et al. (2015) §4.2; spec §3.
+    count(Y→X)/|Y|)`` (0 if exactly one side is empty). Vila et al. (2015) §4.2; docs/measures.md#tpo.
 
     Example (Vila Fig. 3, pair 1: 5 of B's 6 and 5 of C's 8 phenomena overlap partially, so
     ``agr_o = 10/14 = 0.714``):
@@ -679,7 +682,7 @@ def do_k(
     ``b``); ``a`` of :func:`overlapping` follows each phenomenon's scopes. Vila et al. (2015) §4.3
     (K_B, K_C); docs/measures.md#do (spec §4).
 
-    Example (spec §4's two worked overlaps: SYNTHETIC/ANALYTIC 0.75 and 1, ADDITION/DELETION 0.5
+    Example (docs/measures.md#do, spec §4's two worked overlaps: SYNTHETIC/ANALYTIC 0.75 and 1, ADDITION/DELETION 0.5
     and 1):
 
     >>> def sa(s1, s2): return Phenomenon("p1", "S/A", frozenset(s1), frozenset(s2), "local")
@@ -703,7 +706,7 @@ def do_f1(
 
     ``None`` if both are empty, 0 if exactly one is. Variants as for :func:`agr_ph` (restrict X and
     Y to the unit, compute F1, average). ``tagset`` defines the types (default: those of ``a``, ``b``).
-    Range [0, 1]. Vila et al. (2015) §4.3; spec §4.
+    Range [0, 1]. Vila et al. (2015) §4.3; docs/measures.md#do (spec §4).
 
     Vila Fig. 3 (the reconstruction of pair 1 in the spec's cases) gives K_B = 0.736, K_C = 0.625
     and F1 = 0.676 (tests/metrics/test_cases.py). With the two overlaps of :func:`do_k`'s example,
@@ -725,7 +728,8 @@ def by_type(
     measure: Literal["ph", "w", "do"] = "do",
     tagset: Tagset | None = None,
 ) -> dict[str, float | None]:
-    """Per-type ``agr_ph``, ``agr_w`` or DO ``F1`` for the types of either annotator (spec §2, §4)."""
+    """Per-type ``agr_ph``, ``agr_w`` or DO ``F1`` for the types of either annotator
+    (docs/measures.md#variants)."""
     key = {"ph": "n.ph", "w": "n.w", "do": "do.f1"}.get(measure)
     if key is None:
         raise ValueError(f'measure must be "ph", "w" or "do", got {measure!r}')

@@ -49,7 +49,7 @@ def gc_paused() -> Iterator[None]:
 
 
 def mean_defined(values: Sequence[float | None]) -> float | None:
-    """Mean of the non-``None`` values; ``None`` if there is none (spec §0)."""
+    """Mean of the non-``None`` values; ``None`` if there is none (docs/measures.md#conventions)."""
     defined = [v for v in values if v is not None]
     return sum(defined) / len(defined) if defined else None
 
@@ -58,7 +58,7 @@ class PhenomenaAgreement:
     """All ``iapta.*`` measures of a document, kept up to date pair by pair.
 
     ``phenomena`` maps annotator → phenomena; only ``annotators`` present in it take part, in
-    ``annotators`` order (spec §9). ``tagset`` must define every type; ``pairs`` lists every pair
+    ``annotators`` order (docs/measures.md#document). ``tagset`` must define every type; ``pairs`` lists every pair
     id (document order).
     """
 
@@ -158,7 +158,7 @@ class PhenomenaAgreement:
             self._multi.rows[p] = multi_row([self._index[a].get(pair) for a in self.annotators])
 
     def report(self) -> dict[str, dict[str, Any]]:
-        """The ``iapta.*`` entries of the report (spec §10)."""
+        """The ``iapta.*`` entries of the report (docs/measures.md#report)."""
         entries: dict[str, dict[str, Any]] = {"iapta.phenomena.count": {"by_annotator": dict(self._counts)}}
         for a, b in self._pairs_of_annotators:
             if (a, b) not in self._measures:

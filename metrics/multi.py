@@ -1,4 +1,5 @@
-"""Multi-annotator TPO agreement: TPO (avg), TPO (union), TPO (gold) (Kovatchev et al., ETPC; spec §3).
+"""Multi-annotator TPO agreement: TPO (avg), TPO (union), TPO (gold) (Kovatchev et al., ETPC;
+docs/measures.md#tpo-multi, spec §3).
 
 Like :mod:`metrics.iapta`, the measures are aggregates of integer statistics per pair (summed over
 the pair's (pair, type) cells), so a changed pair only needs its own row recomputed
@@ -134,7 +135,7 @@ def multi_tables(
 def aggregate_multi(
     tables: MultiTables,
 ) -> dict[str, tuple[float | None, float | None, dict[str, float | None]]]:
-    """Per criterion ``(union, gold, gold F1 by annotator)`` from :class:`MultiTables` (spec §3).
+    """Per criterion ``(union, gold, gold F1 by annotator)`` from :class:`MultiTables` (docs/measures.md#tpo-multi).
 
     ``union = Σ_r matched_r / Σ_r |R_r|``; ``F1_r = HM(count(R_r→G)/|R_r|, count(G→R_r)/|G|)``, 0 if
     exactly one of ``R_r``, ``G`` is empty, ``None`` if both; gold = mean of the defined F1_r.
@@ -168,7 +169,7 @@ def tpo_multi(
     criterion: Criterion = "partial",
     tagset: Tagset | None = None,
 ) -> MultiTPO:
-    """TPO (avg / union / gold) of k ≥ 3 annotators (ETPC, Kovatchev et al.; spec §3).
+    """TPO (avg / union / gold) of k ≥ 3 annotators (ETPC, Kovatchev et al.; docs/measures.md#tpo-multi).
 
     avg = mean over annotator pairs of ``agr_o``; union = share of all phenomena that at least one
     *other* annotator annotated the same way under ``criterion``; gold: ``G`` = distinct

@@ -1,4 +1,4 @@
-"""Re-evaluation sets of the two-step evaluation (Fujita; spec §7).
+"""Re-evaluation sets of the two-step evaluation (Fujita; docs/measures.md#reeval).
 
 Each rater re-judges the items on which the raters disagreed, mixed with a small random sample of
 items on which they agreed (so that the rater cannot tell which is which). The random draws follow
@@ -44,7 +44,7 @@ def sample_size(n_disagreement: int, n_agreeing: int, *, fraction: float) -> int
     """Number of agreeing items to mix in: ``k = min(|agreeing|, floor(fraction·|disagreement| + 0.5))``.
 
     Rounds half up, computed exactly on the decimal value of ``fraction`` (so ``0.35·90 = 31.5 → 32``
-    although the binary double product is 31.4999…). Spec §7.
+    although the binary double product is 31.4999…). docs/measures.md#reeval.
 
     >>> [sample_size(n, 1000, fraction=0.1) for n in (167, 222, 25)]
     [17, 22, 3]
@@ -65,7 +65,8 @@ def reevaluation_sets(
     fraction: float = 0.1,
     raters: Sequence[str] | None = None,
 ) -> dict[str, ReevalSet]:
-    """Re-evaluation set of every rater from the *initial* judgements (spec §7, Fujita).
+    """Re-evaluation set of every rater from the *initial* judgements (Fujita;
+    docs/measures.md#reeval).
 
     Viewpoint "G" uses the binary scale G2, "M" uses M2. An item *disagrees* if its judgements
     (at least two) carry more than one binary class. For rater r (items sorted as strings):

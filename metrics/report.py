@@ -1,9 +1,9 @@
-"""The agreement report of an interchange document (spec §10).
+"""The agreement report of an interchange document (docs/measures.md#report; spec §10).
 
 :func:`build_report` returns ``{"format": "paraphrase-agreement-report/1", "measures": {key: entry}}``
 with every key of every section present in the document. Values are plain Python (``float``,
 ``int``, ``str``, ``None``, lists and dicts) and JSON-safe: an undefined value is ``None`` and NaN or
-infinity never appears (spec §0: a non-finite number — e.g. κ_C = −∞ when π̂0 = 1 — is undefined
+infinity never appears (docs/measures.md#conventions, spec §0: a non-finite number — e.g. κ_C = −∞ when π̂0 = 1 — is undefined
 and emitted as ``None``).
 """
 
@@ -99,7 +99,8 @@ def _measures(doc: Document, *, ci: bool, ci_resamples: int, ci_seed: int) -> En
 
 
 def phenomena_report(doc: Document) -> Entries:
-    """The ``iapta.*`` keys (N-, TPO-, DO-measures and multi-annotator TPO; docs/measures.md#iapta),
+    """The ``iapta.*`` keys (N-, TPO-, DO-measures and multi-annotator TPO; docs/measures.md#n,
+    #tpo, #do, #tpo-multi),
     with the per-layer ``iapta.sense.*`` keys when phenomena are marked sense-preserving or not
     (:mod:`metrics.layers`, docs/measures.md#sense-layers)."""
     if doc.phenomena is None:
@@ -112,7 +113,8 @@ def phenomena_report(doc: Document) -> Entries:
 
 def evaluation_report(evaluations: Evaluations, *, seed: int = 0, fraction: float = 0.1) -> Entries:
     """Fleiss' κ, Cohen's κ, Krippendorff's α on G5/M6/G2/M2, before and after revisions, and the
-    re-evaluation sets ``reeval.G`` / ``reeval.M`` (spec §7)."""
+    re-evaluation sets ``reeval.G`` / ``reeval.M`` (docs/measures.md#fleiss, #cohen, #krippendorff,
+    #reeval; spec §7)."""
     raters = evaluations.raters
     entries: Entries = {}
     for suffix, judgements in (("", evaluations.ratings), (".after", after_revisions(evaluations))):
@@ -161,7 +163,7 @@ def _cohen_entry(rated: list[tuple[str, str, str]], raters: tuple[str, ...]) -> 
 
 
 def _json_safe(value: Any, where: str) -> Any:
-    """Plain-Python copy of ``value``; numpy scalars converted; NaN/Inf become ``None`` (spec §0)."""
+    """Plain-Python copy of ``value``; numpy scalars converted; NaN/Inf become ``None`` (docs/measures.md#conventions)."""
     if isinstance(value, dict):
         return {str(k): _json_safe(v, f"{where}.{k}") for k, v in value.items()}
     if isinstance(value, list | tuple):
