@@ -140,15 +140,18 @@ def vila_table4(doc: Document, annotators: Sequence[str]) -> Table:
     Pearson's r of the relative frequencies (over the types either annotator used) and of the
     average scope lengths (over the types both used)."""
     assert doc.phenomena is not None
+    lengths: dict[str, dict[str, list[int]]] = {a: {} for a in annotators}
+    for a in annotators:  # one pass over each annotator's phenomena
+        for x in doc.phenomena[a]:
+            lengths[a].setdefault(x.type, []).append(_scope_length(x))
     by_type: dict[str, dict[str, dict[str, Any]]] = {}
     for name in _type_names(doc):
         by_type[name] = {}
         for a in annotators:
-            xs = doc.phenomena[a]
-            mine = [_scope_length(x) for x in xs if x.type == name]
+            mine = lengths[a].get(name, [])
             by_type[name][a] = {
                 "count": len(mine),
-                "relative_frequency": _ratio(len(mine), len(xs)),
+                "relative_frequency": _ratio(len(mine), len(doc.phenomena[a])),
                 "avg_scope_length": _ratio(sum(mine), len(mine)),
             }
     pearson: dict[str, dict[str, float | None]] = {}

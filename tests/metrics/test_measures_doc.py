@@ -5,6 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from metrics.document import parse_document
+from metrics.report import build_report
+from tests.metrics.metrics_helpers import vila_document_data
+from tests.metrics.test_report_cli import evaluations
+
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "measures.md"
 CITATION = re.compile(r"docs/measures\.md((?:#[a-z0-9-]+(?:,\s*)?)+)")
@@ -49,3 +54,39 @@ def test_the_measures_modules_cite_the_page_and_not_a_file_outside_the_repositor
     assert {"do", "tpo", "n", "kappa-c", "fleiss", "cohen", "spade", "sense-layers", "statistics"} <= set(
         cited()
     )
+
+
+def _documented_key_patterns() -> list[re.Pattern[str]]:
+    """The key patterns of the "Report keys" table (#report) as regular expressions."""
+    section = DOC.read_text(encoding="utf-8").split("{#report}", 1)[1].split("\n## ", 1)[0]
+    patterns = []
+    for line in section.splitlines():
+        if not line.startswith("| `"):
+            continue
+        first = line.split(" | ")[0]
+        for text in re.findall(r"`([^`]+)`", first):
+            rx = re.escape(text.replace("\\|", "|"))
+            rx = re.sub(r"\\\{([^}]*)\\\}", lambda m: "(" + m.group(1).replace(",", "|") + ")", rx)
+            rx = re.sub(r"\\\[([^\]]*)\\\]", lambda m: "(" + m.group(1).replace("\\|", "|") + ")?", rx)
+            rx = rx.replace("\\|", "|").replace("<any\\ iapta\\ key>", ".+").replace("<key>", ".+")
+            patterns.append(re.compile(rx))
+    return patterns
+
+
+def test_every_report_key_of_a_full_document_is_in_the_key_table():
+    data = vila_document_data()
+    data["annotators"] = ["B", "C", "D"]
+    data["phenomena"]["D"] = [dict(x, sense_preserving=True) for x in data["phenomena"]["B"]]
+    data["pairs"][0]["initial_alignment"] = [[0, 0], [1, 1]]
+    data["word_alignments"] = {r: {"p1": {"sure": [[0, 0], [2, 1]], "possible": [[3, 3]]}} for r in "BCD"}
+    data["phrase_alignments"] = {r: [{"pair": "p1", "s1": [0], "s2": [0]}] for r in "BCD"}
+    data["system_phrase_alignments"] = {"sys": [{"pair": "p1", "s1": [0], "s2": None}]}
+    data["evaluations"] = evaluations()
+    data["pair_labels"] = {"B": {"p1": "paraphrase"}, "C": {"p1": "paraphrase"}}
+    data["options"] = {"mc_samples": 10}
+    keys = build_report(parse_document(data), ci=True, ci_resamples=20)["measures"]
+    patterns = _documented_key_patterns()
+    assert len(patterns) > 10
+    undocumented = [k for k in keys if not any(p.fullmatch(k) for p in patterns)]
+    assert not undocumented, undocumented
+    assert any(k.startswith("iapta.sense.both.") for k in keys) and "kappa_c.pi0" in keys
