@@ -185,12 +185,33 @@ def test_keys_are_not_counted_as_words():
     assert agr_w(xs, ys) == 1.0
 
 
-def test_do_uses_the_tagset_one_sided_flag_not_the_type_name():
+def test_do_factor_a_counts_the_members_with_a_scope_not_the_type_flag():
+    """Spec 1.1: a = 1/(members in which x has a scope); the one_sided flag no longer matters."""
     x, y = [ph("p", "X", [3, 4], [])], [ph("p", "X", [4], [])]
     one = Tagset((TypeDef("X", one_sided=True),))
     two = Tagset((TypeDef("X", one_sided=False),))
     assert do_k(x, y, tagset=one)[0] == 0.5
-    assert do_k(x, y, tagset=two)[0] == 0.25
+    assert do_k(x, y, tagset=two)[0] == 0.5  # 0.25 under spec 1.0
+
+
+def test_do_identical_one_sided_phenomena_of_a_two_sided_type_agree_fully():
+    """ETPC's one-sided Negation: identical phenomena score 1 (spec 1.0 gave 0.5)."""
+    neg = [ph("p", "Negation switching", [], [2])]
+    assert do_f1(neg, list(neg)) == 1.0
+    assert overlapping(neg[0], neg[0]) == 1.0
+
+
+def test_do_two_sided_against_one_sided_is_weighted_by_each_side():
+    """Spec case do_any_sided_extremes: A two-sided (a = 0.5) vs B one-sided (a = 1)."""
+    a = ph("p", "Non-paraphrase", [0, 1], [0])
+    b = ph("p", "Non-paraphrase", [0, 1], [])
+    assert overlapping(a, b) == 0.5
+    assert overlapping(b, a) == 1.0
+
+
+def test_overlapping_rejects_both_scopes_for_a_one_sided_type():
+    with pytest.raises(ValueError, match="one-sided but both scopes"):
+        overlapping(ph("p", AD, [1], [1]), ph("p", AD, [1], []), one_sided=True)
 
 
 def test_max_over_candidates_in_do():
