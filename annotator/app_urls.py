@@ -15,4 +15,5 @@ urlpatterns = [
     path("", include("annotator.views.dashboard_urls")),
     path("", include("annotator.views.corpus_urls")),
     path("", include("annotator.views.leadtools_urls")),
+    path("", include("annotator.projects.urls")),
 ]

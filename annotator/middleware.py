@@ -7,7 +7,8 @@ from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 
-OPEN_PREFIXES = ("/accounts/login/", "/static/", "/healthz", "/api/")
+# /invitations/: a one-time link opens a sign-up form for people without an account yet.
+OPEN_PREFIXES = ("/accounts/login/", "/static/", "/healthz", "/api/", "/invitations/")
 
 
 class LoginRequiredEverywhere:

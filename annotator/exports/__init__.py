@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..models import Project
 
-FORMATS = ("native", "etpc", "csv", "pharaoh", "report")
+FORMATS = ("native", "etpc", "csv", "pharaoh", "report", "jsonl", "conll")
 
 
 @dataclass
@@ -72,4 +72,16 @@ def export_project(
         if report_format == "html":
             return Exported(report.report_html(project), f"{slug}-agreement.html", "text/html")
         return Exported(report.report_json(project), f"{slug}-agreement.json", "application/json")
+    if format == "jsonl":
+        from .jsonl import jsonl_bytes
+
+        return Exported(
+            jsonl_bytes(project, annotator=annotator, gold=gold), f"{slug}-{who}.jsonl", "application/jsonl"
+        )
+    if format == "conll":
+        from .conll import conll_text
+
+        return Exported(
+            conll_text(project, annotator=annotator, gold=gold), f"{slug}-{who}.conll", "text/plain"
+        )
     raise ValueError(f"unknown export format {format!r}; expected one of {', '.join(FORMATS)}")

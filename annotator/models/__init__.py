@@ -5,6 +5,7 @@ from .annotations import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon
 from .corpus import Membership, Pair, ParaphraseType, Project, Tagset
 from .evaluation import EvaluationItem, EvaluationUnit, Judgement, ReevaluationSet
 from .jobs import CorpusJob
+from .setup import GuidelinesVersion, Invitation
 from .work import Assignment, ReannotationRound
 
 __all__ = [
@@ -16,6 +17,8 @@ __all__ = [
     "CorpusJob",
     "EvaluationItem",
     "EvaluationUnit",
+    "GuidelinesVersion",
+    "Invitation",
     "Judgement",
     "Membership",
     "Pair",

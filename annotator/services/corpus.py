@@ -228,9 +228,12 @@ def insert_rows(model: type[models.Model], rows: Sequence[dict[str, Any]]) -> No
 
 
 def import_mrpc(ctx: Context, sources: Sequence[Source]) -> None:
+    from ..core.languages import tokenizer_for
+
     parsed: Parsed[PairRecord] = Parsed()
+    tokenize = tokenizer_for(ctx.project.language)
     for name, data in sources:
-        parsed.extend(mrpc.parse_mrpc(data, name))
+        parsed.extend(mrpc.parse_mrpc(data, name, tokenize))
     records = ctx.take(parsed)
     if ctx.report.problems:
         return
@@ -668,8 +671,12 @@ def import_corpus(
     progress: Progress | None = None,
     cancelled: Cancelled | None = None,
     actor: Any = None,
+    new_project: dict[str, Any] | None = None,
 ) -> ImportReport:
-    """Import files of one format into the project (created if needed); see the module docstring."""
+    """Import files of one format into the project (created if needed); see the module docstring.
+
+    `new_project` holds the fields (language, tagset id, description) of a project the import creates.
+    """
     report = ImportReport(format=format, project=project_name, dry_run=dry_run, skip_invalid=skip_invalid)
     if format not in IMPORTERS:
         report.problems.append(
@@ -685,7 +692,9 @@ def import_corpus(
         return report
     try:
         with transaction.atomic():
-            project, created = Project.objects.get_or_create(name=project_name.strip())
+            project, created = Project.objects.get_or_create(
+                name=project_name.strip(), defaults=new_project or {}
+            )
             if created:
                 report.created["projects"] += 1
             ctx = Context(

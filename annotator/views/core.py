@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET
 
 from .. import access
 from ..models import Assignment, Membership, Project
+from ..projects import guidelines
 
 
 def _queue_counts(user, project: Project) -> dict[str, int]:
@@ -70,6 +71,7 @@ def project_detail(request: HttpRequest, project_pk: int) -> HttpResponse:
         "queue": _queue_counts(request.user, project),
         "n_pairs": project.pairs.count(),
         "n_units": project.units.count(),
+        "guidelines_unseen": guidelines.unseen_version(project, request.user),
     }
     return render(request, "core/project_detail.html", context)
 

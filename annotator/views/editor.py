@@ -37,6 +37,7 @@ from ..editor_forms import (
 )
 from ..editor_state import EditorState
 from ..models import AlignmentLink, Assignment, Pair, Phenomenon, PhraseAlignment, Project
+from ..projects import guidelines
 from ..services import annotations, undo, work
 from ..services.annotations import ConflictError
 
@@ -208,6 +209,7 @@ def pair_edit(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRespon
     }
     if request.htmx and request.htmx.target in REFRESHABLE:
         return render(request, f"{PAGE}#{request.htmx.target}", context)
+    context["guidelines_unseen"] = guidelines.unseen_version(pair.project, request.user)
     return render(request, PAGE, context)
 
 
