@@ -12,7 +12,7 @@ from typing import Any
 
 import nh3
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Subquery
 from django.utils.safestring import SafeString, mark_safe
 
 from ..models import GuidelinesVersion, Membership, Project
@@ -68,13 +68,18 @@ def publish(project: Project, text: str, user: Any, *, note: str = "") -> Guidel
 
 def unseen_version(project: Project, user: Any) -> GuidelinesVersion | None:
     """The newest version when `user` (a member) has not acknowledged it yet."""
-    latest = project.guidelines_versions.first()
-    if latest is None or not user.is_authenticated:
+    if not user.is_authenticated:
         return None
-    seen = Membership.objects.filter(project=project, user=user).aggregate(n=Max("guidelines_seen"))["n"]
-    if seen is None or seen >= latest.number:
-        return None
-    return latest
+    seen = (
+        Membership.objects.filter(project=project, user=user)
+        .values("project")
+        .annotate(n=Max("guidelines_seen"))
+    )
+    return (
+        GuidelinesVersion.objects.filter(project=project, number__gt=Subquery(seen.values("n")))
+        .order_by("-number")
+        .first()
+    )
 
 
 def acknowledge(project: Project, user: Any) -> None:

@@ -69,7 +69,10 @@ class ImportForm(forms.Form):
 class NewProjectImportForm(ImportForm):
     project_name = forms.CharField(max_length=120, label="New project name")
     language = forms.ChoiceField(
-        choices=[], initial="en", help_text="Decides how the members are tokenized at import."
+        choices=[],
+        initial="en",
+        required=False,
+        help_text="Decides how the members are tokenized at import (default English).",
     )
     tagset = forms.ModelChoiceField(
         queryset=None,
@@ -100,7 +103,7 @@ class NewProjectImportForm(ImportForm):
 
     def project_fields(self) -> dict[str, Any]:
         tagset = self.cleaned_data.get("tagset")
-        return {"language": self.cleaned_data["language"], "tagset_id": tagset.pk if tagset else None}
+        return {"language": self.cleaned_data["language"] or "en", "tagset_id": tagset.pk if tagset else None}
 
     def clean_project_name(self) -> str:
         from ..models import Project
