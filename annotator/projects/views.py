@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from .. import access
 from ..models import Invitation, Membership, Pair, ParaphraseType, Phenomenon, Tagset
+from ..tagsets import PALETTE
 from . import forms as f
 from . import guidelines, members, services, tagsets, tokens
 
@@ -394,8 +395,8 @@ def tagset_detail(request: HttpRequest, tagset_pk: int) -> HttpResponse:
         "tagset": tagset,
         "editable": editable,
         "rows": rows,
-        "new_form": f.TypeForm(prefix="new"),
-        "projects": tagset.project_set.all() if hasattr(tagset, "project_set") else [],
+        "new_form": f.TypeForm(prefix="new", initial={"colour": PALETTE[len(types) % len(PALETTE)]}),
+        "projects": tagset.project_set.all(),
         "may_clone": access.may_create_project(request.user),
     }
     return render(request, "projects/tagset_detail.html", context)
