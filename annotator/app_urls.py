@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from .views import core
+from .views import core, measure_docs
 
 app_name = "annotator"
 
@@ -16,4 +16,5 @@ urlpatterns = [
     path("", include("annotator.views.corpus_urls")),
     path("", include("annotator.views.leadtools_urls")),
     path("", include("annotator.projects.urls")),
+    path("measures/<slug:anchor>/", measure_docs.measure_explanation, name="measure-explanation"),
 ]

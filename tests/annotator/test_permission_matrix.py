@@ -141,6 +141,7 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:guidelines-acknowledge": {"POST": "login ok 404 ok 404 ok"},
     "annotator:pair-list": {READ: LEAD_PAGE},
     "annotator:pair-tokens": {READ: LEAD_PAIR, "POST": LEAD_PAIR},
+    "annotator:measure-explanation": {READ: "login ok ok ok ok ok"},  # documentation: every user
     # Django's admin: its own login and logout pages answer everyone; everything else is ADMIN_NAMESPACE
     "admin:login": {READ: "login ok ok ok ok ok"},
     "admin:logout": {"POST": "any any any any any any"},
@@ -288,6 +289,8 @@ def reverse_for(world: PermissionWorld, name: str, scenario: str) -> str:
             kwargs["job_pk"] = objs.job.pk
         elif param in ("tagset_pk", "type_pk", "invitation_pk"):
             kwargs[param] = objs.extra[param.removesuffix("_pk")].pk
+        elif param == "anchor":
+            kwargs["anchor"] = "do"
         elif param == "token":
             kwargs["token"] = objs.extra["invitation"].token
         elif param == "user_pk":
@@ -525,10 +528,13 @@ def test_every_url_is_in_the_table():
 
 
 @pytest.fixture
-def world(settings) -> PermissionWorld:
+def world(settings, tmp_path) -> PermissionWorld:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.REDIS_URL = ""  # /healthz: in-process mode, independent of the machine's Redis
     isolate_cache(settings)  # cancel flags and the like are not rolled back with the database
+    doc = tmp_path / "measures.md"
+    doc.write_text("# The measures\n\n## IAPTA DO-measures {#do}\n\nDO F1 is …\n", encoding="utf-8")
+    settings.MEASURES_DOC = doc  # the measures' documentation comes from another branch's docs/
     return build()
 
 
