@@ -209,4 +209,13 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
     assert first["label"] == "paraphrase" and first["tokens1"][0] == "¿"
     screenshot(lead, "setup-export")
 
+    # Pages people trust: an annotator on a lead page learns why and how back; a missing page likewise.
+    pau = annotators["pau"]
+    pau.goto(f"{base}/projects/{project.pk}/members/")
+    assert "Only the project's leads may do this." in pau.locator("#error-403").inner_text()
+    screenshot(pau, "setup-403")
+    pau.goto(f"{base}/projects/{project.pk + 1000}/")
+    assert "Back to your projects" in pau.locator("#error-404").inner_text()
+    screenshot(pau, "setup-404")
+
     assert not [url for url in visited if "/admin/" in url], visited
