@@ -697,6 +697,10 @@ def import_corpus(
             )
             if created:
                 report.created["projects"] += 1
+                if (
+                    actor is not None and new_project is not None
+                ):  # from the set-up form: its creator leads it
+                    Membership.objects.get_or_create(project=project, user=actor, role=Membership.Role.LEAD)
             ctx = Context(
                 project=project,
                 report=report,

@@ -174,3 +174,27 @@ def test_the_api_creates_and_changes_a_project_through_the_same_rules(world):
         == "agreement"
     )
     assert services.reannotation_rules(Project.objects.get(pk=pk))["fraction"] == 0.1
+
+
+def test_an_import_into_a_new_project_asks_language_and_tagset_and_makes_the_importer_lead(client, world):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.annotator.corpus_helpers import mrpc_file
+
+    client.force_login(world["admin"])
+    assert 'name="language"' in client.get(reverse("annotator:corpus-import")).content.decode()
+    data = mrpc_file(("1", "1", "2", "¿Vienes mañana?", "¿Llegas mañana?"))
+    client.post(
+        reverse("annotator:corpus-import"),
+        {
+            "project_name": "Importado",
+            "language": "es",
+            "tagset": factories.vila().pk,
+            "format": "mrpc",
+            "files": [SimpleUploadedFile("msr_paraphrase_train.txt", data)],
+        },
+    )
+    project = Project.objects.get(name="Importado")
+    assert project.language == "es" and project.tagset == factories.vila()
+    assert project.pairs.get().tokens1 == ["¿", "Vienes", "mañana", "?"]
+    assert Membership.objects.filter(project=project, user=world["admin"], role="lead").exists()
