@@ -144,8 +144,13 @@ def _led_ids(user: Any) -> QuerySet[Project]:
 
 
 def may_create_project(user: Any) -> bool:
-    """Admins and users who already lead a project may start new projects (and become their lead)."""
-    return is_admin(user) or is_lead_anywhere(user)
+    """Admins, users who already lead a project and users an admin allowed to (the `add_project`
+    permission) may start new projects (and become their lead)."""
+    return (
+        is_admin(user)
+        or is_lead_anywhere(user)
+        or bool(user.is_authenticated and user.has_perm("annotator.add_project"))
+    )
 
 
 def visible_pairs(user: Any) -> QuerySet[Pair]:

@@ -8,7 +8,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-AREAS = ("home", "accounts", "annotation", "evaluation", "dashboard", "corpus", "leadtools")
+AREAS = ("home", "accounts", "projects", "annotation", "evaluation", "dashboard", "corpus", "leadtools")
 
 urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(template_name="core/login.html"), name="login"),

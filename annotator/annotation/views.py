@@ -41,6 +41,7 @@ from annotator.annotation.forms import (
 from annotator.annotation.services import ConflictError
 from annotator.annotation.state import EditorState
 from annotator.models import AlignmentLink, Assignment, Pair, Phenomenon, PhraseAlignment, Project
+from annotator.projects import guidelines
 
 PAGE = "editor/pair_edit.html"
 # Message slots inside a swap target come back with it (cleared); the others are cleared out of band.
@@ -210,6 +211,7 @@ def pair_edit(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRespon
     }
     if request.htmx and request.htmx.target in REFRESHABLE:
         return render(request, f"{PAGE}#{request.htmx.target}", context)
+    context["guidelines_unseen"] = guidelines.unseen_version(pair.project, request.user)
     return render(request, PAGE, context)
 
 

@@ -42,6 +42,7 @@ from annotator.models import (
     Project,
     Tagset,
 )
+from annotator.projects import services as project_setup
 
 
 @extend_schema_view(list=extend_schema(summary="Tagsets (typologies) with their paraphrase types"))
@@ -59,6 +60,7 @@ class TagsetViewSet(ServiceErrors, viewsets.ReadOnlyModelViewSet):
 )
 class ProjectViewSet(
     ServiceErrors,
+    mixins.UpdateModelMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.CreateModelMixin,
@@ -67,6 +69,7 @@ class ProjectViewSet(
     serializer_class = s.ProjectSerializer
     pagination_class = Page
     permission_classes = [IsAuthenticated, MayCreateProject]
+    http_method_names = ["get", "post", "patch", "head", "options"]
 
     def get_queryset(self) -> QuerySet[Project]:
         return access.visible_projects(self.request.user).order_by("name")
@@ -84,9 +87,20 @@ class ProjectViewSet(
     def create(self, request: Request) -> Response:
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        fields = dict(serializer.validated_data)
-        project = projects.create_project(fields.pop("name"), leads=[request.user], **fields)
+        project = project_setup.create_project(request.user, **serializer.validated_data)
         return Response(self.get_serializer(project).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Change a project's settings (leads only); unset fields stay",
+        request=s.ProjectSerializer,
+        responses={200: s.ProjectSerializer, **ERRORS},
+    )
+    def partial_update(self, request: Request, pk: str) -> Response:
+        project = project_to_lead(request.user, int(pk))
+        serializer = self.get_serializer(project, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        project = project_setup.update_project(project, **serializer.validated_data)
+        return Response(self.get_serializer(project).data)
 
     @extend_schema(summary="Members of the project (leads only)", responses=s.MembershipSerializer(many=True))
     @action(detail=True, methods=["get"], pagination_class=None)

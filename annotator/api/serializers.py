@@ -99,10 +99,12 @@ class ProjectSerializer(serializers.ModelSerializer):
             "layer_evaluation",
             "phenomena_for",
             "phase",
+            "language",
+            "reannotation_rules",
             "created_at",
             "my_roles",
         ]
-        read_only_fields = ["created_at"]
+        read_only_fields = ["created_at", "guidelines"]  # guidelines: published versions (project pages)
 
     def get_my_roles(self, project: Project) -> list[str]:
         roles: dict[int, set[str]] = self.context.get("roles", {})

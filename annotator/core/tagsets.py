@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from annotator.core.type_definitions import etpc_definition, vila_definition
+
 # 30 colours that stay distinguishable side by side (Tableau 20 plus ten darker/brighter companions).
 PALETTE = [
     "#4e79a7",
@@ -168,5 +170,14 @@ def install_builtin_tagsets(tagset_model: Any, type_model: Any) -> None:
         tagset, _ = tagset_model.objects.get_or_create(
             name=name, defaults={"description": description, "builtin": True}
         )
+        with_definitions = any(f.name == "examples" for f in type_model._meta.get_fields())
         for row in rows:
+            if with_definitions:  # not in the historical model of migration 0002
+                row = {**row, **_definition(name, row)}
             type_model.objects.update_or_create(tagset=tagset, code=row["code"], defaults=row)
+
+
+def _definition(tagset_name: str, row: dict[str, Any]) -> dict[str, str]:
+
+    found = vila_definition(row["name"]) if tagset_name == VILA_NAME else etpc_definition(row["code"])
+    return {"description": found[0], "examples": found[1]}

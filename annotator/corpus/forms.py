@@ -8,7 +8,7 @@ from django import forms
 
 from annotator.corpus.exports import FORMATS as EXPORT_FORMATS
 from annotator.corpus.services import FORMATS as IMPORT_FORMATS
-from annotator.models import Project
+from annotator.models import Project, Tagset
 
 IMPORT_LABELS = {
     "mrpc": "MRPC TSV (msr_paraphrase_*.txt)",
@@ -24,6 +24,8 @@ EXPORT_LABELS = {
     "csv": "Phenomena as CSV",
     "pharaoh": "Word alignments, Pharaoh style",
     "report": "Agreement report",
+    "jsonl": "Flat JSON Lines: one record per pair and annotator (pandas, datasets)",
+    "conll": "CoNLL-style tokens with phenomena and alignments (one annotator or gold)",
 }
 MAX_UPLOAD = 200 * 1024 * 1024
 
@@ -67,8 +69,41 @@ class ImportForm(forms.Form):
 
 class NewProjectImportForm(ImportForm):
     project_name = forms.CharField(max_length=120, label="New project name")
+    language = forms.ChoiceField(
+        choices=[],
+        initial="en",
+        required=False,
+        help_text="Decides how the members are tokenized at import (default English).",
+    )
+    tagset = forms.ModelChoiceField(
+        queryset=None,
+        required=False,
+        empty_label="None yet (choose one on the project's settings page)",
+        help_text="Built-in typologies; the project can clone and edit it later.",
+    )
 
-    field_order = ["project_name", "format", "annotator", "files", "dry_run", "skip_invalid"]
+    field_order = [
+        "project_name",
+        "language",
+        "tagset",
+        "format",
+        "annotator",
+        "files",
+        "dry_run",
+        "skip_invalid",
+    ]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+
+        super().__init__(*args, **kwargs)
+        self.fields["language"].choices = Project.Language.choices
+        self.fields["tagset"].queryset = Tagset.objects.all()  # type: ignore[attr-defined]
+        etpc = Tagset.objects.filter(builtin=True, name__startswith="ETPC").first()
+        self.fields["tagset"].initial = etpc.pk if etpc else None
+
+    def project_fields(self) -> dict[str, Any]:
+        tagset = self.cleaned_data.get("tagset")
+        return {"language": self.cleaned_data["language"] or "en", "tagset_id": tagset.pk if tagset else None}
 
     def clean_project_name(self) -> str:
 
@@ -98,7 +133,11 @@ class ExportForm(forms.Form):
         data = super().clean()
         if data.get("gold") and data.get("annotator"):
             raise forms.ValidationError("Choose an annotator or the gold layer, not both.")
-        if data.get("format") in ("etpc", "pharaoh") and not data.get("gold") and not data.get("annotator"):
+        if (
+            data.get("format") in ("etpc", "pharaoh", "conll")
+            and not data.get("gold")
+            and not data.get("annotator")
+        ):
             self.add_error(
                 "annotator", "This format holds one annotator's work: name them or tick the gold layer."
             )

@@ -58,8 +58,12 @@ def start_import(
     annotator: str | None = None,
     dry_run: bool = False,
     skip_invalid: bool = False,
+    new_project: dict[str, Any] | None = None,
 ) -> CorpusJob:
-    """Store the uploads, record the job, and run it: inline when small, else on a worker."""
+    """Store the uploads, record the job, and run it: inline when small, else on a worker.
+
+    `new_project`: the language and tagset id (`tagset_id`) of the project an import creates.
+    """
     job = CorpusJob.objects.create(
         kind=CorpusJob.Kind.IMPORT,
         format=format,
@@ -71,6 +75,7 @@ def start_import(
             "dry_run": dry_run,
             "skip_invalid": skip_invalid,
             "new_project": project is None,
+            "project_fields": new_project or {},
         },
     )
     directory = job_dir(job)
@@ -198,6 +203,7 @@ def run_import(job_id: int) -> str | None:
             progress=checkpoints.progress,
             cancelled=checkpoints.cancelled,
             actor=job.created_by,
+            new_project=options.get("project_fields") or None,
         )
     except Exception as exc:  # a bug: record it on the job, then fail loudly
         _finish(job, CorpusJob.Status.FAILED, {"summary": f"Internal error: {exc.__class__.__name__}: {exc}"})

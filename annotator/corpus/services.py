@@ -23,6 +23,7 @@ from django.db import IntegrityError, transaction
 
 from annotator.agreement.changes import project_changed
 from annotator.core import validation
+from annotator.core.languages import tokenizer_for
 from annotator.core.tagsets import ETPC_NAME, PALETTE
 from annotator.core.trees import TreeError, tree_nodes
 from annotator.corpus.imports import etpc, mrpc, pharaoh, ptb, units
@@ -46,6 +47,7 @@ from annotator.evaluation import services as evaluation
 from annotator.models import (
     AlignmentLink,
     EvaluationUnit,
+    Membership,
     Pair,
     ParaphraseType,
     PhraseAlignment,
@@ -81,9 +83,11 @@ def read_sources(paths_or_files: Iterable[FileLike]) -> list[Source]:
 
 
 def import_mrpc(ctx: Context, sources: Sequence[Source]) -> None:
+
     parsed: Parsed[PairRecord] = Parsed()
+    tokenize = tokenizer_for(ctx.project.language)
     for name, data in sources:
-        parsed.extend(mrpc.parse_mrpc(data, name))
+        parsed.extend(mrpc.parse_mrpc(data, name, tokenize))
     records = ctx.take(parsed)
     if ctx.report.problems:
         return
@@ -447,8 +451,12 @@ def import_corpus(
     progress: Progress | None = None,
     cancelled: Cancelled | None = None,
     actor: Any = None,
+    new_project: dict[str, Any] | None = None,
 ) -> ImportReport:
-    """Import files of one format into the project (created if needed); see the module docstring."""
+    """Import files of one format into the project (created if needed); see the module docstring.
+
+    `new_project` holds the fields (language, tagset id, description) of a project the import creates.
+    """
     report = ImportReport(format=format, project=project_name, dry_run=dry_run, skip_invalid=skip_invalid)
     if format not in IMPORTERS:
         report.problems.append(
@@ -464,9 +472,15 @@ def import_corpus(
         return report
     try:
         with transaction.atomic():
-            project, created = Project.objects.get_or_create(name=project_name.strip())
+            project, created = Project.objects.get_or_create(
+                name=project_name.strip(), defaults=new_project or {}
+            )
             if created:
                 report.created["projects"] += 1
+                if (
+                    actor is not None and new_project is not None
+                ):  # from the set-up form: its creator leads it
+                    Membership.objects.get_or_create(project=project, user=actor, role=Membership.Role.LEAD)
             ctx = Context(
                 project=project,
                 report=report,

@@ -163,6 +163,7 @@ def corpus_import(request: HttpRequest) -> HttpResponse:
             annotator=form.cleaned_data["annotator"] or None,
             dry_run=form.cleaned_data["dry_run"],
             skip_invalid=form.cleaned_data["skip_invalid"],
+            new_project=form.project_fields(),
         )
         if started.project_id and started.status == CorpusJob.Status.SUCCEEDED:
             return redirect("annotator:corpus-jobs", project_pk=started.project_id)

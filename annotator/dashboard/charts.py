@@ -7,7 +7,7 @@ as a `<table>`; `trend_svg` returns a complete `<svg>` element (escaped text, ax
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from html import escape
@@ -17,6 +17,8 @@ from django.utils.safestring import SafeString, mark_safe
 # Low → high agreement: a light grey-blue to the workbench accent; calm, and readable in print.
 LOW_RGB = (243, 246, 251)
 HIGH_RGB = (47, 95, 208)
+# Below zero (κ worse than chance) a diverging scale turns red, so κ = −0.10 is not coloured like 0.
+NEGATIVE_RGB = (197, 48, 48)
 #: Line colours of the trend series (colour-blind-safe Tableau subset).
 SERIES_COLOURS = ("#2f5fd0", "#e15759", "#59a14f", "#b07aa1", "#f28e2b", "#76b7b2", "#9c755f")
 
@@ -33,13 +35,40 @@ class Cell:
         return "—" if self.value is None else f"{self.value:.2f}"
 
 
+def _mix(start: tuple[int, ...], end: tuple[int, ...], t: float) -> str:
+    rgb = tuple(round(lo + t * (hi - lo)) for lo, hi in zip(start, end, strict=True))
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
 def colour_for(value: float | None, *, low: float = 0.0, high: float = 1.0) -> tuple[str, str]:
-    """(background, text colour) for a value on [low, high]; undefined values are hatched grey."""
+    """(background, text colour) for a value on [low, high]; undefined values are hatched grey.
+
+    When the scale reaches below zero (κ measures: −1…1) it diverges at 0: 0 → 1 runs from the light
+    grey-blue to the accent, 0 → −1 from the same light colour to red.
+    """
     if value is None:
         return "#eceef2", "#5d6678"
-    t = 0.0 if high == low else min(1.0, max(0.0, (value - low) / (high - low)))
-    rgb = tuple(round(lo + t * (hi - lo)) for lo, hi in zip(LOW_RGB, HIGH_RGB, strict=True))
-    return "#{:02x}{:02x}{:02x}".format(*rgb), "#ffffff" if t > 0.55 else "#1d2330"
+    if low < 0 <= high and value < 0:
+        t = min(1.0, value / low)
+        return _mix(LOW_RGB, NEGATIVE_RGB, t), "#ffffff" if t > 0.55 else "#1d2330"
+    start = 0.0 if low < 0 <= high else low
+    t = 0.0 if high == start else min(1.0, max(0.0, (value - start) / (high - start)))
+    return _mix(LOW_RGB, HIGH_RGB, t), "#ffffff" if t > 0.55 else "#1d2330"
+
+
+def legend(low: float, high: float) -> dict[str, object]:
+    """The colour scale of a heatmap for its legend: a CSS gradient and the tick values under it."""
+    if low < 0 <= high:
+        zero = round(100 * (0 - low) / (high - low))
+        gradient = (
+            f"linear-gradient(to right, {_mix(LOW_RGB, NEGATIVE_RGB, 1)} 0%, {_mix(LOW_RGB, LOW_RGB, 0)} {zero}%, "
+            f"{_mix(LOW_RGB, HIGH_RGB, 1)} 100%)"
+        )
+        ticks = [(0, low), (zero, 0.0), (100, high)]
+    else:
+        gradient = f"linear-gradient(to right, {_mix(LOW_RGB, HIGH_RGB, 0)}, {_mix(LOW_RGB, HIGH_RGB, 1)})"
+        ticks = [(0, low), (100, high)]
+    return {"gradient": gradient, "ticks": [(pos, f"{v:g}".replace("-", "−")) for pos, v in ticks]}
 
 
 def heatmap(
@@ -63,6 +92,58 @@ def heatmap(
             cells.append(Cell(value, background, colour, f"{label} {a}–{b}: {shown}"))
         rows.append((a, cells))
     return rows
+
+
+#: Width of one character of an axis label or legend entry (11 px sans-serif, generous), for layout.
+CHAR_WIDTH = 7.0
+LABEL_GAP = 10.0
+
+
+def time_ticks(
+    moments: Sequence[datetime], span: float, x: Callable[[datetime], float]
+) -> list[tuple[float, str, str]]:
+    """(x, text-anchor, text) of the time axis labels: first, last and middle moments, each kept only
+    when its text is new and its box does not overlap a label already placed (so labels never collide,
+    however the snapshots bunch together)."""
+    if not moments:
+        return []
+    if span == 0:
+        return [(x(moments[0]), "middle", _nice_time(moments[0], span))]
+    candidates = [(moments[0], "start"), (moments[-1], "end"), (moments[len(moments) // 2], "middle")]
+    placed: list[tuple[float, float]] = []
+    out: list[tuple[float, str, str]] = []
+    for moment, anchor in candidates:
+        text = _nice_time(moment, span)
+        width = CHAR_WIDTH * len(text)
+        at = x(moment)
+        box = {
+            "start": (at, at + width),
+            "end": (at - width, at),
+            "middle": (at - width / 2, at + width / 2),
+        }[anchor]
+        if any(text == seen for _, _, seen in out) or any(
+            box[0] < b + LABEL_GAP and a < box[1] + LABEL_GAP for a, b in placed
+        ):
+            continue
+        placed.append(box)
+        out.append((at, anchor, text))
+    return sorted(out)
+
+
+def legend_positions(
+    names: Sequence[str], *, left: float, right: float, top: float
+) -> list[tuple[float, float]]:
+    """(x, y) of each legend entry (swatch + name), flowing left to right and wrapping before an entry
+    would pass `right`, so entries never overlap whatever the names' lengths."""
+    positions: list[tuple[float, float]] = []
+    lx, ly = left, top
+    for name in names:
+        width = 14 + CHAR_WIDTH * len(name) + 16
+        if positions and lx + width > right:
+            lx, ly = left, ly + 14
+        positions.append((lx, ly))
+        lx += width
+    return positions
 
 
 @dataclass(frozen=True)
@@ -127,18 +208,13 @@ def trend_svg(
     axis_y = top + plot_h
     parts.append(f'<line class="axis" x1="{left}" x2="{width - right}" y1="{axis_y}" y2="{axis_y}"/>')
     parts.append(f'<line class="axis" x1="{left}" x2="{left}" y1="{top}" y2="{axis_y}"/>')
-    moments = sorted({t for t, _ in defined})
-    ticks = [moments[0]] if span == 0 else [moments[0], moments[len(moments) // 2], moments[-1]]
-    shown: set[str] = set()
-    for n, moment in enumerate(dict.fromkeys(ticks)):
-        if _nice_time(moment, span) in shown:
-            continue
-        shown.add(_nice_time(moment, span))
-        anchor = "start" if n == 0 and span else ("end" if moment == moments[-1] and span else "middle")
+    for tick_x, anchor, text in time_ticks(sorted({t for t, _ in defined}), span, x):
         parts.append(
-            f'<text class="tick" x="{x(moment):.1f}" y="{axis_y + 16}" text-anchor="{anchor}">'
-            f"{escape(_nice_time(moment, span))}</text>"
+            f'<text class="tick" x="{tick_x:.1f}" y="{axis_y + 16}" text-anchor="{anchor}">{escape(text)}</text>'
         )
+    legend_at = legend_positions(
+        [s.name for s in series], left=left + 8, right=width - right, top=height - 22
+    )
     for n, s in enumerate(series):
         colour = SERIES_COLOURS[n % len(SERIES_COLOURS)]
         name = escape(s.name)
@@ -163,8 +239,7 @@ def trend_svg(
                 f'<circle cx="{x(moment):.1f}" cy="{y(value):.1f}" r="3" fill="{colour}">'
                 f"<title>{name}: {value:.3f} at {stamp}</title></circle>"
             )
-        lx = left + 8 + (n % 4) * ((width - left - right) // 4)
-        ly = height - 22 + 14 * (n // 4)
+        lx, ly = legend_at[n]
         parts.append(f'<rect x="{lx}" y="{ly - 8}" width="10" height="10" rx="2" fill="{colour}"/>')
         parts.append(f'<text class="legend" x="{lx + 14}" y="{ly + 1}">{name}</text>')
     parts.append("</svg>")

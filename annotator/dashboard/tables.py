@@ -243,9 +243,9 @@ def evaluation_rows(measures: Measures) -> list[dict[str, Any]]:
 
 
 HEATMAPS = [
-    ("iapta.do.f1", "DO F1 (phenomena)"),
-    ("alignment.words.f1", "Word alignment F1"),
-    ("kappa_c", "κ_C (alignment)"),
+    ("iapta.do.f1", "DO F1 (phenomena)", 0.0),
+    ("alignment.words.f1", "Word alignment F1", 0.0),
+    ("kappa_c", "κ_C (alignment)", -1.0),
 ]
 
 
@@ -253,16 +253,15 @@ def heatmaps(results: Mapping[str, Any], names: Sequence[str]) -> list[dict[str,
     """Pairwise agreement tables for the headline measures present in the snapshot."""
     measures = results["report"]["measures"]
     out = []
-    for key, label in HEATMAPS:
+    for key, label, low in HEATMAPS:
         if key in measures and len(names) >= 2:
-            out.append(
-                {"label": label, "rows": charts.heatmap(names, measures[key].get("by_pair", {}), label=label)}
-            )
+            rows = charts.heatmap(names, measures[key].get("by_pair", {}), label=label, low=low)
+            out.append({"label": label, "rows": rows, "legend": charts.legend(low, 1.0), "measure": key})
     labels = results.get("pair_labels")
     if labels and len(names) >= 2:
         label = "Pair label Cohen κ"
-        rows = charts.heatmap(names, labels["cohen"]["by_pair"], label=label, low=0.0)
-        out.append({"label": label, "rows": rows})
+        rows = charts.heatmap(names, labels["cohen"]["by_pair"], label=label, low=-1.0)
+        out.append({"label": label, "rows": rows, "legend": charts.legend(-1.0, 1.0), "measure": "cohen"})
     return out
 
 

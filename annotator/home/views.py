@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET
 
 from annotator import access
 from annotator.models import Assignment, Membership, Project
+from annotator.projects import guidelines
 
 
 def _queue_counts(user, project: Project) -> dict[str, int]:
@@ -21,18 +22,22 @@ def _queue_counts(user, project: Project) -> dict[str, int]:
 
 
 def _empty_counts() -> dict[str, int]:
-    return {"total": 0, "done": 0, "postponed": 0, "todo": 0, "percent": 0}
+    return {"total": 0, "done": 0, "postponed": 0, "todo": 0, "percent": 0, "units": 0, "units_open": 0}
 
 
 def _queue_counts_by_project(user, project_ids: list[int]) -> dict[int, dict[str, int]]:
-    """The user's own assignment counts per project, in one query."""
+    """The user's own assignment counts per project, in one query: pairs counted as the editor's queue
+    counts them (`services.work.queue_counts`), evaluation units apart (the rating queue's)."""
+    pairs = Q(pair__isnull=False)
     rows = (
         Assignment.objects.filter(project_id__in=project_ids, annotator=user)
         .values("project_id")
         .annotate(
-            total=Count("id"),
-            done=Count("id", filter=Q(status=Assignment.Status.DONE)),
-            postponed=Count("id", filter=Q(status=Assignment.Status.POSTPONED)),
+            total=Count("id", filter=pairs),
+            done=Count("id", filter=pairs & Q(status=Assignment.Status.DONE)),
+            postponed=Count("id", filter=pairs & Q(status=Assignment.Status.POSTPONED)),
+            units=Count("id", filter=Q(unit__isnull=False)),
+            units_open=Count("id", filter=Q(unit__isnull=False) & ~Q(status=Assignment.Status.DONE)),
         )
     )
     counts = {}
@@ -72,6 +77,7 @@ def project_detail(request: HttpRequest, project_pk: int) -> HttpResponse:
         "queue": _queue_counts(request.user, project),
         "n_pairs": project.pairs.count(),
         "n_units": project.units.count(),
+        "guidelines_unseen": guidelines.unseen_version(project, request.user),
     }
     return render(request, "core/project_detail.html", context)
 

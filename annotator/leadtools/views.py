@@ -52,15 +52,26 @@ def planner(request: HttpRequest, project_pk: int) -> HttpResponse:
             plan = planning.plan_assignments(project, **form.plan_kwargs())
         except ValidationError as error:
             f.add_service_errors(form, error)
+    result = None
+    needs_confirmation = False
     if request.method == "POST" and plan is not None:
-        created = planning.apply_plan(plan)
-        messages.success(
-            request,
-            f"Assigned {created} new pair{'s' if created != 1 else ''} "
-            f"({len(plan.assignments) - created} were already assigned).",
-        )
-        return redirect("annotator:planner", project_pk=project.pk)
-    context = {"project": project, "form": form, "plan": plan, **_plan_view(plan, dict(annotators))}
+        # The POST carries the number of new assignments the preview showed; a plan that grew beyond
+        # it (the selection changed, or the preview never loaded) is shown again to be confirmed.
+        previewed = request.POST.get("confirm_new", "")
+        if not previewed.isdigit() or len(plan.new_assignments) > int(previewed):
+            needs_confirmation = True
+        else:
+            loads = [(load.username, load.new) for load in plan.loads if load.new]
+            result = {"created": planning.apply_plan(plan), "kept": len(plan.existing), "loads": loads}
+            plan = planning.plan_assignments(project, **form.plan_kwargs())  # the same selection, now held
+    context = {
+        "project": project,
+        "form": form,
+        "plan": plan,
+        "result": result,
+        "needs_confirmation": needs_confirmation,
+        **_plan_view(plan, dict(annotators)),
+    }
     if request.htmx and request.method == "GET":
         return render(request, "leadtools/planner.html#plan-preview", context)
     context |= {
@@ -68,7 +79,8 @@ def planner(request: HttpRequest, project_pk: int) -> HttpResponse:
         "reassign_form": f.ReassignForm(annotators=annotators),
         "n_pairs": project.pairs.count(),
     }
-    return render(request, "leadtools/planner.html", context, status=200 if plan or not data else 422)
+    status = 422 if needs_confirmation or not (plan or not data) else 200
+    return render(request, "leadtools/planner.html", context, status=status)
 
 
 def _plan_view(plan: planning.Plan | None, names: dict[int, str]) -> dict[str, Any]:

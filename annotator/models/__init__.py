@@ -11,6 +11,7 @@ from annotator.models.annotations import (
 from annotator.models.corpus import Membership, Pair, ParaphraseType, Project, Tagset
 from annotator.models.evaluation import EvaluationItem, EvaluationUnit, Judgement, ReevaluationSet
 from annotator.models.jobs import CorpusJob
+from annotator.models.setup import GuidelinesVersion, Invitation
 from annotator.models.work import Assignment, ReannotationRound
 
 __all__ = [
@@ -22,6 +23,8 @@ __all__ = [
     "CorpusJob",
     "EvaluationItem",
     "EvaluationUnit",
+    "GuidelinesVersion",
+    "Invitation",
     "Judgement",
     "Membership",
     "Pair",

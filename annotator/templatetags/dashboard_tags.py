@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+
+from annotator.core.measure_docs import anchor_for
 
 register = template.Library()
 
@@ -63,6 +66,20 @@ def level(value: Any) -> str:
         return "undef"
     value = float(value)
     return "low" if value < 0.4 else ("mid" if value < 0.7 else "high")
+
+
+@register.filter
+def explain(measure_key: str) -> SafeString:
+    """A "?" link to the measure's section of docs/measures.md (nothing for an unknown measure)."""
+
+    anchor = anchor_for(str(measure_key))
+    if anchor is None:
+        return mark_safe("")
+    url = reverse("annotator:measure-explanation", args=[anchor])
+    return mark_safe(
+        f'<a class="explain" href="{escape(url)}" target="_blank" rel="noopener" '
+        f'title="What this measures, its range, where it comes from, when it is undefined">?</a>'
+    )
 
 
 @register.filter

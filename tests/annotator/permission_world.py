@@ -155,7 +155,7 @@ def build() -> PermissionWorld:
     computation.recompute(alpha.pk)
     computation.recompute(beta.pk)
     users = {"anna": anna, OTHER_ANNOTATOR: ben, "lena": lena, "otto": otto, "root": root, "olga": olga}
-    return PermissionWorld(
+    world = PermissionWorld(
         users=users,
         alpha=alpha,
         beta=beta,
@@ -163,3 +163,18 @@ def build() -> PermissionWorld:
         others=_objects(alpha, p2, u2, ben, lena),
         foreign=_objects(beta, q1, v1, ben, otto),
     )
+    _setup_objects(world)
+    return world
+
+
+def _setup_objects(world: PermissionWorld) -> None:
+    """Each project's own editable copy of its tagset and a valid invitation link (project set-up URLs)."""
+    from annotator.projects import members, tagsets
+
+    by_project = {}
+    for project, lead in ((world.alpha, world.users["lena"]), (world.beta, world.users["otto"])):
+        copy = tagsets.clone_tagset(project.tagset, lead, name=f"{project.name} copy")
+        invitation = members.create_invitation(project, "annotator", lead, note="MATRIX")
+        by_project[project.pk] = {"tagset": copy, "type": copy.types.first(), "invitation": invitation}
+    for objs in (world.own, world.others, world.foreign):
+        objs.extra.update(by_project[objs.project.pk])

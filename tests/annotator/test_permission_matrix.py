@@ -115,6 +115,34 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:adjudicate-link-set": {"POST": LEAD_PAIR},
     "annotator:adjudicate-link-remove": {"POST": LEAD_PAIR},
     "annotator:adjudicate-phrase-remove": {"POST": LEAD_PAIR},
+    # project set-up: settings, members and invitations, accounts, tagsets, guidelines, tokens
+    "annotator:project-create": {READ: "login 403 403 ok ok ok", "POST": "login 403 403 ok ok ok"},
+    "annotator:project-settings": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
+    "annotator:project-tagset-clone": {"POST": LEAD_PAGE},
+    "annotator:project-members": {READ: LEAD_PAGE},
+    "annotator:member-add": {"POST": LEAD_PAGE},
+    "annotator:member-create": {"POST": LEAD_PAGE},
+    "annotator:member-roles": {"POST": LEAD_PAGE},
+    "annotator:member-remove": {"POST": LEAD_PAGE},
+    "annotator:invitation-create": {"POST": LEAD_PAGE},
+    "annotator:invitation-revoke": {"POST": LEAD_PAGE},
+    "annotator:invitation-accept": {
+        READ: "ok ok ok ok ok ok",
+        "POST": "ok ok ok ok ok ok",
+    },  # the link is the key
+    "annotator:user-create": {READ: "login 403 403 403 403 ok", "POST": "login 403 403 403 403 ok"},
+    "annotator:tagset-list": {READ: "login ok ok ok ok ok"},
+    "annotator:tagset-create": {"POST": "login 403 403 ok ok ok"},
+    "annotator:tagset-detail": {READ: "login ok ok ok ok ok"},  # types and definitions are not secret
+    "annotator:tagset-clone": {"POST": "login 403 403 ok ok ok"},
+    "annotator:type-create": {"POST": "login 403 403 ok 403 ok"},  # lead_other: otto's copy
+    "annotator:type-update": {"POST": "login 403 403 ok 403 ok"},
+    "annotator:type-delete": {"POST": "login 403 403 ok 403 ok"},
+    "annotator:project-guidelines": {READ: "login ok 404 ok 404 ok", "POST": "login 403 404 ok 404 ok"},
+    "annotator:guidelines-acknowledge": {"POST": "login ok 404 ok 404 ok"},
+    "annotator:pair-list": {READ: LEAD_PAGE},
+    "annotator:pair-tokens": {READ: LEAD_PAIR, "POST": LEAD_PAIR},
+    "annotator:measure-explanation": {READ: "login ok ok ok ok ok"},  # documentation: every user
     # Django's admin: its own login page answers everyone (it is a login page: Django's LoginRequiredMiddleware
     # exempts it), logout takes any POST; everything else is ADMIN_NAMESPACE
     "admin:login": {READ: "ok ok ok ok ok ok"},
@@ -139,7 +167,7 @@ TABLE: dict[str, dict[str, str]] = {
     "api-root": {READ: API_LIST},
     # REST API: resources
     "api-project-list": {READ: API_LIST, "POST": "unauth 403 403 ok ok ok"},
-    "api-project-detail": {READ: "unauth ok 404 ok 404 ok"},
+    "api-project-detail": {READ: "unauth ok 404 ok 404 ok", "PATCH": "unauth 403 404 ok 404 ok"},
     "api-project-agreement": {READ: "unauth 403 404 ok 404 ok"},
     "api-project-members": {READ: "unauth 403 404 ok 404 ok", "POST": "unauth 403 404 ok 404 ok"},
     "api-tagset-list": {READ: API_LIST},
@@ -252,7 +280,7 @@ def targets(world: PermissionWorld, scenario: str, params: list[str]) -> Objects
         return world.foreign
     if scenario == "ann_other":
         # a project-level URL: another project; a pair/unit/row-level one: benedikt's in Alpha
-        project_only = bool(params) and set(params) <= {"project_pk", "job_pk"}
+        project_only = bool(params) and set(params) <= {"project_pk", "job_pk", "invitation_pk", "user_pk"}
         return world.foreign if project_only else world.others
     return world.own
 
@@ -269,12 +297,20 @@ def reverse_for(world: PermissionWorld, name: str, scenario: str) -> str:
             kwargs["pk"] = _api_pk(world, name, scenario, objs)
         elif param == "step":
             kwargs["step"] = "grammaticality"
-        elif param in ("uidb64", "token"):  # a password reset link that is not (or no longer) valid
+        elif name == "password_reset_confirm":  # a reset link that is not (or no longer) valid
             kwargs[param] = "x"
         elif param == "item_pk":
             kwargs["item_pk"] = objs.item.pk
         elif param == "job_pk":
             kwargs["job_pk"] = objs.job.pk
+        elif param in ("tagset_pk", "type_pk", "invitation_pk"):
+            kwargs[param] = objs.extra[param.removesuffix("_pk")].pk
+        elif param == "anchor":
+            kwargs["anchor"] = "do"
+        elif param == "token":
+            kwargs["token"] = objs.extra["invitation"].token
+        elif param == "user_pk":
+            kwargs["user_pk"] = objs.assignment.annotator_id
         elif param in ("phenomenon_pk", "link_pk", "alignment_pk"):
             field = {"phenomenon_pk": "phenomenon", "link_pk": "link", "alignment_pk": "alignment"}[param]
             row = getattr(objs, f"gold_{field}") if adjudicating else None
@@ -307,6 +343,7 @@ def _ptype(project: Any) -> int:
 
 BODIES: dict[tuple[str, str], Callable[[Objects, Any], dict[str, Any]]] = {
     ("api-project-list", "POST"): lambda o, u: {"name": "New project"},
+    ("api-project-detail", "PATCH"): lambda o, u: {"description": "changed", "language": "ca"},
     ("api-project-members", "POST"): lambda o, u: {"username": "olga", "role": "annotator"},
     ("api-pair-list", "POST"): lambda o, u: {
         "project": o.project.pk,
@@ -507,10 +544,13 @@ def test_every_url_is_in_the_table():
 
 
 @pytest.fixture
-def world(settings) -> PermissionWorld:
+def world(settings, tmp_path) -> PermissionWorld:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.REDIS_URL = ""  # /healthz: in-process mode, independent of the machine's Redis
     isolate_cache(settings)  # cancel flags and the like are not rolled back with the database
+    doc = tmp_path / "measures.md"
+    doc.write_text("# The measures\n\n## IAPTA DO-measures {#do}\n\nDO F1 is …\n", encoding="utf-8")
+    settings.MEASURES_DOC = doc  # the measures' documentation comes from another branch's docs/
     return build()
 
 

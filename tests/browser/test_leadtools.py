@@ -60,8 +60,9 @@ def test_planner_preview_follows_the_options_without_reload(page, live_server, w
     assert not_reloaded(page)
     screenshot(page, "leadtools-planner")
     page.click("#confirm-plan")
-    page.wait_for_selector(".messages")
-    assert "Assigned 0 new pairs" in page.locator(".messages").inner_text()
+    page.wait_for_selector("#plan-result")
+    assert "Created 0 new assignments" in page.locator("#plan-result").inner_text()
+    assert page.locator("input[name=per_pair][value=k]").is_checked()  # the selection is kept
     assert Assignment.objects.filter(project=project).count() == 18
 
 

@@ -10,13 +10,15 @@ import io
 from dataclasses import dataclass
 
 from annotator.corpus.exports import report
+from annotator.corpus.exports.conll import conll_text
 from annotator.corpus.exports.csv import phenomena_csv
 from annotator.corpus.exports.etpc import etpc_xml
+from annotator.corpus.exports.jsonl import jsonl_bytes
 from annotator.corpus.exports.native import write_native
 from annotator.corpus.exports.pharaoh import pharaoh_text
 from annotator.models import Project
 
-FORMATS = ("native", "etpc", "csv", "pharaoh", "report")
+FORMATS = ("native", "etpc", "csv", "pharaoh", "report", "jsonl", "conll")
 
 
 @dataclass
@@ -67,4 +69,12 @@ def export_project(
         if report_format == "html":
             return Exported(report.report_html(project), f"{slug}-agreement.html", "text/html")
         return Exported(report.report_json(project), f"{slug}-agreement.json", "application/json")
+    if format == "jsonl":
+        return Exported(
+            jsonl_bytes(project, annotator=annotator, gold=gold), f"{slug}-{who}.jsonl", "application/jsonl"
+        )
+    if format == "conll":
+        return Exported(
+            conll_text(project, annotator=annotator, gold=gold), f"{slug}-{who}.conll", "text/plain"
+        )
     raise ValueError(f"unknown export format {format!r}; expected one of {', '.join(FORMATS)}")

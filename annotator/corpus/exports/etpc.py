@@ -1,7 +1,8 @@
 """Phenomena of one annotator (or the gold layer) as an ETPC relation file (`textual_np_pos.xml` style).
 
 One `<relation>` per phenomenon with pair_id (the pair's source id), type_id (ParaphraseType.code),
-type_name, sense_preserving (yes / no / empty), s1_scope, s2_scope, key_s1, key_s2 as comma-separated
+type_name, sense_preserving (yes / no / empty), projection (local / global / empty: not in ETPC's own
+files, read back by our importer), s1_scope, s2_scope, key_s1, key_s2 as comma-separated
 token indices, and s1_text, s2_text, k1_text, k2_text as the tokens they name, joined by spaces — so
 the file imports back with `import_corpus --format etpc` unchanged.
 """
@@ -40,6 +41,7 @@ def etpc_xml(project: Project, *, annotator: str | None = None, gold: bool = Fal
             ("type_id", p.ptype.code),
             ("type_name", p.ptype.name),
             ("sense_preserving", sense),
+            ("projection", p.projection),
             ("s1_scope", _indices(p.scope1)),
             ("s2_scope", _indices(p.scope2)),
             ("s1_text", _words(t1, p.scope1)),

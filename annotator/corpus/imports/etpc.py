@@ -329,7 +329,8 @@ def _relation(
             repairs.append((etpc_field, repair))
         fields[name] = indices
     try:
-        clean = validation.phenomenon_fields(ptype, tokens[0], tokens[1], projection="", **fields)
+        projection = _text(element, "projection").lower()  # written by our ETPC export; absent in ETPC
+        clean = validation.phenomenon_fields(ptype, tokens[0], tokens[1], projection=projection, **fields)
     except ValidationError as exc:
         for field, messages in exc.message_dict.items():
             problem(ETPC_FIELD.get(field, field), " ".join(messages))

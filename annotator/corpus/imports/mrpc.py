@@ -14,6 +14,7 @@ Members are tokenized with `annotator.core.tokenize.tokenize` (NLTK's Treebank-s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import PurePath
 
 from annotator.core.tokenize import tokenize
@@ -53,7 +54,14 @@ def _header_problem(header: str, filename: str) -> Problem | None:
     )
 
 
-def _row(line: str, number: int, filename: str, source_id: str, position: int) -> PairRecord | Problem:
+def _row(
+    line: str,
+    number: int,
+    filename: str,
+    source_id: str,
+    position: int,
+    tokenize: Callable[[str], list[str]] = tokenize,
+) -> PairRecord | Problem:
     fields = line.split("\t")
     if len(fields) != 5:
         return Problem(filename, number, "columns", f"expected 5 tab-separated fields, found {len(fields)}")
@@ -84,8 +92,13 @@ def _row(line: str, number: int, filename: str, source_id: str, position: int) -
     )
 
 
-def parse_mrpc(data: bytes, filename: str) -> Parsed[PairRecord]:
-    """Read one MRPC file; every row that cannot be a pair is a problem naming its line and field."""
+def parse_mrpc(
+    data: bytes, filename: str, tokenize: Callable[[str], list[str]] = tokenize
+) -> Parsed[PairRecord]:
+    """Read one MRPC file; every row that cannot be a pair is a problem naming its line and field.
+
+    `tokenize` splits the members (the project language's tokenizer; ETPC's Treebank rules by default).
+    """
     parsed: Parsed[PairRecord] = Parsed()
     text, problems = decode_utf8(data, filename)
     if text is None:
@@ -106,7 +119,7 @@ def parse_mrpc(data: bytes, filename: str) -> Parsed[PairRecord]:
         if not line.strip():
             continue
         row += 1
-        result = _row(line, number, filename, str(offset + row), offset + row - 1)
+        result = _row(line, number, filename, str(offset + row), offset + row - 1, tokenize)
         if isinstance(result, Problem):
             parsed.invalid.append(result)
             continue

@@ -1,5 +1,7 @@
 """The assignment planner page: who may open it, the htmx preview, confirming, reassigning."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -101,11 +103,30 @@ def test_invalid_options_say_what_is_wrong_in_the_preview(client, world):
 
 def test_confirming_writes_the_assignments_once(client, world):
     client.force_login(world["lead"])
-    response = client.post(url(world["project"]), form(world, per_pair="one"))
-    assert response.status_code == 302
+    response = client.post(url(world["project"]), form(world, per_pair="one", confirm_new="6"))
+    assert response.status_code == 200
     assert Assignment.objects.filter(project=world["project"]).count() == 6
-    client.post(url(world["project"]), form(world, per_pair="one"))
+    client.post(url(world["project"]), form(world, per_pair="one", confirm_new="6"))
     assert Assignment.objects.filter(project=world["project"]).count() == 6
+
+
+def test_after_assigning_the_form_keeps_its_selection_and_shows_what_was_created(client, world):
+    client.force_login(world["lead"])
+    data = form(world, selection="filter", source_prefix="p1", per_pair="one", confirm_new="1")
+    page = client.post(url(world["project"]), data).content.decode()
+    assert "Created 1 new assignment" in page
+    assert re.search(r'<input[^>]*name="selection"[^>]*value="filter"[^>]*checked', page)
+    assert 'name="source_prefix" value="p1"' in page
+
+
+def test_a_plan_larger_than_the_preview_asks_for_confirmation(client, world):
+    client.force_login(world["lead"])
+    response = client.post(url(world["project"]), form(world, per_pair="one", confirm_new="2"))
+    assert response.status_code == 422
+    assert "more than the preview you saw" in response.content.decode()
+    assert Assignment.objects.count() == 0
+    assert client.post(url(world["project"]), form(world, per_pair="one")).status_code == 422
+    assert Assignment.objects.count() == 0
 
 
 def test_invalid_post_writes_nothing_and_answers_422(client, world):
