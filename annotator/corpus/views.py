@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import FileResponse, Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotator import access
+from annotator.core.web_request import SignedInRequest
 from annotator.corpus import forms as f
 from annotator.corpus import jobs
 from annotator.corpus.exports.report import NoSnapshot, report_html
@@ -42,7 +43,7 @@ def _jobs_context(project: Project | None, user: object) -> dict[str, object]:
     return {"jobs": rows, "polling": running}
 
 
-def _job(request: HttpRequest, project: Project, job_pk: int) -> CorpusJob:
+def _job(request: SignedInRequest, project: Project, job_pk: int) -> CorpusJob:
     job = CorpusJob.objects.filter(pk=job_pk, project=project).first()
     if job is None:
         raise Http404("No such job.")
@@ -50,7 +51,7 @@ def _job(request: HttpRequest, project: Project, job_pk: int) -> CorpusJob:
 
 
 @require_http_methods(["GET", "POST"])
-def corpus_jobs(request: HttpRequest, project_pk: int) -> HttpResponse:
+def corpus_jobs(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """The project's import/export page; POST uploads files into the project."""
     project = access.project_for_lead(request.user, project_pk)
     form = f.ImportForm(request.POST or None, request.FILES or None)
@@ -82,7 +83,7 @@ def corpus_jobs(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 @require_POST
-def corpus_export(request: HttpRequest, project_pk: int) -> HttpResponse:
+def corpus_export(request: SignedInRequest, project_pk: int) -> HttpResponse:
     project = access.project_for_lead(request.user, project_pk)
     form = f.ExportForm(request.POST)
     if form.is_valid():
@@ -99,7 +100,7 @@ def corpus_export(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 @require_POST
-def corpus_job_cancel(request: HttpRequest, project_pk: int, job_pk: int) -> HttpResponse:
+def corpus_job_cancel(request: SignedInRequest, project_pk: int, job_pk: int) -> HttpResponse:
     project = access.project_for_lead(request.user, project_pk)
     jobs.request_cancel(_job(request, project, job_pk))
     if request.htmx:
@@ -112,7 +113,7 @@ def corpus_job_cancel(request: HttpRequest, project_pk: int, job_pk: int) -> Htt
 
 
 @require_GET
-def corpus_job_download(request: HttpRequest, project_pk: int, job_pk: int) -> HttpResponse:
+def corpus_job_download(request: SignedInRequest, project_pk: int, job_pk: int) -> HttpResponse:
     """The file an export job wrote."""
     project = access.project_for_lead(request.user, project_pk)
     job = _job(request, project, job_pk)
@@ -130,7 +131,7 @@ def corpus_job_download(request: HttpRequest, project_pk: int, job_pk: int) -> H
 
 
 @require_GET
-def corpus_job_report(request: HttpRequest, project_pk: int, job_pk: int) -> HttpResponse:
+def corpus_job_report(request: SignedInRequest, project_pk: int, job_pk: int) -> HttpResponse:
     """The full report of an import (every problem, repair and skip) as JSON."""
     project = access.project_for_lead(request.user, project_pk)
     job = _job(request, project, job_pk)
@@ -140,7 +141,7 @@ def corpus_job_report(request: HttpRequest, project_pk: int, job_pk: int) -> Htt
 
 
 @require_GET
-def corpus_report_print(request: HttpRequest, project_pk: int) -> HttpResponse:
+def corpus_report_print(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """The latest agreement report as a printable page."""
     project = access.project_for_lead(request.user, project_pk)
     try:
@@ -150,7 +151,7 @@ def corpus_report_print(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def corpus_import(request: HttpRequest) -> HttpResponse:
+def corpus_import(request: SignedInRequest) -> HttpResponse:
     """Admins: import files into a new project (created by the import)."""
     access.require_admin(request.user)
     form = f.NewProjectImportForm(request.POST or None, request.FILES or None)

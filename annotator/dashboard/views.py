@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, render_to_string
@@ -19,6 +19,7 @@ from django_htmx.http import trigger_client_event
 
 from annotator import access
 from annotator.agreement import computation, scheduling
+from annotator.core.web_request import SignedInRequest
 from annotator.dashboard import tables as dashboard
 from annotator.evaluation.stats import lead_summary_context, project_precision, rater_progress
 from annotator.models import AgreementSnapshot, AgreementState, Project
@@ -37,7 +38,7 @@ LEAD_SUMMARY = "evaluation/_lead_summary.html"
 
 
 @require_GET
-def dashboard_view(request: HttpRequest, project_pk: int) -> HttpResponse:
+def dashboard_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Lead / admin: progress, agreement tables, heatmaps and trend of the project's latest snapshot."""
     project = access.project_for_lead(request.user, project_pk)
     target = request.htmx.target if request.htmx else None
@@ -48,7 +49,7 @@ def dashboard_view(request: HttpRequest, project_pk: int) -> HttpResponse:
     return render(request, TEMPLATE, _context(project, set(PANELS) | {"snapshot-status"}))
 
 
-def _status_response(request: HttpRequest, project: Project) -> HttpResponse:
+def _status_response(request: SignedInRequest, project: Project) -> HttpResponse:
     context = _status_context(project)
     scheduling.catch_up(context["state"])
     response = render(request, f"{TEMPLATE}#snapshot-status", context)

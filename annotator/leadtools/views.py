@@ -14,13 +14,14 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotator import access, taskqueue
 from annotator.annotation.services import ConflictError
+from annotator.core.web_request import SignedInRequest
 from annotator.leadtools import adjudication, disagreement, planning, reannotation
 from annotator.leadtools import forms as f
 from annotator.models import Pair, ParaphraseType, Project, ReannotationRound
@@ -40,7 +41,7 @@ def _plan_defaults(project: Project, annotators: list[tuple[int, str]]) -> dict[
 
 
 @require_http_methods(["GET", "POST"])
-def planner(request: HttpRequest, project_pk: int) -> HttpResponse:
+def planner(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Choose pairs, annotators and annotators per pair; preview the load (htmx); confirm (POST)."""
     project = access.project_for_lead(request.user, project_pk)
     annotators = planning.project_annotators(project)
@@ -94,7 +95,7 @@ def _as_form_data(values: dict[str, Any]) -> Any:
 
 
 @require_POST
-def planner_reassign(request: HttpRequest, project_pk: int) -> HttpResponse:
+def planner_reassign(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Move the unfinished work of an annotator who left to another annotator."""
     project = access.project_for_lead(request.user, project_pk)
     annotators = planning.project_annotators(project)
@@ -143,7 +144,7 @@ def _users(ids: list[int]) -> dict[int, Any]:
 PAGE_SIZE = 50
 
 
-def _explorer_filters(request: HttpRequest, rows: dict[str, Any], measure_default: str) -> dict[str, Any]:
+def _explorer_filters(request: SignedInRequest, rows: dict[str, Any], measure_default: str) -> dict[str, Any]:
     measure = request.GET.get("measure") or measure_default
     if measure not in disagreement.MEASURES:
         measure = measure_default
@@ -161,7 +162,7 @@ def _explorer_filters(request: HttpRequest, rows: dict[str, Any], measure_defaul
 
 
 @require_GET
-def explorer(request: HttpRequest, project_pk: int) -> HttpResponse:
+def explorer(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Pairs ordered by agreement, lowest first; filter by measure, type and annotator pair."""
     project = access.project_for_lead(request.user, project_pk)
     _, rows = disagreement.project_rows(project)
@@ -198,14 +199,14 @@ def _per_annotator_pair(row: dict[str, Any], filters: dict[str, Any]) -> list[tu
     )
 
 
-def _query_without_page(request: HttpRequest) -> str:
+def _query_without_page(request: SignedInRequest) -> str:
     query = request.GET.copy()
     query.pop("page", None)
     return query.urlencode()
 
 
 @require_GET
-def explorer_pair(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def explorer_pair(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """Two annotators' versions of a pair side by side, differences highlighted."""
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     project = pair.project
@@ -242,7 +243,7 @@ def explorer_pair(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRe
 
 
 @require_http_methods(["GET", "POST"])
-def reannotation_view(request: HttpRequest, project_pk: int) -> HttpResponse:
+def reannotation_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Pick a rule, preview the draw, queue it (Celery task); earlier rounds with before and after."""
     project = access.project_for_lead(request.user, project_pk)
     initial = {"rule": ReannotationRound.Rule.LABEL_DISAGREEMENT, "seed": f.new_seed()}
@@ -292,7 +293,7 @@ def reannotation_view(request: HttpRequest, project_pk: int) -> HttpResponse:
     )
 
 
-def _reannotation_data(request: HttpRequest) -> Any:
+def _reannotation_data(request: SignedInRequest) -> Any:
     """POST, or a GET that names a rule (the htmx preview, or pairs ticked in the explorer: `pick`)."""
     if request.method == "POST":
         return request.POST
@@ -306,7 +307,7 @@ def _reannotation_data(request: HttpRequest) -> Any:
     return data
 
 
-def _rounds_context(request: HttpRequest, project: Project, rows: dict[str, Any]) -> dict[str, Any]:
+def _rounds_context(request: SignedInRequest, project: Project, rows: dict[str, Any]) -> dict[str, Any]:
     rounds = list(
         ReannotationRound.objects.filter(project=project).select_related("before_snapshot", "created_by")
     )
@@ -353,7 +354,7 @@ def _in_gold(version_list: list[adjudication.Version], gold: adjudication.Versio
 
 
 @require_GET
-def adjudicate(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def adjudicate(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """The annotators' versions next to the gold layer the lead builds from them."""
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     context = _adjudication_context(pair)
@@ -362,12 +363,12 @@ def adjudicate(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRespo
     return render(request, "leadtools/adjudicate.html", context)
 
 
-def _base_version(request: HttpRequest) -> int | None:
+def _base_version(request: SignedInRequest) -> int | None:
     raw = request.POST.get("base_version", "")
     return int(raw) if raw.isdigit() else None
 
 
-def _after_change(request: HttpRequest, pair: Pair, action: Any, **extra: Any) -> HttpResponse:
+def _after_change(request: SignedInRequest, pair: Pair, action: Any, **extra: Any) -> HttpResponse:
     """Run a gold change; answer the re-rendered #adjudication (htmx) or redirect back to the page."""
     status = 200
     try:
@@ -399,7 +400,7 @@ def _member(pair: Pair, user_id: str) -> Any:
 
 
 @require_POST
-def adjudicate_take(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def adjudicate_take(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
 
     def action() -> None:
@@ -410,7 +411,7 @@ def adjudicate_take(request: HttpRequest, project_pk: int, pair_pk: int) -> Http
 
 
 @require_POST
-def adjudicate_merge(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def adjudicate_merge(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
 
     def action() -> None:
@@ -428,7 +429,7 @@ def adjudicate_merge(request: HttpRequest, project_pk: int, pair_pk: int) -> Htt
     return _after_change(request, pair, action)
 
 
-def _ids(request: HttpRequest, name: str) -> list[int]:
+def _ids(request: SignedInRequest, name: str) -> list[int]:
     values = request.POST.getlist(name)
     bad = [v for v in values if not v.isdigit()]
     if bad:
@@ -437,7 +438,7 @@ def _ids(request: HttpRequest, name: str) -> list[int]:
 
 
 @require_POST
-def adjudicate_label(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def adjudicate_label(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     return _after_change(
         request,
@@ -449,7 +450,7 @@ def adjudicate_label(request: HttpRequest, project_pk: int, pair_pk: int) -> Htt
 
 
 @require_POST
-def adjudicate_phenomenon_add(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def adjudicate_phenomenon_add(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     types = list(ParaphraseType.objects.filter(tagset_id=pair.project.tagset_id).values_list("pk", "name"))
     form = f.GoldPhenomenonForm(request.POST, types=types)
@@ -467,7 +468,7 @@ def adjudicate_phenomenon_add(request: HttpRequest, project_pk: int, pair_pk: in
 
 @require_POST
 def adjudicate_phenomenon_update(
-    request: HttpRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
+    request: SignedInRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
 ) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     types = list(ParaphraseType.objects.filter(tagset_id=pair.project.tagset_id).values_list("pk", "name"))
@@ -486,7 +487,7 @@ def adjudicate_phenomenon_update(
 
 @require_POST
 def adjudicate_phenomenon_remove(
-    request: HttpRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
+    request: SignedInRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
 ) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     return _after_change(
@@ -499,7 +500,7 @@ def adjudicate_phenomenon_remove(
 
 
 @require_POST
-def adjudicate_link_set(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def adjudicate_link_set(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     form = f.GoldLinkForm(request.POST)
 
@@ -515,7 +516,9 @@ def adjudicate_link_set(request: HttpRequest, project_pk: int, pair_pk: int) -> 
 
 
 @require_POST
-def adjudicate_link_remove(request: HttpRequest, project_pk: int, pair_pk: int, link_pk: int) -> HttpResponse:
+def adjudicate_link_remove(
+    request: SignedInRequest, project_pk: int, pair_pk: int, link_pk: int
+) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     return _after_change(
         request,
@@ -528,7 +531,7 @@ def adjudicate_link_remove(request: HttpRequest, project_pk: int, pair_pk: int, 
 
 @require_POST
 def adjudicate_phrase_remove(
-    request: HttpRequest, project_pk: int, pair_pk: int, alignment_pk: int
+    request: SignedInRequest, project_pk: int, pair_pk: int, alignment_pk: int
 ) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     return _after_change(
