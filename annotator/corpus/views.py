@@ -7,7 +7,9 @@ job runs (progress bars) and stops polling when none does. The work is in `annot
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict
 
+from django.contrib.auth.models import User
 from django.http import FileResponse, Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -22,13 +24,20 @@ from annotator.models import CorpusJob, Project
 JOBS_SHOWN = 20
 
 
-def _jobs(project: Project | None, user: object) -> list[dict[str, object]]:
+class JobRow(TypedDict):
+    job: CorpusJob
+    done: int
+    total: int
+    percent: int
+
+
+def _jobs(project: Project | None, user: User) -> list[JobRow]:
     rows = CorpusJob.objects.select_related("created_by", "project")
     if project is not None:
         rows = rows.filter(project=project)
     else:  # the admin's imports into new projects (the job points to the project once it exists)
         rows = rows.filter(created_by=user, kind=CorpusJob.Kind.IMPORT, options__new_project=True)
-    out = []
+    out: list[JobRow] = []
     for job in rows[:JOBS_SHOWN]:
         done, total = jobs.progress_of(job)
         out.append(
@@ -37,7 +46,7 @@ def _jobs(project: Project | None, user: object) -> list[dict[str, object]]:
     return out
 
 
-def _jobs_context(project: Project | None, user: object) -> dict[str, object]:
+def _jobs_context(project: Project | None, user: User) -> dict[str, object]:
     rows = _jobs(project, user)
     running = any(row["job"].status in (CorpusJob.Status.QUEUED, CorpusJob.Status.RUNNING) for row in rows)
     return {"jobs": rows, "polling": running}
@@ -113,7 +122,7 @@ def corpus_job_cancel(request: SignedInRequest, project_pk: int, job_pk: int) ->
 
 
 @require_GET
-def corpus_job_download(request: SignedInRequest, project_pk: int, job_pk: int) -> HttpResponse:
+def corpus_job_download(request: SignedInRequest, project_pk: int, job_pk: int) -> FileResponse:
     """The file an export job wrote."""
     project = access.project_for_lead(request.user, project_pk)
     job = _job(request, project, job_pk)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Field
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.template import TemplateDoesNotExist
@@ -77,10 +78,16 @@ def _status_context(project: Project) -> dict[str, Any]:
     return {"project": project, "state": state, "status": dashboard.status(state, latest)}
 
 
+def _layer_name(layer: str) -> str:
+    """The layer as its switch on the project is labelled ("word alignment")."""
+    field = Project._meta.get_field(f"layer_{layer}")
+    return str(field.verbose_name) if isinstance(field, Field) else layer
+
+
 def _context(project: Project, parts: set[str]) -> dict[str, Any]:
     context: dict[str, Any] = {
         "project": project,
-        "layer_names": [str(Project._meta.get_field(f"layer_{n}").verbose_name) for n in project.layers],
+        "layer_names": [_layer_name(n) for n in project.layers],
     }
     if "snapshot-status" in parts:
         context.update(_status_context(project))

@@ -43,7 +43,10 @@ from annotator.models import Assignment, EvaluationItem, EvaluationUnit, Judgeme
 Step = Assignment.Step
 Phase = Judgement.Phase
 UNITS_SHOWN = 100  # the lead page lists this many units; the rest are counted
-STEP_PAGES = {Step.GRAMMATICALITY: "annotator:unit-grammaticality", Step.MEANING: "annotator:unit-meaning"}
+STEP_PAGES: dict[str, str] = {
+    Step.GRAMMATICALITY: "annotator:unit-grammaticality",
+    Step.MEANING: "annotator:unit-meaning",
+}
 
 
 # ---- the judgement card: one item × step × phase --------------------------------------------------
@@ -368,7 +371,7 @@ def _unit_action(
 def _after(unit: EvaluationUnit, assignment: Assignment, user: Any) -> str:
     if assignment.status in (Assignment.Status.DONE, Assignment.Status.POSTPONED):
         following = evaluation.next_unit(unit.project, user, round=assignment.round, after=unit.pk)
-        if following is not None and following.unit_id != unit.pk:
+        if following is not None and following.unit_id != unit.pk and following.unit is not None:
             return unit_page_url(following.unit, following)
         return reverse("annotator:rating-queue", args=[unit.project_id])
     return unit_page_url(unit, assignment)

@@ -127,9 +127,10 @@ def planner_reassign(request: SignedInRequest, project_pk: int) -> HttpResponse:
             )
             return redirect("annotator:planner", project_pk=project.pk)
     for field, errors in form.errors.items():
-        for error in errors:
+        for message in errors:
             messages.error(
-                request, f"Reassign — {form.fields[field].label if field in form.fields else 'form'}: {error}"
+                request,
+                f"Reassign — {form.fields[field].label if field in form.fields else 'form'}: {message}",
             )
     return redirect("annotator:planner", project_pk=project.pk)
 
@@ -246,11 +247,11 @@ def explorer_pair(request: SignedInRequest, project_pk: int, pair_pk: int) -> Ht
 def reannotation_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Pick a rule, preview the draw, queue it (Celery task); earlier rounds with before and after."""
     project = access.project_for_lead(request.user, project_pk)
-    initial = {"rule": ReannotationRound.Rule.LABEL_DISAGREEMENT, "seed": f.new_seed()}
-    form = f.ReannotationForm(_reannotation_data(request), initial=initial)
+    rule, seed = ReannotationRound.Rule.LABEL_DISAGREEMENT, f.new_seed()
+    form = f.ReannotationForm(_reannotation_data(request), initial={"rule": rule, "seed": seed})
     _, rows = disagreement.project_rows(project)
     # An unbound page previews its initial choice, so the preview always matches the form.
-    preview = None if form.is_bound else reannotation.draw(rows, initial["rule"], {}, seed=initial["seed"])
+    preview = None if form.is_bound else reannotation.draw(rows, rule, {}, seed=seed)
     if form.is_bound and form.is_valid():
         try:
             preview = reannotation.draw(
@@ -330,7 +331,7 @@ def _adjudication_context(pair: Pair, **extra: Any) -> dict[str, Any]:
         "links": {adjudication.link_key(x) for x in gold.links},
         "phrases": {adjudication.phrase_key(x) for x in gold.phrases},
     }
-    types = list(ParaphraseType.objects.filter(tagset_id=project.tagset_id).values_list("pk", "name"))
+    types = _type_choices(project)
     return {
         "project": project,
         "pair": pair,
@@ -344,6 +345,13 @@ def _adjudication_context(pair: Pair, **extra: Any) -> dict[str, Any]:
         "tokens2": list(enumerate(pair.tokens2)),
         **extra,
     }
+
+
+def _type_choices(project: Project) -> list[tuple[int, str]]:
+    """The types of the project's tagset as (pk, name) choices; none without a tagset."""
+    if project.tagset_id is None:
+        return []
+    return list(ParaphraseType.objects.filter(tagset_id=project.tagset_id).values_list("pk", "name"))
 
 
 def _in_gold(version_list: list[adjudication.Version], gold: adjudication.Version) -> set[str]:
@@ -452,7 +460,7 @@ def adjudicate_label(request: SignedInRequest, project_pk: int, pair_pk: int) ->
 @require_POST
 def adjudicate_phenomenon_add(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
-    types = list(ParaphraseType.objects.filter(tagset_id=pair.project.tagset_id).values_list("pk", "name"))
+    types = _type_choices(pair.project)
     form = f.GoldPhenomenonForm(request.POST, types=types)
 
     def action() -> None:
@@ -471,7 +479,7 @@ def adjudicate_phenomenon_update(
     request: SignedInRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
 ) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
-    types = list(ParaphraseType.objects.filter(tagset_id=pair.project.tagset_id).values_list("pk", "name"))
+    types = _type_choices(pair.project)
     form = f.GoldPhenomenonForm(request.POST, types=types)
 
     def action() -> None:
