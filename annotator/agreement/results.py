@@ -569,7 +569,7 @@ def pair_label_agreement(doc: Mapping[str, Any], measures: Mapping[str, Any]) ->
     """Pair-label agreement for the dashboard: Cohen's κ per annotator pair and Fleiss' κ as the metrics
     report gives them (`pair_labels.cohen`, `pair_labels.fleiss`; `metrics.pair_labels`), plus each
     annotator's label counts and the number of pairs labelled both ways. None without `pair_labels`."""
-    labels: dict[str, dict[str, str]] = doc.get("pair_labels")  # type: ignore[assignment]
+    labels: dict[str, dict[str, str]] | None = doc.get("pair_labels")
     if labels is None:
         return None
     names = [a for a in doc["annotators"] if a in labels]

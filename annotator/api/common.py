@@ -149,7 +149,7 @@ class ServiceErrors:
         if isinstance(exc, DjangoValidationError):
             detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
             exc = ValidationError(detail)
-        return super().handle_exception(exc)  # type: ignore[misc]
+        return super().handle_exception(exc)  # type: ignore[misc]  # a mixin: its view class has it
 
 
 @cache
