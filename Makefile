@@ -67,7 +67,7 @@ services-down:
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy metrics
+	$(VENV)/bin/mypy annotator metrics
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format .

@@ -8,6 +8,7 @@ Views and the API call these functions as their first line.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -139,7 +140,7 @@ def can_see_agreement(user: Any, project: Project) -> bool:
 # lead, annotators their own work (never another annotator's, never the gold layer).
 
 
-def _led_ids(user: Any) -> QuerySet[Project]:
+def _led_ids(user: Any) -> QuerySet[Project, Mapping[str, Any]]:
     return led_projects(user).values("pk")
 
 

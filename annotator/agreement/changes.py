@@ -57,7 +57,7 @@ def project_changed(project_id: int) -> None:
 @cache
 def _mark_changed_sql() -> str:
     def col(name: str) -> str:
-        return sql.quote(AgreementState._meta.get_field(name).column)
+        return sql.column(AgreementState._meta.get_field(name))
 
     return f"UPDATE {sql.table(AgreementState)} SET {col('changed_at')} = %s WHERE {col('project')} = %s"
 

@@ -133,7 +133,10 @@ def _compute_and_store_all(project: Project, started: float) -> str:
     extras = {
         "annotators": doc["annotators"],
         "pairs": pair_results(
-            doc, _done_source_ids(project), previous["pairs"] if same_phenomena else None, tables=tables
+            doc,
+            _done_source_ids(project),
+            previous["pairs"] if same_phenomena and previous is not None else None,
+            tables=tables,
         ),
         "pair_labels": pair_label_agreement(doc, report[0]["measures"]),
         "progress": progress(project),

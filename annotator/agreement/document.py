@@ -144,10 +144,10 @@ def _done_pairs(project: Project, names: dict[int, str]) -> dict[int, set[int]]:
     return out
 
 
-def _json_columns(*names: str) -> dict[str, Cast]:
-    """JSON columns read as their text, so a whole result is decoded by one `json.loads` call
+def _json_text(name: str) -> Cast:
+    """A JSON column read as its text, so a whole result is decoded by one `json.loads` call
     instead of one per value (the per-value decoding dominated at MSRP-A scale)."""
-    return {f"{name}_text": Cast(name, TextField()) for name in names}
+    return Cast(name, TextField())
 
 
 def _phenomena(
@@ -156,7 +156,12 @@ def _phenomena(
     rows = list(
         Phenomenon.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names))
         .order_by("pair__position", "pair_id", "pk")
-        .annotate(**_json_columns("scope1", "scope2", "key1", "key2"))
+        .annotate(
+            scope1_text=_json_text("scope1"),
+            scope2_text=_json_text("scope2"),
+            key1_text=_json_text("key1"),
+            key2_text=_json_text("key2"),
+        )
         .values_list(
             "annotator_id",
             "pair_id",

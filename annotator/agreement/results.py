@@ -30,7 +30,7 @@ import json
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -159,7 +159,7 @@ def trusted_document(doc: Mapping[str, Any], *, sections: tuple[str, ...] | None
     tagset = None
     if "tagset" in doc:
         tagset = Tagset(tuple(TypeDef(t["name"], t.get("one_sided", False)) for t in doc["tagset"]["types"]))
-    converters = {
+    converters: dict[str, Callable[[Any], Any]] = {
         "phenomena": _trusted_phenomena,
         "word_alignments": _trusted_word_alignments,
         "phrase_alignments": _trusted_phrase_alignments,
@@ -292,7 +292,8 @@ def forget_phenomena_states() -> None:
 
 def _only(document: Document, source: str) -> Document:
     fields = (*_DOCUMENT_SECTIONS, "system_phrase_alignments")
-    return dataclasses.replace(document, **{f: None for f in fields if f != source})
+    cleared: dict[str, Any] = {f: None for f in fields if f != source}
+    return dataclasses.replace(document, **cleared)
 
 
 def _section_measures(
@@ -551,10 +552,10 @@ def pair_results(
             do_f1 = (previous.get(pid) or {}).get("do_f1")
         else:
             values = [
-                by_annotators[a, b][p]
+                value
                 for n, a in enumerate(who)
                 for b in who[n + 1 :]
-                if (a, b) in by_annotators and by_annotators[a, b][p] is not None
+                if (a, b) in by_annotators and (value := by_annotators[a, b][p]) is not None
             ]
             do_f1 = sum(values) / len(values) if values else None
         out[pid] = {"do_f1": do_f1, "label_disagreement": len(given) > 1, "annotators": who}
@@ -568,7 +569,7 @@ def pair_label_agreement(doc: Mapping[str, Any], measures: Mapping[str, Any]) ->
     """Pair-label agreement for the dashboard: Cohen's κ per annotator pair and Fleiss' κ as the metrics
     report gives them (`pair_labels.cohen`, `pair_labels.fleiss`; `metrics.pair_labels`), plus each
     annotator's label counts and the number of pairs labelled both ways. None without `pair_labels`."""
-    labels: dict[str, dict[str, str]] = doc.get("pair_labels")  # type: ignore[assignment]
+    labels: dict[str, dict[str, str]] | None = doc.get("pair_labels")
     if labels is None:
         return None
     names = [a for a in doc["annotators"] if a in labels]

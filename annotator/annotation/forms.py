@@ -34,15 +34,15 @@ FIELD_NAMES = {
 }
 
 
-class IndexListField(forms.CharField):
+class IndexListField(forms.Field):
     """ "3, 4,9" → [3, 4, 9] (order kept; range and duplicate checks are `validation`'s job)."""
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("required", False)
         super().__init__(**kwargs)
 
-    def to_python(self, value: Any) -> list[int]:  # type: ignore[override]
-        text = super().to_python(value) or ""
+    def to_python(self, value: Any) -> list[int]:
+        text = "" if value in self.empty_values else str(value)
         indices = []
         for part in (p for p in re.split(r"[\s,]+", text) if p):
             if not part.isdigit():
@@ -90,7 +90,8 @@ class LinkForm(SaveForm):
     kind = forms.ChoiceField(choices=KIND_CHOICES, required=False)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if not self.errors and (not data.get("i") or not data.get("j")):
             side = "member 1" if not data.get("i") else "member 2"
             raise ValidationError(

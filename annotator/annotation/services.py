@@ -56,18 +56,20 @@ def _locked_sheet(pair: Pair, annotator: Any, is_gold: bool) -> PairLabel:
     if row is None:
         PairLabel.objects.get_or_create(pair=pair, annotator=annotator, is_gold=is_gold)
         row = sql.fetch_one(_bump_sql(), params)
+    if row is None:  # pragma: no cover - the sheet exists now
+        raise RuntimeError(f"no sheet of pair {pair.pk} to lock")
     return sql.instance(PairLabel, row)
 
 
 @cache
 def _bump_sql() -> str:
     def col(name: str) -> str:
-        return sql.quote(PairLabel._meta.get_field(name).column)
+        return sql.column(PairLabel._meta.get_field(name))
 
     return (
         f"UPDATE {sql.table(PairLabel)} SET {col('version')} = {col('version')} + 1, {col('updated_at')} = %s "
         f"WHERE {col('pair')} = %s AND {col('annotator')} = %s AND {col('is_gold')} = %s "
-        f"RETURNING {', '.join(sql.quote(f.column) for f in PairLabel._meta.concrete_fields)}"
+        f"RETURNING {', '.join(sql.column(f) for f in PairLabel._meta.concrete_fields)}"
     )
 
 
@@ -170,7 +172,7 @@ def _ptype_for(pair: Pair, ptype: ParaphraseType | int) -> ParaphraseType:
 @cache
 def _ptype_sql() -> str:
     def col(name: str) -> str:
-        return sql.quote(ParaphraseType._meta.get_field(name).column)
+        return sql.column(ParaphraseType._meta.get_field(name))
 
     return (
         f"SELECT {sql.columns(ParaphraseType, 't')} FROM {sql.table(ParaphraseType)} t "

@@ -115,7 +115,7 @@ class _Replay:
     def phenomenon(self, row: AnnotationHistory) -> None:
         if row.action == "delete":
             before = row.before or {}
-            fields = {k: before.get(k) for k in PHENOMENON_KEYS}
+            fields: dict[str, Any] = {k: before.get(k) for k in PHENOMENON_KEYS}
             fields["comment"] = fields["comment"] or ""
             _, version = annotation_services.add_phenomenon(
                 self.pair, self.annotator, before["ptype_id"], base_version=self.version, **fields
@@ -141,6 +141,8 @@ class _Replay:
         restore: dict[bool, list[tuple[int, int]]] = defaultdict(list)
         for row in rows:
             state = row.before if row.action != "create" else row.after
+            if state is None:  # pragma: no cover - a link's history row always holds the link
+                raise ValueError(f"history row {row.pk} holds no link")
             link = (state["i"], state["j"])
             if row.action == "create":
                 remove.append(link)

@@ -17,7 +17,7 @@ from typing import Any
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -40,6 +40,7 @@ from annotator.annotation.forms import (
 )
 from annotator.annotation.services import ConflictError
 from annotator.annotation.state import EditorState
+from annotator.core.web_request import SignedInRequest
 from annotator.models import AlignmentLink, Assignment, Pair, Phenomenon, PhraseAlignment, Project
 from annotator.projects import guidelines
 
@@ -61,14 +62,16 @@ def _edit_url(pair: Pair) -> str:
     return reverse("annotator:pair-edit", args=[pair.project_id, pair.pk])
 
 
-def _assignment(request: HttpRequest, pair: Pair) -> Assignment:
+def _assignment(request: SignedInRequest, pair: Pair) -> Assignment:
     assignment = work.assignment_for(request.user, pair)
     if assignment is None:  # pair_for_annotation already guarantees one; this keeps types honest
         raise PermissionDenied("This pair is not assigned to you.")
     return assignment
 
 
-def _partials(request: HttpRequest, state: EditorState, target: str, oob: Sequence[str], **extra: Any) -> str:
+def _partials(
+    request: SignedInRequest, state: EditorState, target: str, oob: Sequence[str], **extra: Any
+) -> str:
     """The target's partial followed by out-of-band partials. Rendered without the request so the
     context processors (a query each) do not run once per partial; the forms get the CSRF token."""
     context = {
@@ -89,7 +92,7 @@ def _retarget(response: HttpResponse, target: str) -> HttpResponse:
     return response
 
 
-def _invalid(request: HttpRequest, state: EditorState, slot: str, errors: Any) -> HttpResponse:
+def _invalid(request: SignedInRequest, state: EditorState, slot: str, errors: Any) -> HttpResponse:
     problems = error_messages(errors)
     if not request.htmx:
         for problem in problems:
@@ -99,7 +102,7 @@ def _invalid(request: HttpRequest, state: EditorState, slot: str, errors: Any) -
     return _retarget(HttpResponse(html, status=422), slot)
 
 
-def _conflict(request: HttpRequest, state: EditorState, exc: ConflictError) -> HttpResponse:
+def _conflict(request: SignedInRequest, state: EditorState, exc: ConflictError) -> HttpResponse:
     if not request.htmx:
         messages.error(request, str(exc))
         return redirect(_edit_url(state.pair))
@@ -108,7 +111,7 @@ def _conflict(request: HttpRequest, state: EditorState, exc: ConflictError) -> H
 
 
 def _save(
-    request: HttpRequest,
+    request: SignedInRequest,
     pair: Pair,
     form: SaveForm,
     apply: Apply,
@@ -137,7 +140,7 @@ def _save(
     return response
 
 
-def _mine(model: Any, pair: Pair, request: HttpRequest, pk: int) -> Any:
+def _mine(model: Any, pair: Pair, request: SignedInRequest, pk: int) -> Any:
     """One of the annotator's own rows on this pair, or 404 (another's row is not revealed)."""
     obj = model.objects.filter(pk=pk, pair=pair, annotator=request.user, is_gold=False).first()
     if obj is None:
@@ -154,7 +157,7 @@ def _check_phenomena_open(state: EditorState) -> None:
         )
 
 
-def _go(request: HttpRequest, url: str) -> HttpResponse:
+def _go(request: SignedInRequest, url: str) -> HttpResponse:
     """Navigate: a redirect for plain requests, HX-Redirect for the editor's save queue."""
     if request.htmx:
         response = HttpResponse(status=204)
@@ -163,7 +166,7 @@ def _go(request: HttpRequest, url: str) -> HttpResponse:
     return redirect(url)
 
 
-def _next_url(request: HttpRequest, pair: Pair, assignment: Assignment | None) -> str:
+def _next_url(request: SignedInRequest, pair: Pair, assignment: Assignment | None) -> str:
     pair_id = work.next_pair_id(request.user, pair.project, assignment)
     if pair_id is None:
         return reverse("annotator:queue", args=[pair.project_id])
@@ -174,7 +177,7 @@ def _next_url(request: HttpRequest, pair: Pair, assignment: Assignment | None) -
 
 
 @require_GET
-def queue(request: HttpRequest, project_pk: int) -> HttpResponse:
+def queue(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """The annotator's queue: counts, progress and every assigned pair with its status."""
     project = access.project_for_member(request.user, project_pk)
     if not access.is_annotator(request.user, project):
@@ -192,7 +195,7 @@ def queue(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 @require_GET
-def pair_edit(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def pair_edit(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """The editor page; for htmx requests naming a target (HX-Target), just that partial."""
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     assignment = _assignment(request, pair)
@@ -219,7 +222,7 @@ def pair_edit(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRespon
 
 
 @require_POST
-def pair_label(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def pair_label(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
 
     def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
@@ -240,7 +243,7 @@ def pair_label(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRespo
 
 
 @require_POST
-def pair_comment(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def pair_comment(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
 
     def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
@@ -262,7 +265,7 @@ def _phenomenon_fields(data: dict[str, Any]) -> dict[str, Any]:
 
 
 @require_POST
-def phenomenon_create(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def phenomenon_create(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
 
     def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
@@ -291,7 +294,7 @@ def phenomenon_create(request: HttpRequest, project_pk: int, pair_pk: int) -> Ht
 
 @require_POST
 def phenomenon_update(
-    request: HttpRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
+    request: SignedInRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
 ) -> HttpResponse:
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     phenomenon = _mine(Phenomenon, pair, request, phenomenon_pk)
@@ -320,7 +323,7 @@ def phenomenon_update(
 
 @require_POST
 def phenomenon_delete(
-    request: HttpRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
+    request: SignedInRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
 ) -> HttpResponse:
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     phenomenon = _mine(Phenomenon, pair, request, phenomenon_pk)
@@ -341,7 +344,7 @@ def phenomenon_delete(
 
 
 @require_POST
-def link_add(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def link_add(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """Link every selected token of member 1 with every selected token of member 2 (sure or possible)."""
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     form = LinkForm(request.POST)
@@ -358,7 +361,7 @@ def link_add(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRespons
 
 
 @require_POST
-def link_remove(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def link_remove(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     form = LinkForm(request.POST)
 
@@ -373,7 +376,7 @@ def link_remove(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResp
 
 
 @require_POST
-def link_toggle(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def link_toggle(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """Switch the selected existing links between sure and possible."""
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     form = LinkForm(request.POST)
@@ -395,7 +398,7 @@ def link_toggle(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResp
 
 
 @require_POST
-def phrase_alignment_add(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def phrase_alignment_add(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """Align a node of tree 1 with a node of tree 2, or one node with no counterpart."""
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     form = PhraseAlignmentForm(request.POST)
@@ -419,7 +422,7 @@ def phrase_alignment_add(request: HttpRequest, project_pk: int, pair_pk: int) ->
 
 @require_POST
 def phrase_alignment_remove(
-    request: HttpRequest, project_pk: int, pair_pk: int, alignment_pk: int
+    request: SignedInRequest, project_pk: int, pair_pk: int, alignment_pk: int
 ) -> HttpResponse:
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     alignment = _mine(PhraseAlignment, pair, request, alignment_pk)
@@ -439,7 +442,7 @@ def phrase_alignment_remove(
 
 
 @require_POST
-def pair_undo(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def pair_undo(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """Undo the annotator's last save on this pair (again and again, stepping back)."""
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
 
@@ -462,13 +465,13 @@ def pair_undo(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRespon
 
 
 @require_GET
-def pair_next(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def pair_next(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     return redirect(_next_url(request, pair, _assignment(request, pair)))
 
 
 @require_GET
-def pair_previous(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def pair_previous(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     pair_id = work.previous_pair_id(request.user, pair.project, _assignment(request, pair))
     if pair_id is None:
@@ -478,7 +481,7 @@ def pair_previous(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRe
 
 
 @require_POST
-def pair_postpone(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def pair_postpone(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """Put the pair aside: it comes back after the open pairs of the queue."""
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     assignment = _assignment(request, pair)
@@ -487,7 +490,7 @@ def pair_postpone(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRe
 
 
 @require_POST
-def pair_done(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def pair_done(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """Mark the pair done if the completeness checks pass; otherwise say what is missing."""
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     assignment = _assignment(request, pair)
@@ -500,7 +503,7 @@ def pair_done(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRespon
 
 
 @require_POST
-def pair_time(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def pair_time(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """Add the active seconds the page measured to the assignment's time spent (sent on leaving)."""
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     form = TimeForm(request.POST)

@@ -26,6 +26,7 @@ from annotator.api.common import (
     int_query,
     pair_to_annotate,
     represent,
+    signed_in,
     validated,
 )
 from annotator.api.permissions import ChangesOwnAnnotation
@@ -89,7 +90,7 @@ class PairLabelViewSet(AnnotationViewSet):
                 )
             if "comment" in fields:
                 annotation_services.set_comment(pair, request.user, fields["comment"], base_version=version)
-        sheet = PairLabel.objects.get(pair=pair, annotator=request.user, is_gold=False)
+        sheet = PairLabel.objects.get(pair=pair, annotator=signed_in(request), is_gold=False)
         return Response(s.PairLabelSerializer(sheet).data)
 
 

@@ -47,6 +47,6 @@ def _token_sql() -> str:
     return (
         f"SELECT {sql.columns(Token, 't')}, {sql.columns(user_model, 'u')} "
         f"FROM {sql.table(Token)} t JOIN {sql.table(user_model)} u "
-        f"ON u.{sql.quote(user_model._meta.pk.column)} = t.{sql.quote(Token._meta.get_field('user').column)} "
-        f"WHERE t.{sql.quote(Token._meta.get_field('key').column)} = %s"
+        f"ON u.{sql.column(user_model._meta.pk)} = t.{sql.column(Token._meta.get_field('user'))} "
+        f"WHERE t.{sql.column(Token._meta.get_field('key'))} = %s"
     )

@@ -13,16 +13,18 @@ List endpoints are paginated (`page`, `page_size` ≤ 500) and take simple query
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import Any, Literal, overload
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers, status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotAuthenticated, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -81,6 +83,10 @@ def int_query(request: Request, name: str, *, required: bool = False) -> int | N
     return value
 
 
+@overload
+def int_query_value(raw: Any, name: str, *, required: Literal[True]) -> int: ...
+@overload
+def int_query_value(raw: Any, name: str, *, required: bool = False) -> int | None: ...
 def int_query_value(raw: Any, name: str, *, required: bool = False) -> int | None:
     """A whole number sent as a form or JSON value, or a 400 that names it."""
     if raw is None or raw == "":
@@ -91,6 +97,22 @@ def int_query_value(raw: Any, name: str, *, required: bool = False) -> int | Non
         return int(raw)
     except (TypeError, ValueError):
         raise ValidationError({name: [f"Expected a whole number, got {raw!r}."]}) from None
+
+
+def signed_in(request: Request) -> User:
+    """The request's user, who is signed in (the views' IsAuthenticated has made sure of it)."""
+    user = request.user
+    if not isinstance(user, get_user_model()):
+        raise NotAuthenticated()
+    return user
+
+
+def body_fields(request: Request) -> Mapping[str, Any]:
+    """The request's body as field → value (form fields or a JSON object), or a 400 if it is not that."""
+    data = request.data
+    if not isinstance(data, Mapping):
+        raise ValidationError({"non_field_errors": ["Expected an object of fields."]})
+    return data
 
 
 def form_errors(form: Any) -> dict[str, list[str]]:
@@ -127,7 +149,7 @@ class ServiceErrors:
         if isinstance(exc, DjangoValidationError):
             detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
             exc = ValidationError(detail)
-        return super().handle_exception(exc)  # type: ignore[misc]
+        return super().handle_exception(exc)  # type: ignore[misc]  # a mixin: its view class has it
 
 
 @cache

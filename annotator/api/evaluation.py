@@ -54,11 +54,12 @@ class EvaluationUnitViewSet(
         return filtered(self.request, rows, {"project": "project_id"}) if self.action == "list" else rows
 
     def get_serializer(self, *args: Any, **kwargs: Any) -> Any:
-        serializer = super().get_serializer(*args, **kwargs)
         if args and self.request.user.is_authenticated:
             units = list(args[0]) if kwargs.get("many") else [args[0]]
-            serializer.context["hide_original"] = access.units_with_original_hidden(self.request.user, units)
-        return serializer
+            hidden = access.units_with_original_hidden(self.request.user, units)
+            context = kwargs.pop("context", None) or self.get_serializer_context()
+            kwargs["context"] = {**context, "hide_original": hidden}
+        return super().get_serializer(*args, **kwargs)
 
     @extend_schema(
         summary="Create a unit with its substitutions (leads only)",

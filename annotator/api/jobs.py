@@ -21,6 +21,7 @@ from annotator.api.common import (
     ERRORS,
     Page,
     ServiceErrors,
+    body_fields,
     filtered,
     form_errors,
     int_param,
@@ -72,14 +73,14 @@ class CorpusJobViewSet(ServiceErrors, viewsets.ReadOnlyModelViewSet):
         parser_classes=[MultiPartParser, FormParser],
     )
     def start_import(self, request: Request) -> Response:
-
-        project_pk = int_query_value(request.data.get("project"), "project")
+        fields = body_fields(request)
+        project_pk = int_query_value(fields.get("project"), "project")
         if project_pk is not None:
             project: Project | None = access.project_for_lead(request.user, project_pk)
-            form = corpus_forms.ImportForm(request.data, request.FILES)
+            form = corpus_forms.ImportForm(fields, request.FILES)
         else:
             access.require_admin(request.user)
-            project, form = None, corpus_forms.NewProjectImportForm(request.data, request.FILES)
+            project, form = None, corpus_forms.NewProjectImportForm(fields, request.FILES)
         if not form.is_valid():
             raise ValidationError(form_errors(form))
         data = form.cleaned_data
@@ -102,10 +103,10 @@ class CorpusJobViewSet(ServiceErrors, viewsets.ReadOnlyModelViewSet):
     )
     @action(detail=False, methods=["post"], url_path="export", url_name="export")
     def start_export(self, request: Request) -> Response:
-
-        project_pk = int_query_value(request.data.get("project"), "project", required=True)
+        fields = body_fields(request)
+        project_pk = int_query_value(fields.get("project"), "project", required=True)
         project = access.project_for_lead(request.user, project_pk)
-        form = corpus_forms.ExportForm(request.data)
+        form = corpus_forms.ExportForm(fields)
         if not form.is_valid():
             raise ValidationError(form_errors(form))
         job = corpus_jobs.start_export(request.user, project, form.cleaned_data["format"], **form.options())

@@ -298,7 +298,7 @@ class ReannotationQueuedSerializer(serializers.Serializer):
 
 
 class HeadlineSerializer(serializers.Serializer):
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # stub gap: the metaclass moves declared fields off the class
     before = serializers.FloatField(allow_null=True)
     after = serializers.FloatField(allow_null=True)
 
@@ -363,7 +363,7 @@ class AdjudicationVersionSerializer(serializers.Serializer):
 
     owner = serializers.IntegerField(source="owner_id", allow_null=True)
     username = serializers.CharField()
-    label = serializers.CharField(allow_blank=True)
+    label = serializers.CharField(allow_blank=True)  # type: ignore[assignment]  # stub gap: the metaclass moves declared fields off the class
     comment = serializers.CharField(allow_blank=True)
     version = serializers.IntegerField(source="sheet_version", help_text="The sheet's version.")
     phenomena = s.PhenomenonSerializer(many=True)
@@ -396,7 +396,7 @@ class GoldResultSerializer(serializers.Serializer):
 
 
 class TakeVersionSerializer(serializers.Serializer):
-    source = _id(help_text="User id of the annotator whose version replaces the gold.")
+    source = _id(help_text="User id of the annotator whose version replaces the gold.")  # type: ignore[assignment]  # stub gap: the metaclass moves declared fields off the class
     base_version = s._base_version()
 
 
@@ -409,7 +409,7 @@ class MergeSerializer(serializers.Serializer):
 
 
 class GoldLabelSerializer(serializers.Serializer):
-    label = serializers.ChoiceField(
+    label = serializers.ChoiceField(  # type: ignore[assignment]  # stub gap: the metaclass moves declared fields off the class
         choices=[("", "none"), *PairLabel.Label.choices],
         allow_blank=True,
         help_text='"paraphrase", "non_paraphrase", or "" to clear.',

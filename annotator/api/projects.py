@@ -26,6 +26,7 @@ from annotator.api.common import (
     int_param,
     int_query,
     project_to_lead,
+    signed_in,
     str_param,
     user_by_name,
 )
@@ -75,14 +76,12 @@ class ProjectViewSet(
         return access.visible_projects(self.request.user).order_by("name")
 
     def get_serializer_context(self) -> dict[str, Any]:
-        context = super().get_serializer_context()
         ids = (
             list(self.get_queryset().values_list("pk", flat=True))
             if self.request.user.is_authenticated
             else []
         )
-        context["roles"] = access.roles_by_project(self.request.user, ids)
-        return context
+        return {**super().get_serializer_context(), "roles": access.roles_by_project(self.request.user, ids)}
 
     def create(self, request: Request) -> Response:
         serializer = self.get_serializer(data=request.data)
@@ -214,7 +213,7 @@ class PairViewSet(ServiceErrors, mixins.ListModelMixin, mixins.RetrieveModelMixi
         annotator_pk = int_query(request, "annotator")
         if annotator_pk is None or annotator_pk == request.user.pk:
             pair = access.pair_for_annotation(request.user, pair.project_id, pair.pk)
-            annotator_pk = request.user.pk
+            annotator_pk = signed_in(request).pk
         else:
             pair = access.pair_for_lead(request.user, pair.project_id, pair.pk)
         return Response(_sheet(pair, annotator_pk))

@@ -255,7 +255,7 @@ class PairLabelSerializer(serializers.ModelSerializer):
 
 class PairLabelWriteSerializer(serializers.Serializer):
     pair = serializers.IntegerField()
-    label = serializers.ChoiceField(
+    label = serializers.ChoiceField(  # type: ignore[assignment]  # stub gap: the metaclass moves declared fields off the class
         choices=[("", "none"), *PairLabel.Label.choices],
         required=False,
         allow_blank=True,
@@ -393,7 +393,7 @@ class SheetSerializer(serializers.Serializer):
     pair = serializers.IntegerField()
     annotator = serializers.IntegerField()
     version = serializers.IntegerField()
-    label = serializers.CharField(allow_blank=True)
+    label = serializers.CharField(allow_blank=True)  # type: ignore[assignment]  # stub gap: the metaclass moves declared fields off the class
     comment = serializers.CharField(allow_blank=True)
     phenomena = PhenomenonSerializer(many=True)
     links = AlignmentLinkSerializer(many=True)
@@ -486,7 +486,7 @@ class JudgementWriteSerializer(serializers.Serializer):
     answers = serializers.DictField(
         required=False, allow_null=True, default=None, help_text="Decision-tree answers giving the label."
     )
-    label = serializers.CharField(required=False, allow_null=True, default=None, max_length=40)
+    label = serializers.CharField(required=False, allow_null=True, default=None, max_length=40)  # type: ignore[assignment]  # stub gap: the metaclass moves declared fields off the class
     base_version = serializers.IntegerField(
         min_value=0,
         allow_null=True,

@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any, TypeVar
 
 from django.db import connection
-from django.db.models import Field, Model
+from django.db.models import Field, ForeignObjectRel, Model
 
 M = TypeVar("M", bound=Model)
 
@@ -29,6 +29,13 @@ def quote(name: str) -> str:
 
 def table(model: type[Model]) -> str:
     return quote(model._meta.db_table)
+
+
+def column(field: Field | ForeignObjectRel) -> str:
+    """The quoted column of a concrete field (a reverse relation or a column-less field has none)."""
+    if isinstance(field, ForeignObjectRel) or field.column is None:
+        raise ValueError(f"{field!r} has no column")
+    return quote(field.column)
 
 
 @cache
@@ -46,7 +53,7 @@ def _fields(model: type[Model], names: tuple[str, ...] | None) -> tuple[Field, .
 
 def columns(model: type[Model], alias: str, names: Sequence[str] | None = None) -> str:
     """`alias."col1", alias."col2", …` of the model's concrete fields (or the named subset)."""
-    return ", ".join(f"{alias}.{quote(f.column)}" for f in _fields(model, _key(names)))
+    return ", ".join(f"{alias}.{column(f)}" for f in _fields(model, _key(names)))
 
 
 def _key(names: Sequence[str] | None) -> tuple[str, ...] | None:
@@ -98,7 +105,7 @@ def execute(sql: str, params: Sequence[Any]) -> int:
 def select(model: type[M], where: Mapping[str, Any], *, order_by: Sequence[str] | None = None) -> list[M]:
     """`model.objects.filter(**where)` for equality on fields (a model instance stands for its key),
     ordered like the model's `Meta.ordering` unless `order_by` (field names, no "-") says otherwise."""
-    order = tuple(order_by if order_by is not None else model._meta.ordering)
+    order = tuple(order_by) if order_by is not None else _field_ordering(model)
     params = [value.pk if isinstance(value, Model) else value for value in where.values()]
     with connection.cursor() as cursor:
         cursor.execute(_select_sql(model, tuple(where), order), params)
@@ -106,9 +113,20 @@ def select(model: type[M], where: Mapping[str, Any], *, order_by: Sequence[str] 
 
 
 @cache
+def _field_ordering(model: type[Model]) -> tuple[str, ...]:
+    """The model's `Meta.ordering`, which must name fields (no expressions)."""
+    names = []
+    for name in model._meta.ordering or ():
+        if not isinstance(name, str):
+            raise ValueError(f"{model.__name__}: ordering by an expression is not supported here ({name!r})")
+        names.append(name)
+    return tuple(names)
+
+
+@cache
 def _select_sql(model: type[Model], where: tuple[str, ...], order: tuple[str, ...]) -> str:
     def col(name: str) -> str:
-        return f"t.{quote(model._meta.get_field(name).column)}"
+        return f"t.{column(model._meta.get_field(name))}"
 
     if any(name.startswith("-") for name in order):
         raise ValueError(f"{model.__name__}: descending order is not supported here ({order})")
@@ -144,7 +162,7 @@ def insert(obj: M) -> M:
 @cache
 def _insert_sql(model: type[Model], attnames: tuple[str, ...]) -> str:
     by_attname = {f.attname: f for f in model._meta.concrete_fields}
-    cols = ", ".join(quote(by_attname[name].column) for name in attnames)
+    cols = ", ".join(column(by_attname[name]) for name in attnames)
     marks = ", ".join(["%s"] * len(attnames))
-    pk = quote(model._meta.pk.column)
+    pk = column(model._meta.pk)
     return f"INSERT INTO {table(model)} ({cols}) VALUES ({marks}) RETURNING {pk}"

@@ -85,8 +85,8 @@ class Rule:
 
     __slots__ = ("regexp", "substitution", "needs", "contraction", "tail", "squeeze")
 
-    def __init__(self, pattern: object, substitution: str) -> None:
-        source: str = pattern.pattern  # type: ignore[attr-defined]
+    def __init__(self, pattern: re.Pattern[str], substitution: str) -> None:
+        source = pattern.pattern
         self.regexp = re.compile(source, getattr(pattern, "flags", 0) & re.IGNORECASE)
         self.substitution = substitution
         self.needs = _NEEDS.get(source)
@@ -123,7 +123,7 @@ def _squeeze(text: str) -> str:
     return (" " if text[0].isspace() else "") + " ".join(words) + (" " if text[-1].isspace() else "")
 
 
-def _rule(pattern: object, substitution: str) -> Rule:
+def _rule(pattern: re.Pattern[str], substitution: str) -> Rule:
     return Rule(pattern, substitution)
 
 

@@ -51,7 +51,7 @@ class ImportForm(forms.Form):
         max_length=150,
         help_text="Whose annotations the files hold (ETPC default: etpc; Pharaoh: a username or 'initial').",
     )
-    files = MultipleFileField(help_text="One or more files of the chosen format.")
+    files = MultipleFileField(help_text="One or more files of the chosen format.")  # type: ignore[assignment]  # stub gap: the metaclass moves declared fields off the class (form.files stays the uploads)
     dry_run = forms.BooleanField(required=False, label="Dry run (report only, write nothing)")
     skip_invalid = forms.BooleanField(
         required=False, label="Skip invalid records (import the rest, list the skipped)"
@@ -130,7 +130,8 @@ class ExportForm(forms.Form):
     history = forms.BooleanField(required=False, label="Include the annotation history (native)")
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if data.get("gold") and data.get("annotator"):
             raise forms.ValidationError("Choose an annotator or the gold layer, not both.")
         if (

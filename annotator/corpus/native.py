@@ -11,7 +11,7 @@ imported too: pair texts are the tokens joined by spaces, the tagset is created 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from django.core.exceptions import ValidationError
 
@@ -57,6 +57,14 @@ def import_native(ctx: Context, sources: Sequence[tuple[str, bytes]]) -> None:
             return
 
 
+class StoredPair(TypedDict):
+    """A pair of the project as the document's sections refer to it (by source id)."""
+
+    pk: int
+    tokens: tuple[list[str], list[str]]
+    nodes: tuple[list[dict[str, Any]], list[dict[str, Any]]]
+
+
 class NativeWriter:
     """One document into one project, section by section."""
 
@@ -92,7 +100,7 @@ class NativeWriter:
         rows = Pair.objects.filter(project=self.project).values_list(
             "pk", "source_id", "tokens1", "tokens2", "nodes1", "nodes2"
         )
-        self.pairs = {
+        self.pairs: dict[str, StoredPair] = {
             sid: {"pk": pk, "tokens": (t1, t2), "nodes": (n1, n2)} for pk, sid, t1, t2, n1, n2 in rows
         }
         sections = {**self.wb.get("sections", {}), **{k: v for k, v in self.doc.items() if k != "workbench"}}

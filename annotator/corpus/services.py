@@ -526,5 +526,5 @@ def report_lines(report: ImportReport) -> list[str]:
 def as_upload(name: str, data: bytes) -> BinaryIO:
     """A named in-memory file (tests and the job runner hand stored bytes to `import_corpus`)."""
     handle = io.BytesIO(data)
-    handle.name = name  # type: ignore[attr-defined]
+    handle.name = name
     return handle

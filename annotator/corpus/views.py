@@ -7,12 +7,15 @@ job runs (progress bars) and stops polling when none does. The work is in `annot
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict
 
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.contrib.auth.models import User
+from django.http import FileResponse, Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotator import access
+from annotator.core.web_request import SignedInRequest
 from annotator.corpus import forms as f
 from annotator.corpus import jobs
 from annotator.corpus.exports.report import NoSnapshot, report_html
@@ -21,13 +24,20 @@ from annotator.models import CorpusJob, Project
 JOBS_SHOWN = 20
 
 
-def _jobs(project: Project | None, user: object) -> list[dict[str, object]]:
+class JobRow(TypedDict):
+    job: CorpusJob
+    done: int
+    total: int
+    percent: int
+
+
+def _jobs(project: Project | None, user: User) -> list[JobRow]:
     rows = CorpusJob.objects.select_related("created_by", "project")
     if project is not None:
         rows = rows.filter(project=project)
     else:  # the admin's imports into new projects (the job points to the project once it exists)
         rows = rows.filter(created_by=user, kind=CorpusJob.Kind.IMPORT, options__new_project=True)
-    out = []
+    out: list[JobRow] = []
     for job in rows[:JOBS_SHOWN]:
         done, total = jobs.progress_of(job)
         out.append(
@@ -36,13 +46,13 @@ def _jobs(project: Project | None, user: object) -> list[dict[str, object]]:
     return out
 
 
-def _jobs_context(project: Project | None, user: object) -> dict[str, object]:
+def _jobs_context(project: Project | None, user: User) -> dict[str, object]:
     rows = _jobs(project, user)
     running = any(row["job"].status in (CorpusJob.Status.QUEUED, CorpusJob.Status.RUNNING) for row in rows)
     return {"jobs": rows, "polling": running}
 
 
-def _job(request: HttpRequest, project: Project, job_pk: int) -> CorpusJob:
+def _job(request: SignedInRequest, project: Project, job_pk: int) -> CorpusJob:
     job = CorpusJob.objects.filter(pk=job_pk, project=project).first()
     if job is None:
         raise Http404("No such job.")
@@ -50,7 +60,7 @@ def _job(request: HttpRequest, project: Project, job_pk: int) -> CorpusJob:
 
 
 @require_http_methods(["GET", "POST"])
-def corpus_jobs(request: HttpRequest, project_pk: int) -> HttpResponse:
+def corpus_jobs(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """The project's import/export page; POST uploads files into the project."""
     project = access.project_for_lead(request.user, project_pk)
     form = f.ImportForm(request.POST or None, request.FILES or None)
@@ -82,7 +92,7 @@ def corpus_jobs(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 @require_POST
-def corpus_export(request: HttpRequest, project_pk: int) -> HttpResponse:
+def corpus_export(request: SignedInRequest, project_pk: int) -> HttpResponse:
     project = access.project_for_lead(request.user, project_pk)
     form = f.ExportForm(request.POST)
     if form.is_valid():
@@ -99,7 +109,7 @@ def corpus_export(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 @require_POST
-def corpus_job_cancel(request: HttpRequest, project_pk: int, job_pk: int) -> HttpResponse:
+def corpus_job_cancel(request: SignedInRequest, project_pk: int, job_pk: int) -> HttpResponse:
     project = access.project_for_lead(request.user, project_pk)
     jobs.request_cancel(_job(request, project, job_pk))
     if request.htmx:
@@ -112,7 +122,7 @@ def corpus_job_cancel(request: HttpRequest, project_pk: int, job_pk: int) -> Htt
 
 
 @require_GET
-def corpus_job_download(request: HttpRequest, project_pk: int, job_pk: int) -> HttpResponse:
+def corpus_job_download(request: SignedInRequest, project_pk: int, job_pk: int) -> FileResponse:
     """The file an export job wrote."""
     project = access.project_for_lead(request.user, project_pk)
     job = _job(request, project, job_pk)
@@ -130,7 +140,7 @@ def corpus_job_download(request: HttpRequest, project_pk: int, job_pk: int) -> H
 
 
 @require_GET
-def corpus_job_report(request: HttpRequest, project_pk: int, job_pk: int) -> HttpResponse:
+def corpus_job_report(request: SignedInRequest, project_pk: int, job_pk: int) -> HttpResponse:
     """The full report of an import (every problem, repair and skip) as JSON."""
     project = access.project_for_lead(request.user, project_pk)
     job = _job(request, project, job_pk)
@@ -140,7 +150,7 @@ def corpus_job_report(request: HttpRequest, project_pk: int, job_pk: int) -> Htt
 
 
 @require_GET
-def corpus_report_print(request: HttpRequest, project_pk: int) -> HttpResponse:
+def corpus_report_print(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """The latest agreement report as a printable page."""
     project = access.project_for_lead(request.user, project_pk)
     try:
@@ -150,7 +160,7 @@ def corpus_report_print(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def corpus_import(request: HttpRequest) -> HttpResponse:
+def corpus_import(request: SignedInRequest) -> HttpResponse:
     """Admins: import files into a new project (created by the import)."""
     access.require_admin(request.user)
     form = f.NewProjectImportForm(request.POST or None, request.FILES or None)

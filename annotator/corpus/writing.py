@@ -16,6 +16,7 @@ from django.db import connection, models
 from django.db.models import F
 from django.utils import timezone
 
+from annotator.core import sql
 from annotator.core.trees import TreeError, tree_nodes
 from annotator.corpus.imports.problems import ImportReport, Parsed, Problem
 from annotator.corpus.imports.records import PairRecord, PhenomenonRecord
@@ -199,7 +200,7 @@ def insert_rows(model: type[models.Model], rows: Sequence[dict[str, Any]]) -> No
         tuple(adapters[n](row[name]) if n in adapters else row[name] for n, name in enumerate(names))
         for row in rows
     ]
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    columns = ", ".join(sql.column(f) for f in fields)
     placeholders = ", ".join(["%s"] * len(fields))
     table = connection.ops.quote_name(model._meta.db_table)
     with connection.cursor() as cursor:
@@ -215,6 +216,7 @@ def use_tagset(ctx: Context, tagset: Tagset, where: str) -> bool:
         project.tagset = tagset
         project.save(update_fields=["tagset"])
     elif project.tagset_id != tagset.pk:
+        assert project.tagset is not None  # its tagset_id is set
         ctx.report.problems.append(
             Problem(
                 where,

@@ -199,11 +199,11 @@ def trend_svg(
     ]
     steps = 4
     for k in range(steps + 1):
-        value = lo + (hi - lo) * k / steps
-        yy = y(value)
+        level = lo + (hi - lo) * k / steps
+        yy = y(level)
         parts.append(f'<line class="grid" x1="{left}" x2="{width - right}" y1="{yy:.1f}" y2="{yy:.1f}"/>')
         parts.append(
-            f'<text class="tick" x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end">{value:.2f}</text>'
+            f'<text class="tick" x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end">{level:.2f}</text>'
         )
     axis_y = top + plot_h
     parts.append(f'<line class="axis" x1="{left}" x2="{width - right}" y1="{axis_y}" y2="{axis_y}"/>')

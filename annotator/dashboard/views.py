@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.db.models import Field
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, render_to_string
@@ -19,6 +20,7 @@ from django_htmx.http import trigger_client_event
 
 from annotator import access
 from annotator.agreement import computation, scheduling
+from annotator.core.web_request import SignedInRequest
 from annotator.dashboard import tables as dashboard
 from annotator.evaluation.stats import lead_summary_context, project_precision, rater_progress
 from annotator.models import AgreementSnapshot, AgreementState, Project
@@ -37,7 +39,7 @@ LEAD_SUMMARY = "evaluation/_lead_summary.html"
 
 
 @require_GET
-def dashboard_view(request: HttpRequest, project_pk: int) -> HttpResponse:
+def dashboard_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Lead / admin: progress, agreement tables, heatmaps and trend of the project's latest snapshot."""
     project = access.project_for_lead(request.user, project_pk)
     target = request.htmx.target if request.htmx else None
@@ -48,7 +50,7 @@ def dashboard_view(request: HttpRequest, project_pk: int) -> HttpResponse:
     return render(request, TEMPLATE, _context(project, set(PANELS) | {"snapshot-status"}))
 
 
-def _status_response(request: HttpRequest, project: Project) -> HttpResponse:
+def _status_response(request: SignedInRequest, project: Project) -> HttpResponse:
     context = _status_context(project)
     scheduling.catch_up(context["state"])
     response = render(request, f"{TEMPLATE}#snapshot-status", context)
@@ -76,10 +78,16 @@ def _status_context(project: Project) -> dict[str, Any]:
     return {"project": project, "state": state, "status": dashboard.status(state, latest)}
 
 
+def _layer_name(layer: str) -> str:
+    """The layer as its switch on the project is labelled ("word alignment")."""
+    field = Project._meta.get_field(f"layer_{layer}")
+    return str(field.verbose_name) if isinstance(field, Field) else layer
+
+
 def _context(project: Project, parts: set[str]) -> dict[str, Any]:
     context: dict[str, Any] = {
         "project": project,
-        "layer_names": [str(Project._meta.get_field(f"layer_{n}").verbose_name) for n in project.layers],
+        "layer_names": [_layer_name(n) for n in project.layers],
     }
     if "snapshot-status" in parts:
         context.update(_status_context(project))

@@ -111,7 +111,7 @@ def first_node(nodes: list[dict[str, Any]], label: str) -> int | None:
 def phrase_alignments_of(who: str, n: int, pair: Pair) -> list[tuple[int | None, int | None, bool]]:
     np1, np2 = first_node(pair.nodes1, "NP"), first_node(pair.nodes2, "NP")
     vp1, vp2 = first_node(pair.nodes1, "VP"), first_node(pair.nodes2, "VP")
-    aligned = [(0, 0, True)]
+    aligned: list[tuple[int | None, int | None, bool]] = [(0, 0, True)]
     if np1 is not None and np2 is not None:
         aligned.append((np1, np2, True))
     if vp1 is not None and vp2 is not None:
@@ -248,9 +248,11 @@ def rate_demo_units(project: Project, users: dict[str, Any]) -> None:
 
     for assignment in Assignment.objects.filter(project=project, unit__isnull=False).select_related("unit"):
         who = assignment.annotator.username
-        if who == "chloe" and assignment.unit.source_id == "u04":
-            continue  # chloe still has one unit to do
         unit, rater = assignment.unit, assignment.annotator
+        if unit is None:  # not a rating assignment (none is: unit__isnull=False)
+            continue
+        if who == "chloe" and unit.source_id == "u04":
+            continue  # chloe still has one unit to do
         items = list(unit.items.all())
         for item in items:
             g = DEMO_G[item.candidate_source]

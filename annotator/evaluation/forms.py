@@ -11,6 +11,7 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
 from annotator import taskqueue
@@ -86,7 +87,8 @@ class UnitForm(ServiceForm):
         return parse_substitutions(self.cleaned_data["substitutions"])
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         sentence, phrase, nth = data.get("source_sentence"), data.get("phrase"), data.get("occurrence")
         if sentence and phrase and nth:
             start, found = -1, 0
@@ -134,7 +136,7 @@ def project_raters(project: Project) -> Any:
 
 
 class AssignForm(ServiceForm):
-    raters = forms.ModelMultipleChoiceField(
+    raters: forms.ModelMultipleChoiceField[User] = forms.ModelMultipleChoiceField(
         queryset=None,
         widget=forms.CheckboxSelectMultiple,
         help_text="The project's annotators who rate units.",
@@ -145,8 +147,11 @@ class AssignForm(ServiceForm):
     def __init__(self, *args: Any, project: Project, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.project = project
-        self.fields["raters"].queryset = project_raters(project)
-        self.fields["raters"].initial = list(self.fields["raters"].queryset)
+        raters = self.fields["raters"]
+        if not isinstance(raters, forms.ModelMultipleChoiceField):
+            raise TypeError("AssignForm.raters is not a model choice field")
+        raters.queryset = project_raters(project)
+        raters.initial = list(raters.queryset)
 
     def save(self, project: Project) -> str:
         data = self.cleaned_data

@@ -32,10 +32,10 @@ from django.db.models import Q
 from annotator.agreement.document import evaluation_item_ids, project_annotators
 from annotator.evaluation.rounds import INITIAL_ROUND, REEVALUATION_ROUND, Status, Step, new_assignment
 from annotator.models import Assignment, EvaluationItem, Judgement, Project, ReevaluationSet
-from metrics.reeval import ReevalSet, reevaluation_sets
+from metrics.reeval import ReevalSet, Viewpoint, reevaluation_sets
 from metrics.types import Judgement as MJudgement
 
-VIEWPOINTS = ("G", "M")
+VIEWPOINTS: tuple[Viewpoint, ...] = ("G", "M")
 DEFAULT_FRACTION = 0.1
 
 
@@ -102,7 +102,9 @@ def _store(
     )
 
 
-def _assign_round(project: Project, users: dict[str, Any], sets: dict[str, dict[str, ReevalSet]]) -> int:
+def _assign_round(
+    project: Project, users: dict[str, Any], sets: dict[Viewpoint, dict[str, ReevalSet]]
+) -> int:
     unit_of = _unit_of_document_item(project)
     units = {unit.pk: unit for unit in project.units.all()}
     created = 0
@@ -181,7 +183,7 @@ def open_unit_for_revisit(project: Project, rater: Any, unit_id: int) -> Assignm
         .select_related("unit")
         .first()
     )
-    if initial is None:
+    if initial is None or initial.unit is None:
         raise ValidationError({"unit": "Only units you have finalized can be re-evaluated."})
     assignment = new_assignment(project, rater, initial.unit, round=REEVALUATION_ROUND)
     assignment.queue_position = 10**6 + initial.unit.position  # after the marked units

@@ -214,7 +214,7 @@ def _current_loads(project: Project, raters: list[Any]) -> tuple[dict[Any, int],
 # ---- a rater's work on a unit ---------------------------------------------------------------------
 
 
-def _lockednew_assignment(unit_id: int, rater: Any, round: int) -> Assignment:
+def _locked_assignment(unit_id: int, rater: Any, round: int) -> Assignment:
     assignment = (
         Assignment.objects.select_for_update(of=("self",))
         .select_related("unit", "annotator")
@@ -295,7 +295,7 @@ def record_judgement(
     unit = item.unit
     if round == REEVALUATION_ROUND:
         open_unit_for_revisit(unit.project, rater, unit.pk)
-    assignment = _lockednew_assignment(unit.pk, rater, round)
+    assignment = _locked_assignment(unit.pk, rater, round)
     _check_step(assignment, step, phase)
     if (
         phase == Judgement.Phase.REEVALUATION
@@ -363,13 +363,15 @@ def _history(
     )
 
 
-def _setnew_assignment(assignment: Assignment, actor: Any, **changes: Any) -> Assignment:
+def _set_assignment(assignment: Assignment, actor: Any, **changes: Any) -> Assignment:
     before = history.snapshot(assignment, ASSIGNMENT_FIELDS)
     for name, value in changes.items():
         setattr(assignment, name, value)
     assignment.save(update_fields=list(changes))
     after = history.snapshot(assignment, ASSIGNMENT_FIELDS)
     if after != before:
+        if assignment.unit is None:
+            raise ValueError(f"assignment {assignment.pk} is not a unit's")
         _history(assignment.unit, assignment, "update", actor, assignment.annotator, before, after)
     return assignment
 
@@ -379,7 +381,7 @@ def _start(assignment: Assignment, actor: Any) -> None:
         changes: dict[str, Any] = {"status": Status.IN_PROGRESS}
         if assignment.started_at is None:
             changes["started_at"] = timezone.now()
-        _setnew_assignment(assignment, actor, **changes)
+        _set_assignment(assignment, actor, **changes)
 
 
 def _missing(unit: EvaluationUnit, rater: Any, step: str, phase: str = Judgement.Phase.INITIAL) -> list[str]:
@@ -394,7 +396,7 @@ def _missing(unit: EvaluationUnit, rater: Any, step: str, phase: str = Judgement
 @transaction.atomic
 def submit_grammaticality(unit: EvaluationUnit, rater: Any, *, actor: Any = None) -> Assignment:
     """End step 1: every item needs a grammaticality label; the meaning step opens."""
-    assignment = _lockednew_assignment(unit.pk, rater, INITIAL_ROUND)
+    assignment = _locked_assignment(unit.pk, rater, INITIAL_ROUND)
     if assignment.step != Step.GRAMMATICALITY:
         return assignment  # already submitted (a second click or another tab)
     missing = _missing(unit, rater, Step.GRAMMATICALITY)
@@ -402,13 +404,13 @@ def submit_grammaticality(unit: EvaluationUnit, rater: Any, *, actor: Any = None
         raise ValidationError(
             {"unit": f"Judge the grammaticality of every sentence first (missing: {', '.join(missing)})."}
         )
-    return _setnew_assignment(assignment, actor or rater, step=Step.MEANING, status=Status.IN_PROGRESS)
+    return _set_assignment(assignment, actor or rater, step=Step.MEANING, status=Status.IN_PROGRESS)
 
 
 @transaction.atomic
 def finalize_unit(unit: EvaluationUnit, rater: Any, *, actor: Any = None) -> Assignment:
     """End step 2: every item needs a meaning label; the unit's labels become final."""
-    assignment = _lockednew_assignment(unit.pk, rater, INITIAL_ROUND)
+    assignment = _locked_assignment(unit.pk, rater, INITIAL_ROUND)
     if assignment.step == Step.FINALIZED:
         return assignment
     if assignment.step != Step.MEANING:
@@ -418,7 +420,7 @@ def finalize_unit(unit: EvaluationUnit, rater: Any, *, actor: Any = None) -> Ass
         raise ValidationError(
             {"unit": f"Judge the meaning of every sentence first (missing: {', '.join(missing)})."}
         )
-    assignment = _setnew_assignment(
+    assignment = _set_assignment(
         assignment, actor or rater, step=Step.FINALIZED, status=Status.DONE, finished_at=timezone.now()
     )
     project_changed(unit.project_id)
@@ -450,21 +452,19 @@ def postpone_unit(
     unit: EvaluationUnit, rater: Any, *, round: int = INITIAL_ROUND, actor: Any = None
 ) -> Assignment:
     """Put the unit aside: it goes to the end of the rater's queue and comes back after the rest."""
-    assignment = _lockednew_assignment(unit.pk, rater, round)
+    assignment = _locked_assignment(unit.pk, rater, round)
     if assignment.status == Status.DONE:
         raise ValidationError({"unit": "A finished unit cannot be postponed."})
-    return _setnew_assignment(assignment, actor or rater, status=Status.POSTPONED)
+    return _set_assignment(assignment, actor or rater, status=Status.POSTPONED)
 
 
 @transaction.atomic
 def finish_reevaluation(unit: EvaluationUnit, rater: Any, *, actor: Any = None) -> Assignment:
     """The rater is done re-evaluating this unit (unchanged labels simply stay as they were)."""
-    assignment = _lockednew_assignment(unit.pk, rater, REEVALUATION_ROUND)
+    assignment = _locked_assignment(unit.pk, rater, REEVALUATION_ROUND)
     if assignment.status == Status.DONE:
         return assignment
-    assignment = _setnew_assignment(
-        assignment, actor or rater, status=Status.DONE, finished_at=timezone.now()
-    )
+    assignment = _set_assignment(assignment, actor or rater, status=Status.DONE, finished_at=timezone.now())
     project_changed(unit.project_id)
     return assignment
 
@@ -474,7 +474,7 @@ def finish_reevaluation(unit: EvaluationUnit, rater: Any, *, actor: Any = None) 
 
 def rating_queue(project: Project, rater: Any, *, round: int = INITIAL_ROUND) -> list[Assignment]:
     """The rater's units in working order: open ones by position, then postponed ones, then done ones."""
-    rank = {Status.IN_PROGRESS: 0, Status.TODO: 0, Status.POSTPONED: 1, Status.DONE: 2}
+    rank: dict[str, int] = {Status.IN_PROGRESS: 0, Status.TODO: 0, Status.POSTPONED: 1, Status.DONE: 2}
     rows = (
         Assignment.objects.filter(project=project, annotator=rater, unit__isnull=False, round=round)
         .select_related("unit")

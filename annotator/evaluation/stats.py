@@ -180,7 +180,18 @@ def rater_progress(project: Any) -> list[ProgressRow]:
         )
         .order_by("annotator__username")
     )
-    return [ProgressRow(rater=row.pop("annotator__username"), **row) for row in rows]
+    return [
+        ProgressRow(
+            rater=row["annotator__username"],
+            units=row["units"],
+            grammaticality_done=row["grammaticality_done"],
+            finalized=row["finalized"],
+            postponed=row["postponed"],
+            reevaluation=row["reevaluation"],
+            reevaluation_done=row["reevaluation_done"],
+        )
+        for row in rows
+    ]
 
 
 # ---- the lead summary partial ------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -28,6 +28,7 @@ from django_htmx.http import trigger_client_event
 from annotator import access
 from annotator.agreement.computation import latest_snapshot
 from annotator.annotation.services import ConflictError
+from annotator.core.web_request import SignedInRequest
 from annotator.evaluation import decision_trees, reevaluation
 from annotator.evaluation import services as evaluation
 from annotator.evaluation.forms import AssignForm, ReevaluationForm, UnitForm, first_errors
@@ -42,7 +43,10 @@ from annotator.models import Assignment, EvaluationItem, EvaluationUnit, Judgeme
 Step = Assignment.Step
 Phase = Judgement.Phase
 UNITS_SHOWN = 100  # the lead page lists this many units; the rest are counted
-STEP_PAGES = {Step.GRAMMATICALITY: "annotator:unit-grammaticality", Step.MEANING: "annotator:unit-meaning"}
+STEP_PAGES: dict[str, str] = {
+    Step.GRAMMATICALITY: "annotator:unit-grammaticality",
+    Step.MEANING: "annotator:unit-meaning",
+}
 
 
 # ---- the judgement card: one item × step × phase --------------------------------------------------
@@ -153,7 +157,7 @@ def _initial_assignment(unit: EvaluationUnit, user: Any) -> Assignment:
 
 
 @require_GET
-def rating_queue(request: HttpRequest, project_pk: int) -> HttpResponse:
+def rating_queue(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """The rater's units: open ones, postponed ones (they come back last), finished ones, re-evaluation."""
     project = access.project_for_member(request.user, project_pk)
     queue = evaluation.rating_queue(project, request.user)
@@ -177,7 +181,7 @@ def rating_queue(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 def _step_page(
-    request: HttpRequest, unit: EvaluationUnit, assignment: Assignment, step: str, **extra: Any
+    request: SignedInRequest, unit: EvaluationUnit, assignment: Assignment, step: str, **extra: Any
 ) -> HttpResponse:
     template = f"evaluation/unit_{step}.html"
     editable = assignment.step == step
@@ -223,7 +227,7 @@ def _original_parts(unit: EvaluationUnit) -> tuple[str, str, str]:
 
 
 @require_GET
-def unit_grammaticality(request: HttpRequest, project_pk: int, unit_pk: int) -> HttpResponse:
+def unit_grammaticality(request: SignedInRequest, project_pk: int, unit_pk: int) -> HttpResponse:
     """Step 1: the paraphrased sentences alone (the original is not in this page)."""
     unit = access.unit_for_rating(request.user, project_pk, unit_pk)
     assignment = _initial_assignment(unit, request.user)
@@ -233,7 +237,7 @@ def unit_grammaticality(request: HttpRequest, project_pk: int, unit_pk: int) -> 
 
 
 @require_GET
-def unit_meaning(request: HttpRequest, project_pk: int, unit_pk: int) -> HttpResponse:
+def unit_meaning(request: SignedInRequest, project_pk: int, unit_pk: int) -> HttpResponse:
     """Step 2: original and paraphrases together (read-only once the unit is finalized)."""
     unit = access.unit_for_rating(request.user, project_pk, unit_pk)
     assignment = _initial_assignment(unit, request.user)
@@ -252,7 +256,7 @@ def unit_page_url(unit: EvaluationUnit, assignment: Assignment) -> str:
 # ---- saving a judgement -----------------------------------------------------------------------------
 
 
-def _card_for(request: HttpRequest, item: EvaluationItem, step: str, phase: str) -> Card:
+def _card_for(request: SignedInRequest, item: EvaluationItem, step: str, phase: str) -> Card:
     own = Judgement.objects.filter(item=item, rater=request.user, step=step, phase=phase).first()
     if phase == Phase.REEVALUATION:
         earlier = Judgement.objects.filter(
@@ -263,7 +267,7 @@ def _card_for(request: HttpRequest, item: EvaluationItem, step: str, phase: str)
     return Card(item, step, phase, own)
 
 
-def _card_response(request: HttpRequest, card: Card, status: int = 200) -> HttpResponse:
+def _card_response(request: SignedInRequest, card: Card, status: int = 200) -> HttpResponse:
     return render(
         request,
         "evaluation/_judgement.html#judgement",
@@ -274,7 +278,7 @@ def _card_response(request: HttpRequest, card: Card, status: int = 200) -> HttpR
 
 @require_POST
 def judgement_save(
-    request: HttpRequest, project_pk: int, unit_pk: int, item_pk: int, step: str
+    request: SignedInRequest, project_pk: int, unit_pk: int, item_pk: int, step: str
 ) -> HttpResponse:
     """One answer of the decision tree; saves the judgement once the answers reach a label."""
     unit = access.unit_for_rating(request.user, project_pk, unit_pk)
@@ -322,7 +326,12 @@ def _page_after_save(unit: EvaluationUnit, user: Any, phase: str) -> str:
 
 
 def _unsaved(
-    request: HttpRequest, unit: EvaluationUnit, card: Card, answers: dict[str, str], error: str, status: int
+    request: SignedInRequest,
+    unit: EvaluationUnit,
+    card: Card,
+    answers: dict[str, str],
+    error: str,
+    status: int,
 ) -> HttpResponse:
     """The card still walking the tree (nothing saved), with a message if something was wrong."""
     card.pending, card.error = answers, error
@@ -347,7 +356,7 @@ def _unsaved(
 
 
 def _unit_action(
-    request: HttpRequest, unit: EvaluationUnit, action: Any, success: str, failure_page: str
+    request: SignedInRequest, unit: EvaluationUnit, action: Any, success: str, failure_page: str
 ) -> HttpResponse:
     try:
         assignment = action(unit, request.user)
@@ -362,13 +371,13 @@ def _unit_action(
 def _after(unit: EvaluationUnit, assignment: Assignment, user: Any) -> str:
     if assignment.status in (Assignment.Status.DONE, Assignment.Status.POSTPONED):
         following = evaluation.next_unit(unit.project, user, round=assignment.round, after=unit.pk)
-        if following is not None and following.unit_id != unit.pk:
+        if following is not None and following.unit_id != unit.pk and following.unit is not None:
             return unit_page_url(following.unit, following)
         return reverse("annotator:rating-queue", args=[unit.project_id])
     return unit_page_url(unit, assignment)
 
 
-def _go(request: HttpRequest, url: str) -> HttpResponse:
+def _go(request: SignedInRequest, url: str) -> HttpResponse:
     if request.htmx:
         response = HttpResponse(status=204)
         response["HX-Location"] = url
@@ -377,19 +386,19 @@ def _go(request: HttpRequest, url: str) -> HttpResponse:
 
 
 @require_POST
-def unit_grammaticality_submit(request: HttpRequest, project_pk: int, unit_pk: int) -> HttpResponse:
+def unit_grammaticality_submit(request: SignedInRequest, project_pk: int, unit_pk: int) -> HttpResponse:
     unit = access.unit_for_rating(request.user, project_pk, unit_pk)
     return _unit_action(request, unit, evaluation.submit_grammaticality, "", "annotator:unit-grammaticality")
 
 
 @require_POST
-def unit_finalize(request: HttpRequest, project_pk: int, unit_pk: int) -> HttpResponse:
+def unit_finalize(request: SignedInRequest, project_pk: int, unit_pk: int) -> HttpResponse:
     unit = access.unit_for_rating(request.user, project_pk, unit_pk)
     return _unit_action(request, unit, evaluation.finalize_unit, "Unit finalized.", "annotator:unit-meaning")
 
 
 @require_POST
-def unit_postpone(request: HttpRequest, project_pk: int, unit_pk: int) -> HttpResponse:
+def unit_postpone(request: SignedInRequest, project_pk: int, unit_pk: int) -> HttpResponse:
     unit = access.unit_for_rating(request.user, project_pk, unit_pk)
     round = evaluation.REEVALUATION_ROUND if request.POST.get("round") == "1" else evaluation.INITIAL_ROUND
 
@@ -406,7 +415,7 @@ def unit_postpone(request: HttpRequest, project_pk: int, unit_pk: int) -> HttpRe
 
 
 def _reevaluation_page(
-    request: HttpRequest, unit: EvaluationUnit, *, pending: Any = None, status: int = 200
+    request: SignedInRequest, unit: EvaluationUnit, *, pending: Any = None, status: int = 200
 ) -> HttpResponse:
     round1 = unit.assignments.filter(annotator=request.user, round=evaluation.REEVALUATION_ROUND).first()
     marks = reevaluation.marks_for(unit.project, request.user)
@@ -437,7 +446,7 @@ def _reevaluation_page(
 
 
 @require_GET
-def unit_reevaluation(request: HttpRequest, project_pk: int, unit_pk: int) -> HttpResponse:
+def unit_reevaluation(request: SignedInRequest, project_pk: int, unit_pk: int) -> HttpResponse:
     """The rater's earlier labels of a finalized unit, the marked ones flagged; any may be changed."""
     unit = access.unit_for_rating(request.user, project_pk, unit_pk)
     assignment = _initial_assignment(unit, request.user)
@@ -447,7 +456,7 @@ def unit_reevaluation(request: HttpRequest, project_pk: int, unit_pk: int) -> Ht
 
 
 @require_POST
-def unit_reevaluation_finish(request: HttpRequest, project_pk: int, unit_pk: int) -> HttpResponse:
+def unit_reevaluation_finish(request: SignedInRequest, project_pk: int, unit_pk: int) -> HttpResponse:
     unit = access.unit_for_rating(request.user, project_pk, unit_pk)
 
     def finish(u: EvaluationUnit, user: Any) -> Assignment:
@@ -483,7 +492,7 @@ def _setup_context(project: Project, **forms: Any) -> dict[str, Any]:
 
 
 @require_http_methods(["GET", "POST"])
-def evaluation_setup(request: HttpRequest, project_pk: int) -> HttpResponse:
+def evaluation_setup(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Lead: build units, assign raters, start re-evaluation, see agreement, precision and progress."""
     project = access.project_for_lead(request.user, project_pk)
     if request.method == "GET":

@@ -40,11 +40,16 @@ def _queue_counts_by_project(user, project_ids: list[int]) -> dict[int, dict[str
             units_open=Count("id", filter=Q(unit__isnull=False) & ~Q(status=Assignment.Status.DONE)),
         )
     )
-    counts = {}
+    counts: dict[int, dict[str, int]] = {}
     for row in rows:
-        row["todo"] = row["total"] - row["done"] - row["postponed"]
-        row["percent"] = round(100 * row["done"] / row["total"]) if row["total"] else 0
-        counts[row.pop("project_id")] = row
+        total, done, postponed = row["total"], row["done"], row["postponed"]
+        counts[row["project_id"]] = {
+            "total": total,
+            "done": done,
+            "postponed": postponed,
+            "todo": total - done - postponed,
+            "percent": round(100 * done / total) if total else 0,
+        }
     return counts
 
 

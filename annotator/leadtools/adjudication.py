@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import QuerySet
 
 from annotator.annotation import services as annotation_services
 from annotator.annotation.services import ConflictError
@@ -32,6 +33,7 @@ from annotator.models import (
     Phenomenon,
     PhraseAlignment,
 )
+from annotator.models.annotations import AnnotationBase
 
 
 @dataclass
@@ -70,10 +72,12 @@ def versions(pair: Pair, annotator_ids: Sequence[int]) -> tuple[list[Version], V
         target.label, target.comment, target.sheet_version = sheet.label, sheet.comment, sheet.version
         if sheet.is_gold:
             target.owner_id, target.username = sheet.annotator_id, sheet.annotator.get_username()
-    for model, attr in ((Phenomenon, "phenomena"), (AlignmentLink, "links"), (PhraseAlignment, "phrases")):
-        qs = model.objects.filter(pair=pair)
-        if model is Phenomenon:
-            qs = qs.select_related("ptype")
+    layers: tuple[tuple[QuerySet[AnnotationBase], str], ...] = (
+        (Phenomenon.objects.filter(pair=pair).select_related("ptype"), "phenomena"),
+        (AlignmentLink.objects.filter(pair=pair), "links"),
+        (PhraseAlignment.objects.filter(pair=pair), "phrases"),
+    )
+    for qs, attr in layers:
         for row in qs:
             target = gold if row.is_gold else by_owner.get((row.annotator_id, False))
             if target is not None:
@@ -219,7 +223,10 @@ def _copy_phrase(pair: Pair, owner: Any, lead: Any, alignment: PhraseAlignment) 
     )
 
 
-def _source_rows(pair: Pair, model: type, ids: Iterable[int]) -> list[Any]:
+Row = TypeVar("Row", Phenomenon, AlignmentLink, PhraseAlignment)
+
+
+def _source_rows(pair: Pair, model: type[Row], ids: Iterable[int]) -> list[Row]:
     """Non-gold rows of this pair with the given ids (anything else is refused with a message)."""
     ids = [int(pk) for pk in ids]
     rows = list(model.objects.filter(pair=pair, is_gold=False, pk__in=ids))
@@ -298,7 +305,7 @@ def merge_into_gold(
     return annotation_services.sheet_version(pair, owner, is_gold=True)
 
 
-def _gold_row(pair: Pair, model: type, pk: int) -> Any:
+def _gold_row(pair: Pair, model: type[Row], pk: int) -> Row:
     row = model.objects.filter(pair=pair, is_gold=True, pk=pk).first()
     if row is None:
         raise ValidationError(

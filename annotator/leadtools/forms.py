@@ -25,6 +25,13 @@ def add_service_errors(form: forms.Form, error: ValidationError) -> None:
             form.add_error(name if name in form.fields else None, message)
 
 
+def _set_choices(form: forms.Form, name: str, choices: list[tuple[int, str]]) -> None:
+    field = form.fields[name]
+    if not isinstance(field, forms.ChoiceField):
+        raise TypeError(f"{type(form).__name__}.{name} is not a choice field")
+    field.choices = choices
+
+
 class PlanForm(forms.Form):
     selection = forms.ChoiceField(
         choices=[("all", "All pairs"), ("sample", "Random sample"), ("filter", "Filter")],
@@ -54,10 +61,11 @@ class PlanForm(forms.Form):
 
     def __init__(self, *args: Any, annotators: list[tuple[int, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["annotators"].choices = annotators
+        _set_choices(self, "annotators", annotators)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if data.get("selection") == "sample" and not data.get("n"):
             self.add_error("n", "Give the number of pairs to sample.")
         if data.get("selection") == "filter" and data.get("label_value") and not data.get("label_key"):
@@ -95,11 +103,12 @@ class ReassignForm(forms.Form):
 
     def __init__(self, *args: Any, annotators: list[tuple[int, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["from_user"].choices = annotators
-        self.fields["to_user"].choices = annotators
+        _set_choices(self, "from_user", annotators)
+        _set_choices(self, "to_user", annotators)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if data.get("from_user") is not None and data.get("from_user") == data.get("to_user"):
             self.add_error("to_user", "Choose a different annotator to take the work over.")
         return data
@@ -119,7 +128,8 @@ class ReannotationForm(forms.Form):
     seed = forms.IntegerField(min_value=0)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         rule = data.get("rule")
         if rule == ReannotationRound.Rule.DO_F1_BELOW and data.get("threshold") is None:
             self.add_error("threshold", "Give the DO F1 threshold.")
@@ -140,11 +150,11 @@ class ReannotationForm(forms.Form):
         return {}
 
 
-class IndexListField(forms.CharField):
+class IndexListField(forms.Field):
     """Token indices typed as "0 1 2" or "0,1,2"; an empty field is the empty list."""
 
     def to_python(self, value: Any) -> list[int]:
-        text = super().to_python(value) or ""
+        text = "" if value in self.empty_values else str(value)
         out = []
         for part in text.replace(",", " ").split():
             if not part.lstrip("-").isdigit():
@@ -165,7 +175,7 @@ class GoldPhenomenonForm(forms.Form):
 
     def __init__(self, *args: Any, types: list[tuple[int, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["ptype"].choices = types
+        _set_choices(self, "ptype", types)
 
 
 class GoldLinkForm(forms.Form):

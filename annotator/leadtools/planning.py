@@ -18,7 +18,7 @@ import itertools
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,11 +135,14 @@ def _filtered(project: Project, rows: list[int], conditions: PairFilter) -> list
             pk__in=Assignment.objects.filter(project=project, pair__isnull=False).values("pair_id")
         )
     if conditions.unannotated:
-        for model in (PairLabel, Phenomenon, AlignmentLink):
-            annotated = model.objects.filter(pair__project=project, is_gold=False)
-            if model is PairLabel:
-                annotated = annotated.exclude(label="")
-            qs = qs.exclude(pk__in=annotated.values("pair_id"))
+        labelled = PairLabel.objects.filter(pair__project=project, is_gold=False).exclude(label="")
+        qs = qs.exclude(pk__in=labelled.values("pair_id"))
+        qs = qs.exclude(
+            pk__in=Phenomenon.objects.filter(pair__project=project, is_gold=False).values("pair_id")
+        )
+        qs = qs.exclude(
+            pk__in=AlignmentLink.objects.filter(pair__project=project, is_gold=False).values("pair_id")
+        )
     keep = set(qs.values_list("pk", flat=True))
     if conditions.label_key:
         labels = dict(Pair.objects.filter(pk__in=keep).values_list("pk", "corpus_labels"))
@@ -199,7 +202,8 @@ def distribute(
     for pair_id in pair_ids:
         if groups is not None:
             floor = min(load.values())
-            chosen = list(min(groups, key=lambda g: _group_cost(g, load, shared, floor)))
+            best = min(groups, key=lambda group: _group_cost(group, load, shared, floor))
+            chosen = list(best)
         else:
             chosen = _greedy_group(order, k, load, shared)
         for n, a in enumerate(chosen):
@@ -301,7 +305,7 @@ def _loads(
     existing: set[tuple[int, int]],
     round: int,
 ) -> list[Load]:
-    counts = {
+    counts: dict[int, Mapping[str, Any]] = {
         row["annotator_id"]: row
         for row in Assignment.objects.filter(project=project, pair__isnull=False, round=round)
         .values("annotator_id")
@@ -393,7 +397,7 @@ def reassign(project: Project, from_user: Any, to_user: Any, *, remove_member: b
 
 def assignment_summary(project: Project) -> list[dict[str, Any]]:
     """Per annotator of the project: pair assignments total / done / postponed / to do, time spent."""
-    rows = {
+    rows: dict[int, Mapping[str, Any]] = {
         row["annotator_id"]: row
         for row in Assignment.objects.filter(project=project, pair__isnull=False)
         .values("annotator_id")

@@ -214,7 +214,7 @@ def _assignments(
         project=project, pair_id__in=pair_pks.values()
     ).values_list("pair_id", "annotator_id"):
         assigned.setdefault(pair_id, []).append(user_id)
-    new = []
+    new: list[Assignment] = []
     for position, pid in enumerate(order):
         pair_pk = pair_pks[pid]
         # The annotators who worked on the pair; for a selected pair nobody touched yet, its assignees.

@@ -14,13 +14,14 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotator import access, taskqueue
 from annotator.annotation.services import ConflictError
+from annotator.core.web_request import SignedInRequest
 from annotator.leadtools import adjudication, disagreement, planning, reannotation
 from annotator.leadtools import forms as f
 from annotator.models import Pair, ParaphraseType, Project, ReannotationRound
@@ -40,7 +41,7 @@ def _plan_defaults(project: Project, annotators: list[tuple[int, str]]) -> dict[
 
 
 @require_http_methods(["GET", "POST"])
-def planner(request: HttpRequest, project_pk: int) -> HttpResponse:
+def planner(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Choose pairs, annotators and annotators per pair; preview the load (htmx); confirm (POST)."""
     project = access.project_for_lead(request.user, project_pk)
     annotators = planning.project_annotators(project)
@@ -106,7 +107,7 @@ def _as_form_data(values: dict[str, Any]) -> Any:
 
 
 @require_POST
-def planner_reassign(request: HttpRequest, project_pk: int) -> HttpResponse:
+def planner_reassign(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Move the unfinished work of an annotator who left to another annotator."""
     project = access.project_for_lead(request.user, project_pk)
     annotators = planning.project_annotators(project)
@@ -138,9 +139,10 @@ def planner_reassign(request: HttpRequest, project_pk: int) -> HttpResponse:
             )
             return redirect("annotator:planner", project_pk=project.pk)
     for field, errors in form.errors.items():
-        for error in errors:
+        for message in errors:
             messages.error(
-                request, f"Reassign — {form.fields[field].label if field in form.fields else 'form'}: {error}"
+                request,
+                f"Reassign — {form.fields[field].label if field in form.fields else 'form'}: {message}",
             )
     return redirect("annotator:planner", project_pk=project.pk)
 
@@ -155,7 +157,7 @@ def _users(ids: list[int]) -> dict[int, Any]:
 PAGE_SIZE = 50
 
 
-def _explorer_filters(request: HttpRequest, rows: dict[str, Any], measure_default: str) -> dict[str, Any]:
+def _explorer_filters(request: SignedInRequest, rows: dict[str, Any], measure_default: str) -> dict[str, Any]:
     measure = request.GET.get("measure") or measure_default
     if measure not in disagreement.MEASURES:
         measure = measure_default
@@ -173,7 +175,7 @@ def _explorer_filters(request: HttpRequest, rows: dict[str, Any], measure_defaul
 
 
 @require_GET
-def explorer(request: HttpRequest, project_pk: int) -> HttpResponse:
+def explorer(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Pairs ordered by agreement, lowest first; filter by measure, type and annotator pair."""
     project = access.project_for_lead(request.user, project_pk)
     _, rows = disagreement.project_rows(project)
@@ -210,14 +212,14 @@ def _per_annotator_pair(row: dict[str, Any], filters: dict[str, Any]) -> list[tu
     )
 
 
-def _query_without_page(request: HttpRequest) -> str:
+def _query_without_page(request: SignedInRequest) -> str:
     query = request.GET.copy()
     query.pop("page", None)
     return query.urlencode()
 
 
 @require_GET
-def explorer_pair(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def explorer_pair(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """Two annotators' versions of a pair side by side, differences highlighted."""
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     project = pair.project
@@ -254,14 +256,14 @@ def explorer_pair(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRe
 
 
 @require_http_methods(["GET", "POST"])
-def reannotation_view(request: HttpRequest, project_pk: int) -> HttpResponse:
+def reannotation_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Pick a rule, preview the draw, queue it (Celery task); earlier rounds with before and after."""
     project = access.project_for_lead(request.user, project_pk)
-    initial = {"rule": ReannotationRound.Rule.LABEL_DISAGREEMENT, "seed": f.new_seed()}
-    form = f.ReannotationForm(_reannotation_data(request), initial=initial)
+    rule, seed = ReannotationRound.Rule.LABEL_DISAGREEMENT, f.new_seed()
+    form = f.ReannotationForm(_reannotation_data(request), initial={"rule": rule, "seed": seed})
     _, rows = disagreement.project_rows(project)
     # An unbound page previews its initial choice, so the preview always matches the form.
-    preview = None if form.is_bound else reannotation.draw(rows, initial["rule"], {}, seed=initial["seed"])
+    preview = None if form.is_bound else reannotation.draw(rows, rule, {}, seed=seed)
     if form.is_bound and form.is_valid():
         try:
             preview = reannotation.draw(
@@ -304,7 +306,7 @@ def reannotation_view(request: HttpRequest, project_pk: int) -> HttpResponse:
     )
 
 
-def _reannotation_data(request: HttpRequest) -> Any:
+def _reannotation_data(request: SignedInRequest) -> Any:
     """POST, or a GET that names a rule (the htmx preview, or pairs ticked in the explorer: `pick`)."""
     if request.method == "POST":
         return request.POST
@@ -318,7 +320,7 @@ def _reannotation_data(request: HttpRequest) -> Any:
     return data
 
 
-def _rounds_context(request: HttpRequest, project: Project, rows: dict[str, Any]) -> dict[str, Any]:
+def _rounds_context(request: SignedInRequest, project: Project, rows: dict[str, Any]) -> dict[str, Any]:
     rounds = list(
         ReannotationRound.objects.filter(project=project).select_related("before_snapshot", "created_by")
     )
@@ -341,7 +343,7 @@ def _adjudication_context(pair: Pair, **extra: Any) -> dict[str, Any]:
         "links": {adjudication.link_key(x) for x in gold.links},
         "phrases": {adjudication.phrase_key(x) for x in gold.phrases},
     }
-    types = list(ParaphraseType.objects.filter(tagset_id=project.tagset_id).values_list("pk", "name"))
+    types = _type_choices(project)
     return {
         "project": project,
         "pair": pair,
@@ -357,6 +359,13 @@ def _adjudication_context(pair: Pair, **extra: Any) -> dict[str, Any]:
     }
 
 
+def _type_choices(project: Project) -> list[tuple[int, str]]:
+    """The types of the project's tagset as (pk, name) choices; none without a tagset."""
+    if project.tagset_id is None:
+        return []
+    return list(ParaphraseType.objects.filter(tagset_id=project.tagset_id).values_list("pk", "name"))
+
+
 def _in_gold(version_list: list[adjudication.Version], gold: adjudication.Version) -> set[str]:
     """Ids ("p12", "l7", "a3") of annotators' rows gold already has, to mark them in the page."""
     found = adjudication.rows_in_gold(version_list, gold)
@@ -365,7 +374,7 @@ def _in_gold(version_list: list[adjudication.Version], gold: adjudication.Versio
 
 
 @require_GET
-def adjudicate(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def adjudicate(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """The annotators' versions next to the gold layer the lead builds from them."""
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     context = _adjudication_context(pair)
@@ -374,12 +383,12 @@ def adjudicate(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRespo
     return render(request, "leadtools/adjudicate.html", context)
 
 
-def _base_version(request: HttpRequest) -> int | None:
+def _base_version(request: SignedInRequest) -> int | None:
     raw = request.POST.get("base_version", "")
     return int(raw) if raw.isdigit() else None
 
 
-def _after_change(request: HttpRequest, pair: Pair, action: Any, **extra: Any) -> HttpResponse:
+def _after_change(request: SignedInRequest, pair: Pair, action: Any, **extra: Any) -> HttpResponse:
     """Run a gold change; answer the re-rendered #adjudication (htmx) or redirect back to the page."""
     status = 200
     try:
@@ -411,7 +420,7 @@ def _member(pair: Pair, user_id: str) -> Any:
 
 
 @require_POST
-def adjudicate_take(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def adjudicate_take(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
 
     def action() -> None:
@@ -422,7 +431,7 @@ def adjudicate_take(request: HttpRequest, project_pk: int, pair_pk: int) -> Http
 
 
 @require_POST
-def adjudicate_merge(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def adjudicate_merge(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
 
     def action() -> None:
@@ -440,7 +449,7 @@ def adjudicate_merge(request: HttpRequest, project_pk: int, pair_pk: int) -> Htt
     return _after_change(request, pair, action)
 
 
-def _ids(request: HttpRequest, name: str) -> list[int]:
+def _ids(request: SignedInRequest, name: str) -> list[int]:
     values = request.POST.getlist(name)
     bad = [v for v in values if not v.isdigit()]
     if bad:
@@ -449,7 +458,7 @@ def _ids(request: HttpRequest, name: str) -> list[int]:
 
 
 @require_POST
-def adjudicate_label(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def adjudicate_label(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     return _after_change(
         request,
@@ -461,9 +470,9 @@ def adjudicate_label(request: HttpRequest, project_pk: int, pair_pk: int) -> Htt
 
 
 @require_POST
-def adjudicate_phenomenon_add(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def adjudicate_phenomenon_add(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
-    types = list(ParaphraseType.objects.filter(tagset_id=pair.project.tagset_id).values_list("pk", "name"))
+    types = _type_choices(pair.project)
     form = f.GoldPhenomenonForm(request.POST, types=types)
 
     def action() -> None:
@@ -479,10 +488,10 @@ def adjudicate_phenomenon_add(request: HttpRequest, project_pk: int, pair_pk: in
 
 @require_POST
 def adjudicate_phenomenon_update(
-    request: HttpRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
+    request: SignedInRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
 ) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
-    types = list(ParaphraseType.objects.filter(tagset_id=pair.project.tagset_id).values_list("pk", "name"))
+    types = _type_choices(pair.project)
     form = f.GoldPhenomenonForm(request.POST, types=types)
 
     def action() -> None:
@@ -498,7 +507,7 @@ def adjudicate_phenomenon_update(
 
 @require_POST
 def adjudicate_phenomenon_remove(
-    request: HttpRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
+    request: SignedInRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
 ) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     return _after_change(
@@ -511,7 +520,7 @@ def adjudicate_phenomenon_remove(
 
 
 @require_POST
-def adjudicate_link_set(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def adjudicate_link_set(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     form = f.GoldLinkForm(request.POST)
 
@@ -527,7 +536,9 @@ def adjudicate_link_set(request: HttpRequest, project_pk: int, pair_pk: int) -> 
 
 
 @require_POST
-def adjudicate_link_remove(request: HttpRequest, project_pk: int, pair_pk: int, link_pk: int) -> HttpResponse:
+def adjudicate_link_remove(
+    request: SignedInRequest, project_pk: int, pair_pk: int, link_pk: int
+) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     return _after_change(
         request,
@@ -540,7 +551,7 @@ def adjudicate_link_remove(request: HttpRequest, project_pk: int, pair_pk: int, 
 
 @require_POST
 def adjudicate_phrase_remove(
-    request: HttpRequest, project_pk: int, pair_pk: int, alignment_pk: int
+    request: SignedInRequest, project_pk: int, pair_pk: int, alignment_pk: int
 ) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     return _after_change(

@@ -87,7 +87,7 @@ def measure(label: str) -> SafeString:
     """A measure name as written in the papers: "agr_w^p,t" → agr<sub>w</sub><sup>p,t</sup>."""
     base, _, sup = str(label).partition("^")
     name, _, sub = base.partition("_")
-    html = escape(name)
+    html: str = escape(name)
     if sub:
         html += f"<sub>{escape(sub)}</sub>"
     if sup:

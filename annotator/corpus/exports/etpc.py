@@ -35,7 +35,7 @@ def etpc_xml(project: Project, *, annotator: str | None = None, gold: bool = Fal
     for p in phenomena_of(project, annotator=annotator, gold=gold):
         relation = ET.SubElement(root, "relation")
         t1, t2 = p.pair.tokens1, p.pair.tokens2
-        sense = {True: "yes", False: "no"}.get(p.sense_preserving, "")  # type: ignore[call-overload]
+        sense = {True: "yes", False: "no"}.get(p.sense_preserving, "")
         for name, value in (
             ("pair_id", p.pair.source_id),
             ("type_id", p.ptype.code),

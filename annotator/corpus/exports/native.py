@@ -129,9 +129,9 @@ def _project(project: Project) -> dict[str, Any]:
 
 
 def _tagset(project: Project) -> dict[str, Any] | None:
-    if project.tagset_id is None:
-        return None
     tagset = project.tagset
+    if tagset is None:
+        return None
     types = ParaphraseType.objects.filter(tagset=tagset).order_by("position", "pk").values(*TYPE_FIELDS)
     return {"name": tagset.name, "description": tagset.description, "types": list(types)}
 
@@ -318,10 +318,12 @@ def _assignments(project: Project, source_ids: dict[int, str]) -> list[dict[str,
     )
     out = []
     for row in rows:
-        entry: dict[str, Any] = {"annotator": row.pop("annotator__username")}
-        pair_id, unit = row.pop("pair_id"), row.pop("unit__source_id")
-        entry.update({"pair": source_ids[pair_id]} if pair_id else {"unit": unit})
-        entry.update(row)
+        entry: dict[str, Any] = {"annotator": row["annotator__username"]}
+        pair_id = row["pair_id"]
+        entry.update({"pair": source_ids[pair_id]} if pair_id else {"unit": row["unit__source_id"]})
+        entry.update(
+            (k, v) for k, v in row.items() if k not in ("annotator__username", "pair_id", "unit__source_id")
+        )
         out.append(entry)
     return out
 

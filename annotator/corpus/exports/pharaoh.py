@@ -18,7 +18,7 @@ def pharaoh_text(project: Project, *, annotator: str | None = None, gold: bool =
             "position", "pk"
         )
         for source_id, links in rows.values_list("source_id", "initial_alignment"):
-            lines.append(f"{source_id}\t" + " ".join(f"{i}-{j}" for i, j in sorted(map(tuple, links))))
+            lines.append(f"{source_id}\t" + " ".join(f"{i}-{j}" for i, j in sorted(map(tuple, links or ()))))
         return ("\n".join(lines) + "\n").encode() if lines else b""
     links = AlignmentLink.objects.filter(pair__project=project, is_gold=gold)
     if annotator:

@@ -127,7 +127,7 @@ def parse_text_pairs(root: ET.Element, filename: str) -> Parsed[PairRecord]:
             continue
         seen.add(pair_id)
         tok1, tok2 = _text(element, "sent1_tok"), _text(element, "sent2_tok")
-        labels = {
+        labels: dict[str, str | int] = {
             "split": "train" if int(pair_id) <= 4076 else "test",
             "mrpc_id1": _text(element, "sent1_id"),
             "mrpc_id2": _text(element, "sent2_id"),
