@@ -75,8 +75,8 @@ class NewProjectImportForm(ImportForm):
         required=False,
         help_text="Decides how the members are tokenized at import (default English).",
     )
-    tagset = forms.ModelChoiceField(
-        queryset=None,
+    tagset: forms.ModelChoiceField = forms.ModelChoiceField(
+        queryset=Tagset.objects.none(),
         required=False,
         empty_label="None yet (choose one on the project's settings page)",
         help_text="Built-in typologies; the project can clone and edit it later.",
@@ -96,8 +96,11 @@ class NewProjectImportForm(ImportForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
 
         super().__init__(*args, **kwargs)
-        self.fields["language"].choices = Project.Language.choices
-        self.fields["tagset"].queryset = Tagset.objects.all()  # type: ignore[attr-defined]
+        language, tagset = self.fields["language"], self.fields["tagset"]
+        if isinstance(language, forms.ChoiceField):
+            language.choices = Project.Language.choices
+        if isinstance(tagset, forms.ModelChoiceField):
+            tagset.queryset = Tagset.objects.all()
         etpc = Tagset.objects.filter(builtin=True, name__startswith="ETPC").first()
         self.fields["tagset"].initial = etpc.pk if etpc else None
 

@@ -106,6 +106,8 @@ def ensure_user(username: str) -> Any:
     if user is None:
         field = User._meta.get_field(User.USERNAME_FIELD)
         try:
+            if not isinstance(field, models.Field):
+                raise TypeError(f"{User.__name__}.{User.USERNAME_FIELD} is not a field of its own")
             field.clean(username, None)
         except ValidationError as error:
             raise InvalidUsername(username, error.messages) from error

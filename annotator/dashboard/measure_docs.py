@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from annotator.core.measure_docs import measures_doc, section
+from annotator.core.web_request import SignedInRequest
 
 
 @require_GET
-def measure_explanation(request: HttpRequest, anchor: str) -> HttpResponse:
+def measure_explanation(request: SignedInRequest, anchor: str) -> HttpResponse:
     """What a measure computes, its range, where it comes from and when it is undefined; htmx
     requests get the section alone (`#measure-explanation`)."""
     found = section(anchor)

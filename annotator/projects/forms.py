@@ -65,10 +65,10 @@ class ProjectForm(forms.Form):
     def __init__(self, *args: Any, user: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
 
-        mine = editable_tagsets(user).values("pk") if user is not None else Tagset.objects.none()
-        self.fields["tagset"].queryset = Tagset.objects.filter(builtin=True) | Tagset.objects.filter(
-            pk__in=mine
-        )  # type: ignore[attr-defined]
+        mine = list(editable_tagsets(user).values_list("pk", flat=True)) if user is not None else []
+        field = self.fields["tagset"]
+        if isinstance(field, forms.ModelChoiceField):
+            field.queryset = Tagset.objects.filter(builtin=True) | Tagset.objects.filter(pk__in=mine)
 
     @classmethod
     def initial_of(cls, project: Project) -> dict[str, Any]:
@@ -146,10 +146,9 @@ class RemoveMemberForm(forms.Form):
 
     def __init__(self, *args: Any, annotators: list[tuple[int, str]] = (), **kwargs: Any) -> None:  # type: ignore[assignment]
         super().__init__(*args, **kwargs)
-        self.fields["reassign_to"].choices = [
-            ("", "— nobody (they stay unassigned to anyone active) —"),
-            *annotators,
-        ]
+        field = self.fields["reassign_to"]
+        if isinstance(field, forms.ChoiceField):
+            field.choices = [("", "— nobody (they stay unassigned to anyone active) —"), *annotators]
 
 
 class TagsetCreateForm(forms.Form):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import models, transaction
 
 from annotator.core.tagsets import ETPC_NAME, VILA_NAME
 from annotator.models import Membership, Phenomenon, Project, ReannotationRound, Tagset
@@ -60,12 +60,20 @@ def clean_reannotation_rules(value: Any) -> dict[str, Any]:
     return rules
 
 
+def _field_default(name: str) -> Any:
+    """The model's default for one of the project's own fields."""
+    field = Project._meta.get_field(name)
+    if not isinstance(field, models.Field):
+        raise TypeError(f"Project.{name} is a relation, not a field of its own")
+    return field.default
+
+
 def _validate(fields: dict[str, Any], project: Project | None) -> dict[str, Any]:
     errors: dict[str, str] = {}
     name = str(fields.get("name", project.name if project else "")).strip()
     if not name:
         errors["name"] = "Give the project a name."
-    elif Project.objects.filter(name=name).exclude(pk=project.pk if project else None).exists():
+    elif Project.objects.filter(name=name).exclude(pk__in=[project.pk] if project else []).exists():
         errors["name"] = f"A project named {name!r} exists; choose another name."
     fields["name"] = name
     language = fields.get("language", project.language if project else "en")
@@ -77,10 +85,7 @@ def _validate(fields: dict[str, Any], project: Project | None) -> dict[str, Any]
         layer: fields.get(f"layer_{layer}", getattr(project, f"layer_{layer}", None)) for layer in LAYERS
     }
     if project is None:
-        layers = {
-            k: (v if v is not None else Project._meta.get_field(f"layer_{k}").default)
-            for k, v in layers.items()
-        }
+        layers = {k: (v if v is not None else _field_default(f"layer_{k}")) for k, v in layers.items()}
     if not any(layers.values()):
         errors["layer_pair_label"] = "Choose at least one layer to annotate."
     if "reannotation_rules" in fields:

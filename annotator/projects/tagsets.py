@@ -121,7 +121,7 @@ def _clean_type(tagset: Tagset, ptype: ParaphraseType | None, fields: dict[str, 
     values["name"] = (values["name"] or "").strip()
     values["type_class"] = (values["type_class"] or "").strip()
     values["subclass"] = (values["subclass"] or "").strip()
-    others = tagset.types.exclude(pk=ptype.pk if ptype else None)
+    others = tagset.types.exclude(pk__in=[ptype.pk] if ptype else [])
     if not values["name"]:
         errors["name"] = "Give the type a name."
     elif others.filter(name=values["name"]).exists():

@@ -13,13 +13,14 @@ from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotator import access
 from annotator.core.tagsets import PALETTE
+from annotator.core.web_request import SignedInRequest
 from annotator.models import Invitation, Membership, Pair, ParaphraseType, Phenomenon, Tagset
 from annotator.projects import forms as f
 from annotator.projects import guidelines, members, services, tagsets, tokens
@@ -32,7 +33,7 @@ def _user_in(project: Any, user_pk: int) -> Any:
     return user
 
 
-def _form_errors(request: HttpRequest, prefix: str, form: Any) -> None:
+def _form_errors(request: SignedInRequest, prefix: str, form: Any) -> None:
     for field, errors in form.errors.items():
         label = form.fields[field].label or field if field in form.fields else ""
         for error in errors:
@@ -43,7 +44,7 @@ def _form_errors(request: HttpRequest, prefix: str, form: Any) -> None:
 
 
 @require_http_methods(["GET", "POST"])
-def project_create(request: HttpRequest) -> HttpResponse:
+def project_create(request: SignedInRequest) -> HttpResponse:
     """A new project; its creator becomes its lead."""
     if not access.may_create_project(request.user):
         raise PermissionDenied(
@@ -62,7 +63,7 @@ def project_create(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def project_settings(request: HttpRequest, project_pk: int) -> HttpResponse:
+def project_settings(request: SignedInRequest, project_pk: int) -> HttpResponse:
     project = access.project_for_lead(request.user, project_pk)
     data = request.POST or None
     form = f.ProjectForm(data, user=request.user, initial=f.ProjectForm.initial_of(project))
@@ -85,11 +86,12 @@ def project_settings(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 @require_POST
-def project_tagset_clone(request: HttpRequest, project_pk: int) -> HttpResponse:
+def project_tagset_clone(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Clone the project's (or a chosen built-in) tagset and switch the project to the copy."""
     project = access.project_for_lead(request.user, project_pk)
     form = f.TagsetCloneForm(request.POST)
-    source = Tagset.objects.filter(pk=request.POST.get("source") or project.tagset_id).first()
+    chosen = request.POST.get("source") or project.tagset_id
+    source = Tagset.objects.filter(pk=chosen).first() if chosen else None
     if source is None:
         messages.error(request, "Choose a tagset to clone.")
         return redirect("annotator:project-settings", project_pk=project.pk)
@@ -109,7 +111,7 @@ def project_tagset_clone(request: HttpRequest, project_pk: int) -> HttpResponse:
 # ---- members -------------------------------------------------------------------------------------
 
 
-def _members_context(request: HttpRequest, project: Any, **forms: Any) -> dict[str, Any]:
+def _members_context(request: SignedInRequest, project: Any, **forms: Any) -> dict[str, Any]:
     rows = members.member_rows(project)
     annotators = [(r.user.pk, r.user.username) for r in rows if Membership.Role.ANNOTATOR in r.roles]
     invitations = [
@@ -134,13 +136,13 @@ def _members_context(request: HttpRequest, project: Any, **forms: Any) -> dict[s
 
 
 @require_http_methods(["GET"])
-def project_members(request: HttpRequest, project_pk: int) -> HttpResponse:
+def project_members(request: SignedInRequest, project_pk: int) -> HttpResponse:
     project = access.project_for_lead(request.user, project_pk)
     return render(request, "projects/project_members.html", _members_context(request, project))
 
 
 @require_POST
-def member_add(request: HttpRequest, project_pk: int) -> HttpResponse:
+def member_add(request: SignedInRequest, project_pk: int) -> HttpResponse:
     project = access.project_for_lead(request.user, project_pk)
     form = f.MemberAddForm(request.POST)
     if form.is_valid():
@@ -162,7 +164,7 @@ def member_add(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 @require_POST
-def member_create(request: HttpRequest, project_pk: int) -> HttpResponse:
+def member_create(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """A new account that joins the project at once."""
     project = access.project_for_lead(request.user, project_pk)
     form = f.MemberCreateForm(request.POST)
@@ -186,7 +188,7 @@ def member_create(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 @require_POST
-def invitation_create(request: HttpRequest, project_pk: int) -> HttpResponse:
+def invitation_create(request: SignedInRequest, project_pk: int) -> HttpResponse:
     project = access.project_for_lead(request.user, project_pk)
     form = f.InvitationForm(request.POST)
     if form.is_valid():
@@ -213,7 +215,7 @@ def invitation_create(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 @require_POST
-def invitation_revoke(request: HttpRequest, project_pk: int, invitation_pk: int) -> HttpResponse:
+def invitation_revoke(request: SignedInRequest, project_pk: int, invitation_pk: int) -> HttpResponse:
     project = access.project_for_lead(request.user, project_pk)
     invitation = Invitation.objects.filter(project=project, pk=invitation_pk).first()
     if invitation is None:
@@ -224,7 +226,7 @@ def invitation_revoke(request: HttpRequest, project_pk: int, invitation_pk: int)
 
 
 @require_POST
-def member_roles(request: HttpRequest, project_pk: int, user_pk: int) -> HttpResponse:
+def member_roles(request: SignedInRequest, project_pk: int, user_pk: int) -> HttpResponse:
     project = access.project_for_lead(request.user, project_pk)
     user = _user_in(project, user_pk)
     form = f.RolesForm(request.POST)
@@ -240,7 +242,7 @@ def member_roles(request: HttpRequest, project_pk: int, user_pk: int) -> HttpRes
 
 
 @require_POST
-def member_remove(request: HttpRequest, project_pk: int, user_pk: int) -> HttpResponse:
+def member_remove(request: SignedInRequest, project_pk: int, user_pk: int) -> HttpResponse:
     project = access.project_for_lead(request.user, project_pk)
     user = _user_in(project, user_pk)
     rows = members.member_rows(project)
@@ -271,7 +273,7 @@ def member_remove(request: HttpRequest, project_pk: int, user_pk: int) -> HttpRe
 
 @login_not_required  # the link is the key: people without an account yet sign up here
 @require_http_methods(["GET", "POST"])
-def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
+def invitation_accept(request: SignedInRequest, token: str) -> HttpResponse:
     """An invitation link: sign up (or, logged in, just accept) and join the project."""
     invitation = Invitation.objects.select_related("project").filter(token=token).first()
     if invitation is None:
@@ -313,7 +315,7 @@ def invitation_accept(request: HttpRequest, token: str) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def user_create(request: HttpRequest) -> HttpResponse:
+def user_create(request: SignedInRequest) -> HttpResponse:
     """Administrators create accounts."""
     access.require_admin(request.user)
     form = f.UserCreateForm(request.POST or None)
@@ -343,12 +345,12 @@ def user_create(request: HttpRequest) -> HttpResponse:
 # ---- tagsets -------------------------------------------------------------------------------------
 
 
-def _require_login(request: HttpRequest) -> None:
+def _require_login(request: SignedInRequest) -> None:
     if not request.user.is_authenticated:
         raise PermissionDenied("Log in first.")
 
 
-def tagset_list(request: HttpRequest) -> HttpResponse:
+def tagset_list(request: SignedInRequest) -> HttpResponse:
     _require_login(request)
     builtin = Tagset.objects.filter(builtin=True)
     mine = tagsets.editable_tagsets(request.user)
@@ -360,7 +362,7 @@ def tagset_list(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def tagset_create(request: HttpRequest) -> HttpResponse:
+def tagset_create(request: SignedInRequest) -> HttpResponse:
     if not access.may_create_project(request.user):
         raise PermissionDenied("Only administrators and project leads may create tagsets.")
     form = f.TagsetCreateForm(request.POST)
@@ -377,7 +379,7 @@ def tagset_create(request: HttpRequest) -> HttpResponse:
     return redirect("annotator:tagset-list")
 
 
-def tagset_detail(request: HttpRequest, tagset_pk: int) -> HttpResponse:
+def tagset_detail(request: SignedInRequest, tagset_pk: int) -> HttpResponse:
     """Read a tagset; edit its types when it is an editable copy."""
     _require_login(request)
     tagset = Tagset.objects.filter(pk=tagset_pk).first()
@@ -406,7 +408,7 @@ def tagset_detail(request: HttpRequest, tagset_pk: int) -> HttpResponse:
 
 
 @require_POST
-def tagset_clone(request: HttpRequest, tagset_pk: int) -> HttpResponse:
+def tagset_clone(request: SignedInRequest, tagset_pk: int) -> HttpResponse:
     if not access.may_create_project(request.user):
         raise PermissionDenied("Only administrators and project leads may clone tagsets.")
     source = Tagset.objects.filter(pk=tagset_pk).first()
@@ -429,7 +431,7 @@ def _type_in(tagset: Tagset, type_pk: int) -> ParaphraseType:
 
 
 def _save_type(
-    request: HttpRequest, tagset: Tagset, ptype: ParaphraseType | None, prefix: str
+    request: SignedInRequest, tagset: Tagset, ptype: ParaphraseType | None, prefix: str
 ) -> HttpResponse:
     form = f.TypeForm(request.POST, prefix=prefix)
     if form.is_valid():
@@ -445,20 +447,20 @@ def _save_type(
 
 
 @require_POST
-def type_create(request: HttpRequest, tagset_pk: int) -> HttpResponse:
+def type_create(request: SignedInRequest, tagset_pk: int) -> HttpResponse:
     tagset = tagsets.tagset_to_edit(request.user, tagset_pk)
     return _save_type(request, tagset, None, "new")
 
 
 @require_POST
-def type_update(request: HttpRequest, tagset_pk: int, type_pk: int) -> HttpResponse:
+def type_update(request: SignedInRequest, tagset_pk: int, type_pk: int) -> HttpResponse:
     tagset = tagsets.tagset_to_edit(request.user, tagset_pk)
     ptype = _type_in(tagset, type_pk)
     return _save_type(request, tagset, ptype, f"t{ptype.pk}")
 
 
 @require_POST
-def type_delete(request: HttpRequest, tagset_pk: int, type_pk: int) -> HttpResponse:
+def type_delete(request: SignedInRequest, tagset_pk: int, type_pk: int) -> HttpResponse:
     tagset = tagsets.tagset_to_edit(request.user, tagset_pk)
     ptype = _type_in(tagset, type_pk)
     target = None
@@ -482,7 +484,7 @@ def type_delete(request: HttpRequest, tagset_pk: int, type_pk: int) -> HttpRespo
 
 
 @require_http_methods(["GET", "POST"])
-def project_guidelines(request: HttpRequest, project_pk: int) -> HttpResponse:
+def project_guidelines(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Members read the guidelines in force, the definitions of the types and earlier versions;
     leads publish a new version."""
     project = access.project_for_member(request.user, project_pk)
@@ -507,13 +509,13 @@ def project_guidelines(request: HttpRequest, project_pk: int) -> HttpResponse:
     requested = request.GET.get("version")
     if requested and requested.isdigit():
         shown = project.guidelines_versions.filter(number=int(requested)).first() or shown
-    context = {
+    context: dict[str, Any] = {
         "project": project,
         "is_project_lead": is_lead,
         "form": form,
         "shown": shown,
         "versions": project.guidelines_versions.select_related("published_by"),
-        "types": project.tagset.types.all() if project.tagset_id else [],
+        "types": project.tagset.types.all() if project.tagset is not None else [],
         "unseen": guidelines.unseen_version(project, request.user),
     }
     return render(
@@ -525,7 +527,7 @@ def project_guidelines(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 @require_POST
-def guidelines_acknowledge(request: HttpRequest, project_pk: int) -> HttpResponse:
+def guidelines_acknowledge(request: SignedInRequest, project_pk: int) -> HttpResponse:
     project = access.project_for_member(request.user, project_pk)
     guidelines.acknowledge(project, request.user)
     if request.htmx:
@@ -537,7 +539,7 @@ def guidelines_acknowledge(request: HttpRequest, project_pk: int) -> HttpRespons
 
 
 @require_http_methods(["GET", "POST"])
-def pair_tokens(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+def pair_tokens(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     initial = {"tokens1": " ".join(pair.tokens1), "tokens2": " ".join(pair.tokens2)}
     form = f.TokensForm(request.POST or None, initial=initial)
@@ -563,7 +565,7 @@ def pair_tokens(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResp
     return render(request, "projects/pair_tokens.html", context, status=422 if form.errors else 200)
 
 
-def pair_list(request: HttpRequest, project_pk: int) -> HttpResponse:
+def pair_list(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """The project's pairs with their tokens, for a lead checking tokenization before annotation starts."""
     project = access.project_for_lead(request.user, project_pk)
 

@@ -69,7 +69,7 @@ def records(project: Project, *, annotator: str | None = None, gold: bool = Fals
         assigned = Assignment.objects.filter(project=project, pair__isnull=False).select_related("annotator")
         if annotator:
             assigned = assigned.filter(annotator=owner["annotator"])
-        keys |= {(a.pair_id, a.annotator.username) for a in assigned}
+        keys |= {(a.pair_id, a.annotator.username) for a in assigned if a.pair_id is not None}
     out = []
     for pair_id, who in sorted(keys, key=lambda k: (pairs[k[0]].position, k[0], k[1])):
         pair = pairs[pair_id]
