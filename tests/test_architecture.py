@@ -37,6 +37,7 @@ AREAS = {
     "api",
     "home",
     "accounts",
+    "projects",
     "demo",
     # Django's own places inside the app
     "models",
