@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests import factories
+from tests import make
 from tests.conftest import login, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -10,15 +10,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def people():
-    lead = factories.user("lead")
-    ann = factories.user("ann")
-    admin = factories.user("boss", staff=True)
-    project = factories.project_with_pairs("Browser project", lead=lead, annotators=(ann,))
+    lead = make.user("lead")
+    ann = make.user("ann")
+    admin = make.user("boss", staff=True)
+    project = make.project_with_pairs("Browser project", lead=lead, annotators=(ann,))
     return {"lead": lead, "ann": ann, "admin": admin, "project": project}
 
 
 def test_annotator_sees_their_queue_on_the_project_page(page, live_server, people):
-    login(page, live_server, "ann", factories.PASSWORD)
+    login(page, live_server, "ann", make.PASSWORD)
     assert page.locator("#project-{}".format(people["project"].pk)).is_visible()
     page.click("text=Open")
     assert page.locator("#my-work").is_visible()
@@ -27,7 +27,7 @@ def test_annotator_sees_their_queue_on_the_project_page(page, live_server, peopl
 
 
 def test_lead_sees_lead_tools(page, live_server, people):
-    login(page, live_server, "lead", factories.PASSWORD)
+    login(page, live_server, "lead", make.PASSWORD)
     page.goto(f"{live_server.url}/projects/{people['project'].pk}/")
     assert page.locator("#lead-tools").is_visible()
     assert page.locator("text=Agreement dashboard").is_visible()
@@ -35,7 +35,7 @@ def test_lead_sees_lead_tools(page, live_server, people):
 
 
 def test_admin_reaches_user_management(page, live_server, people):
-    login(page, live_server, "boss", factories.PASSWORD)
+    login(page, live_server, "boss", make.PASSWORD)
     page.click("text=Admin")
     page.wait_for_url("**/admin/")
     assert page.locator("text=Users").first.is_visible()

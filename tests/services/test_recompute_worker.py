@@ -23,13 +23,13 @@ from annotator.core.tagsets import install_builtin_tagsets
 from annotator.models import AgreementSnapshot, AgreementState, ParaphraseType, Tagset
 from metrics.document import parse_document
 from metrics.report import build_report
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.services
 
 
 def ptype(name: str) -> ParaphraseType:
-    return factories.vila().types.get(name=name)
+    return make.vila().types.get(name=name)
 
 
 @pytest.fixture
@@ -47,9 +47,9 @@ def worker(short_visibility: None, postgres_required: None, celery_worker_proces
 
 def team(n_pairs: int = 6) -> tuple[Any, Any, tuple[Any, ...]]:
     install_builtin_tagsets(Tagset, ParaphraseType)  # a transactional test flushed the data migration's rows
-    lead = factories.user("lead")
-    anns = (factories.user("ana"), factories.user("bo"), factories.user("cleo"))
-    project = factories.project_with_pairs(n_pairs=n_pairs, lead=lead, annotators=anns)
+    lead = make.user("lead")
+    anns = (make.user("ana"), make.user("bo"), make.user("cleo"))
+    project = make.project_with_pairs(n_pairs=n_pairs, lead=lead, annotators=anns)
     for n, pair in enumerate(project.pairs.order_by("position")):
         for who in anns:
             annotation_services.add_phenomenon(
@@ -90,9 +90,9 @@ def assert_exact(project: Any, snapshot: AgreementSnapshot) -> None:
     assert snapshot.results["report"] == build_report(parse_document(project_document(project)))
 
 
-def client_for(user: Any) -> Client:
+def api_client(user: Any) -> Client:
     client = Client()
-    client.login(username=user.username, password=factories.PASSWORD)
+    client.login(username=user.username, password=make.PASSWORD)
     return client
 
 
@@ -119,10 +119,10 @@ def fleiss_on_dashboard(lead_client: Client, project: Any) -> str:
 def test_saves_through_the_web_change_the_dashboard_numbers(worker):
     project, lead, (ana, bo, cleo) = team()
     assert_exact(project, settled(project))
-    lead_client = client_for(lead)
+    lead_client = api_client(lead)
     before = fleiss_on_dashboard(lead_client, project)
     assert before == "—"  # everybody said paraphrase: κ undefined
-    bo_client = client_for(bo)
+    bo_client = api_client(bo)
     for pair in list(project.pairs.order_by("position"))[:3]:
         save_label(bo_client, project, pair, bo, "non_paraphrase")
     snapshot = settled(project)
@@ -141,7 +141,7 @@ def test_burst_of_100_saves_yields_a_handful_of_recomputes(worker):
     settled(project)
     runs_before = recompute_runs(worker)
     snapshots_before = AgreementSnapshot.objects.filter(project=project).count()
-    bo_client = client_for(bo)
+    bo_client = api_client(bo)
     pairs = list(project.pairs.order_by("position"))
     started = time.monotonic()
     for n in range(100):

@@ -10,26 +10,26 @@ from annotator.corpus import projects
 from annotator.models import Assignment, EvaluationItem, EvaluationUnit, Judgement, Membership, ParaphraseType
 from metrics.document import parse_document
 from metrics.report import build_report
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
 def ptype(name: str) -> ParaphraseType:
-    return factories.vila().types.get(name=name)
+    return make.vila().types.get(name=name)
 
 
 @pytest.fixture
 def team():
-    lead = factories.user("lead")
-    anns = (factories.user("cleo"), factories.user("ana"), factories.user("bo"))
-    project = factories.project_with_pairs(n_pairs=3, lead=lead, annotators=anns, layer_phrase_alignment=True)
+    lead = make.user("lead")
+    anns = (make.user("cleo"), make.user("ana"), make.user("bo"))
+    project = make.project_with_pairs(n_pairs=3, lead=lead, annotators=anns, layer_phrase_alignment=True)
     return project, lead, anns
 
 
 def test_annotators_are_annotator_members_in_username_order(team):
     project, lead, _ = team
-    projects.add_member(project, factories.user("zed"), Membership.Role.LEAD)
+    projects.add_member(project, make.user("zed"), Membership.Role.LEAD)
     doc = project_document(project)
     assert doc["annotators"] == ["ana", "bo", "cleo"]
     assert doc["format"] == "paraphrase-agreement/1"
@@ -103,7 +103,7 @@ def test_gold_rows_and_former_annotators_are_left_out(team):
         p1, lead, ptype("Diathesis"), scope1=[2], scope2=[1], base_version=None, is_gold=True
     )
     annotation_services.set_links(p1, lead, [(1, 0)], sure=True, base_version=None, is_gold=True)
-    outsider = factories.user("gone")
+    outsider = make.user("gone")
     annotation_services.add_phenomenon(
         p1, outsider, ptype("Diathesis"), scope1=[2], scope2=[1], base_version=None
     )

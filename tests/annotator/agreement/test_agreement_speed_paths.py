@@ -31,19 +31,19 @@ from metrics.document import parse_document
 from metrics.report import build_report
 from metrics.synthetic import synthetic_document
 from metrics.types import Document
-from tests import factories
+from tests import make
 
 
 def ptype(name: str) -> ParaphraseType:
-    return factories.vila().types.get(name=name)
+    return make.vila().types.get(name=name)
 
 
 @pytest.fixture
 def every_layer_document() -> dict[str, Any]:
     """A project document with every section: phenomena, links, phrase alignments, evaluations, labels."""
-    lead = factories.user("lead")
-    ana, bo = factories.user("ana"), factories.user("bo")
-    project = factories.project_with_pairs(
+    lead = make.user("lead")
+    ana, bo = make.user("ana"), make.user("bo")
+    project = make.project_with_pairs(
         n_pairs=3, lead=lead, annotators=(ana, bo), layer_phrase_alignment=True, layer_evaluation=True
     )
     for pair in project.pairs.order_by("position"):

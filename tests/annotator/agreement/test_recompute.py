@@ -29,7 +29,7 @@ from annotator.models import (
 )
 from metrics.document import parse_document
 from metrics.report import build_report
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.django_db
 REPO = Path(__file__).resolve().parents[3]
@@ -45,14 +45,14 @@ def clean_cache():
 
 
 def ptype(name: str) -> ParaphraseType:
-    return factories.vila().types.get(name=name)
+    return make.vila().types.get(name=name)
 
 
 @pytest.fixture
 def team():
-    lead = factories.user("lead")
-    anns = (factories.user("ana"), factories.user("bo"), factories.user("cleo"))
-    project = factories.project_with_pairs(n_pairs=4, lead=lead, annotators=anns)
+    lead = make.user("lead")
+    anns = (make.user("ana"), make.user("bo"), make.user("cleo"))
+    project = make.project_with_pairs(n_pairs=4, lead=lead, annotators=anns)
     return project, anns
 
 
@@ -320,7 +320,7 @@ def test_broker_down_marks_project_behind_and_next_enqueue_catches_up(team, brok
     from kombu.exceptions import OperationalError
 
     project, _ = team
-    other = factories.project_with_pairs("Other", n_pairs=1)
+    other = make.project_with_pairs("Other", n_pairs=1)
     AgreementState.objects.create(project=project)
     broker.fail = OperationalError("connection refused")
     assert enqueue_recompute(project.pk) is False

@@ -6,15 +6,15 @@ from django.core.exceptions import ValidationError
 from annotator.annotation import services as annotation_services
 from annotator.annotation.services import ConflictError
 from annotator.models import AlignmentLink, AnnotationHistory, ParaphraseType, Phenomenon
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def setup():
-    ann = factories.user("ann")
-    project = factories.project_with_pairs(annotators=(ann,))
+    ann = make.user("ann")
+    project = make.project_with_pairs(annotators=(ann,))
     pair = project.pairs.first()
     types = {t.name: t for t in ParaphraseType.objects.filter(tagset=project.tagset)}
     return ann, pair, types

@@ -7,16 +7,15 @@ from annotator.annotation import services as annotation_services
 from annotator.annotation import undo
 from annotator.annotation.services import ConflictError, sheet_version
 from annotator.models import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon, PhraseAlignment
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def world(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    ann, bob = factories.user("ann"), factories.user("bob")
-    project = factories.project_with_pairs(annotators=(ann, bob), layer_phrase_alignment=True)
+    ann, bob = make.user("ann"), make.user("bob")
+    project = make.project_with_pairs(annotators=(ann, bob), layer_phrase_alignment=True)
     pair = project.pairs.first()
     types = {t.name: t for t in project.tagset.types.all()}
     return pair, ann, bob, types

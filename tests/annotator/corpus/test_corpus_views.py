@@ -14,8 +14,8 @@ from annotator import tasks
 from annotator.corpus import jobs as corpus_jobs
 from annotator.corpus import projects
 from annotator.models import CorpusJob, Pair, Project
-from tests import factories
-from tests.annotator.corpus_helpers import TWO_ROWS, counts
+from tests import make
+from tests.make import TWO_ROWS, counts
 
 pytestmark = pytest.mark.django_db
 
@@ -33,17 +33,16 @@ def tasks_in_process() -> Any:
 
 @pytest.fixture
 def world(settings: Any, tmp_path: Any) -> dict[str, Any]:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.MEDIA_ROOT = tmp_path
     cache.clear()  # progress and cancel flags live in the cache, keyed by job id
-    lead, ann, other_lead = factories.user("lead"), factories.user("ann"), factories.user("other")
-    admin = factories.user("admin", staff=True)
-    project = factories.project_with_pairs("P", n_pairs=1, lead=lead, annotators=(ann,))
+    lead, ann, other_lead = make.user("lead"), make.user("ann"), make.user("other")
+    admin = make.user("admin", staff=True)
+    project = make.project_with_pairs("P", n_pairs=1, lead=lead, annotators=(ann,))
     projects.create_project("Other", leads=[other_lead])
     return {"lead": lead, "ann": ann, "other": other_lead, "admin": admin, "project": project}
 
 
-def client_for(user: Any) -> Client:
+def api_client(user: Any) -> Client:
     client = Client()
     if user is not None:
         client.force_login(user)
@@ -60,13 +59,13 @@ def jobs_url(project: Project) -> str:
 def test_only_leads_of_the_project_and_admins_see_the_page(
     world: dict[str, Any], who: str | None, status: int
 ) -> None:
-    response = client_for(world.get(who) if who else None).get(jobs_url(world["project"]))
+    response = api_client(world.get(who) if who else None).get(jobs_url(world["project"]))
     assert response.status_code == status
 
 
 @pytest.mark.parametrize(("who", "status"), [(None, 302), ("ann", 403), ("lead", 403), ("admin", 200)])
 def test_only_admins_import_into_a_new_project(world: dict[str, Any], who: str | None, status: int) -> None:
-    response = client_for(world.get(who) if who else None).get(reverse("annotator:corpus-import"))
+    response = api_client(world.get(who) if who else None).get(reverse("annotator:corpus-import"))
     assert response.status_code == status
 
 
@@ -82,29 +81,29 @@ def upload(client: Client, url: str, **fields: Any) -> Any:
 
 def test_small_upload_runs_inline_and_lists_the_job(world: dict[str, Any]) -> None:
     project = world["project"]
-    response = upload(client_for(world["lead"]), jobs_url(project))
+    response = upload(api_client(world["lead"]), jobs_url(project))
     assert response.status_code == 302
     job = CorpusJob.objects.get()
     assert job.status == "succeeded" and job.report["created"] == {"pairs": 2}
     assert Pair.objects.filter(project=project).count() == 3
-    page = client_for(world["lead"]).get(jobs_url(project)).content.decode()
+    page = api_client(world["lead"]).get(jobs_url(project)).content.decode()
     assert "P: created 2 pairs" in page and "Full report (JSON)" in page
 
 
 def test_invalid_upload_fails_with_every_problem_and_writes_nothing(world: dict[str, Any]) -> None:
     before = counts()
     bad = SimpleUploadedFile("bad.txt", b"Quality,#1 ID,#2 ID,#1 String,#2 String\r\n")
-    upload(client_for(world["lead"]), jobs_url(world["project"]), files=bad)
+    upload(api_client(world["lead"]), jobs_url(world["project"]), files=bad)
     assert counts() == before
     job = CorpusJob.objects.get()
     assert job.status == "failed"
-    page = client_for(world["lead"]).get(jobs_url(world["project"])).content.decode()
+    page = api_client(world["lead"]).get(jobs_url(world["project"])).content.decode()
     assert "the columns are separated by commas" in page
 
 
 def test_dry_run_checkbox_writes_nothing(world: dict[str, Any]) -> None:
     before = counts()
-    upload(client_for(world["lead"]), jobs_url(world["project"]), dry_run="on")
+    upload(api_client(world["lead"]), jobs_url(world["project"]), dry_run="on")
     assert counts() == before
     assert CorpusJob.objects.get().report["summary"] == "P: would create 2 pairs"
 
@@ -112,7 +111,7 @@ def test_dry_run_checkbox_writes_nothing(world: dict[str, Any]) -> None:
 def test_htmx_request_gets_the_jobs_partial_with_few_queries(
     world: dict[str, Any], django_assert_max_num_queries: Any
 ) -> None:
-    client = client_for(world["lead"])
+    client = api_client(world["lead"])
     upload(client, jobs_url(world["project"]))
     with django_assert_max_num_queries(8):
         response = client.get(jobs_url(world["project"]), HTTP_HX_REQUEST="true")
@@ -127,7 +126,7 @@ def test_running_job_shows_progress_polls_and_can_be_cancelled(world: dict[str, 
         kind="import", format="mrpc", project=project, project_name="P", status="running", total=200
     )
     corpus_jobs._Checkpoints(job.pk).progress(50, 200)
-    client = client_for(world["lead"])
+    client = api_client(world["lead"])
     body = client.get(jobs_url(project), HTTP_HX_REQUEST="true").content.decode()
     assert "every 1s" in body and 'aria-valuenow="25"' in body and "50 of 200 records" in body
     cancel = reverse("annotator:corpus-job-cancel", args=[project.pk, job.pk])
@@ -181,7 +180,7 @@ def test_an_import_the_queue_cannot_take_fails_at_once_and_says_why(
 
 
 def test_export_job_gives_a_download(world: dict[str, Any], django_capture_on_commit_callbacks: Any) -> None:
-    client = client_for(world["lead"])
+    client = api_client(world["lead"])
     project = world["project"]
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
@@ -196,21 +195,21 @@ def test_export_job_gives_a_download(world: dict[str, Any], django_capture_on_co
 
 
 def test_export_form_needs_an_annotator_for_etpc(world: dict[str, Any]) -> None:
-    response = client_for(world["lead"]).post(
+    response = api_client(world["lead"]).post(
         reverse("annotator:corpus-export", args=[world["project"].pk]), {"format": "etpc", "variant": "json"}
     )
     assert response.status_code == 422 and "name them or tick the gold layer" in response.content.decode()
 
 
 def test_printable_report_without_snapshot_says_so(world: dict[str, Any]) -> None:
-    response = client_for(world["lead"]).get(
+    response = api_client(world["lead"]).get(
         reverse("annotator:corpus-report-print", args=[world["project"].pk])
     )
     assert response.status_code == 404 and "has no agreement report yet" in response.content.decode()
 
 
 def test_admin_imports_into_a_new_project(world: dict[str, Any]) -> None:
-    client = client_for(world["admin"])
+    client = api_client(world["admin"])
     response = upload(client, reverse("annotator:corpus-import"), project_name="Fresh")
     fresh = Project.objects.get(name="Fresh")
     assert response.status_code == 302 and response["Location"] == jobs_url(fresh)
@@ -223,4 +222,4 @@ def test_other_projects_jobs_are_not_reachable(world: dict[str, Any]) -> None:
     other = Project.objects.get(name="Other")
     job = CorpusJob.objects.create(kind="export", format="csv", project=other, project_name="Other")
     url = reverse("annotator:corpus-job-report", args=[world["project"].pk, job.pk])
-    assert client_for(world["lead"]).get(url).status_code == 404
+    assert api_client(world["lead"]).get(url).status_code == 404

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from annotator.agreement.computation import latest_snapshot, recompute
 from annotator.models import AgreementState
-from tests import factories
+from tests import make
 from tests.annotator.agreement.test_recompute import annotate
 
 pytestmark = pytest.mark.django_db
@@ -30,9 +30,9 @@ def clean_cache():
 
 @pytest.fixture
 def setup():
-    lead = factories.user("lead")
-    anns = (factories.user("ana"), factories.user("bo"), factories.user("cleo"))
-    project = factories.project_with_pairs(n_pairs=4, lead=lead, annotators=anns)
+    lead = make.user("lead")
+    anns = (make.user("ana"), make.user("bo"), make.user("cleo"))
+    project = make.project_with_pairs(n_pairs=4, lead=lead, annotators=anns)
     return project, lead, anns
 
 
@@ -41,7 +41,7 @@ def url(project) -> str:
 
 
 def login(client, user) -> None:
-    client.login(username=user.username, password=factories.PASSWORD)
+    client.login(username=user.username, password=make.PASSWORD)
 
 
 def test_lead_sees_the_dashboard(client, setup):
@@ -66,21 +66,21 @@ def test_annotator_gets_403_and_never_sees_numbers(client, setup):
 
 def test_outsider_gets_404(client, setup):
     project, _, _ = setup
-    login(client, factories.user("stranger"))
+    login(client, make.user("stranger"))
     assert client.get(url(project)).status_code == 404
 
 
 def test_lead_of_another_project_gets_404(client, setup):
     project, _, _ = setup
-    other_lead = factories.user("other")
-    factories.project_with_pairs("Other", lead=other_lead)
+    other_lead = make.user("other")
+    make.project_with_pairs("Other", lead=other_lead)
     login(client, other_lead)
     assert client.get(url(project)).status_code == 404
 
 
 def test_admin_sees_the_dashboard(client, setup):
     project, _, _ = setup
-    login(client, factories.user("root", staff=True))
+    login(client, make.user("root", staff=True))
     assert client.get(url(project)).status_code == 200
 
 
@@ -176,7 +176,7 @@ def test_page_query_count_does_not_grow_with_snapshots_or_annotators(
     with django_assert_max_num_queries(10) as few:
         client.get(url(project))
     baseline = len(few.captured_queries)
-    more = factories.user("dora")
+    more = make.user("dora")
     from annotator.corpus import projects
 
     projects.assign_pairs(project, [more], project.pairs.all())

@@ -3,17 +3,17 @@
 import pytest
 from django.urls import reverse
 
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def world():
-    lead, ann, other = factories.user("lead"), factories.user("ann"), factories.user("other")
-    admin = factories.user("boss", staff=True)
-    mine = factories.project_with_pairs("Mine", lead=lead, annotators=(ann,))
-    theirs = factories.project_with_pairs("Theirs", lead=other, annotators=(other,))
+    lead, ann, other = make.user("lead"), make.user("ann"), make.user("other")
+    admin = make.user("boss", staff=True)
+    mine = make.project_with_pairs("Mine", lead=lead, annotators=(ann,))
+    theirs = make.project_with_pairs("Theirs", lead=other, annotators=(other,))
     return {"lead": lead, "ann": ann, "other": other, "admin": admin, "mine": mine, "theirs": theirs}
 
 
@@ -51,6 +51,6 @@ def test_home_query_count_does_not_grow_with_projects(client, world, django_asse
     with django_assert_num_queries(6) as few:
         client.get("/")
     for n in range(5):
-        factories.project_with_pairs(f"Extra {n}", lead=world["lead"])
+        make.project_with_pairs(f"Extra {n}", lead=world["lead"])
     with django_assert_num_queries(len(few.captured_queries)):
         client.get("/")

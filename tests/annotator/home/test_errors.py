@@ -7,16 +7,15 @@ from django.db import OperationalError
 from django.test import Client
 
 from annotator import access
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def anna(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.DEBUG = False
-    return factories.user("anna")
+    return make.user("anna")
 
 
 def _failing(exc: Exception):

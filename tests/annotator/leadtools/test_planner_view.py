@@ -5,26 +5,20 @@ from django.urls import reverse
 
 from annotator.corpus import projects
 from annotator.models import Assignment
-from tests import factories
-from tests.leadtools_factories import FAST_HASHERS
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
-
-
 @pytest.fixture
 def world():
-    lead, ann, ben = factories.user("lead"), factories.user("ann"), factories.user("ben")
-    other = factories.user("other")
-    admin = factories.user("boss", staff=True)
-    project = factories.project_with_pairs("Plan", n_pairs=6, lead=lead)
+    lead, ann, ben = make.user("lead"), make.user("ann"), make.user("ben")
+    other = make.user("other")
+    admin = make.user("boss", staff=True)
+    project = make.project_with_pairs("Plan", n_pairs=6, lead=lead)
     for user in (ann, ben):
         projects.add_member(project, user, "annotator")
-    theirs = factories.project_with_pairs("Theirs", lead=other)
+    theirs = make.project_with_pairs("Theirs", lead=other)
     return {
         "lead": lead,
         "ann": ann,

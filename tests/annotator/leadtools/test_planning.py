@@ -9,22 +9,16 @@ from annotator.annotation import services as annotation_services
 from annotator.corpus import projects
 from annotator.leadtools import planning
 from annotator.models import Assignment, Membership
-from tests import factories
-from tests.leadtools_factories import FAST_HASHERS
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
-
-
 @pytest.fixture
 def setup():
-    lead = factories.user("lead")
-    people = [factories.user(name) for name in ("ann", "ben", "cat", "dan")]
-    project = factories.project_with_pairs("Plan", n_pairs=12, lead=lead)
+    lead = make.user("lead")
+    people = [make.user(name) for name in ("ann", "ben", "cat", "dan")]
+    project = make.project_with_pairs("Plan", n_pairs=12, lead=lead)
     for user in people:
         projects.add_member(project, user, Membership.Role.ANNOTATOR)
     return project, people
@@ -124,7 +118,7 @@ def test_k_larger_than_the_annotators_chosen_is_refused(setup):
 
 def test_a_user_who_is_not_an_annotator_cannot_be_planned(setup):
     project, _ = setup
-    outsider = factories.user("zed")
+    outsider = make.user("zed")
     with pytest.raises(ValidationError) as err:
         planning.plan_assignments(project, annotator_ids=[outsider.pk])
     assert "not an annotator" in err.value.message_dict["annotators"][0]
@@ -178,5 +172,5 @@ def test_reassign_to_oneself_or_an_outsider_is_refused(setup):
     with pytest.raises(ValidationError):
         planning.reassign(project, people[0], people[0])
     with pytest.raises(ValidationError) as err:
-        planning.reassign(project, people[0], factories.user("zed"))
+        planning.reassign(project, people[0], make.user("zed"))
     assert "not an annotator" in err.value.message_dict["to_user"][0]
