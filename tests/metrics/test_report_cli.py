@@ -13,7 +13,6 @@ import pytest
 
 from metrics.document import parse_document
 from metrics.report import build_report
-from tests.metrics.metrics_helpers import vila_document_data
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,7 +52,7 @@ def no_nan(value: Any) -> bool:
     return not (isinstance(value, float) and not math.isfinite(value))
 
 
-def test_report_prints_json_with_every_iapta_key(tmp_path):
+def test_report_prints_json_with_every_iapta_key(vila_document_data, tmp_path):
     proc = run_cli("report", str(write(tmp_path, vila_document_data())))
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
@@ -110,7 +109,7 @@ def test_evaluation_keys_and_revisions():
     assert no_nan(m)
 
 
-def test_one_annotator_gives_values_without_pairs():
+def test_one_annotator_gives_values_without_pairs(vila_document_data):
     data = vila_document_data()
     data["annotators"] = ["B"]
     del data["phenomena"]["C"]
@@ -120,7 +119,7 @@ def test_one_annotator_gives_values_without_pairs():
     assert m["iapta.do.k"] == {"by_ordered_pair": {}}
 
 
-def test_table_format_is_an_aligned_text_table(tmp_path):
+def test_table_format_is_an_aligned_text_table(vila_document_data, tmp_path):
     proc = run_cli("report", str(write(tmp_path, vila_document_data())), "--format", "table")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
@@ -128,7 +127,7 @@ def test_table_format_is_an_aligned_text_table(tmp_path):
     assert any(line.startswith("iapta.n.ph ") and line.rstrip().endswith("0.7500") for line in lines)
 
 
-def test_ci_flag_adds_bootstrap_intervals(tmp_path):
+def test_ci_flag_adds_bootstrap_intervals(vila_document_data, tmp_path):
     data = vila_document_data()
     data["evaluations"] = evaluations()
     proc = run_cli("report", str(write(tmp_path, data)), "--ci")
@@ -158,7 +157,7 @@ INVALID = {
 
 
 @pytest.mark.parametrize("case", list(INVALID))
-def test_invalid_document_exits_1_with_one_line_naming_the_field(tmp_path, case):
+def test_invalid_document_exits_1_with_one_line_naming_the_field(vila_document_data, tmp_path, case):
     path, value, field = INVALID[case]
     doc = write(tmp_path, _invalid(vila_document_data(), path, value))
     proc = run_cli("report", str(doc))
@@ -177,7 +176,7 @@ def test_bad_json_exits_1_without_traceback(tmp_path):
     assert proc.stderr.startswith(f"{doc}: $: invalid JSON") and proc.stderr.count("\n") == 1
 
 
-def test_missing_format_exits_1(tmp_path):
+def test_missing_format_exits_1(vila_document_data, tmp_path):
     data = vila_document_data()
     del data["format"]
     doc = write(tmp_path, data)
@@ -192,7 +191,7 @@ def test_missing_file_exits_1(tmp_path):
     assert proc.stderr.startswith(f"{tmp_path / 'nope.json'}: $: cannot read file")
 
 
-def test_report_is_json_safe_for_degenerate_input():
+def test_report_is_json_safe_for_degenerate_input(vila_document_data):
     data = vila_document_data()
     data["phenomena"] = {"B": [], "C": []}
     report = build_report(parse_document(data))
@@ -201,9 +200,7 @@ def test_report_is_json_safe_for_degenerate_input():
     assert report["measures"]["iapta.tpo.partial.f1"]["by_pair"] == {"B|C": None}
 
 
-def test_spec_example_document_reports_every_section(tmp_path):
-    from tests.metrics.test_types import full_document
-
+def test_spec_example_document_reports_every_section(full_document, tmp_path):
     proc = run_cli("report", str(write(tmp_path, full_document())))
     assert proc.returncode == 0, proc.stderr
     m = json.loads(proc.stdout)["measures"]
