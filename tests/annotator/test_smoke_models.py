@@ -18,8 +18,8 @@ def test_builtin_tagsets_are_loaded_by_migration():
 
 @pytest.mark.django_db
 def test_factory_project_has_pairs_with_tree_nodes():
-    ann = make.user("ann")
-    project = make.project_with_pairs(annotators=(ann,))
+    anna = make.cast().anna
+    project = make.project_with_pairs(annotators=(anna,))
     pair = project.pairs.first()
     assert pair.nodes1[0]["label"] == "S" and pair.nodes1[0]["end"] == len(pair.tokens1)
-    assert pair.assignments.filter(annotator=ann).exists()
+    assert pair.assignments.filter(annotator=anna).exists()

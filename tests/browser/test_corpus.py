@@ -33,7 +33,7 @@ def admin(settings: Any, tmp_path: Path) -> Any:
     settings.MEDIA_ROOT = tmp_path
     cache.clear()
     install_builtin_tagsets(Tagset, ParaphraseType)  # transactional tests flush the data migration's rows
-    return make.user("admin", staff=True)
+    return make.cast().admin
 
 
 def test_admin_imports_mrpc_then_etpc_then_exports(
@@ -82,7 +82,8 @@ def test_lead_opens_the_printable_agreement_report(page: Any, live_server: Any, 
     from annotator.agreement.computation import recompute
     from annotator.annotation import services as annotation_services
 
-    lead, anna, ben = make.user("lead"), make.user("anna"), make.user("ben")
+    cast = make.cast()
+    lead, anna, ben = cast.lead, cast.anna, cast.ben
     project = make.project_with_pairs("Printable", n_pairs=2, lead=lead, annotators=(anna, ben))
     diathesis = make.vila().types.get(name="Diathesis")
     for pair in project.pairs.all():

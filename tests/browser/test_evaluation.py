@@ -15,7 +15,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def world():
-    rater, other, lead = make.user("rita"), make.user("otto"), make.user("lena")
+    cast = make.cast()
+    rater, other, lead = cast.anna, cast.ben, cast.lead
     project = make.evaluation_project("Substitutions", n_units=2, raters=(rater, other), lead=lead)
     return project, list(project.units.order_by("position")), rater, other, lead
 
@@ -44,7 +45,7 @@ def badge(page, item, step):
 def test_rater_walks_through_both_steps_and_never_sees_the_original_in_step_1(page, live_server, world):
     project, (u1, _), rater, _, _ = world
     items = list(u1.items.all())
-    login(page, live_server, "rita", make.PASSWORD)
+    login(page, live_server, "anna", make.PASSWORD)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/")
     screenshot(page, "evaluation-queue-start")
     page.click("#next-unit")
@@ -98,7 +99,7 @@ def test_rater_walks_through_both_steps_and_never_sees_the_original_in_step_1(pa
 
 def test_postponed_unit_returns_after_the_others(page, live_server, world):
     project, (u1, u2), rater, _, _ = world
-    login(page, live_server, "rita", make.PASSWORD)
+    login(page, live_server, "anna", make.PASSWORD)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/units/{u1.pk}/grammaticality/")
     page.get_by_role("button", name="Postpone this unit").click()
     page.wait_for_url(re.compile(rf"/units/{u2.pk}/grammaticality/$"))
@@ -122,7 +123,7 @@ def test_rater_reevaluates_a_disagreed_item_and_the_lead_sees_before_and_after(p
             ["Equivalent", "Missing Info.", "Completely Different"],
         )
     reevaluation.build_reevaluation_sets(project, seed=0)
-    login(page, live_server, "rita", make.PASSWORD)
+    login(page, live_server, "anna", make.PASSWORD)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/")
     page.get_by_role("link", name="Continue re-evaluation").click()
     page.wait_for_url(re.compile(r"/reevaluation/$"))
@@ -167,13 +168,13 @@ def test_lead_builds_a_unit_and_assigns_raters(page, live_server, world):
     page.locator("#assign-raters").get_by_role("button", name="Assign").click()
     page.wait_for_load_state("networkidle")
     assert "1 unit(s) assigned to 2 raters each" in page.locator(".messages").inner_text()
-    assert evaluation.rating_queue(project, project.members.get(username="rita"))[-1].unit.phrase == "went up"
+    assert evaluation.rating_queue(project, project.members.get(username="anna"))[-1].unit.phrase == "went up"
 
 
 def test_a_change_made_in_another_tab_shows_a_conflict_at_the_item(page, live_server, world):
     project, (u1, _), rater, _, _ = world
     item = u1.items.first()
-    login(page, live_server, "rita", make.PASSWORD)
+    login(page, live_server, "anna", make.PASSWORD)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/units/{u1.pk}/grammaticality/")
     answer(page, item, "grammaticality", "Yes")
     evaluation.record_judgement(item, rater, "grammaticality", label="Irredeemable")  # the other tab

@@ -50,7 +50,7 @@ def rated_project(lead: Any) -> tuple[Any, list[Any]]:
 
 
 def test_finalizing_the_last_unit_has_the_worker_draw_the_sets(worker: Any) -> None:
-    lead = make.user("lena")
+    lead = make.cast().lead
     project, raters = rated_project(lead)  # each finalize commits; the last one enqueues the draw
     wait_for(lambda: ReevaluationSet.objects.filter(project=project).count() == 6)
     measures = build_report(parse_document(project_document(project)))["measures"]
@@ -62,7 +62,7 @@ def test_finalizing_the_last_unit_has_the_worker_draw_the_sets(worker: Any) -> N
 
 
 def test_lead_starts_reevaluation_with_a_seed_and_sees_the_workers_numbers(worker: Any) -> None:
-    lead = make.user("lena")
+    lead = make.cast().lead
     project, _ = rated_project(lead)
     wait_for(lambda: ReevaluationSet.objects.filter(project=project, seed=0).count() == 6)
     client = Client()

@@ -57,7 +57,7 @@ def test_large_import_runs_on_the_worker_with_progress(
 ) -> None:
     cache.clear()
     install_builtin_tagsets(Tagset, ParaphraseType)  # a transactional test flushed the data migration's rows
-    lead = make.user("lead")
+    lead = make.cast().lead
     monkeypatch.setattr(corpus_jobs, "INLINE_LIMIT", 1000)
     job = corpus_jobs.start_import(lead, "mrpc", "Worker", mrpc_files(corpora_dir))
     seen = set()
@@ -78,7 +78,7 @@ def test_cancelled_import_on_the_worker_writes_nothing(
 ) -> None:
     cache.clear()
     install_builtin_tagsets(Tagset, ParaphraseType)
-    lead = make.user("lead")
+    lead = make.cast().lead
     monkeypatch.setattr(corpus_jobs, "INLINE_LIMIT", 1000)
     before = counts()
     job = corpus_jobs.start_import(lead, "mrpc", "Cancelled", mrpc_files(corpora_dir))

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def setup(settings):
-    lead, anna, ben = make.user("lena"), make.user("anna"), make.user("ben")
+    cast = make.cast()
+    lead, anna, ben = cast.lead, cast.anna, cast.ben
     project = make.evaluation_project("Eval", n_units=2, raters=(anna, ben), lead=lead)
     return project, lead, anna, ben
 

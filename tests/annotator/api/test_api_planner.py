@@ -15,16 +15,17 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def world(settings):
-    lead, ann, ben, cat = (make.user(name) for name in ("lead", "ann", "ben", "cat"))
-    other = make.user("other")
-    admin = make.user("boss", staff=True)
+    cast = make.cast()
+    lead, anna, ben, cat = cast.lead, cast.anna, cast.ben, cast.cat
+    other = make.cast().other_lead
+    admin = make.cast().admin
     project = make.project_with_pairs("Plan", n_pairs=6, lead=lead)
-    for user in (ann, ben, cat):
+    for user in (anna, ben, cat):
         projects.add_member(project, user, "annotator")
     theirs = make.project_with_pairs("Theirs", lead=other)
     return {
         "lead": lead,
-        "ann": ann,
+        "anna": anna,
         "ben": ben,
         "cat": cat,
         "other": other,
@@ -44,14 +45,14 @@ def plan(world, user=None, **body):
 
 
 def test_lead_reads_the_planner_inputs_and_the_assignment_summary(world):
-    projects.assign_pairs(world["project"], [world["ann"]], world["project"].pairs.all()[:2])
+    projects.assign_pairs(world["project"], [world["anna"]], world["project"].pairs.all()[:2])
     response = api_client(world["lead"]).get(url(world["project"]))
     assert response.status_code == 200
     body = response.json()
     assert body["n_pairs"] == 6 and body["phase"] == world["project"].phase
-    assert [a["username"] for a in body["annotators"]] == ["ann", "ben", "cat"]
+    assert [a["username"] for a in body["annotators"]] == ["anna", "ben", "cat"]
     summary = {row["username"]: row for row in body["summary"]}
-    assert summary["ann"]["total"] == 2 and summary["ann"]["todo"] == 2 and summary["ben"]["total"] == 0
+    assert summary["anna"]["total"] == 2 and summary["anna"]["todo"] == 2 and summary["ben"]["total"] == 0
     assert body["per_pair_choices"] == ["everyone", "one", "k"]
 
 
@@ -125,20 +126,20 @@ def test_a_user_who_is_not_an_annotator_cannot_be_planned(world):
 
 def test_reassign_moves_unfinished_work(world):
     project = world["project"]
-    projects.assign_pairs(project, [world["ann"]], project.pairs.all())
-    done = Assignment.objects.filter(annotator=world["ann"]).order_by("pk").first()
+    projects.assign_pairs(project, [world["anna"]], project.pairs.all())
+    done = Assignment.objects.filter(annotator=world["anna"]).order_by("pk").first()
     Assignment.objects.filter(pk=done.pk).update(status=Assignment.Status.DONE)
-    body = {"from_user": world["ann"].pk, "to_user": world["ben"].pk, "remove_member": True}
+    body = {"from_user": world["anna"].pk, "to_user": world["ben"].pk, "remove_member": True}
     response = api_client(world["lead"]).post(url(project, "reassign"), body, format="json")
     assert response.status_code == 200, response.json()
     assert response.json() == {"moved": 5, "already_held": 0, "removed_from_project": True}
     assert Assignment.objects.filter(annotator=world["ben"]).count() == 5
-    assert Assignment.objects.get(annotator=world["ann"]).pk == done.pk  # finished work stays
-    assert not Membership.objects.filter(project=project, user=world["ann"], role="annotator").exists()
+    assert Assignment.objects.get(annotator=world["anna"]).pk == done.pk  # finished work stays
+    assert not Membership.objects.filter(project=project, user=world["anna"], role="annotator").exists()
 
 
 def test_reassign_to_the_same_annotator_is_refused(world):
-    body = {"from_user": world["ann"].pk, "to_user": world["ann"].pk}
+    body = {"from_user": world["anna"].pk, "to_user": world["anna"].pk}
     response = api_client(world["lead"]).post(url(world["project"], "reassign"), body, format="json")
     assert response.status_code == 400
     assert response.json() == {"to_user": ["Choose a different annotator to take the work over."]}
@@ -147,10 +148,10 @@ def test_reassign_to_the_same_annotator_is_refused(world):
 def test_only_the_projects_leads_and_admins_plan(world):
     project = world["project"]
     assert api_client(None).get(url(project)).status_code in (401, 403)
-    for user, expected in ((world["ann"], 403), (world["other"], 404)):
+    for user, expected in ((world["anna"], 403), (world["other"], 404)):
         assert api_client(user).get(url(project)).status_code == expected
         assert plan(world, user).status_code == expected
-        body = {"from_user": world["ann"].pk, "to_user": world["ben"].pk}
+        body = {"from_user": world["anna"].pk, "to_user": world["ben"].pk}
         assert api_client(user).post(url(project, "reassign"), body, format="json").status_code == expected
     assert Assignment.objects.count() == 0
     assert api_client(world["admin"]).get(url(project)).status_code == 200

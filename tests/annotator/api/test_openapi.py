@@ -28,7 +28,7 @@ def test_schema_generates_without_warnings_and_validates(tmp_path):
 
 def test_schema_is_served_and_covers_every_resource(settings):
 
-    client = api_client(make.user("anna"))
+    client = api_client(make.cast().anna)
     response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200
     paths = json.loads(response.content)["paths"]

@@ -61,7 +61,7 @@ def test_etpc_xml_imports_back_unchanged(etpc_project: Project) -> None:
 
 
 def test_etpc_xml_of_the_gold_layer() -> None:
-    lead = make.user("lead")
+    lead = make.cast().lead
     project = make.project_with_pairs("G", n_pairs=1, lead=lead)
     pair = project.pairs.get()
     ptype = project.tagset.types.get(name="Synthetic/analytic")
@@ -89,7 +89,7 @@ def test_phenomena_csv(etpc_project: Project) -> None:
 
 
 def test_pharaoh_export_imports_back() -> None:
-    anna = make.user("anna")
+    anna = make.cast().anna
     project = make.project_with_pairs("A", n_pairs=2)
     pair = project.pairs.get(source_id="p2")
     ann.set_links(pair, anna, [(1, 0), (4, 2)], sure=True, base_version=None)
@@ -104,7 +104,8 @@ def test_pharaoh_export_imports_back() -> None:
 
 
 def test_report_needs_a_snapshot_then_gives_json_csv_and_a_printable_page() -> None:
-    anna, ben = make.user("anna"), make.user("ben")
+    cast = make.cast()
+    anna, ben = cast.anna, cast.ben
     project = make.project_with_pairs("R", n_pairs=1, annotators=(anna, ben))
     with pytest.raises(NoSnapshot, match="R has no agreement report yet"):
         export_project("report", project)

@@ -25,7 +25,8 @@ pytestmark = pytest.mark.django_db
 
 def rich_project() -> Project:
     """Every kind of content: labels, comments, phenomena, links, phrase alignments, gold, units, judgements."""
-    lead, a, b = make.user("lead"), make.user("anna"), make.user("ben")
+    cast = make.cast()
+    lead, a, b = cast.lead, cast.anna, cast.ben
     project = make.project_with_pairs(
         "Rich",
         n_pairs=3,

@@ -89,7 +89,7 @@ def test_pharaoh_initial_alignment(project: Project) -> None:
 
 
 def test_pharaoh_adds_to_work_done_in_the_editor(project: Project) -> None:
-    anna = make.user("anna")
+    anna = make.cast().anna
     pair = Pair.objects.get(source_id="p1")
     annotation_services.set_links(pair, anna, [(1, 0)], sure=False, base_version=None)
     report = import_corpus("pharaoh", "T", [("a.align", b"p1\t1-0 2-1\n")], annotator="anna")

@@ -15,7 +15,7 @@ HTMX = {"HX-Request": "true"}
 
 @pytest.fixture
 def world():
-    rater = make.user("rita")
+    rater = make.cast().anna
     project = make.evaluation_project(raters=(rater,))
     unit = project.units.get()
     return unit, list(unit.items.all()), rater
@@ -115,7 +115,7 @@ def test_role_matrix(client, world):
     _, items, rater = world
     data = {"a.grammatical": "yes", "a.natural": "perfect", "version": "0"}
     assert client.post(url(items[0]), data).status_code == 302  # anonymous → login
-    client.force_login(make.user("olga"))
+    client.force_login(make.cast().outsider)
     assert client.post(url(items[0]), data).status_code == 404
     client.force_login(rater)
     assert client.get(url(items[0])).status_code == 405

@@ -15,7 +15,7 @@ def url(project):
 
 
 def test_project_page_links_to_the_rating_queue(client):
-    rater = make.user("rita")
+    rater = make.cast().anna
     project = make.evaluation_project(raters=(rater,))
     client.force_login(rater)
     body = client.get(reverse("annotator:project-detail", args=[project.pk])).content.decode()
@@ -25,7 +25,7 @@ def test_project_page_links_to_the_rating_queue(client):
 def test_queue_lists_open_then_postponed_then_finalized_without_any_sentence(
     client, django_assert_max_num_queries
 ):
-    rater = make.user("rita")
+    rater = make.cast().anna
     project = make.evaluation_project(n_units=4, raters=(rater,))
     u1, u2, u3, u4 = project.units.order_by("position")
     evaluation.postpone_unit(u1, rater)
@@ -48,7 +48,7 @@ def test_queue_lists_open_then_postponed_then_finalized_without_any_sentence(
 
 
 def test_postponed_unit_comes_back_as_next_when_nothing_else_is_left(client):
-    rater = make.user("rita")
+    rater = make.cast().anna
     project = make.evaluation_project(n_units=2, raters=(rater,))
     u1, u2 = project.units.order_by("position")
     evaluation.postpone_unit(u1, rater)
@@ -75,10 +75,11 @@ def test_reevaluation_units_appear_first_once_drawn(client):
 
 
 def test_role_matrix(client):
-    rater, lead = make.user("rita"), make.user("lena")
+    cast = make.cast()
+    rater, lead = cast.anna, cast.lead
     project = make.evaluation_project(raters=(rater,), lead=lead)
     assert client.get(url(project)).status_code == 302
-    client.force_login(make.user("olga"))
+    client.force_login(make.cast().outsider)
     assert client.get(url(project)).status_code == 404
     client.force_login(lead)
     lead_page = client.get(url(project))

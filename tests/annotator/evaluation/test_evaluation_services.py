@@ -115,7 +115,7 @@ def test_assign_units_rejects_more_raters_per_unit_than_raters():
 
 @pytest.fixture
 def setup():
-    rater = make.user("ann")
+    rater = make.cast().anna
     project = make.evaluation_project(raters=(rater,))
     unit = project.units.get()
     return project, unit, list(unit.items.all()), rater
@@ -212,13 +212,13 @@ def test_finalize_needs_every_meaning_and_then_locks_the_unit(setup):
 
 def test_rater_without_assignment_cannot_judge(setup):
     _, _, items, _ = setup
-    stranger = make.user("stranger")
+    stranger = make.cast().outsider
     with pytest.raises(ValidationError, match="not assigned"):
         evaluation.record_judgement(items[0], stranger, "grammaticality", label="Perfect")
 
 
 def test_postponed_unit_returns_after_the_others():
-    rater = make.user("ann")
+    rater = make.cast().anna
     project = make.evaluation_project(n_units=3, raters=(rater,))
     u1, u2, u3 = project.units.order_by("position")
     evaluation.postpone_unit(u1, rater)

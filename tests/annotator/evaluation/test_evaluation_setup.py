@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def world():
-    lead = make.user("lena")
+    lead = make.cast().lead
     raters = make.raters(3)
     project = make.evaluation_project(n_units=0, lead=lead)
     for rater in raters:
@@ -164,9 +164,9 @@ def test_role_matrix(client, world):
     project, lead, raters = world
     assert client.get(url(project)).status_code == 302
     for user, status in (
-        (make.user("olga"), 404),
+        (make.cast().outsider, 404),
         (raters[0], 403),
-        (make.user("root", staff=True), 200),
+        (make.cast().admin, 200),
         (lead, 200),
     ):
         client.force_login(user)

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def world():
-    rater = make.user("rita")
+    rater = make.cast().anna
     project = make.evaluation_project(n_units=2, raters=(rater,))
     return project, list(project.units.order_by("position")), rater
 

@@ -13,7 +13,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def world():
-    rater, other, lead = make.user("rita"), make.user("otto"), make.user("lena")
+    cast = make.cast()
+    rater, other, lead = cast.anna, cast.ben, cast.lead
     project = make.evaluation_project(raters=(rater, other), lead=lead)
     unit = project.units.get()
     return project, unit, rater, other, lead
@@ -38,8 +39,8 @@ def test_page_shows_paraphrases_and_not_the_original_anywhere_in_the_html(client
 
 def test_role_matrix(client, world):
     project, unit, rater, _, lead = world
-    outsider = make.user("olga")
-    staff = make.user("root", staff=True)
+    outsider = make.cast().outsider
+    staff = make.cast().admin
     anonymous = client.get(url(unit))
     assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
     for user, status in ((outsider, 404), (lead, 403), (staff, 403), (rater, 200)):

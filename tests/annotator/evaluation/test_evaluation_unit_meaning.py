@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def world():
-    rater = make.user("rita")
+    rater = make.cast().anna
     project = make.evaluation_project(raters=(rater,))
     unit = project.units.get()
     for item in unit.items.all():
@@ -63,8 +63,8 @@ def test_role_matrix(client, world):
     evaluation.submit_grammaticality(unit, rater)
     assert client.get(url(unit)).status_code == 302
     for user, status in (
-        (make.user("olga"), 404),
-        (make.user("root", staff=True), 403),
+        (make.cast().outsider, 404),
+        (make.cast().admin, 403),
         (rater, 200),
     ):
         client.force_login(user)

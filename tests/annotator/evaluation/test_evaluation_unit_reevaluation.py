@@ -72,7 +72,7 @@ def test_finish_marks_the_unit_done_and_locks_it(client, world):
 
 
 def test_page_waits_for_reevaluation_to_start(client):
-    rater = make.user("rita")
+    rater = make.cast().anna
     project = make.evaluation_project(raters=(rater,))
     unit = project.units.get()
     client.force_login(rater)
@@ -83,8 +83,8 @@ def test_role_matrix(client, world):
     unit, raters = world
     assert client.get(url("unit-reevaluation", unit)).status_code == 302
     for user, status in (
-        (make.user("olga"), 404),
-        (make.user("root", staff=True), 403),
+        (make.cast().outsider, 404),
+        (make.cast().admin, 403),
         (raters[1], 200),
     ):
         client.force_login(user)

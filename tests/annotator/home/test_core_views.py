@@ -10,11 +10,12 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def world():
-    lead, ann, other = make.user("lead"), make.user("ann"), make.user("other")
-    admin = make.user("boss", staff=True)
-    mine = make.project_with_pairs("Mine", lead=lead, annotators=(ann,))
+    cast = make.cast()
+    lead, anna, other = cast.lead, cast.anna, cast.other_lead
+    admin = make.cast().admin
+    mine = make.project_with_pairs("Mine", lead=lead, annotators=(anna,))
     theirs = make.project_with_pairs("Theirs", lead=other, annotators=(other,))
-    return {"lead": lead, "ann": ann, "other": other, "admin": admin, "mine": mine, "theirs": theirs}
+    return {"lead": lead, "anna": anna, "other": other, "admin": admin, "mine": mine, "theirs": theirs}
 
 
 def test_anonymous_is_sent_to_login_everywhere(client, world):
@@ -24,7 +25,7 @@ def test_anonymous_is_sent_to_login_everywhere(client, world):
 
 
 def test_home_lists_only_the_users_projects(client, world):
-    client.force_login(world["ann"])
+    client.force_login(world["anna"])
     body = client.get("/").content.decode()
     assert "Mine" in body and "Theirs" not in body
 
@@ -36,7 +37,7 @@ def test_admin_sees_every_project(client, world):
 
 
 def test_outsider_gets_404_for_another_project(client, world):
-    client.force_login(world["ann"])
+    client.force_login(world["anna"])
     assert client.get(reverse("annotator:project-detail", args=[world["theirs"].pk])).status_code == 404
 
 

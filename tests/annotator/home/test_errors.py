@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def anna(settings):
     settings.DEBUG = False
-    return make.user("anna")
+    return make.cast().anna
 
 
 def _failing(exc: Exception):

@@ -12,16 +12,17 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def world():
-    lead, ann, ben = make.user("lead"), make.user("ann"), make.user("ben")
-    other = make.user("other")
-    admin = make.user("boss", staff=True)
+    cast = make.cast()
+    lead, anna, ben = cast.lead, cast.anna, cast.ben
+    other = make.cast().other_lead
+    admin = make.cast().admin
     project = make.project_with_pairs("Plan", n_pairs=6, lead=lead)
-    for user in (ann, ben):
+    for user in (anna, ben):
         projects.add_member(project, user, "annotator")
     theirs = make.project_with_pairs("Theirs", lead=other)
     return {
         "lead": lead,
-        "ann": ann,
+        "anna": anna,
         "ben": ben,
         "other": other,
         "admin": admin,
@@ -38,7 +39,7 @@ def form(world, **changes):
     data = {
         "selection": "all",
         "seed": "4",
-        "annotators": [world["ann"].pk, world["ben"].pk],
+        "annotators": [world["anna"].pk, world["ben"].pk],
         "per_pair": "everyone",
         "k": "2",
         "phase": "training",
@@ -50,7 +51,7 @@ def form(world, **changes):
 def test_role_matrix(client, world):
     project = world["project"]
     assert client.get(url(project)).status_code == 302  # anonymous → login
-    client.force_login(world["ann"])
+    client.force_login(world["anna"])
     assert client.get(url(project)).status_code == 403
     client.force_login(world["other"])
     assert client.get(url(project)).status_code == 404
@@ -110,20 +111,20 @@ def test_invalid_post_writes_nothing_and_answers_422(client, world):
 
 
 def test_annotator_cannot_confirm_a_plan(client, world):
-    client.force_login(world["ann"])
+    client.force_login(world["anna"])
     assert client.post(url(world["project"]), form(world)).status_code == 403
     assert Assignment.objects.count() == 0
 
 
 def test_reassign_moves_the_unfinished_work(client, world):
-    projects.assign_pairs(world["project"], [world["ann"]], world["project"].pairs.all())
+    projects.assign_pairs(world["project"], [world["anna"]], world["project"].pairs.all())
     client.force_login(world["lead"])
     response = client.post(
         url(world["project"], "annotator:planner-reassign"),
-        {"from_user": world["ann"].pk, "to_user": world["ben"].pk},
+        {"from_user": world["anna"].pk, "to_user": world["ben"].pk},
         follow=True,
     )
-    assert "Moved 6 unfinished pairs from ann to ben" in response.content.decode()
+    assert "Moved 6 unfinished pairs from anna to ben" in response.content.decode()
     assert Assignment.objects.filter(annotator=world["ben"]).count() == 6
 
 
@@ -131,7 +132,7 @@ def test_reassign_to_the_same_annotator_is_refused_with_a_message(client, world)
     client.force_login(world["lead"])
     response = client.post(
         url(world["project"], "annotator:planner-reassign"),
-        {"from_user": world["ann"].pk, "to_user": world["ann"].pk},
+        {"from_user": world["anna"].pk, "to_user": world["anna"].pk},
         follow=True,
     )
     assert "Choose a different annotator" in response.content.decode()
