@@ -31,8 +31,8 @@ def in_process_tasks():
 def project_team(in_process_tasks):
     cache.clear()
     install_builtin_tagsets(Tagset, ParaphraseType)  # transactional tests flush the data migration's rows
-    lead = make.user("lead")
-    anns = (make.user("ana"), make.user("bo"), make.user("cleo"))
+    lead = make.cast().lead
+    anns = make.cast().annotators
     project = make.project_with_pairs("Live project", n_pairs=4, lead=lead, annotators=anns)
     diathesis = make.vila().types.get(name="Diathesis")
     for n, pair in enumerate(project.pairs.order_by("position")):
@@ -55,7 +55,7 @@ def fleiss_text(page) -> str:
 
 
 def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live_server, project_team):
-    project, lead, (ana, bo, cleo) = project_team
+    project, lead, (anna, ben, cat) = project_team
     login(page, live_server, "lead", make.PASSWORD)
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     assert page.locator("#snapshot-status").inner_text().startswith("Last snapshot")
@@ -65,9 +65,11 @@ def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live
     screenshot(page, "dashboard-before-save")
 
     pair = project.pairs.order_by("position").first()
-    annotation_services.set_pair_label(pair, bo, "non_paraphrase", base_version=None)  # committed → recompute
+    annotation_services.set_pair_label(
+        pair, ben, "non_paraphrase", base_version=None
+    )  # committed → recompute
     annotation_services.add_phenomenon(
-        pair, cleo, make.vila().types.get(name="Punctuation"), scope1=[5], scope2=[3], base_version=None
+        pair, cat, make.vila().types.get(name="Punctuation"), scope1=[5], scope2=[3], base_version=None
     )
 
     page.wait_for_function(
