@@ -11,6 +11,15 @@ the lead tools' services), so tests take the same paths as users. The cast is th
     outsider    olga   a user in no project of the shape at hand
     raters(n)   rater1…raterN, for evaluation rounds that need more raters
 
+The shapes, each built on the cast:
+
+    two_projects()  Alpha (lena leads; anna and ben annotate its pairs) and Beta (otto leads; ben's):
+                    the API's, the pages' and, as desk() with three pairs, the editor's world
+    team()          "Lead tools": anna, ben and cat partly agree on purpose (the lead tools' world);
+                    partly_agree() gives any project's three annotators the agreement measures' data
+    evaluation_project(), unit(), rate_unit()   evaluation units and their judgements (the raters')
+    permission_world()   both projects with marked data of every kind (the permission matrix)
+
 `cast()` makes the cast on first use and returns the same users afterwards, so a test may ask for the
 `cast` fixture and also build a shape (which uses the same people). People a single test needs beyond
 the cast (a deleted user, a newcomer) are made with `user(name)`.
@@ -25,6 +34,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -201,7 +211,7 @@ def fill(pair: Pair, person: Any, ptype: ParaphraseType, *, n_phenomena: int, n_
     return annotation_services.set_links(pair, person, links, sure=True, base_version=None)
 
 
-# ---- shape 1: two projects (the API's and the editor's world) -------------------------------------
+# ---- shape 1: two projects (the world of the API, the editor and the pages) ----------------------
 
 
 @dataclass
@@ -217,8 +227,9 @@ class TwoProjects:
     project: Project
     other_project: Project
 
-    @property
+    @cached_property
     def pair(self) -> Pair:
+        """Alpha's first pair."""
         return self.project.pairs.order_by("position").first()
 
     def any_ptype(self) -> ParaphraseType:
@@ -234,12 +245,20 @@ class TwoProjects:
     def projected_ptype(self) -> ParaphraseType:
         return ParaphraseType.objects.filter(tagset=self.project.tagset, projection_required=True).first()
 
+    @cached_property
+    def types(self) -> dict[str, ParaphraseType]:
+        """Alpha's paraphrase types by name."""
+        return types(self.project)
 
-def two_projects(n_pairs: int = 2) -> TwoProjects:
+
+def two_projects(n_pairs: int = 2, **project_fields: Any) -> TwoProjects:
+    """Alpha (n_pairs pairs, layers as `project_fields` say) and Beta; see TwoProjects."""
     # transactional tests flush the data migration's built-in tagsets: put them back (idempotent)
     install_builtin_tagsets(Tagset, ParaphraseType)
     c = cast()
-    project = project_with_pairs("Alpha", n_pairs=n_pairs, lead=c.lead, annotators=(c.anna, c.ben))
+    project = project_with_pairs(
+        "Alpha", n_pairs=n_pairs, lead=c.lead, annotators=(c.anna, c.ben), **project_fields
+    )
     other = project_with_pairs("Beta", n_pairs=1, lead=c.other_lead, annotators=(c.ben,))
     return TwoProjects(c.lead, c.other_lead, c.anna, c.ben, c.admin, c.outsider, project, other)
 
@@ -255,33 +274,15 @@ def annotate_marked(world: TwoProjects, person: Any, marker: int = 3) -> None:
     annotation_services.set_pair_label(pair, person, "paraphrase", base_version=version)
 
 
-# ---- shape 2: the editor's desk (one project, three pairs, htmx saves) ----------------------------
+# ---- the editor's requests (htmx saves) ----------------------------------------------------------
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
-@dataclass
-class Desk:
-    """Project "Editor" (lead lena; anna and ben annotate its three pairs); olga annotates elsewhere."""
-
-    project: Project
-    pair: Pair
-    anna: Any
-    ben: Any
-    lead: Any
-    outsider: Any
-    admin: Any
-    types: dict[str, ParaphraseType]
-
-
-def desk(**project_fields: Any) -> Desk:
-    c = cast()
-    project = project_with_pairs(
-        "Editor", n_pairs=3, lead=c.lead, annotators=(c.anna, c.ben), **project_fields
-    )
-    project_with_pairs("Elsewhere", n_pairs=1, annotators=(c.outsider,))
-    first = project.pairs.order_by("position").first()
-    return Desk(project, first, c.anna, c.ben, c.lead, c.outsider, c.admin, types(project))
+def desk(**project_fields: Any) -> TwoProjects:
+    """The editor's world: two projects with Alpha's layers set by `project_fields` and three pairs
+    (the editor tests step through a queue); `desk.pair` is the first."""
+    return two_projects(n_pairs=3, **project_fields)
 
 
 def url(name: str, pair: Pair, *extra: Any) -> str:
@@ -301,7 +302,7 @@ def save(
     return client.post(url(name, pair, *extra), payload, **{**HTMX, **kw})
 
 
-# ---- shape 3: a team that partly agrees (the lead tools' world) -----------------------------------
+# ---- shape 2: a team that partly agrees (the lead tools' world) -----------------------------------
 #
 # Pairs (tokens "The film opened on Friday ." / "Film premiered Friday ."):
 # - p1, p4…: everyone agrees (label paraphrase, Same polarity opened→premiered, the same links);
@@ -398,7 +399,7 @@ def partly_agree(project: Project, annotators: tuple[Any, Any, Any]) -> None:
             annotation_services.set_pair_label(pair, who, label, base_version=None)
 
 
-# ---- shape 4: evaluation units (the raters' world) ------------------------------------------------
+# ---- shape 3: evaluation units (the raters' world) ------------------------------------------------
 
 SENTENCE = "The council put off the vote until Monday."
 PHRASE = "put off"
@@ -446,7 +447,7 @@ def rate_unit(unit: EvaluationUnit, rater: Any, g: str | list[str], m: str | lis
     evaluation.rate_unit(unit, rater, labels)
 
 
-# ---- shape 5: marked data for the permission matrix -----------------------------------------------
+# ---- shape 4: marked data for the permission matrix -----------------------------------------------
 #
 # Project Alpha (lead lena): pair p1 assigned to anna and ben, pair p2 to ben only; unit u1 rated by
 # both, u2 by ben only. Project Beta (lead otto): pair q1 and unit v1, ben's. Every annotation carries

@@ -55,12 +55,9 @@ def _fuzz(schema, authorization: str) -> Counter:
     return statuses
 
 
-def test_no_server_errors_and_schema_conformant_responses(settings_, monkeypatch):
-    from annotator import taskqueue
-
-    # No worker serves this test: work queued by a generated request runs in-process, rather than
-    # waiting on the shared broker for a later worker to run it in another test's project.
-    monkeypatch.setattr(taskqueue, "runs_in_process", lambda: True)
+def test_no_server_errors_and_schema_conformant_responses(settings_, eager_celery):
+    # No worker serves this test (eager_celery): work queued by a generated request runs in-process,
+    # rather than waiting on the shared broker for a later worker to run it in another test's project.
     make.isolate_cache(settings_)
     world = make.two_projects()
     annotate_marked(world, world.anna)
