@@ -298,22 +298,6 @@ def page(chromium: Any) -> Iterator[Any]:
     context.close()
 
 
-def screenshot(page: Any, name: str) -> Path:
-    """Save a screenshot artifact under artifacts/screenshots/."""
-    path = ARTIFACTS / "screenshots" / f"{name}.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(path), full_page=True)
-    return path
-
-
-def login(page: Any, live_server: Any, username: str, password: str) -> None:
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda url: "/accounts/login/" not in url)
-
-
 # ---- the task queue -------------------------------------------------------------------------------
 
 

@@ -155,6 +155,23 @@ def eager_tasks() -> Iterator[None]:
         current_app.conf.task_always_eager = before
 
 
+def sign_in(page: Any, live_server: Any, person: Any) -> None:
+    """Sign `person` in through the login form of a browser page (tests/browser)."""
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", person.username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Save a screenshot artifact under artifacts/screenshots/."""
+    path = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots" / f"{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
 # ---- projects with pairs --------------------------------------------------------------------------
 
 

@@ -11,8 +11,7 @@ from django.core.cache import cache
 from annotator.core.tagsets import install_builtin_tagsets
 from annotator.models import ParaphraseType, Phenomenon, Project, Tagset
 from tests import make
-from tests.conftest import login, screenshot
-from tests.make import TWO_ROWS, relation, relations_file
+from tests.make import TWO_ROWS, relation, relations_file, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -49,7 +48,7 @@ def test_admin_imports_mrpc_then_etpc_then_exports(
             relation("2", "25", s1="1", s2="1", sense="no"),
         )
     )
-    login(page, live_server, "admin", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().admin)
     page.goto(f"{live_server.url}/corpus/import/")
     page.fill("input[name=project_name]", "MRPC sample")
     page.select_option("select[name=format]", "mrpc")
@@ -93,7 +92,7 @@ def test_lead_opens_the_printable_agreement_report(page: Any, live_server: Any, 
                 pair, user, diathesis, scope1=[2], scope2=[1], base_version=None
             )
     recompute(project.pk)
-    login(page, live_server, "lead", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/corpus/agreement-report/")
     page.wait_for_selector("text=Agreement report — Printable")
     assert page.locator("td", has_text="alignment.words.f1").count() >= 1

@@ -11,7 +11,7 @@ from annotator.annotation import services as annotation_services
 from annotator.core.tagsets import install_builtin_tagsets
 from annotator.models import ParaphraseType, Tagset
 from tests import make
-from tests.conftest import login, screenshot
+from tests.make import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -56,7 +56,7 @@ def fleiss_text(page) -> str:
 
 def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live_server, project_team):
     project, lead, (anna, ben, cat) = project_team
-    login(page, live_server, "lead", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     assert page.locator("#snapshot-status").inner_text().startswith("Last snapshot")
     assert fleiss_text(page) == "—"  # everybody said paraphrase so far
@@ -85,7 +85,7 @@ def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live
 def test_dashboard_at_wide_screen(page, live_server, project_team):
     project, lead, _ = project_team
     page.set_viewport_size({"width": 1920, "height": 1080})
-    login(page, live_server, "lead", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     for panel in (
         "progress",

@@ -15,8 +15,7 @@ from annotator.core.tagsets import vila_rows
 from annotator.corpus import projects
 from annotator.models import AlignmentLink, PairLabel, ParaphraseType, Phenomenon, PhraseAlignment, Tagset
 from tests import make
-from tests.conftest import login
-from tests.conftest import screenshot as save_screenshot
+from tests.make import screenshot as save_screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -84,7 +83,7 @@ def links_of(pair, user):
 
 def test_annotator_annotates_a_pair_undoes_and_finds_everything_after_reload(page, live_server, world):
     pair, anna = world["pair"], world["anna"]
-    login(page, live_server, "anna", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().anna)
     page.goto(f"{live_server.url}/projects/{pair.project_id}/")
     page.click("text=My queue")
     page.click("#continue")
@@ -193,7 +192,7 @@ def test_annotator_annotates_a_pair_undoes_and_finds_everything_after_reload(pag
     # a second annotator on the same pair sees none of it
     other = page.context.browser.new_context(viewport={"width": 1280, "height": 800})
     bob_page = other.new_page()
-    login(bob_page, live_server, "ben", make.PASSWORD)
+    make.sign_in(bob_page, live_server, make.cast().ben)
     bob_page.goto(edit_url(live_server, pair))
     html = bob_page.content()
     assert bob_page.locator(".ph").count() == 0 and "film … Friday" not in html
@@ -206,7 +205,7 @@ def test_annotator_annotates_a_pair_undoes_and_finds_everything_after_reload(pag
 
 def test_stale_tab_gets_the_conflict_message_and_a_reload(page, live_server, world):
     pair, anna = world["pair"], world["anna"]
-    login(page, live_server, "anna", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().anna)
     page.goto(edit_url(live_server, pair))
     fresh = page.context.new_page()
     fresh.goto(edit_url(live_server, pair))
@@ -226,7 +225,7 @@ def test_stale_tab_gets_the_conflict_message_and_a_reload(page, live_server, wor
 
 def test_offline_editor_keeps_changes_and_sends_them_when_back_online(page, live_server, world):
     pair, anna = world["long"], world["anna"]
-    login(page, live_server, "anna", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().anna)
     page.goto(edit_url(live_server, pair))
     page.context.set_offline(True)
     page.fill("#comment-text", "Members differ in what they foreground.")
@@ -242,7 +241,7 @@ def test_offline_editor_keeps_changes_and_sends_them_when_back_online(page, live
 
 def test_long_pair_at_both_screen_sizes(page, live_server, world):
     pair = world["long"]
-    login(page, live_server, "anna", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().anna)
     page.goto(edit_url(live_server, pair))
     pair.refresh_from_db()
     page.keyboard.press("Shift+A")

@@ -5,7 +5,7 @@ import pytest
 
 from annotator.models import AlignmentLink, Assignment, PairLabel, Phenomenon, ReannotationRound
 from tests import make
-from tests.conftest import login, screenshot
+from tests.make import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,7 +36,7 @@ def not_reloaded(page):
 
 def test_planner_preview_follows_the_options_without_reload(page, live_server, world):
     project = world["project"]
-    login(page, live_server, "lead", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/planner/")
     mark_page(page)
     preview = page.locator("#plan-preview")
@@ -61,7 +61,7 @@ def test_planner_preview_follows_the_options_without_reload(page, live_server, w
 
 def test_explorer_lists_lowest_first_filters_and_opens_the_comparison(page, live_server, world):
     project = world["project"]
-    login(page, live_server, "lead", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/explorer/")
     mark_page(page)
     rows = page.locator("table.lt-explorer tbody tr")
@@ -94,7 +94,7 @@ def test_explorer_lists_lowest_first_filters_and_opens_the_comparison(page, live
 
 def test_ticked_pairs_go_to_the_reannotation_queue(page, live_server, world):
     project = world["project"]
-    login(page, live_server, "lead", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/explorer/")
     page.check("input[name=pick][value=p3]")
     page.check("input[name=pick][value=p2]")
@@ -113,7 +113,7 @@ def test_ticked_pairs_go_to_the_reannotation_queue(page, live_server, world):
 def test_lead_builds_the_gold_annotation(page, live_server, world):
     project = world["project"]
     pair = project.pairs.get(source_id="p3")
-    login(page, live_server, "lead", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/explorer/{pair.pk}/")
     page.click("#adjudicate-link")
     page.wait_for_selector("#adjudication")

@@ -3,7 +3,7 @@
 import pytest
 
 from tests import make
-from tests.conftest import login, screenshot
+from tests.make import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -18,7 +18,7 @@ def people():
 
 
 def test_annotator_sees_their_queue_on_the_project_page(page, live_server, people):
-    login(page, live_server, "anna", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().anna)
     assert page.locator("#project-{}".format(people["project"].pk)).is_visible()
     page.click("text=Open")
     assert page.locator("#my-work").is_visible()
@@ -27,7 +27,7 @@ def test_annotator_sees_their_queue_on_the_project_page(page, live_server, peopl
 
 
 def test_lead_sees_lead_tools(page, live_server, people):
-    login(page, live_server, "lead", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{people['project'].pk}/")
     assert page.locator("#lead-tools").is_visible()
     assert page.locator("text=Agreement dashboard").is_visible()
@@ -35,7 +35,7 @@ def test_lead_sees_lead_tools(page, live_server, people):
 
 
 def test_admin_reaches_user_management(page, live_server, people):
-    login(page, live_server, "root", make.PASSWORD)
+    make.sign_in(page, live_server, make.cast().admin)
     page.click("text=Admin")
     page.wait_for_url("**/admin/")
     assert page.locator("text=Users").first.is_visible()
