@@ -46,9 +46,8 @@ def test_csrf_middleware_is_on():
 
 
 @pytest.mark.django_db
-def test_post_without_token_is_rejected(settings):
-
-    project = make.project_with_pairs("C", n_pairs=1, annotators=(make.cast().anna,))
+def test_post_without_token_is_rejected(cast):
+    project = make.project_with_pairs("C", n_pairs=1, annotators=(cast.anna,))
     pair = project.pairs.get()
     client = Client(enforce_csrf_checks=True)
     client.force_login(project.memberships.get().user)

@@ -17,8 +17,8 @@ def test_builtin_tagsets_are_loaded_by_migration():
 
 
 @pytest.mark.django_db
-def test_factory_project_has_pairs_with_tree_nodes():
-    anna = make.cast().anna
+def test_factory_project_has_pairs_with_tree_nodes(cast):
+    anna = cast.anna
     project = make.project_with_pairs(annotators=(anna,))
     pair = project.pairs.first()
     assert pair.nodes1[0]["label"] == "S" and pair.nodes1[0]["end"] == len(pair.tokens1)

@@ -24,6 +24,7 @@ from annotator.models import AgreementSnapshot, AgreementState, ParaphraseType, 
 from metrics.document import parse_document
 from metrics.report import build_report
 from tests import make
+from tests.make import logged_in
 
 pytestmark = pytest.mark.services
 
@@ -90,12 +91,6 @@ def assert_exact(project: Any, snapshot: AgreementSnapshot) -> None:
     assert snapshot.results["report"] == build_report(parse_document(project_document(project)))
 
 
-def api_client(user: Any) -> Client:
-    client = Client()
-    client.login(username=user.username, password=make.PASSWORD)
-    return client
-
-
 def save_label(client: Client, project: Any, pair: Any, who: Any, label: str) -> None:
     response = client.post(
         reverse("annotator:pair-label", args=[project.pk, pair.pk]),
@@ -119,10 +114,10 @@ def fleiss_on_dashboard(lead_client: Client, project: Any) -> str:
 def test_saves_through_the_web_change_the_dashboard_numbers(worker):
     project, lead, (anna, ben, cat) = team()
     assert_exact(project, settled(project))
-    lead_client = api_client(lead)
+    lead_client = logged_in(lead)
     before = fleiss_on_dashboard(lead_client, project)
     assert before == "—"  # everybody said paraphrase: κ undefined
-    bo_client = api_client(ben)
+    bo_client = logged_in(ben)
     for pair in list(project.pairs.order_by("position"))[:3]:
         save_label(bo_client, project, pair, ben, "non_paraphrase")
     snapshot = settled(project)
@@ -141,7 +136,7 @@ def test_burst_of_100_saves_yields_a_handful_of_recomputes(worker):
     settled(project)
     runs_before = recompute_runs(worker)
     snapshots_before = AgreementSnapshot.objects.filter(project=project).count()
-    bo_client = api_client(ben)
+    bo_client = logged_in(ben)
     pairs = list(project.pairs.order_by("position"))
     started = time.monotonic()
     for n in range(100):

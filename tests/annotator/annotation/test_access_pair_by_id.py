@@ -25,7 +25,7 @@ def outcome(call):
         return 403
 
 
-def test_same_decision_as_pair_for_annotation(settings, django_assert_num_queries):
+def test_same_decision_as_pair_for_annotation(django_assert_num_queries):
     world = make.two_projects()
     unassigned = projects.add_pair(world.project, "unassigned", tokens1=["a"], tokens2=["b"])
     users = [

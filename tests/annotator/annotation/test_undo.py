@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def world(settings):
+def world():
     cast = make.cast()
     anna, ben = cast.anna, cast.ben
     project = make.project_with_pairs(annotators=(anna, ben), layer_phrase_alignment=True)

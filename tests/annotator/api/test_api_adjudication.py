@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def world(settings):
+def world():
     w = make.team()
     w["pair"] = w["project"].pairs.get(source_id="p3")
     return w

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def setup(settings):
+def setup():
     cast = make.cast()
     lead, anna, ben = cast.lead, cast.anna, cast.ben
     project = make.evaluation_project("Eval", n_units=2, raters=(anna, ben), lead=lead)

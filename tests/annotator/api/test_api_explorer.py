@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def world(settings):
+def world():
     return make.team()
 
 

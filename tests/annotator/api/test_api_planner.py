@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def world(settings):
+def world():
     cast = make.cast()
     lead, anna, ben, cat = cast.lead, cast.anna, cast.ben, cast.cat
     other = make.cast().other_lead

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def world(settings):
+def world():
     return make.two_projects()
 
 

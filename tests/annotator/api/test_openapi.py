@@ -8,7 +8,6 @@ import pytest
 from django.core.management import call_command
 from drf_spectacular.validation import validate_schema
 
-from tests import make
 from tests.make import api_client
 
 pytestmark = pytest.mark.django_db
@@ -26,9 +25,8 @@ def test_schema_generates_without_warnings_and_validates(tmp_path):
     assert schema["openapi"].startswith("3.")
 
 
-def test_schema_is_served_and_covers_every_resource(settings):
-
-    client = api_client(make.cast().anna)
+def test_schema_is_served_and_covers_every_resource(cast):
+    client = api_client(cast.anna)
     response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200
     paths = json.loads(response.content)["paths"]

@@ -7,15 +7,14 @@ from django.db import OperationalError
 from django.test import Client
 
 from annotator import access
-from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def anna(settings):
+def anna(settings, cast):
     settings.DEBUG = False
-    return make.cast().anna
+    return cast.anna
 
 
 def _failing(exc: Exception):
