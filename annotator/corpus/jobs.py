@@ -141,8 +141,9 @@ def progress_of(job: CorpusJob) -> tuple[int, int]:
     return job.progress, job.total
 
 
-class _Checkpoints:
-    """Progress to the cache (at most every 0.2 s) and the cancel flag from it."""
+class Checkpoints:
+    """A running job's progress to the cache (at most every 0.2 s) and its cancel flag from it: what
+    `run_import` reports and reads, and what `progress_of` and `request_cancel` meet from the web side."""
 
     def __init__(self, job_id: int) -> None:
         self.job_id, self.last = job_id, 0.0
@@ -189,7 +190,7 @@ def run_import(job_id: int) -> str | None:
     job = _claim(job_id)
     if job is None:
         return None
-    checkpoints = _Checkpoints(job.pk)
+    checkpoints = Checkpoints(job.pk)
     files = [(f["name"], Path(f["path"]).read_bytes()) for f in job.input_files]
     options = job.options
     try:

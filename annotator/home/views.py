@@ -49,6 +49,8 @@ def _queue_counts_by_project(user, project_ids: list[int]) -> dict[int, dict[str
             "postponed": postponed,
             "todo": total - done - postponed,
             "percent": round(100 * done / total) if total else 0,
+            "units": row["units"],
+            "units_open": row["units_open"],
         }
     return counts
 

@@ -4,16 +4,10 @@ adjudicates a gold annotation — in Chromium, with htmx doing the updates witho
 import pytest
 
 from annotator.models import AlignmentLink, Assignment, PairLabel, Phenomenon, ReannotationRound
-from tests import factories, leadtools_factories
-from tests.conftest import login, screenshot
-from tests.leadtools_factories import FAST_HASHERS
+from tests import make
+from tests.make import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 @pytest.fixture
@@ -24,7 +18,7 @@ def world():
 
     if not Tagset.objects.filter(builtin=True).exists():
         install_builtin_tagsets(Tagset, ParaphraseType)
-    return leadtools_factories.world(n_pairs=6)
+    return make.team(n_pairs=6)
 
 
 def settled(page):
@@ -42,7 +36,7 @@ def not_reloaded(page):
 
 def test_planner_preview_follows_the_options_without_reload(page, live_server, world):
     project = world["project"]
-    login(page, live_server, "lead", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/planner/")
     mark_page(page)
     preview = page.locator("#plan-preview")
@@ -68,7 +62,7 @@ def test_planner_preview_follows_the_options_without_reload(page, live_server, w
 
 def test_explorer_lists_lowest_first_filters_and_opens_the_comparison(page, live_server, world):
     project = world["project"]
-    login(page, live_server, "lead", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/explorer/")
     mark_page(page)
     rows = page.locator("table.lt-explorer tbody tr")
@@ -101,14 +95,14 @@ def test_explorer_lists_lowest_first_filters_and_opens_the_comparison(page, live
 
 def test_ticked_pairs_go_to_the_reannotation_queue(page, live_server, world):
     project = world["project"]
-    login(page, live_server, "lead", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/explorer/")
     page.check("input[name=pick][value=p3]")
     page.check("input[name=pick][value=p2]")
     page.click("#send-selected")
     page.wait_for_selector("#reannotation-preview")
     assert "2 pairs meet the rule" in page.locator("#reannotation-preview").inner_text()
-    with leadtools_factories.eager_tasks():
+    with make.eager_tasks():
         page.click("#queue-button")
         page.wait_for_selector("#round-1")
     round_ = ReannotationRound.objects.get()
@@ -120,13 +114,13 @@ def test_ticked_pairs_go_to_the_reannotation_queue(page, live_server, world):
 def test_lead_builds_the_gold_annotation(page, live_server, world):
     project = world["project"]
     pair = project.pairs.get(source_id="p3")
-    login(page, live_server, "lead", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/explorer/{pair.pk}/")
     page.click("#adjudicate-link")
     page.wait_for_selector("#adjudication")
     mark_page(page)
-    # Take ann's version wholesale.
-    page.locator("[data-annotator=ann] .lt-take").click()
+    # Take anna's version wholesale.
+    page.locator("[data-annotator=anna] .lt-take").click()
     page.wait_for_function("document.querySelector('#gold').innerText.includes('version')")
     assert sorted(
         Phenomenon.objects.filter(pair=pair, is_gold=True).values_list("ptype__name", flat=True)

@@ -18,9 +18,8 @@ from django.core.cache import cache
 
 from annotator.core.tagsets import install_builtin_tagsets
 from annotator.models import Assignment, Pair, PairLabel, ParaphraseType, Project, Tagset
-from tests import factories
-from tests.annotator.corpus_helpers import mrpc_file
-from tests.conftest import login, screenshot
+from tests import make
+from tests.make import mrpc_file
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -46,7 +45,7 @@ def admin(settings: Any, tmp_path: Path) -> Any:
     settings.MEDIA_ROOT = tmp_path
     cache.clear()
     install_builtin_tagsets(Tagset, ParaphraseType)  # transactional tests flush the data migration's rows
-    return factories.user("admin", staff=True)
+    return make.user("admin", staff=True)
 
 
 def no_admin_page(page: Any, visited: list[str]) -> None:
@@ -68,29 +67,29 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
 
     # 1. The admin creates the lead's account.
     page = new_page()
-    login(page, live_server, "admin", factories.PASSWORD)
+    make.sign_in(page, live_server, "admin")
     page.click("#accounts")
     page.fill("#user-form input[name=username]", "lucia")
     page.fill("#user-form input[name=password]", PASSWORDS["lucia"])
     page.check("#user-form input[name=may_create_projects]")
-    screenshot(page, "setup-admin-creates-user")
+    make.screenshot(page, "setup-admin-creates-user")
     page.click("#create-user")
     page.wait_for_selector("text=Account 'lucia' created.")
     page.context.close()
 
     # 2. The lead creates a Spanish project.
     lead = new_page()
-    login(lead, live_server, "lucia", PASSWORDS["lucia"])
+    make.sign_in(lead, live_server, "lucia", PASSWORDS["lucia"])
     lead.click("#new-project")
     lead.fill("input[name=name]", "Paráfrasis ES")
     lead.fill("textarea[name=description]", "Pares de oraciones en castellano.")
     lead.select_option("select[name=language]", "es")
-    screenshot(lead, "setup-project-create")
+    make.screenshot(lead, "setup-project-create")
     lead.click("#create-project")
     lead.wait_for_selector("text=you are its lead")
     project = Project.objects.get(name="Paráfrasis ES")
     assert project.language == "es" and project.tagset.name == "Vila et al. 2015"
-    screenshot(lead, "setup-project-page")
+    make.screenshot(lead, "setup-project-page")
 
     # 3. Clone Vila's typology for the project and edit one type.
     lead.click("#setup-links >> text=Settings")
@@ -105,7 +104,7 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
     prefix = f"#type-{same.pk} "
     lead.fill(prefix + f"input[name=t{same.pk}-name]", "Sinonimia")
     lead.fill(prefix + f"textarea[name=t{same.pk}-description]", "Una palabra sustituida por un sinónimo.")
-    screenshot(lead, "setup-tagset-edit")
+    make.screenshot(lead, "setup-tagset-edit")
     lead.click(prefix + "button:has-text('Save type')")
     lead.wait_for_selector("text=Type 'Sinonimia' saved.")
     assert clone.types.filter(name="Sinonimia").exists()
@@ -121,7 +120,7 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
     lead.wait_for_selector("text=Version 1 published")
     assert lead.locator("#guidelines-text strong", has_text="todas").count() == 1
     assert lead.locator("#guidelines-text script").count() == 0
-    screenshot(lead, "setup-guidelines")
+    make.screenshot(lead, "setup-guidelines")
 
     # 5. Two invitation links for annotators.
     links = []
@@ -133,7 +132,7 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
         lead.wait_for_selector("text=Invitation link created")
         links.append(lead.locator(".inv-valid input.invitation-url").first.input_value())
     assert len(set(links)) == 2
-    screenshot(lead, "setup-members")
+    make.screenshot(lead, "setup-members")
 
     annotators = {}
     for who, link in zip(("pau", "nuria"), links, strict=True):
@@ -142,7 +141,7 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
         ann.fill("input[name=username]", who)
         ann.fill("input[name=password]", PASSWORDS[who])
         if who == "pau":
-            screenshot(ann, "setup-invitation-signup")
+            make.screenshot(ann, "setup-invitation-signup")
         ann.click("#accept-button")
         ann.wait_for_selector(f"text=Welcome to {project.name}")
         annotators[who] = ann
@@ -172,7 +171,7 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
     lead.click("#confirm-plan")  # again: nothing duplicated
     lead.wait_for_selector("#plan-result >> text=Created 0 new assignments")
     assert Assignment.objects.filter(project=project).count() == 4
-    screenshot(lead, "setup-planner-assigned")
+    make.screenshot(lead, "setup-planner-assigned")
 
     # 7. Each annotator labels the first pair and adds a phenomenon, the guidelines beside the editor.
     for who, ann in annotators.items():
@@ -185,7 +184,7 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
         ann.click("#pair-label >> text=Paraphrase")
         ann.wait_for_selector('#save-status.is-saved[data-pending="0"]')
         if who == "pau":
-            screenshot(ann, "setup-editor-with-guidelines")
+            make.screenshot(ann, "setup-editor-with-guidelines")
     assert {label.annotator.username for label in PairLabel.objects.select_related("annotator")} == {
         "pau",
         "nuria",
@@ -207,15 +206,15 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
     assert len(frame) == 4 and set(frame["annotator"]) == {"pau", "nuria"}
     first = frame[(frame["source_id"] == 1) & (frame["annotator"] == "pau")].iloc[0]
     assert first["label"] == "paraphrase" and first["tokens1"][0] == "¿"
-    screenshot(lead, "setup-export")
+    make.screenshot(lead, "setup-export")
 
     # Pages people trust: an annotator on a lead page learns why and how back; a missing page likewise.
     pau = annotators["pau"]
     pau.goto(f"{base}/projects/{project.pk}/members/")
     assert "Only the project's leads may do this." in pau.locator("#error-403").inner_text()
-    screenshot(pau, "setup-403")
+    make.screenshot(pau, "setup-403")
     pau.goto(f"{base}/projects/{project.pk + 1000}/")
     assert "Back to your projects" in pau.locator("#error-404").inner_text()
-    screenshot(pau, "setup-404")
+    make.screenshot(pau, "setup-404")
 
     assert not [url for url in visited if "/admin/" in url], visited

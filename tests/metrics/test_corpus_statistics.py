@@ -16,7 +16,6 @@ from metrics.document import parse_document
 from metrics.report import build_report
 from metrics.synthetic import synthetic_document
 from metrics.types import Document, Options, WordAlignment
-from tests.metrics.metrics_helpers import vila_document_data
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -206,7 +205,7 @@ def test_cohn_fig4_bins_add_up_to_the_reports_kappa_c_parts():
         assert observed == pytest.approx(report["measures"]["kappa_c.pi_hat"]["by_pair"][key], abs=1e-12)
 
 
-def test_statistics_are_opt_in_and_tables_of_absent_sections_are_omitted():
+def test_statistics_are_opt_in_and_tables_of_absent_sections_are_omitted(vila_document_data):
     data = vila_document_data()
     assert "statistics" not in build_report(parse_document(data))
     assert set(stats(data)) == {"vila_table3", "vila_table4", "etpc_types_by_sense"}

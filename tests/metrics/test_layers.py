@@ -16,7 +16,6 @@ from metrics.layers import layer_phenomena
 from metrics.multi import tpo_multi
 from metrics.report import build_report
 from metrics.types import DocumentError
-from tests.metrics.metrics_helpers import vila_document_data
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -124,7 +123,7 @@ def test_unmarked_phenomena_take_part_in_no_layer():
     assert m["iapta.phenomena.count"]["by_annotator"] == {"A": 4, "B": 3}
 
 
-def test_documents_without_the_attribute_give_exactly_the_report_they_gave_before():
+def test_documents_without_the_attribute_give_exactly_the_report_they_gave_before(vila_document_data):
     data = vila_document_data()
     before = build_report(parse_document(data))
     assert not [k for k in before["measures"] if k.startswith("iapta.sense")]

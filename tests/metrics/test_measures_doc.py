@@ -7,8 +7,6 @@ from pathlib import Path
 
 from metrics.document import parse_document
 from metrics.report import build_report
-from tests.metrics.metrics_helpers import vila_document_data
-from tests.metrics.test_report_cli import evaluations
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "measures.md"
@@ -73,7 +71,7 @@ def _documented_key_patterns() -> list[re.Pattern[str]]:
     return patterns
 
 
-def test_every_report_key_of_a_full_document_is_in_the_key_table():
+def test_every_report_key_of_a_full_document_is_in_the_key_table(vila_document_data, evaluation_ratings):
     data = vila_document_data()
     data["annotators"] = ["B", "C", "D"]
     data["phenomena"]["D"] = [dict(x, sense_preserving=True) for x in data["phenomena"]["B"]]
@@ -81,7 +79,7 @@ def test_every_report_key_of_a_full_document_is_in_the_key_table():
     data["word_alignments"] = {r: {"p1": {"sure": [[0, 0], [2, 1]], "possible": [[3, 3]]}} for r in "BCD"}
     data["phrase_alignments"] = {r: [{"pair": "p1", "s1": [0], "s2": [0]}] for r in "BCD"}
     data["system_phrase_alignments"] = {"sys": [{"pair": "p1", "s1": [0], "s2": None}]}
-    data["evaluations"] = evaluations()
+    data["evaluations"] = evaluation_ratings()
     data["pair_labels"] = {"B": {"p1": "paraphrase"}, "C": {"p1": "paraphrase"}}
     data["options"] = {"mc_samples": 10}
     keys = build_report(parse_document(data), ci=True, ci_resamples=20)["measures"]

@@ -31,23 +31,24 @@ from metrics.document import parse_document
 from metrics.report import build_report
 from metrics.synthetic import synthetic_document
 from metrics.types import Document
-from tests import factories
+from tests import make
 
 
 def ptype(name: str) -> ParaphraseType:
-    return factories.vila().types.get(name=name)
+    return make.vila().types.get(name=name)
 
 
 @pytest.fixture
 def every_layer_document() -> dict[str, Any]:
     """A project document with every section: phenomena, links, phrase alignments, evaluations, labels."""
-    lead = factories.user("lead")
-    ana, bo = factories.user("ana"), factories.user("bo")
-    project = factories.project_with_pairs(
-        n_pairs=3, lead=lead, annotators=(ana, bo), layer_phrase_alignment=True, layer_evaluation=True
+    lead = make.cast().lead
+    cast = make.cast()
+    anna, ben = cast.anna, cast.ben
+    project = make.project_with_pairs(
+        n_pairs=3, lead=lead, annotators=(anna, ben), layer_phrase_alignment=True, layer_evaluation=True
     )
     for pair in project.pairs.order_by("position"):
-        for who, scope in ((ana, [0, 1]), (bo, [1])):
+        for who, scope in ((anna, [0, 1]), (ben, [1])):
             annotation_services.add_phenomenon(
                 pair,
                 who,
@@ -70,7 +71,7 @@ def every_layer_document() -> dict[str, Any]:
             annotation_services.set_links(pair, who, [(4, 2)], sure=False, base_version=None)
             annotation_services.add_phrase_alignment(pair, who, 1, 1, base_version=None)
             annotation_services.set_pair_label(
-                pair, who, "paraphrase" if who is ana else "non_paraphrase", base_version=None
+                pair, who, "paraphrase" if who is anna else "non_paraphrase", base_version=None
             )
     unit = EvaluationUnit.objects.create(
         project=project, source_id="u1", source_sentence="a b c", phrase="b", phrase_start=2, phrase_end=3
@@ -84,7 +85,7 @@ def every_layer_document() -> dict[str, Any]:
         substitution_start=2,
         substitution_end=3,
     )
-    for who, label in ((ana, "Perfect"), (bo, "Awkward")):
+    for who, label in ((anna, "Perfect"), (ben, "Awkward")):
         Judgement.objects.create(
             item=item,
             rater=who,

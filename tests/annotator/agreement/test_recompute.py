@@ -11,7 +11,7 @@ import pytest
 from django.core.cache import cache
 from sklearn.metrics import cohen_kappa_score
 
-from annotator import taskqueue, tasks
+from annotator import tasks
 from annotator.agreement import computation, results, scheduling
 from annotator.agreement import results as agreement_results
 from annotator.agreement.changes import enqueue_recompute
@@ -29,7 +29,7 @@ from annotator.models import (
 )
 from metrics.document import parse_document
 from metrics.report import build_report
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.django_db
 REPO = Path(__file__).resolve().parents[3]
@@ -45,40 +45,15 @@ def clean_cache():
 
 
 def ptype(name: str) -> ParaphraseType:
-    return factories.vila().types.get(name=name)
+    return make.vila().types.get(name=name)
 
 
 @pytest.fixture
 def team():
-    lead = factories.user("lead")
-    anns = (factories.user("ana"), factories.user("bo"), factories.user("cleo"))
-    project = factories.project_with_pairs(n_pairs=4, lead=lead, annotators=anns)
+    lead = make.cast().lead
+    anns = make.cast().annotators
+    project = make.project_with_pairs(n_pairs=4, lead=lead, annotators=anns)
     return project, anns
-
-
-def annotate(project, anns) -> None:
-    """Three annotators who partly agree: scopes, labels and links differ on some pairs."""
-    ana, bo, cleo = anns
-    for n, pair in enumerate(project.pairs.order_by("position")):
-        for who, shift in ((ana, 0), (bo, n % 2), (cleo, 1 if n == 3 else 0)):
-            annotation_services.add_phenomenon(
-                pair,
-                who,
-                ptype("Synthetic/analytic"),
-                scope1=[0, 1][: 2 - shift],
-                scope2=[0],
-                projection="local",
-                base_version=None,
-            )
-            if who is not bo or n != 1:
-                annotation_services.add_phenomenon(
-                    pair, who, ptype("Diathesis"), scope1=[2], scope2=[1], base_version=None
-                )
-            links = [(1, 0), (4, 2)] if who is not cleo else [(1, 0), (2, 1), (4, 2)]
-            annotation_services.set_links(pair, who, links, sure=True, base_version=None)
-            annotation_services.set_links(pair, who, [(5, 3)], sure=shift == 0, base_version=None)
-            label = "non_paraphrase" if (who is bo and n == 2) else "paraphrase"
-            annotation_services.set_pair_label(pair, who, label, base_version=None)
 
 
 def cli_report(doc: dict, tmp_path: Path) -> dict:
@@ -97,7 +72,7 @@ def cli_report(doc: dict, tmp_path: Path) -> dict:
 
 def test_snapshot_report_equals_metrics_cli_on_the_exported_document(team, tmp_path):
     project, anns = team
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     assert recompute(project.pk) == "stored"
     snapshot = latest_snapshot(project)
     report = snapshot.results["report"]
@@ -108,7 +83,7 @@ def test_snapshot_report_equals_metrics_cli_on_the_exported_document(team, tmp_p
 
 def test_snapshot_after_partial_change_still_equals_cli(team, tmp_path):
     project, anns = team
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     recompute(project.pk)
     first = latest_snapshot(project)
     pair = project.pairs.get(source_id="p2")
@@ -125,7 +100,7 @@ def test_snapshot_after_partial_change_still_equals_cli(team, tmp_path):
 
 def test_same_inputs_store_no_second_snapshot(team):
     project, anns = team
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     assert recompute(project.pk) == "stored"
     assert recompute(project.pk) == "unchanged"
     assert AgreementSnapshot.objects.filter(project=project).count() == 1
@@ -135,7 +110,7 @@ def test_same_inputs_store_no_second_snapshot(team):
 
 def test_expensive_kappa_c_is_stored_provisionally_then_exactly(team, settings, tmp_path):
     project, anns = team
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     settings.AGREEMENT_KAPPA_C_DEFER_WORK = 0
     assert recompute(project.pk) == "stored provisional+final"
     provisional, final = AgreementSnapshot.objects.filter(project=project).order_by("id")
@@ -151,7 +126,7 @@ def test_after_one_annotators_change_only_their_pairs_run_kappa_c_again(team, se
     other two as they were, and the Monte Carlo left (that annotator's two pairs) is small enough to
     run at once — no provisional snapshot — while the report still equals the CLI's."""
     project, anns = team
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     # 4 pairs × 1,000 samples per annotator pair: all three pairs are 12,000, the changed two 8,000
     settings.AGREEMENT_KAPPA_C_DEFER_WORK = 10_000
     assert recompute(project.pk) == "stored provisional+final"  # cold: all three pairs to compute
@@ -165,7 +140,7 @@ def test_after_one_annotators_change_only_their_pairs_run_kappa_c_again(team, se
 
 def test_results_hold_pairs_pair_labels_progress_and_headline(team):
     project, anns = team
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     Assignment.objects.filter(annotator=anns[0], pair__source_id="p1").update(
         status=Assignment.Status.DONE, time_spent=90
     )
@@ -175,10 +150,10 @@ def test_results_hold_pairs_pair_labels_progress_and_headline(team):
     assert results["pairs"]["p1"]["label_disagreement"] is False
     assert results["pairs"]["p1"]["do_f1"] == pytest.approx(1.0)
     assert results["pairs"]["p2"]["do_f1"] < 1
-    assert results["pairs"]["p1"]["annotators"] == ["ana", "bo", "cleo"]
-    ana_training = [r for r in results["progress"] if r["annotator"] == "ana"][0]
+    assert results["pairs"]["p1"]["annotators"] == ["anna", "ben", "cat"]
+    ana_training = [r for r in results["progress"] if r["annotator"] == "anna"][0]
     assert ana_training == {
-        "annotator": "ana",
+        "annotator": "anna",
         "phase": "training",
         "kind": "pairs",
         "done": 1,
@@ -192,16 +167,16 @@ def test_results_hold_pairs_pair_labels_progress_and_headline(team):
 
 def test_pair_label_kappas_match_scikit_learn(team):
     project, anns = team
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     recompute(project.pk)
     labels = latest_snapshot(project).results["pair_labels"]
     doc = project_document(project)["pair_labels"]
-    ids = sorted(doc["ana"])
-    expected = cohen_kappa_score([doc["ana"][i] for i in ids], [doc["bo"][i] for i in ids])
-    assert labels["cohen"]["by_pair"]["ana|bo"] == pytest.approx(expected)
-    assert labels["cohen"]["by_pair"]["ana|cleo"] is None  # one category only: undefined
+    ids = sorted(doc["anna"])
+    expected = cohen_kappa_score([doc["anna"][i] for i in ids], [doc["ben"][i] for i in ids])
+    assert labels["cohen"]["by_pair"]["anna|ben"] == pytest.approx(expected)
+    assert labels["cohen"]["by_pair"]["anna|cat"] is None  # one category only: undefined
     assert labels["fleiss"]["n_items"] == 4
-    assert labels["counts"]["bo"] == {"paraphrase": 3, "non_paraphrase": 1}
+    assert labels["counts"]["ben"] == {"paraphrase": 3, "non_paraphrase": 1}
     measures = latest_snapshot(project).results["report"]["measures"]
     if "pair_labels.cohen" in measures:  # the metrics report reads the extension section too
         assert measures["pair_labels.cohen"]["by_pair"] == labels["cohen"]["by_pair"]
@@ -235,62 +210,42 @@ def test_evaluation_judgements_reach_the_report(team, tmp_path):
     assert report["measures"]["fleiss.G2"]["n_items"] == 2
 
 
-class FakeQueue:
-    """A broker that records what was sent (no task runs), or refuses with `fail`."""
-
-    def __init__(self, fail: Exception | None = None):
-        self.calls: list[tuple] = []
-        self.fail = fail
-
-    def enqueue(self, name, *args, countdown=None):
-        if self.fail:
-            raise taskqueue.QueueUnavailable(name, self.fail)
-        assert name == "annotator.recompute_agreement"
-        self.calls.append((args, countdown))
+RECOMPUTE = "annotator.recompute_agreement"
 
 
-@pytest.fixture
-def broker(monkeypatch):
-    """Worker mode (a broker is configured) with a fake broker."""
-    fake = FakeQueue()
-    monkeypatch.setattr(taskqueue, "runs_in_process", lambda: False)
-    monkeypatch.setattr(taskqueue, "enqueue", fake.enqueue)
-    return fake
-
-
-def test_burst_of_changes_enqueues_one_recompute(team, broker):
+def test_burst_of_changes_enqueues_one_recompute(team, task_queue):
     project, _ = team
     for _ in range(100):
         scheduling.schedule(project.pk)
-    assert len(broker.calls) == 1
-    assert broker.calls[0][0] == (project.pk,) and broker.calls[0][1] > 0
+    assert task_queue.sent == [(RECOMPUTE, (project.pk,))] and task_queue.countdowns[0] > 0
 
 
-def test_change_after_the_task_started_enqueues_again(team, broker):
+def test_change_after_the_task_started_enqueues_again(team, task_queue):
     project, anns = team
     scheduling.schedule(project.pk)
     recompute(project.pk)  # the worker picks the task up: the "scheduled" mark is cleared
     scheduling.schedule(project.pk)
     scheduling.schedule(project.pk)
-    assert len(broker.calls) == 2
+    assert task_queue.sent == [(RECOMPUTE, (project.pk,))] * 2
 
 
 def test_second_worker_on_a_busy_project_leaves_it_to_the_holder(team, monkeypatch):
     project, anns = team
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     outcomes = []
-    real = computation._compute_and_store
+    real = computation.project_document
 
-    def compute_while_another_worker_arrives(p, started):
+    def compute_while_another_worker_arrives(p):
         if not outcomes:
             # a second worker, same project, same moment; it has its own database session, so the lock
             # held here is not its own (PostgreSQL advisory locks are re-entrant within one session)
             with monkeypatch.context() as m:
                 m.setattr(scheduling.ProjectLock, "acquire", lambda self: False)
                 outcomes.append(recompute(project.pk))
-        return real(p, started)
+        return real(p)
 
-    monkeypatch.setattr(computation, "_compute_and_store", compute_while_another_worker_arrives)
+    # the computation starts by reading the project's document: the second worker arrives then
+    monkeypatch.setattr(computation, "project_document", compute_while_another_worker_arrives)
     assert tasks.recompute_agreement(project.pk) == "stored"
     assert outcomes == ["busy"]
     # the holder saw the busy mark and re-scheduled (in-process: ran again, nothing new to store)
@@ -316,32 +271,32 @@ def test_deleted_project_is_skipped():
     assert recompute(987654) == "deleted"
 
 
-def test_broker_down_marks_project_behind_and_next_enqueue_catches_up(team, broker):
+def test_broker_down_marks_project_behind_and_next_enqueue_catches_up(team, task_queue):
     from kombu.exceptions import OperationalError
 
     project, _ = team
-    other = factories.project_with_pairs("Other", n_pairs=1)
+    other = make.project_with_pairs("Other", n_pairs=1)
     AgreementState.objects.create(project=project)
-    broker.fail = OperationalError("connection refused")
+    task_queue.refuse_with = OperationalError("connection refused")
     assert enqueue_recompute(project.pk) is False
     assert AgreementState.objects.get(project=project).enqueue_failed
-    working = broker
-    working.fail = None
+    task_queue.refuse_with = None  # the broker is back
     assert enqueue_recompute(other.pk) is True
-    assert sorted(args[0] for args, _ in working.calls) == sorted([other.pk, project.pk])
+    assert sorted(args[0] for args in task_queue.args_of(RECOMPUTE)) == sorted([other.pk, project.pk])
+    assert len(task_queue.sent) == 2
 
 
-def test_dashboard_catch_up_resends_refused_enqueue(team, broker):
+def test_dashboard_catch_up_resends_refused_enqueue(team, task_queue):
     project, _ = team
     state = AgreementState.objects.create(project=project, enqueue_failed=True)
     scheduling.catch_up(state)
-    assert broker.calls == [((project.pk,), broker.calls[0][1])]
+    assert task_queue.sent == [(RECOMPUTE, (project.pk,))]
     assert not AgreementState.objects.get(project=project).enqueue_failed
 
 
 def test_report_sections_equal_build_report_of_whole_document(team):
     project, anns = team
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     doc = project_document(project)
     from annotator.agreement.results import report_sections
 
@@ -350,38 +305,40 @@ def test_report_sections_equal_build_report_of_whole_document(team):
     assert report == build_report(parse_document(doc))
 
 
-def test_changes_during_a_computation_leave_a_mark_and_the_task_reschedules_once(team, broker, monkeypatch):
+def test_changes_during_a_computation_leave_a_mark_and_the_task_reschedules_once(
+    team, task_queue, monkeypatch
+):
     project, anns = team
-    real = computation._compute_and_store
+    real = computation.project_document
 
-    def compute_while_annotators_save(p, started):
+    def compute_while_annotators_save(p):
         for _ in range(20):
             scheduling.schedule(project.pk)  # saves committed while the worker computes
-        assert broker.calls == []  # nothing enqueued while the computation runs
-        return real(p, started)
+        assert task_queue.sent == []  # nothing enqueued while the computation runs
+        return real(p)
 
-    monkeypatch.setattr(computation, "_compute_and_store", compute_while_annotators_save)
+    # the computation starts by reading the project's document: the saves arrive then
+    monkeypatch.setattr(computation, "project_document", compute_while_annotators_save)
     tasks.recompute_agreement(project.pk)
-    assert len(broker.calls) == 1  # the task re-scheduled once, after the computation finished
-    assert broker.calls[0][1] >= 0.7  # after a breather (AGREEMENT_RERUN_DELAY_SECONDS at least)
+    assert task_queue.sent == [(RECOMPUTE, (project.pk,))]  # re-scheduled once, after the computation
+    assert task_queue.countdowns[0] >= 0.7  # after a breather (AGREEMENT_RERUN_DELAY_SECONDS at least)
 
 
 def test_per_pair_do_f1_equals_the_library_on_each_pair(team):
-    from annotator.agreement.results import _phenomenon, pair_results
+    from annotator.agreement.results import pair_results
     from metrics.iapta import do_f1
-    from metrics.types import Tagset, TypeDef
 
     project, anns = team
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     doc = project_document(project)
-    tagset = Tagset(tuple(TypeDef(t["name"], t["one_sided"]) for t in doc["tagset"]["types"]))
+    library = parse_document(doc)  # the document as the metrics library reads it
     results = pair_results(doc)
     for pair in doc["pairs"]:
         pid = pair["id"]
-        mine = {a: [_phenomenon(x) for x in xs if x["pair"] == pid] for a, xs in doc["phenomena"].items()}
+        mine = {a: [x for x in xs if x.pair == pid] for a, xs in library.phenomena.items()}
         values = [
-            do_f1(mine[a], mine[b], tagset=tagset)
-            for a, b in (("ana", "bo"), ("ana", "cleo"), ("bo", "cleo"))
+            do_f1(mine[a], mine[b], tagset=library.tagset)
+            for a, b in (("anna", "ben"), ("anna", "cat"), ("ben", "cat"))
         ]
         defined = [v for v in values if v is not None]
         assert results[pid]["do_f1"] == pytest.approx(sum(defined) / len(defined))

@@ -11,7 +11,7 @@ from django.http import Http404
 from annotator import access
 from annotator.corpus import projects
 from annotator.models import Pair
-from tests.annotator.api_helpers import make_world
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
@@ -25,8 +25,8 @@ def outcome(call):
         return 403
 
 
-def test_same_decision_as_pair_for_annotation(settings, django_assert_num_queries):
-    world = make_world(settings)
+def test_same_decision_as_pair_for_annotation(django_assert_num_queries):
+    world = make.two_projects()
     unassigned = projects.add_pair(world.project, "unassigned", tokens1=["a"], tokens2=["b"])
     users = [
         world.lead,

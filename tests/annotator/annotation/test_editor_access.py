@@ -8,8 +8,8 @@ import pytest
 from django.urls import reverse
 
 from annotator.corpus import projects
-from tests.annotator.editor_helpers import fast_passwords as fast_passwords
-from tests.annotator.editor_helpers import logged_in, make_desk, url
+from tests import make
+from tests.make import logged_in, url
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +36,7 @@ PAIR_URLS = [
 
 @pytest.fixture
 def desk():
-    return make_desk()
+    return make.desk()
 
 
 def statuses(client, pair):
@@ -64,7 +64,7 @@ def test_annotator_of_the_project_without_this_pair_gets_403(desk):
 
 
 def test_get_only_pages_refuse_posts_and_saves_refuse_gets(desk):
-    client = logged_in(desk.ann)
+    client = logged_in(desk.anna)
     assert client.post(url("pair-edit", desk.pair)).status_code == 405
     assert client.get(url("pair-label", desk.pair)).status_code == 405
 

@@ -3,27 +3,27 @@
 import pytest
 
 from annotator.models import AlignmentLink
-from tests.annotator.editor_helpers import fast_passwords as fast_passwords
-from tests.annotator.editor_helpers import logged_in, make_desk, save, url
+from tests import make
+from tests.make import logged_in, save, url
 
 pytestmark = pytest.mark.django_db
 
 
 def test_removing_a_link_keeps_the_initial_alignment_of_the_pair():
-    desk = make_desk()
-    client = logged_in(desk.ann)
+    desk = make.desk()
+    client = logged_in(desk.anna)
     client.get(url("pair-edit", desk.pair))
-    response = save(client, "link-remove", desk.pair, desk.ann, {"i": "1,4", "j": "0,2"})
+    response = save(client, "link-remove", desk.pair, desk.anna, {"i": "1,4", "j": "0,2"})
     assert response.status_code == 200
-    assert set(AlignmentLink.objects.filter(annotator=desk.ann).values_list("i", "j")) == {(5, 3)}
+    assert set(AlignmentLink.objects.filter(annotator=desk.anna).values_list("i", "j")) == {(5, 3)}
     desk.pair.refresh_from_db()
     assert desk.pair.initial_alignment == [[1, 0], [4, 2], [5, 3]]
 
 
 def test_removing_touches_only_the_annotators_own_links():
-    desk = make_desk()
-    logged_in(desk.bob).get(url("pair-edit", desk.pair))
-    client = logged_in(desk.ann)
+    desk = make.desk()
+    logged_in(desk.ben).get(url("pair-edit", desk.pair))
+    client = logged_in(desk.anna)
     client.get(url("pair-edit", desk.pair))
-    save(client, "link-remove", desk.pair, desk.ann, {"i": "1", "j": "0"})
-    assert AlignmentLink.objects.filter(annotator=desk.bob).count() == 3
+    save(client, "link-remove", desk.pair, desk.anna, {"i": "1", "j": "0"})
+    assert AlignmentLink.objects.filter(annotator=desk.ben).count() == 3

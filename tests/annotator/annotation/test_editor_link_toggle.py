@@ -3,23 +3,23 @@
 import pytest
 
 from annotator.models import AlignmentLink
-from tests.annotator.editor_helpers import fast_passwords as fast_passwords
-from tests.annotator.editor_helpers import logged_in, make_desk, save, url
+from tests import make
+from tests.make import logged_in, save, url
 
 pytestmark = pytest.mark.django_db
 
 
 def test_sure_link_becomes_possible_and_back():
-    desk = make_desk()
-    client = logged_in(desk.ann)
+    desk = make.desk()
+    client = logged_in(desk.anna)
     client.get(url("pair-edit", desk.pair))
-    save(client, "link-toggle", desk.pair, desk.ann, {"i": "1", "j": "0"})
-    assert AlignmentLink.objects.get(annotator=desk.ann, i=1, j=0).sure is False
-    save(client, "link-toggle", desk.pair, desk.ann, {"i": "1", "j": "0"})
-    assert AlignmentLink.objects.get(annotator=desk.ann, i=1, j=0).sure is True
+    save(client, "link-toggle", desk.pair, desk.anna, {"i": "1", "j": "0"})
+    assert AlignmentLink.objects.get(annotator=desk.anna, i=1, j=0).sure is False
+    save(client, "link-toggle", desk.pair, desk.anna, {"i": "1", "j": "0"})
+    assert AlignmentLink.objects.get(annotator=desk.anna, i=1, j=0).sure is True
 
 
 def test_switching_where_there_is_no_link_is_a_message():
-    desk = make_desk()
-    response = save(logged_in(desk.ann), "link-toggle", desk.pair, desk.ann, {"i": "0", "j": "3"})
+    desk = make.desk()
+    response = save(logged_in(desk.anna), "link-toggle", desk.pair, desk.anna, {"i": "0", "j": "3"})
     assert response.status_code == 422 and "no link between the selected tokens" in response.content.decode()

@@ -8,15 +8,15 @@ from annotator.annotation import services as annotation_services
 from annotator.core.aligner import SOURCE
 from annotator.corpus import projects
 from annotator.models import AlignmentLink, Assignment, Pair
-from tests.annotator.editor_helpers import fast_passwords as fast_passwords
-from tests.annotator.editor_helpers import fill, logged_in, long_pair, make_desk, url, version
+from tests import make
+from tests.make import fill, logged_in, long_pair, url, version
 
 pytestmark = pytest.mark.django_db
 
 
 def test_page_shows_both_members_as_selectable_tokens_and_the_grouped_palette():
-    desk = make_desk()
-    html = logged_in(desk.ann).get(url("pair-edit", desk.pair)).content.decode()
+    desk = make.desk()
+    html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
     assert html.count('class="member ') == 2
     assert html.count('<span class="tok') == len(desk.pair.tokens1) + len(desk.pair.tokens2)
     assert 'class="pgroup-name">Morpholexicon-based changes' in html
@@ -25,10 +25,10 @@ def test_page_shows_both_members_as_selectable_tokens_and_the_grouped_palette():
 
 
 def test_first_opening_copies_the_initial_alignment_as_the_annotators_sure_links():
-    desk = make_desk()
-    logged_in(desk.ann).get(url("pair-edit", desk.pair))
+    desk = make.desk()
+    logged_in(desk.anna).get(url("pair-edit", desk.pair))
     links = set(
-        AlignmentLink.objects.filter(pair=desk.pair, annotator=desk.ann).values_list("i", "j", "sure")
+        AlignmentLink.objects.filter(pair=desk.pair, annotator=desk.anna).values_list("i", "j", "sure")
     )
     assert links == {(1, 0, True), (4, 2, True), (5, 3, True)}
     desk.pair.refresh_from_db()
@@ -36,26 +36,26 @@ def test_first_opening_copies_the_initial_alignment_as_the_annotators_sure_links
 
 
 def test_links_removed_by_the_annotator_are_not_copied_again_on_the_next_opening():
-    desk = make_desk()
-    client = logged_in(desk.ann)
+    desk = make.desk()
+    client = logged_in(desk.anna)
     client.get(url("pair-edit", desk.pair))
     annotation_services.remove_links(
-        desk.pair, desk.ann, [(1, 0), (4, 2), (5, 3)], base_version=version(desk.pair, desk.ann)
+        desk.pair, desk.anna, [(1, 0), (4, 2), (5, 3)], base_version=version(desk.pair, desk.anna)
     )
     client.get(url("pair-edit", desk.pair))
-    assert not AlignmentLink.objects.filter(pair=desk.pair, annotator=desk.ann).exists()
+    assert not AlignmentLink.objects.filter(pair=desk.pair, annotator=desk.anna).exists()
 
 
 def test_pair_without_initial_alignment_gets_the_identical_token_alignment_first():
-    desk = make_desk()
+    desk = make.desk()
     pair = projects.add_pair(
         desk.project, "plain", tokens1=["A", "cat", "sat"], tokens2=["the", "Cat", "sat"]
     )
-    projects.assign_pairs(desk.project, [desk.ann], [pair])
-    html = logged_in(desk.ann).get(url("pair-edit", pair)).content.decode()
+    projects.assign_pairs(desk.project, [desk.anna], [pair])
+    html = logged_in(desk.anna).get(url("pair-edit", pair)).content.decode()
     pair.refresh_from_db()
     assert pair.initial_alignment == [[1, 1], [2, 2]] and pair.initial_alignment_source == SOURCE
-    assert set(AlignmentLink.objects.filter(pair=pair, annotator=desk.ann).values_list("i", "j")) == {
+    assert set(AlignmentLink.objects.filter(pair=pair, annotator=desk.anna).values_list("i", "j")) == {
         (1, 1),
         (2, 2),
     }
@@ -63,55 +63,55 @@ def test_pair_without_initial_alignment_gets_the_identical_token_alignment_first
 
 
 def test_projects_without_word_alignment_copy_nothing_and_show_no_alignment_tab():
-    desk = make_desk(layer_word_alignment=False)
-    html = logged_in(desk.ann).get(url("pair-edit", desk.pair)).content.decode()
+    desk = make.desk(layer_word_alignment=False)
+    html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
     assert not AlignmentLink.objects.exists()
     assert 'data-mode="align"' not in html and 'data-mode="phenomena"' in html
 
 
 def test_phrase_alignment_tab_appears_only_when_the_project_has_the_layer_and_the_pair_has_trees():
-    desk = make_desk(layer_phrase_alignment=True)
-    client = logged_in(desk.ann)
+    desk = make.desk(layer_phrase_alignment=True)
+    client = logged_in(desk.anna)
     assert 'data-mode="phrase"' in client.get(url("pair-edit", desk.pair)).content.decode()
     flat = projects.add_pair(desk.project, "flat", tokens1=["a"], tokens2=["a"])
-    projects.assign_pairs(desk.project, [desk.ann], [flat])
+    projects.assign_pairs(desk.project, [desk.anna], [flat])
     assert 'data-mode="phrase"' not in client.get(url("pair-edit", flat)).content.decode()
     Pair.objects.filter(pk=desk.pair.pk)  # the tree pair draws both trees as SVG
     assert client.get(url("pair-edit", desk.pair)).content.decode().count('<svg class="tree"') == 2
 
 
 def test_phenomena_wait_for_the_paraphrase_label_in_paraphrases_only_projects():
-    desk = make_desk(phenomena_for="paraphrases")
-    client = logged_in(desk.ann)
+    desk = make.desk(phenomena_for="paraphrases")
+    client = logged_in(desk.anna)
     assert 'data-open="0"' in client.get(url("pair-edit", desk.pair)).content.decode()
-    annotation_services.set_pair_label(desk.pair, desk.ann, "paraphrase", base_version=None)
+    annotation_services.set_pair_label(desk.pair, desk.anna, "paraphrase", base_version=None)
     assert 'data-open="1"' in client.get(url("pair-edit", desk.pair)).content.decode()
 
 
 def test_annotator_never_sees_another_annotators_work_in_the_html():
-    desk = make_desk()
-    logged_in(desk.bob).get(url("pair-edit", desk.pair))
-    annotation_services.set_comment(desk.pair, desk.bob, "BOBS-SECRET-NOTE", base_version=None)
+    desk = make.desk()
+    logged_in(desk.ben).get(url("pair-edit", desk.pair))
+    annotation_services.set_comment(desk.pair, desk.ben, "BOBS-SECRET-NOTE", base_version=None)
     annotation_services.add_phenomenon(
-        desk.pair, desk.bob, desk.types["Diathesis"], scope1=[0, 1], scope2=[0], base_version=None
+        desk.pair, desk.ben, desk.types["Diathesis"], scope1=[0, 1], scope2=[0], base_version=None
     )
-    annotation_services.set_links(desk.pair, desk.bob, [(0, 1), (2, 3)], sure=False, base_version=None)
-    html = logged_in(desk.ann).get(url("pair-edit", desk.pair)).content.decode()
+    annotation_services.set_links(desk.pair, desk.ben, [(0, 1), (2, 3)], sure=False, base_version=None)
+    html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
     assert "BOBS-SECRET-NOTE" not in html and "Diathesis</strong>" not in html
     assert 'class="mk' not in html
     assert "<strong>0</strong> possible" in html
 
 
 def test_opening_a_pair_puts_it_in_progress():
-    desk = make_desk()
-    logged_in(desk.ann).get(url("pair-edit", desk.pair))
-    assignment = Assignment.objects.get(annotator=desk.ann, pair=desk.pair)
+    desk = make.desk()
+    logged_in(desk.anna).get(url("pair-edit", desk.pair))
+    assignment = Assignment.objects.get(annotator=desk.anna, pair=desk.pair)
     assert assignment.status == "in_progress" and assignment.started_at is not None
 
 
 def test_htmx_request_naming_a_target_gets_just_that_partial():
-    desk = make_desk()
-    response = logged_in(desk.ann).get(
+    desk = make.desk()
+    response = logged_in(desk.anna).get(
         url("pair-edit", desk.pair), HTTP_HX_REQUEST="true", HTTP_HX_TARGET="links"
     )
     html = response.content.decode()
@@ -119,26 +119,32 @@ def test_htmx_request_naming_a_target_gets_just_that_partial():
 
 
 def test_overlapping_phenomena_get_separate_underline_lanes():
-    desk = make_desk()
+    desk = make.desk()
     inflectional, diathesis = desk.types["Inflectional"], desk.types["Diathesis"]
     annotation_services.add_phenomenon(
-        desk.pair, desk.ann, inflectional, scope1=[1, 2], scope2=[0, 1], projection="local", base_version=None
+        desk.pair,
+        desk.anna,
+        inflectional,
+        scope1=[1, 2],
+        scope2=[0, 1],
+        projection="local",
+        base_version=None,
     )
     annotation_services.add_phenomenon(
-        desk.pair, desk.ann, diathesis, scope1=[2, 4], scope2=[1], key1=[2], base_version=None
+        desk.pair, desk.anna, diathesis, scope1=[2, 4], scope2=[1], key1=[2], base_version=None
     )
-    html = logged_in(desk.ann).get(url("pair-edit", desk.pair)).content.decode()
+    html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
     assert f"--c:{inflectional.colour};--l:0" in html and f"--c:{diathesis.colour};--l:1" in html
     assert 'class="mk key"' in html
 
 
 def test_page_query_count_does_not_depend_on_the_amount_of_work():
-    desk = make_desk()
-    small, large = long_pair(desk.project, (desk.ann,), n_tokens=8), long_pair(desk.project, (desk.ann,))
+    desk = make.desk()
+    small, large = long_pair(desk.project, (desk.anna,), n_tokens=8), long_pair(desk.project, (desk.anna,))
     inflectional = desk.types["Inflectional"]
-    fill(small, desk.ann, inflectional, n_phenomena=1, n_links=1)
-    fill(large, desk.ann, inflectional, n_phenomena=20, n_links=40)
-    client = logged_in(desk.ann)
+    fill(small, desk.anna, inflectional, n_phenomena=1, n_links=1)
+    fill(large, desk.anna, inflectional, n_phenomena=20, n_links=40)
+    client = logged_in(desk.anna)
     client.get(url("pair-edit", small))
     client.get(url("pair-edit", large))
     counts = []
@@ -150,8 +156,8 @@ def test_page_query_count_does_not_depend_on_the_amount_of_work():
 
 
 def test_page_query_count(django_assert_num_queries):
-    desk = make_desk()
-    client = logged_in(desk.ann)
+    desk = make.desk()
+    client = logged_in(desk.anna)
     client.get(url("pair-edit", desk.pair))
     with django_assert_num_queries(18):  # 18th: is there a guidelines version the annotator has not read
         client.get(url("pair-edit", desk.pair))

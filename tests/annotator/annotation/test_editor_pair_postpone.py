@@ -3,22 +3,22 @@
 import pytest
 
 from annotator.models import Assignment
-from tests.annotator.editor_helpers import HTMX, logged_in, make_desk, url
-from tests.annotator.editor_helpers import fast_passwords as fast_passwords
+from tests import make
+from tests.make import HTMX, logged_in, url
 
 pytestmark = pytest.mark.django_db
 
 
 def test_postponed_pair_is_marked_and_the_editor_is_sent_to_the_next_pair():
-    desk = make_desk()
+    desk = make.desk()
     p1, p2, _ = desk.project.pairs.order_by("position")
-    response = logged_in(desk.ann).post(url("pair-postpone", p1), **HTMX)
+    response = logged_in(desk.anna).post(url("pair-postpone", p1), **HTMX)
     assert response.status_code == 204 and response["HX-Redirect"] == url("pair-edit", p2)
-    assert Assignment.objects.get(annotator=desk.ann, pair=p1).status == "postponed"
-    assert Assignment.objects.get(annotator=desk.bob, pair=p1).status == "todo"
+    assert Assignment.objects.get(annotator=desk.anna, pair=p1).status == "postponed"
+    assert Assignment.objects.get(annotator=desk.ben, pair=p1).status == "todo"
 
 
 def test_without_javascript_postpone_redirects():
-    desk = make_desk()
+    desk = make.desk()
     p1, p2, _ = desk.project.pairs.order_by("position")
-    assert logged_in(desk.ann).post(url("pair-postpone", p1))["Location"] == url("pair-edit", p2)
+    assert logged_in(desk.anna).post(url("pair-postpone", p1))["Location"] == url("pair-edit", p2)

@@ -6,45 +6,45 @@ import pytest
 
 from annotator.annotation import services as annotation_services
 from annotator.models import PairLabel, Phenomenon
-from tests.annotator.editor_helpers import fast_passwords as fast_passwords
-from tests.annotator.editor_helpers import logged_in, make_desk, save, url, version
+from tests import make
+from tests.make import logged_in, save, url, version
 
 pytestmark = pytest.mark.django_db
 
 
 def test_undo_reverts_the_last_change_and_answers_with_the_workspace():
-    desk = make_desk()
-    client = logged_in(desk.ann)
-    save(client, "pair-label", desk.pair, desk.ann, {"label": "paraphrase"})
+    desk = make.desk()
+    client = logged_in(desk.anna)
+    save(client, "pair-label", desk.pair, desk.anna, {"label": "paraphrase"})
     save(
         client,
         "phenomenon-create",
         desk.pair,
-        desk.ann,
+        desk.anna,
         {"ptype": desk.types["Diathesis"].pk, "scope1": "1", "scope2": "0"},
     )
-    response = save(client, "pair-undo", desk.pair, desk.ann, {})
+    response = save(client, "pair-undo", desk.pair, desk.anna, {})
     assert response.status_code == 200 and response.content.decode().lstrip().startswith(
         '<div id="workspace"'
     )
     assert json.loads(response["HX-Trigger"])["sheet-undone"] == {"description": "the new phenomenon"}
     assert not Phenomenon.objects.exists()
-    save(client, "pair-undo", desk.pair, desk.ann, {})
-    assert PairLabel.objects.get(annotator=desk.ann).label == ""
+    save(client, "pair-undo", desk.pair, desk.anna, {})
+    assert PairLabel.objects.get(annotator=desk.anna).label == ""
 
 
 def test_nothing_to_undo_is_a_message():
-    desk = make_desk(layer_word_alignment=False)
-    response = save(logged_in(desk.ann), "pair-undo", desk.pair, desk.ann, {})
+    desk = make.desk(layer_word_alignment=False)
+    response = save(logged_in(desk.anna), "pair-undo", desk.pair, desk.anna, {})
     assert response.status_code == 422 and "Nothing to undo on this pair." in response.content.decode()
 
 
 def test_undo_from_a_stale_tab_conflicts():
-    desk = make_desk()
-    client = logged_in(desk.ann)
+    desk = make.desk()
+    client = logged_in(desk.anna)
     client.get(url("pair-edit", desk.pair))
-    stale = version(desk.pair, desk.ann)
-    annotation_services.set_pair_label(desk.pair, desk.ann, "paraphrase", base_version=stale)
+    stale = version(desk.pair, desk.anna)
+    annotation_services.set_pair_label(desk.pair, desk.anna, "paraphrase", base_version=stale)
     response = client.post(url("pair-undo", desk.pair), {"base_version": stale}, HTTP_HX_REQUEST="true")
     assert response.status_code == 409
-    assert PairLabel.objects.get(annotator=desk.ann).label == "paraphrase"
+    assert PairLabel.objects.get(annotator=desk.anna).label == "paraphrase"

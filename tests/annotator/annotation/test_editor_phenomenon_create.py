@@ -8,26 +8,26 @@ from django.test.utils import CaptureQueriesContext
 
 from annotator.core.tagsets import ETPC_NAME
 from annotator.models import AnnotationHistory, ParaphraseType, Phenomenon, Tagset
-from tests.annotator.editor_helpers import fast_passwords as fast_passwords
-from tests.annotator.editor_helpers import fill, logged_in, long_pair, make_desk, save
+from tests import make
+from tests.make import fill, logged_in, long_pair, save
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def desk():
-    return make_desk()
+    return make.desk()
 
 
 def create(desk, **data):
-    return save(logged_in(desk.ann), "phenomenon-create", desk.pair, desk.ann, data)
+    return save(logged_in(desk.anna), "phenomenon-create", desk.pair, desk.anna, data)
 
 
 def test_discontinuous_phenomenon_with_keys_is_stored_and_listed(desk):
     diathesis = desk.types["Diathesis"]
     response = create(desk, ptype=diathesis.pk, scope1="4,1,2", scope2="0,2", key1="2", key2="")
     assert response.status_code == 200
-    ph = Phenomenon.objects.get(pair=desk.pair, annotator=desk.ann)
+    ph = Phenomenon.objects.get(pair=desk.pair, annotator=desk.anna)
     assert (ph.scope1, ph.scope2, ph.key1, ph.projection) == ([1, 2, 4], [0, 2], [2], "")
     html = response.content.decode()
     assert html.lstrip().startswith('<div id="phenomena"') and "film opened … Friday" in html
@@ -82,21 +82,21 @@ def test_type_of_another_tagset_is_refused(desk):
 
 
 def test_paraphrases_only_project_refuses_phenomena_before_the_paraphrase_label():
-    desk = make_desk(phenomena_for="paraphrases")
+    desk = make.desk(phenomena_for="paraphrases")
     response = create(desk, ptype=desk.types["Diathesis"].pk, scope1="1", scope2="0")
     assert response.status_code == 422 and "label the pair paraphrase first" in response.content.decode()
 
 
 def test_save_query_count_does_not_grow_with_existing_work(desk):
     inflectional = desk.types["Inflectional"]
-    small, large = long_pair(desk.project, (desk.ann,), n_tokens=8), long_pair(desk.project, (desk.ann,))
-    fill(small, desk.ann, inflectional, n_phenomena=1, n_links=1)
-    fill(large, desk.ann, inflectional, n_phenomena=20, n_links=40)
-    client = logged_in(desk.ann)
+    small, large = long_pair(desk.project, (desk.anna,), n_tokens=8), long_pair(desk.project, (desk.anna,))
+    fill(small, desk.anna, inflectional, n_phenomena=1, n_links=1)
+    fill(large, desk.anna, inflectional, n_phenomena=20, n_links=40)
+    client = logged_in(desk.anna)
     counts = []
     for pair in (small, large):
         data = {"ptype": inflectional.pk, "scope1": "0,3", "scope2": "1", "projection": "local"}
         with CaptureQueriesContext(connection) as queries:
-            assert save(client, "phenomenon-create", pair, desk.ann, data).status_code == 200
+            assert save(client, "phenomenon-create", pair, desk.anna, data).status_code == 200
         counts.append(len(queries))
     assert counts[0] == counts[1]

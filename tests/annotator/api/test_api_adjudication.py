@@ -1,6 +1,6 @@
 """REST API: adjudication of a pair (versions, take, merge, label, gold phenomena, links, phrase alignments).
 
-The world (tests/leadtools_factories.py), pair p3: ann and cat mark Same polarity over opened→premiered
+The world (tests/make.py), pair p3: anna and cat mark Same polarity over opened→premiered
 (cat: global projection), ben marks Semantics over "opened on" and misses the link film→Film.
 """
 
@@ -11,18 +11,15 @@ import pytest
 from annotator.annotation import services as annotation_services
 from annotator.leadtools import adjudication
 from annotator.models import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon, PhraseAlignment
-from tests import leadtools_factories
-from tests.annotator.api_helpers import client_for, isolate_cache
-from tests.leadtools_factories import FAST_HASHERS
+from tests import make
+from tests.make import api_client
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def world(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
-    isolate_cache(settings)
-    w = leadtools_factories.world()
+def world():
+    w = make.team()
     w["pair"] = w["project"].pairs.get(source_id="p3")
     return w
 
@@ -32,7 +29,7 @@ def url(world, rest=""):
 
 
 def post(world, rest, body, user="lead"):
-    return client_for(world[user]).post(url(world, rest), body, format="json")
+    return api_client(world[user]).post(url(world, rest), body, format="json")
 
 
 def gold(pair):
@@ -57,10 +54,10 @@ def take_ben(world):
 
 
 def test_lead_reads_every_annotators_version_and_the_gold(world):
-    response = client_for(world["lead"]).get(url(world))
+    response = api_client(world["lead"]).get(url(world))
     assert response.status_code == 200
     body = response.json()
-    assert [v["username"] for v in body["versions"]] == ["ann", "ben", "cat"]
+    assert [v["username"] for v in body["versions"]] == ["anna", "ben", "cat"]
     ben = body["versions"][1]
     assert ben["owner"] == world["ben"].pk and ben["version"] > 0 and len(ben["links"]) == 3
     assert body["gold"]["version"] == 0 and body["gold"]["owner"] is None and body["gold"]["phenomena"] == []
@@ -69,10 +66,10 @@ def test_lead_reads_every_annotators_version_and_the_gold(world):
 
 def test_rows_gold_already_has_are_listed(world):
     version = take_ben(world)
-    body = client_for(world["lead"]).get(url(world)).json()
+    body = api_client(world["lead"]).get(url(world)).json()
     assert body["gold"]["version"] == version and body["gold"]["owner"] == world["lead"].pk
     assert body["in_gold"]["phenomena"] == [row_of(world, Phenomenon, "ben").pk]
-    assert len(body["in_gold"]["links"]) == 3 + 3 + 3  # ben's three links, which ann and cat have too
+    assert len(body["in_gold"]["links"]) == 3 + 3 + 3  # ben's three links, which anna and cat have too
 
 
 # ---- take, merge, label ---------------------------------------------------------------------------
@@ -105,7 +102,7 @@ def test_take_from_someone_who_is_not_an_annotator_is_400(world):
 
 def test_merge_adds_the_selected_rows_once(world):
     cat_phenomenon = row_of(world, Phenomenon, "cat")
-    ann_link = row_of(world, AlignmentLink, "ann", i=1, j=0)
+    ann_link = row_of(world, AlignmentLink, "anna", i=1, j=0)
     body = {
         "phenomena": [cat_phenomenon.pk],
         "links": [ann_link.pk],
@@ -140,7 +137,7 @@ def test_set_gold_label(world):
 
 
 def ptypes(world):
-    return leadtools_factories.types(world["project"])
+    return make.types(world["project"])
 
 
 def test_add_update_and_remove_a_gold_phenomenon(world):
@@ -148,7 +145,7 @@ def test_add_update_and_remove_a_gold_phenomenon(world):
     added = post(world, "phenomena/", body | {"base_version": 0})
     assert added.status_code == 200, added.json()
     phenomenon = added.json()["gold"]["phenomena"][0]
-    client = client_for(world["lead"])
+    client = api_client(world["lead"])
     changed = client.patch(
         url(world, f"phenomena/{phenomenon['id']}/"),
         {"scope1": [2, 3], "comment": "checked", "base_version": added.json()["version"]},
@@ -188,7 +185,7 @@ def test_set_re_mark_and_remove_a_gold_link(world):
     )
     link = re_marked.json()["gold"]["links"][0]
     assert link["sure"] is False and len(re_marked.json()["gold"]["links"]) == 1
-    removed = client_for(world["lead"]).delete(
+    removed = api_client(world["lead"]).delete(
         url(world, f"links/{link['id']}/?base_version={re_marked.json()['version']}")
     )
     assert removed.status_code == 200 and removed.json()["gold"]["links"] == []
@@ -202,7 +199,7 @@ def test_remove_a_gold_phrase_alignment(world):
     merged = post(world, "merge/", {"phrase_alignments": [alignment.pk], "base_version": 0})
     gold_alignment = merged.json()["gold"]["phrase_alignments"][0]
     assert (gold_alignment["node1"], gold_alignment["node2"], gold_alignment["is_gold"]) == (1, 1, True)
-    removed = client_for(world["lead"]).delete(
+    removed = api_client(world["lead"]).delete(
         url(world, f"phrase-alignments/{gold_alignment['id']}/?base_version={merged.json()['version']}")
     )
     assert removed.status_code == 200 and removed.json()["gold"]["phrase_alignments"] == []
@@ -211,7 +208,7 @@ def test_remove_a_gold_phrase_alignment(world):
 
 def test_an_annotators_row_cannot_be_removed_as_gold(world):
     version = take_ben(world)
-    client = client_for(world["lead"])
+    client = api_client(world["lead"])
     for path, row in (
         ("phenomena", row_of(world, Phenomenon, "ben")),
         ("links", row_of(world, AlignmentLink, "ben", i=2, j=1)),
@@ -224,7 +221,7 @@ def test_an_annotators_row_cannot_be_removed_as_gold(world):
 def test_delete_needs_the_base_version(world):
     take_ben(world)
     phenomenon = Phenomenon.objects.get(pair=world["pair"], is_gold=True)
-    response = client_for(world["lead"]).delete(url(world, f"phenomena/{phenomenon.pk}/"))
+    response = api_client(world["lead"]).delete(url(world, f"phenomena/{phenomenon.pk}/"))
     assert response.status_code == 400 and "base_version" in response.json()
 
 
@@ -255,7 +252,7 @@ def stale_requests(world):
 def test_stale_base_version_is_409_with_the_current_version_and_changes_nothing(world):
     version = take_ben(world)
     before = gold(world["pair"])
-    client = client_for(world["lead"])
+    client = api_client(world["lead"])
     for method, rest, body in stale_requests(world):
         response = getattr(client, method)(url(world, rest), body, format="json")
         assert response.status_code == 409, (method, rest, response.content)
@@ -276,24 +273,27 @@ def test_null_base_version_skips_the_check(world):
 
 def test_annotators_cannot_read_or_change_the_adjudication(world):
     """An annotator never receives the other annotators' versions, and gold belongs to the leads."""
-    response = client_for(world["ann"]).get(url(world))
+    response = api_client(world["anna"]).get(url(world))
     assert response.status_code == 403
     assert "Semantics" not in response.content.decode() and "ben" not in response.content.decode()
     assert (
-        post(world, "take/", {"source": world["ann"].pk, "base_version": None}, user="ann").status_code == 403
+        post(world, "take/", {"source": world["anna"].pk, "base_version": None}, user="anna").status_code
+        == 403
     )
-    assert post(world, "label/", {"label": "paraphrase", "base_version": None}, user="ann").status_code == 403
+    assert (
+        post(world, "label/", {"label": "paraphrase", "base_version": None}, user="anna").status_code == 403
+    )
     assert gold(world["pair"])["label"] is None
-    assert client_for(None).get(url(world)).status_code in (401, 403)
+    assert api_client(None).get(url(world)).status_code in (401, 403)
 
 
 def test_leads_of_another_project_get_404_and_admins_may(world):
-    assert client_for(world["other_lead"]).get(url(world)).status_code == 404
+    assert api_client(world["other_lead"]).get(url(world)).status_code == 404
     assert (
         post(world, "take/", {"source": world["ben"].pk, "base_version": 0}, user="other_lead").status_code
         == 404
     )
-    assert client_for(world["admin"]).get(url(world)).status_code == 200
+    assert api_client(world["admin"]).get(url(world)).status_code == 200
     assert (
         post(world, "take/", {"source": world["ben"].pk, "base_version": 0}, user="admin").status_code == 200
     )
@@ -302,10 +302,10 @@ def test_leads_of_another_project_get_404_and_admins_may(world):
 def test_a_pair_of_another_project_is_not_found_under_this_one(world):
     other_pair = world["other"].pairs.first()
     path = f"/api/projects/{world['project'].pk}/pairs/{other_pair.pk}/adjudication/"
-    assert client_for(world["lead"]).get(path).status_code == 404
+    assert api_client(world["lead"]).get(path).status_code == 404
 
 
 def test_reading_the_adjudication_takes_few_queries(world, django_assert_max_num_queries):
     take_ben(world)
     with django_assert_max_num_queries(15):
-        assert client_for(world["lead"]).get(url(world)).status_code == 200
+        assert api_client(world["lead"]).get(url(world)).status_code == 200

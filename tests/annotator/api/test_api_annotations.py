@@ -6,14 +6,15 @@ import pytest
 
 from annotator.annotation import services as annotation_services
 from annotator.models import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon, PhraseAlignment
-from tests.annotator.api_helpers import annotate_marked, client_for, make_world
+from tests import make
+from tests.make import annotate_marked, api_client
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def world(settings):
-    return make_world(settings)
+def world():
+    return make.two_projects()
 
 
 def _phenomenon_body(world, **extra):
@@ -24,7 +25,7 @@ def _phenomenon_body(world, **extra):
 
 
 def test_annotator_adds_a_phenomenon_through_the_service(world):
-    response = client_for(world.anna).post("/api/phenomena/", _phenomenon_body(world), format="json")
+    response = api_client(world.anna).post("/api/phenomena/", _phenomenon_body(world), format="json")
     assert response.status_code == 201, response.json()
     body = response.json()
     assert body["version"] == 2
@@ -39,7 +40,7 @@ def test_stale_version_gets_conflict_with_current_version(world):
     annotation_services.add_phenomenon(
         world.pair, world.anna, world.any_ptype(), scope1=[0], scope2=[0], base_version=0
     )
-    response = client_for(world.anna).post("/api/phenomena/", _phenomenon_body(world), format="json")
+    response = api_client(world.anna).post("/api/phenomena/", _phenomenon_body(world), format="json")
     assert response.status_code == 409
     assert response.json()["current_version"] == 2
     assert "another tab or device" in response.json()["detail"]
@@ -47,7 +48,7 @@ def test_stale_version_gets_conflict_with_current_version(world):
 
 
 def test_invalid_scope_gets_400_naming_field_and_token(world):
-    response = client_for(world.anna).post(
+    response = api_client(world.anna).post(
         "/api/phenomena/", _phenomenon_body(world, scope1=[31]), format="json"
     )
     assert response.status_code == 400
@@ -56,18 +57,18 @@ def test_invalid_scope_gets_400_naming_field_and_token(world):
 
 def test_projection_rule_comes_from_the_shared_validation(world):
     body = _phenomenon_body(world, ptype=world.projected_ptype().pk)
-    response = client_for(world.anna).post("/api/phenomena/", body, format="json")
+    response = api_client(world.anna).post("/api/phenomena/", body, format="json")
     assert response.status_code == 400
     assert "requires a projection" in response.json()["projection"][0]
     body["projection"] = "local"
-    assert client_for(world.anna).post("/api/phenomena/", body, format="json").status_code == 201
+    assert api_client(world.anna).post("/api/phenomena/", body, format="json").status_code == 201
 
 
 def test_type_outside_the_project_tagset_is_rejected(world):
     from annotator.models import ParaphraseType
 
     foreign = ParaphraseType.objects.exclude(tagset=world.project.tagset).first()
-    response = client_for(world.anna).post(
+    response = api_client(world.anna).post(
         "/api/phenomena/", _phenomenon_body(world, ptype=foreign.pk), format="json"
     )
     assert response.status_code == 400 and "not in this project's tagset" in response.json()["ptype"][0]
@@ -75,11 +76,11 @@ def test_type_outside_the_project_tagset_is_rejected(world):
 
 def test_annotator_cannot_write_on_unassigned_pair_or_foreign_project(world):
     other_pair = world.other_project.pairs.first()
-    response = client_for(world.anna).post(
+    response = api_client(world.anna).post(
         "/api/phenomena/", _phenomenon_body(world, pair=other_pair.pk), format="json"
     )
     assert response.status_code == 404
-    response = client_for(world.lead).post("/api/phenomena/", _phenomenon_body(world), format="json")
+    response = api_client(world.lead).post("/api/phenomena/", _phenomenon_body(world), format="json")
     assert response.status_code == 403  # a lead is not an annotator of the pair
 
 
@@ -87,7 +88,7 @@ def test_update_and_delete_phenomenon_are_version_checked(world):
     phenomenon, version = annotation_services.add_phenomenon(
         world.pair, world.anna, world.any_ptype(), scope1=[0], scope2=[0], base_version=0
     )
-    client = client_for(world.anna)
+    client = api_client(world.anna)
     url = f"/api/phenomena/{phenomenon.pk}/"
     stale = client.patch(url, {"scope1": [2], "base_version": 1}, format="json")
     assert stale.status_code == 409 and stale.json()["current_version"] == version
@@ -103,7 +104,7 @@ def test_annotator_cannot_change_or_see_anothers_phenomenon(world):
     phenomenon, version = annotation_services.add_phenomenon(
         world.pair, world.ben, world.any_ptype(), scope1=[0], scope2=[0], base_version=0
     )
-    client = client_for(world.anna)
+    client = api_client(world.anna)
     assert client.get(f"/api/phenomena/{phenomenon.pk}/").status_code == 404
     patch = client.patch(f"/api/phenomena/{phenomenon.pk}/", {"base_version": version}, format="json")
     assert patch.status_code == 404
@@ -113,7 +114,7 @@ def test_annotator_cannot_change_or_see_anothers_phenomenon(world):
 def test_lead_reads_everyones_phenomena_but_cannot_change_them(world):
     annotate_marked(world, world.anna)
     annotate_marked(world, world.ben)
-    client = client_for(world.lead)
+    client = api_client(world.lead)
     rows = client.get(f"/api/phenomena/?project={world.project.pk}").json()["results"]
     assert {row["annotator"] for row in rows} == {world.anna.pk, world.ben.pk}
     only_ben = client.get(f"/api/phenomena/?annotator={world.ben.pk}").json()["results"]
@@ -124,13 +125,13 @@ def test_lead_reads_everyones_phenomena_but_cannot_change_them(world):
 
 def test_other_lead_sees_nothing_of_this_project(world):
     annotate_marked(world, world.anna)
-    client = client_for(world.other_lead)
+    client = api_client(world.other_lead)
     assert client.get(f"/api/phenomena/?project={world.project.pk}").json()["results"] == []
     assert client.get(f"/api/pair-labels/?project={world.project.pk}").json()["results"] == []
 
 
 def test_bad_filter_value_is_a_400_naming_the_parameter(world):
-    response = client_for(world.anna).get("/api/phenomena/?pair=abc")
+    response = api_client(world.anna).get("/api/phenomena/?pair=abc")
     assert response.status_code == 400 and "pair" in response.json()
 
 
@@ -139,14 +140,14 @@ def test_phenomena_list_is_paginated_in_constant_queries(world, django_assert_ma
         annotation_services.add_phenomenon(
             world.pair, world.anna, world.any_ptype(), scope1=[n], scope2=[0], base_version=None
         )
-    client = client_for(world.anna)
+    client = api_client(world.anna)
     with django_assert_max_num_queries(4):
         body = client.get("/api/phenomena/?page_size=4").json()
     assert body["count"] == 6 and len(body["results"]) == 4 and body["next"]
 
 
 def test_save_phenomenon_query_count(world, django_assert_num_queries):
-    client = client_for(world.anna)
+    client = api_client(world.anna)
     client.post("/api/phenomena/", _phenomenon_body(world), format="json")  # sheet and state rows exist
     body = _phenomenon_body(world, base_version=2)
     # token, access (one query), type, sheet locked and its version bumped (one UPDATE … RETURNING),
@@ -157,7 +158,7 @@ def test_save_phenomenon_query_count(world, django_assert_num_queries):
 
 
 def test_links_block_is_set_and_removed(world):
-    client = client_for(world.anna)
+    client = api_client(world.anna)
     body = {"pair": world.pair.pk, "links": [[0, 0], [1, 0], [4, 2]], "sure": True, "base_version": 0}
     response = client.post("/api/links/", body, format="json")
     assert response.status_code == 200, response.json()
@@ -179,7 +180,7 @@ def test_links_block_is_set_and_removed(world):
 
 
 def test_link_outside_member_is_400(world):
-    response = client_for(world.anna).post(
+    response = api_client(world.anna).post(
         "/api/links/", {"pair": world.pair.pk, "links": [[0, 9]], "base_version": 0}, format="json"
     )
     assert response.status_code == 400
@@ -187,7 +188,7 @@ def test_link_outside_member_is_400(world):
 
 
 def test_phrase_alignment_create_and_delete(world):
-    client = client_for(world.anna)
+    client = api_client(world.anna)
     body = {"pair": world.pair.pk, "node1": 1, "node2": 1, "sure": True, "base_version": 0}
     response = client.post("/api/phrase-alignments/", body, format="json")
     assert response.status_code == 201, response.json()
@@ -205,7 +206,7 @@ def test_phrase_alignment_create_and_delete(world):
 
 
 def test_pair_label_and_comment_in_one_request(world):
-    client = client_for(world.anna)
+    client = api_client(world.anna)
     body = {"pair": world.pair.pk, "label": "paraphrase", "comment": "clear case", "base_version": 0}
     response = client.post("/api/pair-labels/", body, format="json")
     assert response.status_code == 200, response.json()
@@ -223,7 +224,7 @@ def test_pair_label_and_comment_in_one_request(world):
 def test_sheet_returns_own_work_and_version(world):
     annotate_marked(world, world.anna)
     annotate_marked(world, world.ben, marker=5)
-    body = client_for(world.anna).get(f"/api/pairs/{world.pair.pk}/sheet/").json()
+    body = api_client(world.anna).get(f"/api/pairs/{world.pair.pk}/sheet/").json()
     assert body["version"] == 4 and body["label"] == "paraphrase"
     assert [p["scope1"] for p in body["phenomena"]] == [[3]]
     assert [(link["i"], link["j"], link["sure"]) for link in body["links"]] == [(3, 1, False)]
@@ -232,9 +233,9 @@ def test_sheet_returns_own_work_and_version(world):
 def test_sheet_of_another_annotator_is_for_leads_only(world):
     annotate_marked(world, world.ben, marker=5)
     url = f"/api/pairs/{world.pair.pk}/sheet/?annotator={world.ben.pk}"
-    assert client_for(world.anna).get(url).status_code == 403
-    assert client_for(world.other_lead).get(url).status_code == 404
-    lead_view = client_for(world.lead).get(url)
+    assert api_client(world.anna).get(url).status_code == 403
+    assert api_client(world.other_lead).get(url).status_code == 404
+    lead_view = api_client(world.lead).get(url)
     assert lead_view.status_code == 200 and lead_view.json()["phenomena"][0]["scope1"] == [5]
 
 
@@ -245,7 +246,7 @@ def test_malformed_save_bodies_get_drfs_field_errors(world):
 
     from annotator.api import serializers as s
 
-    client = client_for(world.anna)
+    client = api_client(world.anna)
     bodies = [
         (
             "/api/phenomena/",

@@ -1,6 +1,6 @@
 """REST API: the disagreement explorer (pairs ordered by agreement, one pair's two versions compared).
 
-The world (tests/leadtools_factories.py): p1 and p4 agreed by ann, ben and cat; p2 labels differ (ben);
+The world (tests/make.py): p1 and p4 agreed by anna, ben and cat; p2 labels differ (ben);
 p3 phenomena differ (ben: Semantics, cat: Same polarity global) and ben misses the link film→Film.
 """
 
@@ -9,18 +9,15 @@ from __future__ import annotations
 import pytest
 
 from annotator.leadtools import disagreement
-from tests import leadtools_factories
-from tests.annotator.api_helpers import client_for, isolate_cache
-from tests.leadtools_factories import FAST_HASHERS
+from tests import make
+from tests.make import api_client
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def world(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
-    isolate_cache(settings)
-    return leadtools_factories.world()
+def world():
+    return make.team()
 
 
 def url(world, **query):
@@ -38,7 +35,7 @@ def pair_url(world, source_id, **query):
 
 
 def get(world, path, user="lead"):
-    return client_for(world[user]).get(path)
+    return api_client(world[user]).get(path)
 
 
 def test_pairs_come_lowest_agreement_first_with_the_services_values(world):
@@ -53,7 +50,7 @@ def test_pairs_come_lowest_agreement_first_with_the_services_values(world):
     first = body["results"][0]
     assert first["pair"] == world["project"].pairs.get(source_id="p3").pk
     assert {v["annotators"]: v["value"] for v in first["per_annotator_pair"]} == rows["p3"]["do_f1"]
-    assert body["annotator_pairs"] == ["ann|ben", "ann|cat", "ben|cat"]
+    assert body["annotator_pairs"] == ["anna|ben", "anna|cat", "ben|cat"]
 
 
 def test_label_measure_puts_the_label_disagreement_first(world):
@@ -65,7 +62,7 @@ def test_label_measure_puts_the_label_disagreement_first(world):
 def test_type_and_annotator_pair_filters(world):
     by_type = get(world, url(world, type="Semantics")).json()
     assert [r["source_id"] for r in by_type["results"]] == ["p3"] and by_type["type"] == "Semantics"
-    by_pair = get(world, url(world, annotators="ann|cat")).json()
+    by_pair = get(world, url(world, annotators="anna|cat")).json()
     values = {r["source_id"]: r["value"] for r in by_pair["results"]}
     assert values["p3"] == 0.75 and values["p2"] == 1.0
     assert all(len(r["per_annotator_pair"]) == 1 for r in by_pair["results"])
@@ -79,7 +76,7 @@ def test_pages(world):
 
 
 @pytest.mark.parametrize(
-    ("query", "field"), [({"measure": "kappa"}, "measure"), ({"annotators": "ann"}, "annotators")]
+    ("query", "field"), [({"measure": "kappa"}, "measure"), ({"annotators": "anna"}, "annotators")]
 )
 def test_unknown_measure_or_malformed_annotator_pair_is_400(world, query, field):
     response = get(world, url(world, **query))
@@ -90,8 +87,8 @@ def test_pair_comparison_defaults_to_the_two_who_agree_least(world):
     response = get(world, pair_url(world, "p3"))
     assert response.status_code == 200
     body = response.json()
-    assert body["workers"] == ["ann", "ben", "cat"] and (body["a"], body["b"]) == ("ann", "ben")
-    assert body["key"] == "ann|ben" and body["row"]["do_f1"]["ann|ben"] == 0.0
+    assert body["workers"] == ["anna", "ben", "cat"] and (body["a"], body["b"]) == ("anna", "ben")
+    assert body["key"] == "anna|ben" and body["row"]["do_f1"]["anna|ben"] == 0.0
     by_type = {row["ptype_name"]: row for row in body["phenomena"]}
     assert by_type["Semantics"]["b"][0]["status"] == "only" and by_type["Semantics"]["a"] == []
     assert body["links"]["only_a"] == [{"i": 1, "j": 0, "token1": "film", "token2": "Film", "sure": True}]
@@ -99,21 +96,21 @@ def test_pair_comparison_defaults_to_the_two_who_agree_least(world):
 
 
 def test_pair_comparison_of_two_chosen_annotators(world):
-    body = get(world, pair_url(world, "p3", a="cat", b="ann")).json()
-    assert (body["a"], body["b"], body["key"]) == ("cat", "ann", "ann|cat")
+    body = get(world, pair_url(world, "p3", a="cat", b="anna")).json()
+    assert (body["a"], body["b"], body["key"]) == ("cat", "anna", "anna|cat")
     same_polarity = next(row for row in body["phenomena"] if row["ptype_name"] == "Same polarity")
     # identical scopes ("same"); only the projection differs (cat: global), which DO F1 counts
     assert {v["status"] for v in same_polarity["a"] + same_polarity["b"]} == {"same"}
     assert (
         same_polarity["a"][0]["phenomenon"]["projection"] == "global"
-        and body["row"]["do_f1"]["ann|cat"] == 0.75
+        and body["row"]["do_f1"]["anna|cat"] == 0.75
     )
     assert body["links"]["only_a"] == body["links"]["only_b"] == []
 
 
 def test_pair_comparison_refuses_annotators_who_did_not_work_on_it(world):
-    response = get(world, pair_url(world, "p3", a="ann", b="lead"))
-    assert response.status_code == 400 and "ann, ben, cat" in response.json()["a"][0]
+    response = get(world, pair_url(world, "p3", a="anna", b="lead"))
+    assert response.status_code == 400 and "anna, ben, cat" in response.json()["a"][0]
 
 
 def test_pair_nobody_worked_on_has_nothing_to_compare(world):
@@ -127,12 +124,12 @@ def test_pair_nobody_worked_on_has_nothing_to_compare(world):
 def test_annotators_cannot_read_the_explorer(world):
     """Agreement per pair reveals the others' annotations: like the page, leads and admins only."""
     for path in (url(world), pair_url(world, "p3")):
-        response = get(world, path, user="ann")
+        response = get(world, path, user="anna")
         assert response.status_code == 403
         assert "non_paraphrase" not in response.content.decode() and "ben" not in response.content.decode()
         assert get(world, path, user="other_lead").status_code == 404
         assert get(world, path, user="admin").status_code == 200
-        assert client_for(None).get(path).status_code in (401, 403)
+        assert api_client(None).get(path).status_code in (401, 403)
 
 
 def test_another_projects_pair_is_not_found_under_this_project(world):
@@ -142,7 +139,7 @@ def test_another_projects_pair_is_not_found_under_this_project(world):
 
 
 def test_explorer_page_takes_a_bounded_number_of_queries(world, django_assert_max_num_queries):
-    client = client_for(world["lead"])
+    client = api_client(world["lead"])
     client.get(url(world))  # the per-pair computation is cached after the first call
     with django_assert_max_num_queries(25):
         assert client.get(url(world, page=2, page_size=2)).status_code == 200

@@ -6,8 +6,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotator.models import CorpusJob, Pair, Project
-from tests.annotator.api_helpers import client_for, make_world
-from tests.annotator.corpus_helpers import mrpc_file
+from tests import make
+from tests.make import api_client, mrpc_file
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +32,7 @@ ROWS = (
 @pytest.fixture
 def world(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path
-    return make_world(settings)
+    return make.two_projects()
 
 
 @pytest.fixture
@@ -52,28 +52,28 @@ def _upload(name: str = "msr_paraphrase_train.txt") -> SimpleUploadedFile:
 
 def test_admin_imports_a_corpus_into_a_new_project(world):
     body = {"project_name": "MRPC sample", "format": "mrpc", "files": [_upload()]}
-    response = client_for(world.admin).post("/api/jobs/import/", body, format="multipart")
+    response = api_client(world.admin).post("/api/jobs/import/", body, format="multipart")
     assert response.status_code == 201, response.json()
     job = response.json()
     assert job["status"] == "succeeded" and job["kind"] == "import"
     project = Project.objects.get(name="MRPC sample")
     assert job["project"] == project.pk and Pair.objects.filter(project=project).count() == 2
-    assert client_for(world.admin).get(f"/api/jobs/{job['id']}/").json()["progress"] == 2
+    assert api_client(world.admin).get(f"/api/jobs/{job['id']}/").json()["progress"] == 2
 
 
 def test_lead_imports_into_own_project_only(world):
     body = {"project": world.project.pk, "format": "mrpc", "files": [_upload()]}
-    assert client_for(world.lead).post("/api/jobs/import/", body, format="multipart").status_code == 201
+    assert api_client(world.lead).post("/api/jobs/import/", body, format="multipart").status_code == 201
     assert world.project.pairs.count() == 4
     other = {"project": world.other_project.pk, "format": "mrpc", "files": [_upload()]}
-    assert client_for(world.lead).post("/api/jobs/import/", other, format="multipart").status_code == 404
-    assert client_for(world.anna).post("/api/jobs/import/", body, format="multipart").status_code == 403
+    assert api_client(world.lead).post("/api/jobs/import/", other, format="multipart").status_code == 404
+    assert api_client(world.anna).post("/api/jobs/import/", body, format="multipart").status_code == 403
     new = {"project_name": "Mine", "format": "mrpc", "files": [_upload()]}
-    assert client_for(world.lead).post("/api/jobs/import/", new, format="multipart").status_code == 403
+    assert api_client(world.lead).post("/api/jobs/import/", new, format="multipart").status_code == 403
 
 
 def test_import_form_errors_are_400_by_field(world):
-    client = client_for(world.admin)
+    client = api_client(world.admin)
     no_files = client.post("/api/jobs/import/", {"project_name": "X", "format": "mrpc"}, format="multipart")
     assert no_files.status_code == 400 and "files" in no_files.json()
     existing = {"project_name": world.project.name, "format": "mrpc", "files": [_upload()]}
@@ -86,13 +86,13 @@ def test_import_form_errors_are_400_by_field(world):
 def test_broken_file_gives_a_failed_job_with_the_report(world):
     broken = SimpleUploadedFile("msr_paraphrase_train.txt", b"not,a,tsv,file,at all\n")
     body = {"project": world.project.pk, "format": "mrpc", "files": [broken]}
-    job = client_for(world.lead).post("/api/jobs/import/", body, format="multipart").json()
+    job = api_client(world.lead).post("/api/jobs/import/", body, format="multipart").json()
     assert job["status"] == "failed" and job["report"]["problems"]
     assert world.project.pairs.count() == 2  # all or nothing
 
 
 def test_export_job_and_download(world, in_process_tasks, django_capture_on_commit_callbacks):
-    client = client_for(world.lead)
+    client = api_client(world.lead)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
             "/api/jobs/export/", {"project": world.project.pk, "format": "native"}, format="json"
@@ -102,15 +102,15 @@ def test_export_job_and_download(world, in_process_tasks, django_capture_on_comm
     assert job["status"] == "succeeded"
     download = client.get(f"/api/jobs/{job['id']}/download/")
     assert download.status_code == 200 and b"p1" in b"".join(download.streaming_content)
-    assert client_for(world.anna).get(f"/api/jobs/{job['id']}/download/").status_code == 404
+    assert api_client(world.anna).get(f"/api/jobs/{job['id']}/download/").status_code == 404
     bad = client.post("/api/jobs/export/", {"project": world.project.pk, "format": "etpc"}, format="json")
     assert bad.status_code == 400 and "annotator" in bad.json()
 
 
 def test_cancel_a_queued_job(world):
     job = CorpusJob.objects.create(kind="import", format="mrpc", project=world.project, created_by=world.lead)
-    assert client_for(world.anna).post(f"/api/jobs/{job.pk}/cancel/").status_code == 404
-    response = client_for(world.lead).post(f"/api/jobs/{job.pk}/cancel/")
+    assert api_client(world.anna).post(f"/api/jobs/{job.pk}/cancel/").status_code == 404
+    response = api_client(world.lead).post(f"/api/jobs/{job.pk}/cancel/")
     assert response.status_code == 200 and response.json()["status"] == "cancelled"
 
 
@@ -121,8 +121,8 @@ def test_jobs_are_visible_to_their_creator_and_the_projects_leads(world):
     CorpusJob.objects.create(
         kind="export", format="native", project=world.other_project, created_by=world.other_lead
     )
-    assert [j["id"] for j in client_for(world.anna).get("/api/jobs/").json()["results"]] == [mine.pk]
-    lead = client_for(world.lead).get(f"/api/jobs/?project={world.project.pk}&kind=import").json()
+    assert [j["id"] for j in api_client(world.anna).get("/api/jobs/").json()["results"]] == [mine.pk]
+    lead = api_client(world.lead).get(f"/api/jobs/?project={world.project.pk}&kind=import").json()
     assert [j["id"] for j in lead["results"]] == [mine.pk]
-    assert client_for(world.ben).get(f"/api/jobs/{mine.pk}/").status_code == 404
-    assert client_for(world.admin).get("/api/jobs/").json()["count"] == 2
+    assert api_client(world.ben).get(f"/api/jobs/{mine.pk}/").status_code == 404
+    assert api_client(world.admin).get("/api/jobs/").json()["count"] == 2

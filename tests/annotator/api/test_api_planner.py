@@ -7,27 +7,25 @@ import pytest
 from annotator.corpus import projects
 from annotator.leadtools import planning
 from annotator.models import Assignment, Membership
-from tests import factories
-from tests.annotator.api_helpers import client_for, isolate_cache
-from tests.leadtools_factories import FAST_HASHERS
+from tests import make
+from tests.make import api_client
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def world(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
-    isolate_cache(settings)
-    lead, ann, ben, cat = (factories.user(name) for name in ("lead", "ann", "ben", "cat"))
-    other = factories.user("other")
-    admin = factories.user("boss", staff=True)
-    project = factories.project_with_pairs("Plan", n_pairs=6, lead=lead)
-    for user in (ann, ben, cat):
+def world():
+    cast = make.cast()
+    lead, anna, ben, cat = cast.lead, cast.anna, cast.ben, cast.cat
+    other = make.cast().other_lead
+    admin = make.cast().admin
+    project = make.project_with_pairs("Plan", n_pairs=6, lead=lead)
+    for user in (anna, ben, cat):
         projects.add_member(project, user, "annotator")
-    theirs = factories.project_with_pairs("Theirs", lead=other)
+    theirs = make.project_with_pairs("Theirs", lead=other)
     return {
         "lead": lead,
-        "ann": ann,
+        "anna": anna,
         "ben": ben,
         "cat": cat,
         "other": other,
@@ -43,18 +41,18 @@ def url(project, action=""):
 
 def plan(world, user=None, **body):
     body.setdefault("seed", 4)
-    return client_for(user or world["lead"]).post(url(world["project"], "plan"), body, format="json")
+    return api_client(user or world["lead"]).post(url(world["project"], "plan"), body, format="json")
 
 
 def test_lead_reads_the_planner_inputs_and_the_assignment_summary(world):
-    projects.assign_pairs(world["project"], [world["ann"]], world["project"].pairs.all()[:2])
-    response = client_for(world["lead"]).get(url(world["project"]))
+    projects.assign_pairs(world["project"], [world["anna"]], world["project"].pairs.all()[:2])
+    response = api_client(world["lead"]).get(url(world["project"]))
     assert response.status_code == 200
     body = response.json()
     assert body["n_pairs"] == 6 and body["phase"] == world["project"].phase
-    assert [a["username"] for a in body["annotators"]] == ["ann", "ben", "cat"]
+    assert [a["username"] for a in body["annotators"]] == ["anna", "ben", "cat"]
     summary = {row["username"]: row for row in body["summary"]}
-    assert summary["ann"]["total"] == 2 and summary["ann"]["todo"] == 2 and summary["ben"]["total"] == 0
+    assert summary["anna"]["total"] == 2 and summary["anna"]["todo"] == 2 and summary["ben"]["total"] == 0
     assert body["per_pair_choices"] == ["everyone", "one", "k"]
 
 
@@ -91,7 +89,7 @@ def test_the_same_seed_draws_the_same_sample(world):
 
 
 def test_omitted_seed_is_chosen_and_returned(world):
-    body = client_for(world["lead"]).post(url(world["project"], "plan"), {"dry_run": True}, format="json")
+    body = api_client(world["lead"]).post(url(world["project"], "plan"), {"dry_run": True}, format="json")
     assert isinstance(body.json()["plan"]["seed"], int)
 
 
@@ -128,39 +126,39 @@ def test_a_user_who_is_not_an_annotator_cannot_be_planned(world):
 
 def test_reassign_moves_unfinished_work(world):
     project = world["project"]
-    projects.assign_pairs(project, [world["ann"]], project.pairs.all())
-    done = Assignment.objects.filter(annotator=world["ann"]).order_by("pk").first()
+    projects.assign_pairs(project, [world["anna"]], project.pairs.all())
+    done = Assignment.objects.filter(annotator=world["anna"]).order_by("pk").first()
     Assignment.objects.filter(pk=done.pk).update(status=Assignment.Status.DONE)
-    body = {"from_user": world["ann"].pk, "to_user": world["ben"].pk, "remove_member": True}
-    response = client_for(world["lead"]).post(url(project, "reassign"), body, format="json")
+    body = {"from_user": world["anna"].pk, "to_user": world["ben"].pk, "remove_member": True}
+    response = api_client(world["lead"]).post(url(project, "reassign"), body, format="json")
     assert response.status_code == 200, response.json()
     assert response.json() == {"moved": 5, "already_held": 0, "removed_from_project": True}
     assert Assignment.objects.filter(annotator=world["ben"]).count() == 5
-    assert Assignment.objects.get(annotator=world["ann"]).pk == done.pk  # finished work stays
-    assert not Membership.objects.filter(project=project, user=world["ann"], role="annotator").exists()
+    assert Assignment.objects.get(annotator=world["anna"]).pk == done.pk  # finished work stays
+    assert not Membership.objects.filter(project=project, user=world["anna"], role="annotator").exists()
 
 
 def test_reassign_to_the_same_annotator_is_refused(world):
-    body = {"from_user": world["ann"].pk, "to_user": world["ann"].pk}
-    response = client_for(world["lead"]).post(url(world["project"], "reassign"), body, format="json")
+    body = {"from_user": world["anna"].pk, "to_user": world["anna"].pk}
+    response = api_client(world["lead"]).post(url(world["project"], "reassign"), body, format="json")
     assert response.status_code == 400
     assert response.json() == {"to_user": ["Choose a different annotator to take the work over."]}
 
 
 def test_only_the_projects_leads_and_admins_plan(world):
     project = world["project"]
-    assert client_for(None).get(url(project)).status_code in (401, 403)
-    for user, expected in ((world["ann"], 403), (world["other"], 404)):
-        assert client_for(user).get(url(project)).status_code == expected
+    assert api_client(None).get(url(project)).status_code in (401, 403)
+    for user, expected in ((world["anna"], 403), (world["other"], 404)):
+        assert api_client(user).get(url(project)).status_code == expected
         assert plan(world, user).status_code == expected
-        body = {"from_user": world["ann"].pk, "to_user": world["ben"].pk}
-        assert client_for(user).post(url(project, "reassign"), body, format="json").status_code == expected
+        body = {"from_user": world["anna"].pk, "to_user": world["ben"].pk}
+        assert api_client(user).post(url(project, "reassign"), body, format="json").status_code == expected
     assert Assignment.objects.count() == 0
-    assert client_for(world["admin"]).get(url(project)).status_code == 200
+    assert api_client(world["admin"]).get(url(project)).status_code == 200
     assert plan(world, world["admin"]).status_code == 201
 
 
 def test_planner_inputs_take_few_queries(world, django_assert_max_num_queries):
-    client = client_for(world["lead"])
+    client = api_client(world["lead"])
     with django_assert_max_num_queries(10):
         assert client.get(url(world["project"])).status_code == 200

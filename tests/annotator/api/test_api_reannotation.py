@@ -8,18 +8,15 @@ from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
 from annotator.leadtools import reannotation
 from annotator.models import Assignment, ReannotationRound
-from tests import leadtools_factories
-from tests.annotator.api_helpers import client_for, isolate_cache
-from tests.leadtools_factories import FAST_HASHERS
+from tests import make
+from tests.make import api_client
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def world(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
-    isolate_cache(settings)
-    return leadtools_factories.world(n_pairs=6)
+def world():
+    return make.team(n_pairs=6)
 
 
 def url(world):
@@ -27,17 +24,17 @@ def url(world):
 
 
 def queue(world, user="lead", **body):
-    return client_for(world[user]).post(url(world), body, format="json")
+    return api_client(world[user]).post(url(world), body, format="json")
 
 
 def test_queue_returns_202_and_the_round_appears_where_it_says(world):
-    with leadtools_factories.eager_tasks():
+    with make.eager_tasks():
         response = queue(world, rule="label_disagreement", seed=8)
     assert response.status_code == 202, response.json()
     body = response.json()
     assert body["queued"] is True and body["draw"]["flagged"] == ["p2"] and body["draw"]["seed"] == 8
     assert body["poll"].endswith(url(world) + "?seed=8")
-    rounds = client_for(world["lead"]).get(body["poll"]).json()
+    rounds = api_client(world["lead"]).get(body["poll"]).json()
     assert rounds["count"] == 1
     round_ = rounds["results"][0]
     assert round_["round"] == 1 and round_["order"] == body["draw"]["order"]
@@ -96,7 +93,7 @@ def test_rounds_show_agreement_before_and_now(world):
     pair = project.pairs.get(source_id="p2")
     annotation_services.set_pair_label(pair, world["ben"], "paraphrase", base_version=None)
     recompute(project.pk)
-    body = client_for(world["lead"]).get(url(world)).json()
+    body = api_client(world["lead"]).get(url(world)).json()
     compare = body["results"][0]["compare"]
     assert compare["pairs"]["labels_before"] == 1 and compare["pairs"]["labels_after"] == 0
     assert {h["label"] for h in compare["headlines"]} >= {"Phenomena DO F1"}
@@ -106,7 +103,7 @@ def test_rounds_list_filters_by_round_and_seed_newest_first(world):
     project = world["project"]
     reannotation.queue_reannotation(project, "label_disagreement", {}, seed=3)
     reannotation.queue_reannotation(project, "do_f1_below", {"threshold": 0.5}, seed=4)
-    client = client_for(world["lead"])
+    client = api_client(world["lead"])
     assert [r["round"] for r in client.get(url(world)).json()["results"]] == [2, 1]
     assert [r["round"] for r in client.get(url(world) + "?seed=3").json()["results"]] == [1]
     assert client.get(url(world) + "?round=2").json()["results"][0]["rule"] == "do_f1_below"
@@ -115,18 +112,18 @@ def test_rounds_list_filters_by_round_and_seed_newest_first(world):
 
 def test_only_the_projects_leads_and_admins_see_and_queue_rounds(world, task_queue):
     reannotation.queue_reannotation(world["project"], "label_disagreement", {}, seed=3)
-    for user, expected in (("ann", 403), ("other_lead", 404)):
-        response = client_for(world[user]).get(url(world))
+    for user, expected in (("anna", 403), ("other_lead", 404)):
+        response = api_client(world[user]).get(url(world))
         assert response.status_code == expected and "p2" not in response.content.decode()
         assert queue(world, user, rule="label_disagreement", seed=9).status_code == expected
-    assert client_for(None).get(url(world)).status_code in (401, 403)
-    assert client_for(world["admin"]).get(url(world)).status_code == 200
+    assert api_client(None).get(url(world)).status_code in (401, 403)
+    assert api_client(world["admin"]).get(url(world)).status_code == 200
     assert task_queue.args_of("annotator.queue_reannotation") == []
 
 
 def test_rounds_list_queries_grow_slowly_with_rounds(world, django_assert_max_num_queries):
     project = world["project"]
-    client = client_for(world["lead"])
+    client = api_client(world["lead"])
     reannotation.queue_reannotation(project, "label_disagreement", {}, seed=1)
     with django_assert_max_num_queries(40) as few:
         client.get(url(world))

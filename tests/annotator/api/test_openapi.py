@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from drf_spectacular.validation import validate_schema
 
-from tests.annotator.api_helpers import client_for
+from tests.make import api_client
 
 pytestmark = pytest.mark.django_db
 
@@ -25,11 +25,8 @@ def test_schema_generates_without_warnings_and_validates(tmp_path):
     assert schema["openapi"].startswith("3.")
 
 
-def test_schema_is_served_and_covers_every_resource(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    from tests import factories
-
-    client = client_for(factories.user("anna"))
+def test_schema_is_served_and_covers_every_resource(cast):
+    client = api_client(cast.anna)
     response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200
     paths = json.loads(response.content)["paths"]

@@ -5,7 +5,7 @@ import pytest
 from annotator.core.aligner import SOURCE, ensure_initial_alignment, identical_token_alignment
 from annotator.corpus import projects
 from annotator.models import Pair
-from tests import factories
+from tests import make
 
 
 def test_identical_tokens_are_linked_case_insensitively():
@@ -45,7 +45,7 @@ def test_result_is_sorted_and_deterministic():
 
 @pytest.mark.django_db
 def test_ensure_fills_only_pairs_without_an_initial_alignment():
-    project = projects.create_project("A", tagset=factories.vila())
+    project = projects.create_project("A", tagset=make.vila())
     plain = projects.add_pair(project, "plain", tokens1=["A", "b"], tokens2=["a", "c"])
     imported = projects.add_pair(
         project, "imp", tokens1=["A"], tokens2=["a"], initial_alignment=[], initial_alignment_source="pharaoh"
@@ -60,7 +60,7 @@ def test_ensure_fills_only_pairs_without_an_initial_alignment():
 
 @pytest.mark.django_db
 def test_ensure_keeps_an_alignment_written_meanwhile_by_someone_else():
-    project = projects.create_project("B", tagset=factories.vila())
+    project = projects.create_project("B", tagset=make.vila())
     pair = projects.add_pair(project, "p", tokens1=["a"], tokens2=["a"])
     Pair.objects.filter(pk=pair.pk).update(initial_alignment=[[0, 0]], initial_alignment_source="other")
     assert ensure_initial_alignment(pair) == [[0, 0]]

@@ -19,14 +19,15 @@ from annotator import access
 from annotator.annotation import services as annotation_services
 from annotator.core import sql
 from annotator.models import AlignmentLink, Pair, PairLabel, Project
-from tests.annotator.api_helpers import client_for, make_world
+from tests import make
+from tests.make import api_client
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def world(settings):
-    return make_world(settings)
+def world():
+    return make.two_projects()
 
 
 def _model_dict(instance):
@@ -80,7 +81,7 @@ def test_pair_access_is_one_query_with_the_orm_rules(world):
 
 
 def test_token_authentication_reads_token_and_user_in_one_query(world):
-    client = client_for(world.anna)
+    client = api_client(world.anna)
     with CaptureQueriesContext(connection) as queries:
         response = client.get(f"/api/pairs/{world.pair.pk}/")
     assert response.status_code == 200
@@ -89,11 +90,11 @@ def test_token_authentication_reads_token_and_user_in_one_query(world):
 
 
 def test_unknown_token_and_inactive_user_get_drfs_messages(world):
-    bad = client_for(None)
+    bad = api_client(None)
     bad.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
     response = bad.get("/api/projects/")
     assert response.status_code == 403 and response.json()["detail"] == "Invalid token."
-    client = client_for(world.anna)
+    client = api_client(world.anna)
     world.anna.is_active = False
     world.anna.save(update_fields=["is_active"])
     response = client.get("/api/projects/")

@@ -16,8 +16,8 @@ from annotator.corpus.exports import export_project
 from annotator.corpus.exports.report import NoSnapshot
 from annotator.corpus.services import import_corpus
 from annotator.models import Phenomenon, Project
-from tests import factories
-from tests.annotator.corpus_helpers import TWO_ROWS, relation, relations_file
+from tests import make
+from tests.make import TWO_ROWS, relation, relations_file
 
 pytestmark = pytest.mark.django_db
 
@@ -61,8 +61,8 @@ def test_etpc_xml_imports_back_unchanged(etpc_project: Project) -> None:
 
 
 def test_etpc_xml_of_the_gold_layer() -> None:
-    lead = factories.user("lead")
-    project = factories.project_with_pairs("G", n_pairs=1, lead=lead)
+    lead = make.cast().lead
+    project = make.project_with_pairs("G", n_pairs=1, lead=lead)
     pair = project.pairs.get()
     ptype = project.tagset.types.get(name="Synthetic/analytic")
     ann.add_phenomenon(
@@ -89,8 +89,8 @@ def test_phenomena_csv(etpc_project: Project) -> None:
 
 
 def test_pharaoh_export_imports_back() -> None:
-    anna = factories.user("anna")
-    project = factories.project_with_pairs("A", n_pairs=2)
+    anna = make.cast().anna
+    project = make.project_with_pairs("A", n_pairs=2)
     pair = project.pairs.get(source_id="p2")
     ann.set_links(pair, anna, [(1, 0), (4, 2)], sure=True, base_version=None)
     ann.set_links(pair, anna, [(5, 3)], sure=False, base_version=None)
@@ -104,8 +104,9 @@ def test_pharaoh_export_imports_back() -> None:
 
 
 def test_report_needs_a_snapshot_then_gives_json_csv_and_a_printable_page() -> None:
-    anna, ben = factories.user("anna"), factories.user("ben")
-    project = factories.project_with_pairs("R", n_pairs=1, annotators=(anna, ben))
+    cast = make.cast()
+    anna, ben = cast.anna, cast.ben
+    project = make.project_with_pairs("R", n_pairs=1, annotators=(anna, ben))
     with pytest.raises(NoSnapshot, match="R has no agreement report yet"):
         export_project("report", project)
     pair = project.pairs.get()

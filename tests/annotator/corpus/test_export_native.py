@@ -17,17 +17,17 @@ from annotator.corpus.services import import_corpus
 from annotator.models import Project
 from metrics.document import parse_document
 from metrics.report import build_report
-from tests import factories
-from tests.annotator.corpus_helpers import counts
-from tests.evaluation_factories import rate_unit, unit
+from tests import make
+from tests.make import counts, rate_unit, unit
 
 pytestmark = pytest.mark.django_db
 
 
 def rich_project() -> Project:
     """Every kind of content: labels, comments, phenomena, links, phrase alignments, gold, units, judgements."""
-    lead, a, b = factories.user("lead"), factories.user("anna"), factories.user("ben")
-    project = factories.project_with_pairs(
+    cast = make.cast()
+    lead, a, b = cast.lead, cast.anna, cast.ben
+    project = make.project_with_pairs(
         "Rich",
         n_pairs=3,
         lead=lead,

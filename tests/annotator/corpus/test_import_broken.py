@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotator.corpus.services import import_corpus
-from tests.annotator.corpus_helpers import TWO_ROWS, counts, mrpc_file, relation, relations_file
+from tests.make import TWO_ROWS, counts, mrpc_file, relation, relations_file
 
 pytestmark = pytest.mark.django_db
 

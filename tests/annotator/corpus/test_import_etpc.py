@@ -11,7 +11,7 @@ from annotator.core.tagsets import ETPC_NAME
 from annotator.corpus.imports.etpc import spell_out
 from annotator.corpus.services import import_corpus
 from annotator.models import AnnotationHistory, Membership, Pair, Phenomenon, Project
-from tests.annotator.corpus_helpers import TWO_ROWS, counts, relation, relations_file
+from tests.make import TWO_ROWS, counts, relation, relations_file
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from annotator.core.tagsets import ETPC_NAME
 from annotator.corpus.services import import_corpus
 from annotator.models import ParaphraseType, Project, Tagset
-from tests.annotator.corpus_helpers import TWO_ROWS, counts, relation, relations_file
+from tests.make import TWO_ROWS, counts, relation, relations_file
 
 pytestmark = pytest.mark.django_db
 

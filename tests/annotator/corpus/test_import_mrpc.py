@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from annotator.corpus.services import import_corpus
 from annotator.models import Pair, Project
-from tests.annotator.corpus_helpers import TWO_ROWS, counts, mrpc_file
+from tests.make import TWO_ROWS, counts, mrpc_file
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,8 @@ import pytest
 from annotator.annotation import services as annotation_services
 from annotator.corpus.services import import_corpus
 from annotator.models import AlignmentLink, EvaluationItem, EvaluationUnit, Pair, Project
-from tests import factories
-from tests.annotator.corpus_helpers import counts
+from tests import make
+from tests.make import counts
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +18,7 @@ TREE2 = "(S (NP (NN Film)) (VP (VBD premiered) (NP (NNP Friday))) (. .))"
 
 @pytest.fixture
 def project() -> Project:
-    return factories.project_with_pairs("T", n_pairs=2)
+    return make.project_with_pairs("T", n_pairs=2)
 
 
 def test_trees_are_attached_with_their_nodes(project: Project) -> None:
@@ -89,7 +89,7 @@ def test_pharaoh_initial_alignment(project: Project) -> None:
 
 
 def test_pharaoh_adds_to_work_done_in_the_editor(project: Project) -> None:
-    anna = factories.user("anna")
+    anna = make.cast().anna
     pair = Pair.objects.get(source_id="p1")
     annotation_services.set_links(pair, anna, [(1, 0)], sure=False, base_version=None)
     report = import_corpus("pharaoh", "T", [("a.align", b"p1\t1-0 2-1\n")], annotator="anna")

@@ -8,8 +8,7 @@ from django.urls import reverse
 
 from annotator.agreement.computation import latest_snapshot, recompute
 from annotator.models import AgreementState
-from tests import factories
-from tests.annotator.agreement.test_recompute import annotate
+from tests import make
 
 pytestmark = pytest.mark.django_db
 PANELS = [
@@ -30,9 +29,9 @@ def clean_cache():
 
 @pytest.fixture
 def setup():
-    lead = factories.user("lead")
-    anns = (factories.user("ana"), factories.user("bo"), factories.user("cleo"))
-    project = factories.project_with_pairs(n_pairs=4, lead=lead, annotators=anns)
+    lead = make.cast().lead
+    anns = make.cast().annotators
+    project = make.project_with_pairs(n_pairs=4, lead=lead, annotators=anns)
     return project, lead, anns
 
 
@@ -54,7 +53,7 @@ def test_lead_sees_the_dashboard(client, setup):
 
 def test_annotator_gets_403_and_never_sees_numbers(client, setup):
     project, _, anns = setup
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     recompute(project.pk)
     login(client, anns[0])
     response = client.get(url(project))
@@ -66,21 +65,21 @@ def test_annotator_gets_403_and_never_sees_numbers(client, setup):
 
 def test_outsider_gets_404(client, setup):
     project, _, _ = setup
-    login(client, factories.user("stranger"))
+    login(client, make.cast().outsider)
     assert client.get(url(project)).status_code == 404
 
 
 def test_lead_of_another_project_gets_404(client, setup):
     project, _, _ = setup
-    other_lead = factories.user("other")
-    factories.project_with_pairs("Other", lead=other_lead)
+    other_lead = make.cast().other_lead
+    make.project_with_pairs("Other", lead=other_lead)
     login(client, other_lead)
     assert client.get(url(project)).status_code == 404
 
 
 def test_admin_sees_the_dashboard(client, setup):
     project, _, _ = setup
-    login(client, factories.user("root", staff=True))
+    login(client, make.cast().admin)
     assert client.get(url(project)).status_code == 200
 
 
@@ -92,7 +91,7 @@ def test_anonymous_is_redirected_to_login(client, setup):
 
 def test_dashboard_shows_numbers_of_the_latest_snapshot(client, setup):
     project, lead, anns = setup
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     recompute(project.pk)
     measures = latest_snapshot(project).results["report"]["measures"]
     login(client, lead)
@@ -100,7 +99,7 @@ def test_dashboard_shows_numbers_of_the_latest_snapshot(client, setup):
     assert f"{measures['iapta.do.f1']['value']:.3f}" in html
     assert f"{measures['alignment.words.f1']['value']:.3f}" in html
     assert f"{measures['kappa_c']['value']:.3f}" in html
-    assert "ana – bo" in html and "ETPC Table 5.4" in html and "Fleiss' κ" in html
+    assert "anna – ben" in html and "ETPC Table 5.4" in html and "Fleiss' κ" in html
     assert "<svg" in html and "<title>DO F1:" in html  # trend with tooltips
 
 
@@ -114,7 +113,7 @@ def test_page_without_snapshot_says_so(client, setup):
 @pytest.mark.parametrize("panel", PANELS)
 def test_htmx_request_gets_only_its_panel(client, setup, panel):
     project, lead, anns = setup
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     recompute(project.pk)
     login(client, lead)
     response = client.get(url(project), HTTP_HX_REQUEST="true", HTTP_HX_TARGET=panel)
@@ -126,7 +125,7 @@ def test_htmx_request_gets_only_its_panel(client, setup, panel):
 
 def test_status_poll_triggers_snapshot_updated_only_for_a_newer_snapshot(client, setup):
     project, lead, anns = setup
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     recompute(project.pk)
     snapshot = latest_snapshot(project)
     login(client, lead)
@@ -140,7 +139,7 @@ def test_status_poll_triggers_snapshot_updated_only_for_a_newer_snapshot(client,
 
 def test_status_says_recomputing_while_a_change_is_pending(client, setup):
     project, lead, anns = setup
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     recompute(project.pk)
     from django.utils import timezone
 
@@ -169,14 +168,14 @@ def test_page_query_count_does_not_grow_with_snapshots_or_annotators(
     client, setup, django_assert_max_num_queries
 ):
     project, lead, anns = setup
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     recompute(project.pk)
     login(client, lead)
     client.get(url(project))  # warm-up (session, content types)
     with django_assert_max_num_queries(10) as few:
         client.get(url(project))
     baseline = len(few.captured_queries)
-    more = factories.user("dora")
+    more = make.user("dora")
     from annotator.corpus import projects
 
     projects.assign_pairs(project, [more], project.pairs.all())
@@ -191,7 +190,7 @@ def test_page_query_count_does_not_grow_with_snapshots_or_annotators(
 
 def test_status_poll_is_a_few_queries(client, setup, django_assert_max_num_queries):
     project, lead, anns = setup
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     recompute(project.pk)
     login(client, lead)
     client.get(url(project))
@@ -201,7 +200,7 @@ def test_status_poll_is_a_few_queries(client, setup, django_assert_max_num_queri
 
 def test_per_type_breakdown_lists_lowest_first(client, setup):
     project, lead, anns = setup
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     recompute(project.pk)
     login(client, lead)
     html = client.get(
@@ -215,10 +214,10 @@ def test_project_with_evaluation_layer_keeps_its_progress_panel(client, setup):
     project, lead, anns = setup
     project.layer_evaluation = True
     project.save()
-    annotate(project, anns)
+    make.partly_agree(project, anns)
     recompute(project.pk)
     login(client, lead)
     response = client.get(url(project))
     assert response.status_code == 200
     html = response.content.decode()
-    assert 'id="progress"' in html and "ana" in html[html.index('id="progress"') :]
+    assert 'id="progress"' in html and "anna" in html[html.index('id="progress"') :]

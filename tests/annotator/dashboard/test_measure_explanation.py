@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from annotator.core.measure_docs import anchor_for, section
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
@@ -47,7 +47,7 @@ def test_measure_keys_find_their_anchor():
 
 
 def test_the_page_renders_the_section_safely(client, doc):
-    client.force_login(factories.user("ann"))
+    client.force_login(make.user("ann"))
     page = client.get(reverse("annotator:measure-explanation", args=["do"])).content.decode()
     assert "<strong>phenomena</strong>" in page and "Two raters" not in page
     partial = client.get(reverse("annotator:measure-explanation", args=["cohen"]), HTTP_HX_REQUEST="true")
@@ -55,7 +55,7 @@ def test_the_page_renders_the_section_safely(client, doc):
 
 
 def test_a_missing_document_or_section_is_a_404_that_says_so(client, settings, tmp_path, doc):
-    client.force_login(factories.user("ann"))
+    client.force_login(make.user("ann"))
     assert (
         "no section #nope"
         in client.get(reverse("annotator:measure-explanation", args=["nope"])).content.decode()

@@ -7,18 +7,16 @@ from django.urls import reverse
 
 from annotator.evaluation import services as evaluation
 from annotator.models import Judgement
-from tests import evaluation_factories as ef
-from tests import factories
-from tests.evaluation_factories import fast_hashing  # noqa: F401
+from tests import make
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_hashing")]
+pytestmark = pytest.mark.django_db
 HTMX = {"HX-Request": "true"}
 
 
 @pytest.fixture
 def world():
-    rater = factories.user("rita")
-    project = ef.evaluation_project(raters=(rater,))
+    rater = make.cast().anna
+    project = make.evaluation_project(raters=(rater,))
     unit = project.units.get()
     return unit, list(unit.items.all()), rater
 
@@ -117,7 +115,7 @@ def test_role_matrix(client, world):
     _, items, rater = world
     data = {"a.grammatical": "yes", "a.natural": "perfect", "version": "0"}
     assert client.post(url(items[0]), data).status_code == 302  # anonymous → login
-    client.force_login(factories.user("olga"))
+    client.force_login(make.cast().outsider)
     assert client.post(url(items[0]), data).status_code == 404
     client.force_login(rater)
     assert client.get(url(items[0])).status_code == 405

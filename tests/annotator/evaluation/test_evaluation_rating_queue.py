@@ -5,11 +5,9 @@ from django.urls import reverse
 
 from annotator.evaluation import reevaluation
 from annotator.evaluation import services as evaluation
-from tests import evaluation_factories as ef
-from tests import factories
-from tests.evaluation_factories import fast_hashing  # noqa: F401
+from tests import make
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_hashing")]
+pytestmark = pytest.mark.django_db
 
 
 def url(project):
@@ -17,8 +15,8 @@ def url(project):
 
 
 def test_project_page_links_to_the_rating_queue(client):
-    rater = factories.user("rita")
-    project = ef.evaluation_project(raters=(rater,))
+    rater = make.cast().anna
+    project = make.evaluation_project(raters=(rater,))
     client.force_login(rater)
     body = client.get(reverse("annotator:project-detail", args=[project.pk])).content.decode()
     assert url(project) in body
@@ -27,11 +25,11 @@ def test_project_page_links_to_the_rating_queue(client):
 def test_queue_lists_open_then_postponed_then_finalized_without_any_sentence(
     client, django_assert_max_num_queries
 ):
-    rater = factories.user("rita")
-    project = ef.evaluation_project(n_units=4, raters=(rater,))
+    rater = make.cast().anna
+    project = make.evaluation_project(n_units=4, raters=(rater,))
     u1, u2, u3, u4 = project.units.order_by("position")
     evaluation.postpone_unit(u1, rater)
-    ef.rate_unit(u2, rater, "Perfect", "Equivalent")
+    make.rate_unit(u2, rater, "Perfect", "Equivalent")
     client.force_login(rater)
     with django_assert_max_num_queries(10):
         response = client.get(url(project))
@@ -50,11 +48,11 @@ def test_queue_lists_open_then_postponed_then_finalized_without_any_sentence(
 
 
 def test_postponed_unit_comes_back_as_next_when_nothing_else_is_left(client):
-    rater = factories.user("rita")
-    project = ef.evaluation_project(n_units=2, raters=(rater,))
+    rater = make.cast().anna
+    project = make.evaluation_project(n_units=2, raters=(rater,))
     u1, u2 = project.units.order_by("position")
     evaluation.postpone_unit(u1, rater)
-    ef.rate_unit(u2, rater, "Perfect", "Equivalent")
+    make.rate_unit(u2, rater, "Perfect", "Equivalent")
     client.force_login(rater)
     body = client.get(url(project)).content.decode()
     assert (
@@ -64,11 +62,11 @@ def test_postponed_unit_comes_back_as_next_when_nothing_else_is_left(client):
 
 
 def test_reevaluation_units_appear_first_once_drawn(client):
-    raters = ef.raters(2)
-    project = ef.evaluation_project(n_units=1, raters=tuple(raters))
+    raters = make.raters(2)
+    project = make.evaluation_project(n_units=1, raters=tuple(raters))
     unit = project.units.get()
-    ef.rate_unit(unit, raters[0], "Perfect", "Equivalent")
-    ef.rate_unit(unit, raters[1], "Irredeemable", "Equivalent")
+    make.rate_unit(unit, raters[0], "Perfect", "Equivalent")
+    make.rate_unit(unit, raters[1], "Irredeemable", "Equivalent")
     reevaluation.build_reevaluation_sets(project, seed=0)
     client.force_login(raters[0])
     body = client.get(url(project)).content.decode()
@@ -77,10 +75,11 @@ def test_reevaluation_units_appear_first_once_drawn(client):
 
 
 def test_role_matrix(client):
-    rater, lead = factories.user("rita"), factories.user("lena")
-    project = ef.evaluation_project(raters=(rater,), lead=lead)
+    cast = make.cast()
+    rater, lead = cast.anna, cast.lead
+    project = make.evaluation_project(raters=(rater,), lead=lead)
     assert client.get(url(project)).status_code == 302
-    client.force_login(factories.user("olga"))
+    client.force_login(make.cast().outsider)
     assert client.get(url(project)).status_code == 404
     client.force_login(lead)
     lead_page = client.get(url(project))

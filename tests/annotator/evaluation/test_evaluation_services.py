@@ -7,19 +7,17 @@ from django.core.exceptions import ValidationError
 from annotator.annotation.services import ConflictError
 from annotator.evaluation import services as evaluation
 from annotator.models import AgreementState, AnnotationHistory, Assignment, Judgement
-from tests import evaluation_factories as ef
-from tests import factories
-from tests.evaluation_factories import fast_hashing  # noqa: F401
+from tests import make
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_hashing")]
+pytestmark = pytest.mark.django_db
 
 
 # ---- create_unit ----------------------------------------------------------------------------------
 
 
 def test_create_unit_builds_paraphrased_sentences_with_substitution_offsets():
-    project = ef.evaluation_project(n_units=0)
-    unit = ef.unit(project)
+    project = make.evaluation_project(n_units=0)
+    unit = make.unit(project)
     items = list(unit.items.all())
     assert [i.sentence for i in items] == [
         "The council postponed the vote until Monday.",
@@ -35,21 +33,21 @@ def test_create_unit_builds_paraphrased_sentences_with_substitution_offsets():
 
 
 def test_create_unit_rejects_offsets_that_do_not_mark_the_phrase():
-    project = ef.evaluation_project(n_units=0)
+    project = make.evaluation_project(n_units=0)
     with pytest.raises(ValidationError) as err:
-        evaluation.create_unit(project, "u9", ef.SENTENCE, "put off", 0, 7, ef.SUBSTITUTIONS)
+        evaluation.create_unit(project, "u9", make.SENTENCE, "put off", 0, 7, make.SUBSTITUTIONS)
     assert "read 'The cou', not the phrase 'put off'" in err.value.message_dict["phrase"][0]
     assert not project.units.exists()
 
 
 def test_create_unit_rejects_duplicate_ids_and_empty_substitutions():
-    project = ef.evaluation_project(n_units=1)
+    project = make.evaluation_project(n_units=1)
     with pytest.raises(ValidationError, match="already exists"):
-        ef.unit(project, "u1")
+        make.unit(project, "u1")
     with pytest.raises(ValidationError, match="'a' is used twice"):
-        ef.unit(project, "u2", [("a", "x", ""), ("a", "y", "")])
+        make.unit(project, "u2", [("a", "x", ""), ("a", "y", "")])
     with pytest.raises(ValidationError, match="substitution 1 has no a paraphrase"):
-        ef.unit(project, "u3", [("a", " ", "")])
+        make.unit(project, "u3", [("a", " ", "")])
     assert project.units.count() == 1
 
 
@@ -67,8 +65,8 @@ def _raters_of_units(project):
 
 @pytest.mark.parametrize(("n_raters", "n_units", "r"), [(6, 20, 3), (5, 7, 3), (4, 9, 2), (3, 4, 3)])
 def test_assign_units_balances_loads_within_one_and_every_pair_overlaps(n_raters, n_units, r):
-    raters = ef.raters(n_raters)
-    project = ef.evaluation_project(n_units=n_units)
+    raters = make.raters(n_raters)
+    project = make.evaluation_project(n_units=n_units)
     created = evaluation.assign_units(project, raters, r=r, seed=7)
     assert created == n_units * r
     groups = _raters_of_units(project)
@@ -81,9 +79,9 @@ def test_assign_units_balances_loads_within_one_and_every_pair_overlaps(n_raters
 
 
 def test_assign_units_is_deterministic_given_the_seed():
-    raters = ef.raters(6)
-    p1 = ef.evaluation_project("A", n_units=10)
-    p2 = ef.evaluation_project("B", n_units=10)
+    raters = make.raters(6)
+    p1 = make.evaluation_project("A", n_units=10)
+    p2 = make.evaluation_project("B", n_units=10)
     evaluation.assign_units(p1, raters, r=3, seed=3)
     evaluation.assign_units(p2, raters, r=3, seed=3)
 
@@ -96,20 +94,20 @@ def test_assign_units_is_deterministic_given_the_seed():
 
 
 def test_assign_units_skips_assigned_units_and_counts_existing_loads():
-    raters = ef.raters(4)
-    project = ef.evaluation_project(n_units=3)
+    raters = make.raters(4)
+    project = make.evaluation_project(n_units=3)
     evaluation.assign_units(project, raters, r=3)
-    ef.unit(project, "u4")
-    ef.unit(project, "u5")
+    make.unit(project, "u4")
+    make.unit(project, "u5")
     assert evaluation.assign_units(project, raters, r=3) == 6
     loads = Counter(Assignment.objects.filter(project=project).values_list("annotator_id", flat=True))
     assert sorted(loads.values()) == [3, 4, 4, 4]
 
 
 def test_assign_units_rejects_more_raters_per_unit_than_raters():
-    project = ef.evaluation_project(n_units=1)
+    project = make.evaluation_project(n_units=1)
     with pytest.raises(ValidationError, match="1 ≤ r ≤ 2"):
-        evaluation.assign_units(project, ef.raters(2), r=3)
+        evaluation.assign_units(project, make.raters(2), r=3)
 
 
 # ---- judgements and steps -------------------------------------------------------------------------
@@ -117,8 +115,8 @@ def test_assign_units_rejects_more_raters_per_unit_than_raters():
 
 @pytest.fixture
 def setup():
-    rater = factories.user("ann")
-    project = ef.evaluation_project(raters=(rater,))
+    rater = make.cast().anna
+    project = make.evaluation_project(raters=(rater,))
     unit = project.units.get()
     return project, unit, list(unit.items.all()), rater
 
@@ -214,20 +212,20 @@ def test_finalize_needs_every_meaning_and_then_locks_the_unit(setup):
 
 def test_rater_without_assignment_cannot_judge(setup):
     _, _, items, _ = setup
-    stranger = factories.user("stranger")
+    stranger = make.cast().outsider
     with pytest.raises(ValidationError, match="not assigned"):
         evaluation.record_judgement(items[0], stranger, "grammaticality", label="Perfect")
 
 
 def test_postponed_unit_returns_after_the_others():
-    rater = factories.user("ann")
-    project = ef.evaluation_project(n_units=3, raters=(rater,))
+    rater = make.cast().anna
+    project = make.evaluation_project(n_units=3, raters=(rater,))
     u1, u2, u3 = project.units.order_by("position")
     evaluation.postpone_unit(u1, rater)
     assert [a.unit for a in evaluation.rating_queue(project, rater)] == [u2, u3, u1]
     assert evaluation.next_unit(project, rater).unit == u2
-    ef.rate_unit(u2, rater, "Perfect", "Equivalent")
-    ef.rate_unit(u3, rater, "Perfect", "Equivalent")
+    make.rate_unit(u2, rater, "Perfect", "Equivalent")
+    make.rate_unit(u3, rater, "Perfect", "Equivalent")
     back = evaluation.next_unit(project, rater)
     assert back.unit == u1 and back.status == "postponed"
     evaluation.record_judgement(u1.items.first(), rater, "grammaticality", label="Awkward")
@@ -237,6 +235,6 @@ def test_postponed_unit_returns_after_the_others():
 
 def test_finished_unit_cannot_be_postponed(setup):
     _, unit, _, rater = setup
-    ef.rate_unit(unit, rater, "Perfect", "Equivalent")
+    make.rate_unit(unit, rater, "Perfect", "Equivalent")
     with pytest.raises(ValidationError, match="cannot be postponed"):
         evaluation.postpone_unit(unit, rater)

@@ -13,18 +13,16 @@ from annotator.agreement.document import project_document
 from annotator.corpus.projects import add_member
 from annotator.evaluation import services as evaluation
 from annotator.models import Assignment, EvaluationUnit, ReevaluationSet
-from tests import evaluation_factories as ef
-from tests import factories
-from tests.evaluation_factories import eager_celery, fast_hashing  # noqa: F401
+from tests import make
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_hashing")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def world():
-    lead = factories.user("lena")
-    raters = ef.raters(3)
-    project = ef.evaluation_project(n_units=0, lead=lead)
+    lead = make.cast().lead
+    raters = make.raters(3)
+    project = make.evaluation_project(n_units=0, lead=lead)
     for rater in raters:
         add_member(project, rater, "annotator")
     return project, lead, raters
@@ -79,7 +77,7 @@ def test_a_bad_unit_says_where_and_keeps_what_was_typed(client, world):
 def test_assign_raters_balanced(client, world):
     project, lead, raters = world
     for n in range(4):
-        ef.unit(project, f"u{n}")
+        make.unit(project, f"u{n}")
     client.force_login(lead)
     response = client.post(
         url(project), {"action": "assign", "raters": [r.pk for r in raters], "r": "2", "seed": "1"}
@@ -97,7 +95,7 @@ def test_assign_raters_balanced(client, world):
 
 def test_assign_rejects_r_above_the_raters_given(client, world):
     project, lead, raters = world
-    ef.unit(project, "u1")
+    make.unit(project, "u1")
     client.force_login(lead)
     response = client.post(
         url(project), {"action": "assign", "raters": [raters[0].pk], "r": "3", "seed": "0"}
@@ -108,10 +106,10 @@ def test_assign_rejects_r_above_the_raters_given(client, world):
 @pytest.mark.usefixtures("eager_celery")
 def test_start_reevaluation_draws_the_sets_with_the_seed(client, world):
     project, lead, raters = world
-    unit = ef.unit(project, "u1")
+    unit = make.unit(project, "u1")
     evaluation.assign_units(project, raters, r=3)
-    ef.rate_unit(unit, raters[0], "Perfect", "Equivalent")
-    ef.rate_unit(unit, raters[1], "Irredeemable", "Equivalent")
+    make.rate_unit(unit, raters[0], "Perfect", "Equivalent")
+    make.rate_unit(unit, raters[1], "Irredeemable", "Equivalent")
     client.force_login(lead)
     early = client.post(url(project), {"action": "reevaluation", "seed": "0"}, follow=True)
     assert early.status_code == 200 and ReevaluationSet.objects.filter(seed=0).count() == 6
@@ -130,7 +128,7 @@ def test_numbers_on_the_page_equal_the_metrics_cli_on_the_exported_project(
 ):
     project, lead, raters = world
     for n in range(4):
-        ef.unit(project, f"u{n}")
+        make.unit(project, f"u{n}")
     evaluation.assign_units(project, raters, r=3)
     labels = [
         ("Perfect", "Equivalent"),
@@ -140,7 +138,7 @@ def test_numbers_on_the_page_equal_the_metrics_cli_on_the_exported_project(
     for n, unit in enumerate(project.units.order_by("position")):
         for k, rater in enumerate(raters):
             g, m = labels[(n + k * (n % 2)) % 3]
-            ef.rate_unit(unit, rater, g, m)
+            make.rate_unit(unit, rater, g, m)
     recompute(project.pk)
     exported = tmp_path / "project.json"
     exported.write_text(json.dumps(project_document(project)))
@@ -166,9 +164,9 @@ def test_role_matrix(client, world):
     project, lead, raters = world
     assert client.get(url(project)).status_code == 302
     for user, status in (
-        (factories.user("olga"), 404),
+        (make.cast().outsider, 404),
         (raters[0], 403),
-        (factories.user("root", staff=True), 200),
+        (make.cast().admin, 200),
         (lead, 200),
     ):
         client.force_login(user)

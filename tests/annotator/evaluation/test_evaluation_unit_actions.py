@@ -5,17 +5,15 @@ from django.urls import reverse
 
 from annotator.evaluation import services as evaluation
 from annotator.models import Assignment
-from tests import evaluation_factories as ef
-from tests import factories
-from tests.evaluation_factories import fast_hashing  # noqa: F401
+from tests import make
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_hashing")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def world():
-    rater = factories.user("rita")
-    project = ef.evaluation_project(n_units=2, raters=(rater,))
+    rater = make.cast().anna
+    project = make.evaluation_project(n_units=2, raters=(rater,))
     return project, list(project.units.order_by("position")), rater
 
 
@@ -46,7 +44,7 @@ def test_submit_opens_the_meaning_step(client, world, django_assert_max_num_quer
 
 def test_finalize_moves_on_to_the_next_unit(client, world):
     _, (u1, u2), rater = world
-    ef.rate_unit(u1, rater, "Perfect", "Equivalent")  # finalized through the service
+    make.rate_unit(u1, rater, "Perfect", "Equivalent")  # finalized through the service
     for item in u2.items.all():
         evaluation.record_judgement(item, rater, "grammaticality", label="Perfect")
     evaluation.submit_grammaticality(u2, rater)
@@ -64,7 +62,7 @@ def test_postpone_goes_to_the_next_unit_and_the_unit_comes_back(client, world):
     response = client.post(action("unit-postpone", u1))
     assert response["Location"] == action("unit-grammaticality", u2)
     assert Assignment.objects.get(unit=u1).status == "postponed"
-    ef.rate_unit(u2, rater, "Perfect", "Equivalent")
+    make.rate_unit(u2, rater, "Perfect", "Equivalent")
     assert evaluation.next_unit(project, rater).unit == u1
 
 
@@ -72,7 +70,7 @@ def test_actions_need_post_and_the_rater(client, world):
     _, (u1, _), rater = world
     for name in ("unit-grammaticality-submit", "unit-finalize", "unit-postpone"):
         assert client.post(action(name, u1)).status_code == 302  # anonymous → login
-        client.force_login(factories.user(f"olga-{name}"))
+        client.force_login(make.user(f"olga-{name}"))
         assert client.post(action(name, u1)).status_code == 404
         client.force_login(rater)
         assert client.get(action(name, u1)).status_code == 405

@@ -6,17 +6,16 @@ import pytest
 from django.urls import reverse
 
 from annotator.evaluation import services as evaluation
-from tests import evaluation_factories as ef
-from tests import factories
-from tests.evaluation_factories import fast_hashing  # noqa: F401
+from tests import make
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_hashing")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def world():
-    rater, other, lead = factories.user("rita"), factories.user("otto"), factories.user("lena")
-    project = ef.evaluation_project(raters=(rater, other), lead=lead)
+    cast = make.cast()
+    rater, other, lead = cast.anna, cast.ben, cast.lead
+    project = make.evaluation_project(raters=(rater, other), lead=lead)
     unit = project.units.get()
     return project, unit, rater, other, lead
 
@@ -40,14 +39,14 @@ def test_page_shows_paraphrases_and_not_the_original_anywhere_in_the_html(client
 
 def test_role_matrix(client, world):
     project, unit, rater, _, lead = world
-    outsider = factories.user("olga")
-    staff = factories.user("root", staff=True)
+    outsider = make.cast().outsider
+    staff = make.cast().admin
     anonymous = client.get(url(unit))
     assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
     for user, status in ((outsider, 404), (lead, 403), (staff, 403), (rater, 200)):
         client.force_login(user)
         assert client.get(url(unit)).status_code == status, user
-    other_project = ef.evaluation_project("Other", raters=(factories.user("x"),))
+    other_project = make.evaluation_project("Other", raters=(make.user("x"),))
     client.force_login(rater)
     foreign = other_project.units.get()
     assert (
@@ -89,7 +88,7 @@ def test_htmx_request_for_unit_actions_gets_the_partial(client, world):
 
 def test_page_query_count_does_not_grow_with_items(client, world, django_assert_max_num_queries):
     project, unit, rater, _, _ = world
-    big = ef.unit(project, "u2", [(f"e{k}", f"word{k}", "lex") for k in range(12)])
+    big = make.unit(project, "u2", [(f"e{k}", f"word{k}", "lex") for k in range(12)])
     evaluation.assign_units(project, [rater], r=1, units=[big])
     for item in list(big.items.all())[:6]:
         evaluation.record_judgement(item, rater, "grammaticality", label="Awkward")

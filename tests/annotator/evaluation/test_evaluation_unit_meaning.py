@@ -4,17 +4,15 @@ import pytest
 from django.urls import reverse
 
 from annotator.evaluation import services as evaluation
-from tests import evaluation_factories as ef
-from tests import factories
-from tests.evaluation_factories import fast_hashing  # noqa: F401
+from tests import make
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_hashing")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def world():
-    rater = factories.user("rita")
-    project = ef.evaluation_project(raters=(rater,))
+    rater = make.cast().anna
+    project = make.evaluation_project(raters=(rater,))
     unit = project.units.get()
     for item in unit.items.all():
         evaluation.record_judgement(item, rater, "grammaticality", label="Awkward")
@@ -65,8 +63,8 @@ def test_role_matrix(client, world):
     evaluation.submit_grammaticality(unit, rater)
     assert client.get(url(unit)).status_code == 302
     for user, status in (
-        (factories.user("olga"), 404),
-        (factories.user("root", staff=True), 403),
+        (make.cast().outsider, 404),
+        (make.cast().admin, 403),
         (rater, 200),
     ):
         client.force_login(user)

@@ -5,20 +5,18 @@ from django.urls import reverse
 
 from annotator.evaluation import reevaluation
 from annotator.models import Assignment, Judgement
-from tests import evaluation_factories as ef
-from tests import factories
-from tests.evaluation_factories import fast_hashing  # noqa: F401
+from tests import make
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_hashing")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def world():
-    raters = ef.raters(2)
-    project = ef.evaluation_project(n_units=1, raters=tuple(raters))
+    raters = make.raters(2)
+    project = make.evaluation_project(n_units=1, raters=tuple(raters))
     unit = project.units.get()
-    ef.rate_unit(unit, raters[0], ["Perfect", "Perfect", "Awkward"], "Equivalent")
-    ef.rate_unit(unit, raters[1], ["Irredeemable", "Perfect", "Perfect"], "Equivalent")
+    make.rate_unit(unit, raters[0], ["Perfect", "Perfect", "Awkward"], "Equivalent")
+    make.rate_unit(unit, raters[1], ["Irredeemable", "Perfect", "Perfect"], "Equivalent")
     reevaluation.build_reevaluation_sets(project, seed=0)
     return unit, raters
 
@@ -74,8 +72,8 @@ def test_finish_marks_the_unit_done_and_locks_it(client, world):
 
 
 def test_page_waits_for_reevaluation_to_start(client):
-    rater = factories.user("rita")
-    project = ef.evaluation_project(raters=(rater,))
+    rater = make.cast().anna
+    project = make.evaluation_project(raters=(rater,))
     unit = project.units.get()
     client.force_login(rater)
     assert client.get(url("unit-reevaluation", unit))["Location"] == url("unit-grammaticality", unit)
@@ -85,8 +83,8 @@ def test_role_matrix(client, world):
     unit, raters = world
     assert client.get(url("unit-reevaluation", unit)).status_code == 302
     for user, status in (
-        (factories.user("olga"), 404),
-        (factories.user("root", staff=True), 403),
+        (make.cast().outsider, 404),
+        (make.cast().admin, 403),
         (raters[1], 200),
     ):
         client.force_login(user)

@@ -11,10 +11,9 @@ from annotator.evaluation import services as evaluation
 from annotator.models import Assignment, Judgement, ReevaluationSet
 from metrics.document import parse_document
 from metrics.report import build_report
-from tests import evaluation_factories as ef
-from tests.evaluation_factories import eager_celery, fast_hashing  # noqa: F401
+from tests import make
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_hashing")]
+pytestmark = pytest.mark.django_db
 
 N_UNITS = 12  # 36 items, each rated by the same three raters
 
@@ -35,8 +34,8 @@ def _m(rater_no: int, index: int) -> str:
 
 @pytest.fixture
 def rated():
-    raters = ef.raters(3)
-    project = ef.evaluation_project(n_units=N_UNITS, raters=tuple(raters), r=3)
+    raters = make.raters(3)
+    project = make.evaluation_project(n_units=N_UNITS, raters=tuple(raters), r=3)
     index = 0
     for unit in project.units.order_by("position"):
         items = list(unit.items.all())
@@ -154,23 +153,23 @@ def test_unmarked_finalized_units_can_be_revisited(rated):
 
 
 def test_nothing_to_reevaluate_before_any_unit_is_finalized():
-    project = ef.evaluation_project(n_units=1, raters=tuple(ef.raters(2)))
+    project = make.evaluation_project(n_units=1, raters=tuple(make.raters(2)))
     with pytest.raises(ValidationError, match="nothing to re-evaluate"):
         reevaluation.build_reevaluation_sets(project, seed=0)
 
 
 @pytest.mark.usefixtures("eager_celery")
 def test_sets_are_drawn_automatically_when_the_last_unit_is_finalized(django_capture_on_commit_callbacks):
-    raters = ef.raters(2)
-    project = ef.evaluation_project(n_units=2, raters=tuple(raters))
+    raters = make.raters(2)
+    project = make.evaluation_project(n_units=2, raters=tuple(raters))
     units = list(project.units.order_by("position"))
     with django_capture_on_commit_callbacks(execute=True):
-        ef.rate_unit(units[0], raters[0], "Perfect", "Equivalent")
-        ef.rate_unit(units[0], raters[1], "Irredeemable", "Equivalent")
-        ef.rate_unit(units[1], raters[0], "Perfect", "Equivalent")
+        make.rate_unit(units[0], raters[0], "Perfect", "Equivalent")
+        make.rate_unit(units[0], raters[1], "Irredeemable", "Equivalent")
+        make.rate_unit(units[1], raters[0], "Perfect", "Equivalent")
     assert not ReevaluationSet.objects.exists()
     with django_capture_on_commit_callbacks(execute=True):
-        ef.rate_unit(units[1], raters[1], "Perfect", "Equivalent")
+        make.rate_unit(units[1], raters[1], "Perfect", "Equivalent")
     g = ReevaluationSet.objects.get(rater=raters[0], viewpoint="G")
     assert g.seed == 0 and sorted(g.disagreement) == ["u1/u1e1", "u1/u1e2", "u1/u1e3"]
 

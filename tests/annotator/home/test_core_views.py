@@ -3,18 +3,19 @@
 import pytest
 from django.urls import reverse
 
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def world():
-    lead, ann, other = factories.user("lead"), factories.user("ann"), factories.user("other")
-    admin = factories.user("boss", staff=True)
-    mine = factories.project_with_pairs("Mine", lead=lead, annotators=(ann,))
-    theirs = factories.project_with_pairs("Theirs", lead=other, annotators=(other,))
-    return {"lead": lead, "ann": ann, "other": other, "admin": admin, "mine": mine, "theirs": theirs}
+    cast = make.cast()
+    lead, anna, other = cast.lead, cast.anna, cast.other_lead
+    admin = make.cast().admin
+    mine = make.project_with_pairs("Mine", lead=lead, annotators=(anna,))
+    theirs = make.project_with_pairs("Theirs", lead=other, annotators=(other,))
+    return {"lead": lead, "anna": anna, "other": other, "admin": admin, "mine": mine, "theirs": theirs}
 
 
 def test_anonymous_is_sent_to_login_everywhere(client, world):
@@ -24,7 +25,7 @@ def test_anonymous_is_sent_to_login_everywhere(client, world):
 
 
 def test_home_lists_only_the_users_projects(client, world):
-    client.force_login(world["ann"])
+    client.force_login(world["anna"])
     body = client.get("/").content.decode()
     assert "Mine" in body and "Theirs" not in body
 
@@ -36,7 +37,7 @@ def test_admin_sees_every_project(client, world):
 
 
 def test_outsider_gets_404_for_another_project(client, world):
-    client.force_login(world["ann"])
+    client.force_login(world["anna"])
     assert client.get(reverse("annotator:project-detail", args=[world["theirs"].pk])).status_code == 404
 
 
@@ -51,6 +52,6 @@ def test_home_query_count_does_not_grow_with_projects(client, world, django_asse
     with django_assert_num_queries(6) as few:
         client.get("/")
     for n in range(5):
-        factories.project_with_pairs(f"Extra {n}", lead=world["lead"])
+        make.project_with_pairs(f"Extra {n}", lead=world["lead"])
     with django_assert_num_queries(len(few.captured_queries)):
         client.get("/")

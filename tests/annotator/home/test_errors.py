@@ -7,16 +7,14 @@ from django.db import OperationalError
 from django.test import Client
 
 from annotator import access
-from tests import factories
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def anna(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def anna(settings, cast):
     settings.DEBUG = False
-    return factories.user("anna")
+    return cast.anna
 
 
 def _failing(exc: Exception):

@@ -7,19 +7,16 @@ from django.urls import reverse
 
 from annotator.annotation import worklist as work
 from annotator.evaluation import services as evaluation
-from tests import evaluation_factories as ef
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
 def test_home_counts_equal_the_editor_queue_and_units_are_counted_apart(client):
-    lead, ann = factories.user("lead"), factories.user("ann")
-    project = factories.project_with_pairs(
-        "P", n_pairs=3, lead=lead, annotators=(ann,), layer_evaluation=True
-    )
+    lead, ann = make.user("lead"), make.user("ann")
+    project = make.project_with_pairs("P", n_pairs=3, lead=lead, annotators=(ann,), layer_evaluation=True)
     for n in range(2):
-        ef.unit(project, f"u{n + 1}")
+        make.unit(project, f"u{n + 1}")
     evaluation.assign_units(project, [ann], r=1, seed=0)
     counts = work.queue_counts(ann, project)
     assert counts.total == 3

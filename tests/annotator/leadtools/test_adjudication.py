@@ -7,20 +7,14 @@ from annotator.agreement.document import project_document
 from annotator.annotation.services import ConflictError
 from annotator.leadtools import adjudication
 from annotator.models import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon
-from tests import leadtools_factories
-from tests.leadtools_factories import FAST_HASHERS
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
-
-
 @pytest.fixture
 def world():
-    w = leadtools_factories.world()
+    w = make.team()
     w["pair"] = w["project"].pairs.get(source_id="p3")
     return w
 
@@ -59,15 +53,15 @@ def test_taking_another_version_replaces_the_gold(world):
     v = adjudication.take_version(pair, world["ben"], lead, base_version=0)
     adjudication.take_version(pair, world["cat"], lead, base_version=v)
     assert gold(pair)["phenomena"] == [("Same polarity", "global")]
-    assert gold(pair)["links"] == sorted(leadtools_factories.LINKS)
+    assert gold(pair)["links"] == sorted(make.LINKS)
 
 
 def test_merge_adds_selected_rows_and_skips_what_gold_has(world):
     pair, lead = world["pair"], world["lead"]
-    v = adjudication.take_version(pair, world["ann"], lead, base_version=0)
+    v = adjudication.take_version(pair, world["anna"], lead, base_version=0)
     ben_semantics = Phenomenon.objects.get(pair=pair, annotator=world["ben"])
     cat_same = Phenomenon.objects.get(pair=pair, annotator=world["cat"])
-    ann_same = Phenomenon.objects.get(pair=pair, annotator=world["ann"])
+    ann_same = Phenomenon.objects.get(pair=pair, annotator=world["anna"])
     adjudication.merge_into_gold(
         pair, lead, phenomenon_ids=[ben_semantics.pk, cat_same.pk, ann_same.pk], base_version=v
     )
@@ -80,7 +74,7 @@ def test_merge_adds_selected_rows_and_skips_what_gold_has(world):
 
 def test_merge_can_take_a_label_and_links_from_another_annotator(world):
     pair, lead = world["project"].pairs.get(source_id="p2"), world["lead"]
-    link = AlignmentLink.objects.filter(pair=pair, annotator=world["ann"]).first()
+    link = AlignmentLink.objects.filter(pair=pair, annotator=world["anna"]).first()
     adjudication.merge_into_gold(pair, lead, link_ids=[link.pk], label_from=world["ben"], base_version=0)
     assert gold(pair) == {"label": "non_paraphrase", "phenomena": [], "links": [(link.i, link.j)]}
 
@@ -98,7 +92,7 @@ def test_merge_refuses_rows_of_another_pair(world):
 
 def test_stale_gold_version_gets_a_conflict_and_changes_nothing(world):
     pair, lead = world["pair"], world["lead"]
-    v = adjudication.take_version(pair, world["ann"], lead, base_version=0)
+    v = adjudication.take_version(pair, world["anna"], lead, base_version=0)
     adjudication.set_gold_label(pair, lead, "non_paraphrase", base_version=v)
     with pytest.raises(ConflictError):
         adjudication.take_version(pair, world["ben"], lead, base_version=v)
@@ -109,9 +103,9 @@ def test_a_second_lead_edits_the_same_gold_sheet(world):
     from annotator.corpus import projects
 
     pair = world["pair"]
-    second = leadtools_factories.factories.user("lead2")
+    second = make.user("lead2")
     projects.add_member(world["project"], second, "lead")
-    v = adjudication.take_version(pair, world["ann"], world["lead"], base_version=0)
+    v = adjudication.take_version(pair, world["anna"], world["lead"], base_version=0)
     adjudication.set_gold_label(pair, second, "non_paraphrase", base_version=v)
     assert PairLabel.objects.filter(pair=pair, is_gold=True).count() == 1
     assert AnnotationHistory.objects.filter(pair=pair, actor=second).exists()
@@ -121,7 +115,7 @@ def test_edits_are_validated_like_the_editor(world):
     from django.core.exceptions import ValidationError
 
     pair, lead = world["pair"], world["lead"]
-    v = adjudication.take_version(pair, world["ann"], lead, base_version=0)
+    v = adjudication.take_version(pair, world["anna"], lead, base_version=0)
     x = Phenomenon.objects.get(pair=pair, is_gold=True)
     with pytest.raises(ValidationError) as err:
         adjudication.update_gold_phenomenon(pair, lead, x.pk, base_version=v, scope1=[42])
@@ -152,10 +146,10 @@ HTMX = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "adjudication"}
 
 def test_role_matrix(client, world):
     assert client.get(url(world)).status_code == 302
-    client.force_login(world["ann"])
+    client.force_login(world["anna"])
     assert client.get(url(world)).status_code == 403
     response = client.post(
-        url(world, "annotator:adjudicate-take"), {"source": world["ann"].pk, "base_version": 0}
+        url(world, "annotator:adjudicate-take"), {"source": world["anna"].pk, "base_version": 0}
     )
     assert response.status_code == 403 and not PairLabel.objects.filter(is_gold=True).exists()
     client.force_login(world["other_lead"])
@@ -169,7 +163,7 @@ def test_role_matrix(client, world):
 def test_page_shows_every_annotators_version_and_the_empty_gold(client, world):
     client.force_login(world["lead"])
     body = client.get(url(world)).content.decode()
-    for name in ("ann", "ben", "cat"):
+    for name in ("anna", "ben", "cat"):
         assert f'data-annotator="{name}"' in body
     assert "Semantics" in body and 'id="gold"' in body and "none yet" in body
 
@@ -190,7 +184,7 @@ def test_merge_from_the_page(client, world):
     semantics = Phenomenon.objects.get(pair=world["pair"], annotator=world["ben"])
     response = client.post(
         url(world, "annotator:adjudicate-merge"),
-        {"phenomena": [semantics.pk], "label_from": world["ann"].pk, "base_version": 0},
+        {"phenomena": [semantics.pk], "label_from": world["anna"].pk, "base_version": 0},
         **HTMX,
     )
     assert response.status_code == 200
@@ -200,7 +194,7 @@ def test_merge_from_the_page(client, world):
 def test_stale_page_gets_409_with_the_message_and_the_current_state(client, world):
     client.force_login(world["lead"])
     client.post(
-        url(world, "annotator:adjudicate-take"), {"source": world["ann"].pk, "base_version": 0}, **HTMX
+        url(world, "annotator:adjudicate-take"), {"source": world["anna"].pk, "base_version": 0}, **HTMX
     )
     response = client.post(
         url(world, "annotator:adjudicate-take"), {"source": world["ben"].pk, "base_version": 0}, **HTMX
@@ -211,7 +205,7 @@ def test_stale_page_gets_409_with_the_message_and_the_current_state(client, worl
 
 def test_invalid_phenomenon_answers_422_naming_the_field(client, world):
     client.force_login(world["lead"])
-    ptype = leadtools_factories.types(world["project"])["Same polarity"]
+    ptype = make.types(world["project"])["Same polarity"]
     response = client.post(
         url(world, "annotator:adjudicate-phenomenon-add"),
         {"ptype": ptype.pk, "scope1": "2", "scope2": "1", "projection": "", "base_version": 0},
@@ -225,7 +219,7 @@ def test_invalid_phenomenon_answers_422_naming_the_field(client, world):
 def test_add_link_and_remove_phenomenon_from_the_page(client, world):
     client.force_login(world["lead"])
     client.post(
-        url(world, "annotator:adjudicate-take"), {"source": world["ann"].pk, "base_version": 0}, **HTMX
+        url(world, "annotator:adjudicate-take"), {"source": world["anna"].pk, "base_version": 0}, **HTMX
     )
     version = PairLabel.objects.get(is_gold=True).version
     client.post(

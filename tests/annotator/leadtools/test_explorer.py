@@ -8,20 +8,14 @@ from annotator.leadtools import disagreement
 from metrics.document import parse_document
 from metrics.iapta import do_f1
 from metrics.synthetic import synthetic_document
-from tests import leadtools_factories
-from tests.leadtools_factories import FAST_HASHERS
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
-
-
 @pytest.fixture
 def world():
-    return leadtools_factories.world()
+    return make.team()
 
 
 def explorer_url(project, **query):
@@ -62,9 +56,9 @@ def test_per_pair_do_f1_equals_the_library_called_pair_by_pair():
 def test_rows_of_the_project_mark_label_and_phenomena_disagreement(world):
     _, rows = disagreement.project_rows(world["project"])
     assert rows["p1"]["score"] == 1.0 and not rows["p1"]["label_disagreement"]
-    assert rows["p2"]["label_disagreement"] and rows["p2"]["do_f1"]["ann|ben"] == 0.0
-    assert rows["p3"]["do_f1"]["ann|ben"] == 0.0 and 0 < rows["p3"]["do_f1"]["ann|cat"] < 1
-    assert rows["p3"]["alignment_f1"]["ann|ben"] < 1 == rows["p3"]["alignment_f1"]["ann|cat"]
+    assert rows["p2"]["label_disagreement"] and rows["p2"]["do_f1"]["anna|ben"] == 0.0
+    assert rows["p3"]["do_f1"]["anna|ben"] == 0.0 and 0 < rows["p3"]["do_f1"]["anna|cat"] < 1
+    assert rows["p3"]["alignment_f1"]["anna|ben"] < 1 == rows["p3"]["alignment_f1"]["anna|cat"]
     assert rows["p3"]["types"] == ["Same polarity", "Semantics"]
 
 
@@ -118,7 +112,7 @@ def test_ordering_puts_the_lowest_first_and_undefined_last():
 def test_role_matrix(client, world):
     project = world["project"]
     assert client.get(explorer_url(project)).status_code == 302
-    client.force_login(world["ann"])
+    client.force_login(world["anna"])
     assert client.get(explorer_url(project)).status_code == 403
     assert client.get(pair_url(project, "p2")).status_code == 403
     client.force_login(world["other_lead"])
@@ -133,7 +127,7 @@ def test_role_matrix(client, world):
 def test_lowest_agreement_comes_first(client, world):
     client.force_login(world["lead"])
     body = client.get(explorer_url(world["project"])).content.decode()
-    # p3: DO F1 0 (ann|ben), 0.75 (ann|cat), 0 (ben|cat) → 0.25; p2: 0, 1, 0 → 0.33; p1: 1.
+    # p3: DO F1 0 (anna|ben), 0.75 (anna|cat), 0 (ben|cat) → 0.25; p2: 0, 1, 0 → 0.33; p1: 1.
     positions = [body.index(f">{sid}</a>") for sid in ("p3", "p2", "p1")]
     assert positions == sorted(positions)
 
@@ -146,8 +140,8 @@ def test_type_filter_keeps_the_pairs_with_that_type(client, world):
 
 def test_annotator_pair_filter_orders_by_that_pair(client, world):
     client.force_login(world["lead"])
-    body = client.get(explorer_url(world["project"], annotators="ann|cat")).content.decode()
-    # ann and cat differ only on p3 (projection), so p3 comes first; p2 (they agree) later.
+    body = client.get(explorer_url(world["project"], annotators="anna|cat")).content.decode()
+    # anna and cat differ only on p3 (projection), so p3 comes first; p2 (they agree) later.
     assert body.index(">p3</a>") < body.index(">p2</a>")
 
 
@@ -192,32 +186,32 @@ def test_list_query_count_does_not_grow_with_pairs(client, world, django_assert_
 def test_pair_page_defaults_to_the_two_who_agree_least(client, world):
     client.force_login(world["lead"])
     body = client.get(pair_url(world["project"], "p3")).content.decode()
-    assert "<option selected>ann</option>" in body and "<option selected>ben</option>" in body
+    assert "<option selected>anna</option>" in body and "<option selected>ben</option>" in body
 
 
 def test_pair_page_highlights_phenomena_only_one_annotator_has(client, world):
     client.force_login(world["lead"])
-    body = client.get(pair_url(world["project"], "p3", a="ann", b="ben")).content.decode()
-    assert body.count("lt-status-only") == 2  # ann's Same polarity, ben's Semantics
+    body = client.get(pair_url(world["project"], "p3", a="anna", b="ben")).content.decode()
+    assert body.count("lt-status-only") == 2  # anna's Same polarity, ben's Semantics
     assert "lt-tok lt-scope lt-only" in body
 
 
 def test_pair_page_marks_links_only_one_annotator_has(client, world):
     client.force_login(world["lead"])
-    body = client.get(pair_url(world["project"], "p3", a="ann", b="ben")).content.decode()
-    assert "only ann (1)" in body and "only ben (0)" in body
-    assert "ann: film → Film" in body
+    body = client.get(pair_url(world["project"], "p3", a="anna", b="ben")).content.decode()
+    assert "only anna (1)" in body and "only ben (0)" in body
+    assert "anna: film → Film" in body
 
 
 def test_pair_page_shows_differing_labels(client, world):
     client.force_login(world["lead"])
-    body = client.get(pair_url(world["project"], "p2", a="ann", b="ben")).content.decode()
+    body = client.get(pair_url(world["project"], "p2", a="anna", b="ben")).content.decode()
     assert "lt-differ" in body and "ben: nonparaphrase" in body
 
 
 def test_same_scopes_with_another_projection_are_same_scopes_but_not_identical(client, world):
     client.force_login(world["lead"])
-    body = client.get(pair_url(world["project"], "p3", a="ann", b="cat")).content.decode()
+    body = client.get(pair_url(world["project"], "p3", a="anna", b="cat")).content.decode()
     assert "lt-status-same" in body and "lt-status-only" not in body
 
 

@@ -7,29 +7,24 @@ from django.urls import reverse
 
 from annotator.corpus import projects
 from annotator.models import Assignment
-from tests import factories
-from tests.leadtools_factories import FAST_HASHERS
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
-
-
 @pytest.fixture
 def world():
-    lead, ann, ben = factories.user("lead"), factories.user("ann"), factories.user("ben")
-    other = factories.user("other")
-    admin = factories.user("boss", staff=True)
-    project = factories.project_with_pairs("Plan", n_pairs=6, lead=lead)
-    for user in (ann, ben):
+    cast = make.cast()
+    lead, anna, ben = cast.lead, cast.anna, cast.ben
+    other = make.cast().other_lead
+    admin = make.cast().admin
+    project = make.project_with_pairs("Plan", n_pairs=6, lead=lead)
+    for user in (anna, ben):
         projects.add_member(project, user, "annotator")
-    theirs = factories.project_with_pairs("Theirs", lead=other)
+    theirs = make.project_with_pairs("Theirs", lead=other)
     return {
         "lead": lead,
-        "ann": ann,
+        "anna": anna,
         "ben": ben,
         "other": other,
         "admin": admin,
@@ -46,7 +41,7 @@ def form(world, **changes):
     data = {
         "selection": "all",
         "seed": "4",
-        "annotators": [world["ann"].pk, world["ben"].pk],
+        "annotators": [world["anna"].pk, world["ben"].pk],
         "per_pair": "everyone",
         "k": "2",
         "phase": "training",
@@ -58,7 +53,7 @@ def form(world, **changes):
 def test_role_matrix(client, world):
     project = world["project"]
     assert client.get(url(project)).status_code == 302  # anonymous → login
-    client.force_login(world["ann"])
+    client.force_login(world["anna"])
     assert client.get(url(project)).status_code == 403
     client.force_login(world["other"])
     assert client.get(url(project)).status_code == 404
@@ -137,20 +132,20 @@ def test_invalid_post_writes_nothing_and_answers_422(client, world):
 
 
 def test_annotator_cannot_confirm_a_plan(client, world):
-    client.force_login(world["ann"])
+    client.force_login(world["anna"])
     assert client.post(url(world["project"]), form(world)).status_code == 403
     assert Assignment.objects.count() == 0
 
 
 def test_reassign_moves_the_unfinished_work(client, world):
-    projects.assign_pairs(world["project"], [world["ann"]], world["project"].pairs.all())
+    projects.assign_pairs(world["project"], [world["anna"]], world["project"].pairs.all())
     client.force_login(world["lead"])
     response = client.post(
         url(world["project"], "annotator:planner-reassign"),
-        {"from_user": world["ann"].pk, "to_user": world["ben"].pk},
+        {"from_user": world["anna"].pk, "to_user": world["ben"].pk},
         follow=True,
     )
-    assert "Moved 6 unfinished pairs from ann to ben" in response.content.decode()
+    assert "Moved 6 unfinished pairs from anna to ben" in response.content.decode()
     assert Assignment.objects.filter(annotator=world["ben"]).count() == 6
 
 
@@ -158,7 +153,7 @@ def test_reassign_to_the_same_annotator_is_refused_with_a_message(client, world)
     client.force_login(world["lead"])
     response = client.post(
         url(world["project"], "annotator:planner-reassign"),
-        {"from_user": world["ann"].pk, "to_user": world["ann"].pk},
+        {"from_user": world["anna"].pk, "to_user": world["anna"].pk},
         follow=True,
     )
     assert "Choose a different annotator" in response.content.decode()

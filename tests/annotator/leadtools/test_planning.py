@@ -9,22 +9,16 @@ from annotator.annotation import services as annotation_services
 from annotator.corpus import projects
 from annotator.leadtools import planning
 from annotator.models import Assignment, Membership
-from tests import factories
-from tests.leadtools_factories import FAST_HASHERS
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
-
-
 @pytest.fixture
 def setup():
-    lead = factories.user("lead")
-    people = [factories.user(name) for name in ("ann", "ben", "cat", "dan")]
-    project = factories.project_with_pairs("Plan", n_pairs=12, lead=lead)
+    lead = make.cast().lead
+    people = [*make.cast().annotators, make.user("dan")]
+    project = make.project_with_pairs("Plan", n_pairs=12, lead=lead)
     for user in people:
         projects.add_member(project, user, Membership.Role.ANNOTATOR)
     return project, people
@@ -92,7 +86,7 @@ def test_everyone_gives_every_pair_to_every_annotator(setup):
     project, people = setup
     plan = planning.plan_assignments(project, annotator_ids=ids(people[:3]), per_pair="everyone")
     assert len(plan.assignments) == 36
-    assert {load.username: load.new for load in plan.loads} == {"ann": 12, "ben": 12, "cat": 12, "dan": 0}
+    assert {load.username: load.new for load in plan.loads} == {"anna": 12, "ben": 12, "cat": 12, "dan": 0}
 
 
 def test_one_each_splits_the_pairs_evenly_without_overlap(setup):
@@ -124,7 +118,7 @@ def test_k_larger_than_the_annotators_chosen_is_refused(setup):
 
 def test_a_user_who_is_not_an_annotator_cannot_be_planned(setup):
     project, _ = setup
-    outsider = factories.user("zed")
+    outsider = make.user("zed")
     with pytest.raises(ValidationError) as err:
         planning.plan_assignments(project, annotator_ids=[outsider.pk])
     assert "not an annotator" in err.value.message_dict["annotators"][0]
@@ -147,22 +141,22 @@ def test_preview_writes_nothing_and_apply_is_idempotent(setup):
 
 def test_reassign_moves_only_unfinished_work(setup):
     project, people = setup
-    ann, ben = people[:2]
+    anna, ben = people[:2]
     pairs = list(project.pairs.order_by("position"))
-    projects.assign_pairs(project, [ann], pairs[:4])
+    projects.assign_pairs(project, [anna], pairs[:4])
     projects.assign_pairs(project, [ben], pairs[3:5])
-    rows = list(Assignment.objects.filter(annotator=ann).order_by("queue_position"))
+    rows = list(Assignment.objects.filter(annotator=anna).order_by("queue_position"))
     rows[0].status = Assignment.Status.DONE
     rows[0].save()
     rows[1].status, rows[1].time_spent = Assignment.Status.POSTPONED, 30
     rows[1].save()
-    result = planning.reassign(project, ann, ben)
+    result = planning.reassign(project, anna, ben)
     assert (result.moved, result.already_held) == (2, 1)  # p4 was already ben's
-    assert list(Assignment.objects.filter(annotator=ann).values_list("pair_id", flat=True)) == [pairs[0].pk]
+    assert list(Assignment.objects.filter(annotator=anna).values_list("pair_id", flat=True)) == [pairs[0].pk]
     moved = Assignment.objects.get(annotator=ben, pair=pairs[1])
     assert moved.status == Assignment.Status.TODO and moved.time_spent == 0
     assert Assignment.objects.filter(annotator=ben).count() == 4
-    assert project.memberships.filter(user=ann).exists()
+    assert project.memberships.filter(user=anna).exists()
 
 
 def test_reassign_can_remove_the_annotator_from_the_project(setup):
@@ -178,5 +172,5 @@ def test_reassign_to_oneself_or_an_outsider_is_refused(setup):
     with pytest.raises(ValidationError):
         planning.reassign(project, people[0], people[0])
     with pytest.raises(ValidationError) as err:
-        planning.reassign(project, people[0], factories.user("zed"))
+        planning.reassign(project, people[0], make.user("zed"))
     assert "not an annotator" in err.value.message_dict["to_user"][0]

@@ -17,20 +17,14 @@ from annotator.models import (
 )
 from annotator.tasks import queue_reannotation as queue_task
 from metrics.reeval import sample_size
-from tests import leadtools_factories
-from tests.leadtools_factories import FAST_HASHERS
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
-
-
 @pytest.fixture
 def world():
-    return leadtools_factories.world(n_pairs=6)
+    return make.team(n_pairs=6)
 
 
 def rows_for(n_flagged: int, n_agreeing: int) -> dict:
@@ -105,7 +99,7 @@ def test_queue_sends_pairs_back_to_their_annotators_in_a_new_round(world):
     assert round_.round == 1 and round_.flagged == ["p2"]
     assert len(round_.sampled) == 0  # 10 % of 1 rounds to 0
     rows = Assignment.objects.filter(project=project, round=1)
-    assert sorted(rows.values_list("annotator__username", flat=True)) == ["ann", "ben", "cat"]
+    assert sorted(rows.values_list("annotator__username", flat=True)) == ["anna", "ben", "cat"]
     assert set(rows.values_list("status", flat=True)) == {"todo"}
     assert Assignment.objects.filter(project=project, round=0).count() == 18  # earlier rounds kept
 
@@ -156,7 +150,7 @@ def test_before_and_after_follow_the_revisions(world):
     round_ = reannotation.queue_reannotation(project, "label_disagreement", {}, seed=3)
     pair = project.pairs.get(source_id="p2")
     annotation_services.set_pair_label(pair, world["ben"], "paraphrase", base_version=None)
-    t = leadtools_factories.types(project)
+    t = make.types(project)
     annotation_services.add_phenomenon(
         pair, world["ben"], t["Same polarity"], scope1=[2], scope2=[1], projection="local", base_version=None
     )
@@ -185,7 +179,7 @@ def url(project):
 def test_role_matrix(client, world):
     project = world["project"]
     assert client.get(url(project)).status_code == 302
-    client.force_login(world["ann"])
+    client.force_login(world["anna"])
     assert client.get(url(project)).status_code == 403
     assert client.post(url(project), {"rule": "label_disagreement", "seed": 1}).status_code == 403
     client.force_login(world["other_lead"])
@@ -213,7 +207,7 @@ def test_htmx_preview_shows_what_the_rule_sends_back(client, world):
 
 def test_post_queues_the_round_through_the_task_and_shows_before_after(client, world):
     client.force_login(world["lead"])
-    with leadtools_factories.eager_tasks():
+    with make.eager_tasks():
         response = client.post(
             url(world["project"]), {"rule": "label_disagreement", "seed": "8"}, follow=True
         )

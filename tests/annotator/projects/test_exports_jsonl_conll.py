@@ -8,15 +8,15 @@ import pytest
 
 from annotator.annotation import services as annotation_services
 from annotator.corpus.exports import export_project
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def project():
-    lead, ann, ben = factories.user("lead"), factories.user("ann"), factories.user("ben")
-    project = factories.project_with_pairs("P", n_pairs=2, lead=lead, annotators=(ann, ben))
+    lead, ann, ben = make.user("lead"), make.user("ann"), make.user("ben")
+    project = make.project_with_pairs("P", n_pairs=2, lead=lead, annotators=(ann, ben))
     pair = project.pairs.first()
     ptype = project.tagset.types.get(name="Diathesis")
     annotation_services.set_pair_label(pair, ann, "paraphrase", base_version=None)

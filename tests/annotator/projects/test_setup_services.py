@@ -10,14 +10,14 @@ from annotator.annotation import services as annotation_services
 from annotator.corpus import projects as old_projects
 from annotator.models import Membership, Phenomenon, Project, Tagset
 from annotator.projects import guidelines, members, services, tagsets, tokens
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def lead():
-    return factories.user("lucia")
+    return make.user("lucia")
 
 
 def test_a_new_project_gets_sensible_defaults_and_its_creator_as_lead(lead):
@@ -47,8 +47,8 @@ def test_project_validation_says_what_is_wrong(lead):
 
 
 def test_the_tagset_cannot_change_under_existing_phenomena(lead):
-    ann = factories.user("ann")
-    project = factories.project_with_pairs("P", lead=lead, annotators=(ann,))
+    ann = make.user("ann")
+    project = make.project_with_pairs("P", lead=lead, annotators=(ann,))
     ptype = project.tagset.types.get(name="Diathesis")
     annotation_services.add_phenomenon(
         project.pairs.first(), ann, ptype, scope1=[1], scope2=[0], base_version=None
@@ -63,7 +63,7 @@ def test_an_invitation_works_once_and_expires(lead):
     user = members.sign_up_with_invitation(invitation.token, "pau", "pau-strong-pass-1")
     assert Membership.objects.filter(project=project, user=user, role="annotator").exists()
     with pytest.raises(ValidationError, match="used already"):
-        members.accept_invitation(invitation.token, factories.user("other"))
+        members.accept_invitation(invitation.token, make.user("other"))
     late = members.create_invitation(project, "rater", lead)
     late.expires_at = timezone.now() - timedelta(seconds=1)
     late.save()
@@ -73,8 +73,8 @@ def test_an_invitation_works_once_and_expires(lead):
 
 
 def test_removing_a_member_keeps_their_work_and_can_move_their_open_pairs(lead):
-    ann, ben = factories.user("ann"), factories.user("ben")
-    project = factories.project_with_pairs("P", n_pairs=2, lead=lead, annotators=(ann,))
+    ann, ben = make.user("ann"), make.user("ben")
+    project = make.project_with_pairs("P", n_pairs=2, lead=lead, annotators=(ann,))
     old_projects.add_member(project, ben, "annotator")
     pair = project.pairs.first()
     ptype = project.tagset.types.get(name="Diathesis")
@@ -88,8 +88,8 @@ def test_removing_a_member_keeps_their_work_and_can_move_their_open_pairs(lead):
 
 
 def test_a_type_in_use_is_not_deleted_but_can_be_merged(lead):
-    ann = factories.user("ann")
-    project = factories.project_with_pairs("P", lead=lead, annotators=(ann,))
+    ann = make.user("ann")
+    project = make.project_with_pairs("P", lead=lead, annotators=(ann,))
     copy = tagsets.clone_tagset(project.tagset, lead, project=project)
     project.refresh_from_db()
     diathesis, other = copy.types.get(name="Diathesis"), copy.types.get(name="Coordination")
@@ -103,7 +103,7 @@ def test_a_type_in_use_is_not_deleted_but_can_be_merged(lead):
 
 
 def test_built_in_tagsets_are_read_only_and_carry_definitions(lead):
-    vila = factories.vila()
+    vila = make.vila()
     with pytest.raises(ValidationError, match="read-only"):
         tagsets.save_type(vila, vila.types.first(), name="x")
     assert all(t.description for t in vila.types.all())
@@ -119,7 +119,7 @@ def test_type_validation(lead):
 
 
 def test_guidelines_render_safely_and_members_are_told_of_a_new_version(lead):
-    ann = factories.user("ann")
+    ann = make.user("ann")
     project = services.create_project(lead, name="P")
     old_projects.add_member(project, ann, "annotator")
     html = guidelines.render_markdown("**b** <script>alert(1)</script> [x](javascript:alert(1))")
@@ -135,7 +135,7 @@ def test_guidelines_render_safely_and_members_are_told_of_a_new_version(lead):
 
 
 def test_tokens_are_corrected_only_before_anyone_annotates(lead):
-    ann = factories.user("ann")
+    ann = make.user("ann")
     project = services.create_project(lead, name="P")
     pair = old_projects.add_pair(project, "1", tokens1=["a", "b"], tokens2=["c"])
     old_projects.assign_pairs(project, [ann], [pair])

@@ -9,16 +9,16 @@ from django.urls import reverse
 from annotator.annotation import services as annotation_services
 from annotator.models import Invitation, Membership, Phenomenon, Project
 from annotator.projects import guidelines, members, services, tagsets
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def world():
-    lead, ann = factories.user("lucia"), factories.user("ann")
-    project = factories.project_with_pairs("P", lead=lead, annotators=(ann,))
-    return {"lead": lead, "ann": ann, "project": project, "admin": factories.user("root", staff=True)}
+    lead, ann = make.user("lucia"), make.user("ann")
+    project = make.project_with_pairs("P", lead=lead, annotators=(ann,))
+    return {"lead": lead, "ann": ann, "project": project, "admin": make.user("root", staff=True)}
 
 
 def test_a_lead_creates_a_project_and_errors_are_shown_at_the_fields(client, world):
@@ -64,7 +64,7 @@ def test_an_annotator_without_the_right_gets_a_styled_403_that_says_why(client, 
 
 
 def test_an_outsider_gets_a_styled_404(client, world):
-    client.force_login(factories.user("stranger"))
+    client.force_login(make.user("stranger"))
     response = client.get(reverse("annotator:project-settings", args=[world["project"].pk]))
     assert response.status_code == 404 and "Back to your projects" in response.content.decode()
 
@@ -111,7 +111,7 @@ def test_deleting_a_used_type_says_what_would_be_lost(client, world):
     )
     assert Phenomenon.objects.count() == 1
     builtin = client.post(
-        reverse("annotator:type-update", args=[factories.vila().pk, factories.vila().types.first().pk])
+        reverse("annotator:type-update", args=[make.vila().pk, make.vila().types.first().pk])
     )
     assert builtin.status_code == 403 and "read-only" in builtin.content.decode()
 
@@ -179,7 +179,7 @@ def test_the_api_creates_and_changes_a_project_through_the_same_rules(world):
 def test_an_import_into_a_new_project_asks_language_and_tagset_and_makes_the_importer_lead(client, world):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from tests.annotator.corpus_helpers import mrpc_file
+    from tests.make import mrpc_file
 
     client.force_login(world["admin"])
     assert 'name="language"' in client.get(reverse("annotator:corpus-import")).content.decode()
@@ -189,12 +189,12 @@ def test_an_import_into_a_new_project_asks_language_and_tagset_and_makes_the_imp
         {
             "project_name": "Importado",
             "language": "es",
-            "tagset": factories.vila().pk,
+            "tagset": make.vila().pk,
             "format": "mrpc",
             "files": [SimpleUploadedFile("msr_paraphrase_train.txt", data)],
         },
     )
     project = Project.objects.get(name="Importado")
-    assert project.language == "es" and project.tagset == factories.vila()
+    assert project.language == "es" and project.tagset == make.vila()
     assert project.pairs.get().tokens1 == ["¿", "Vienes", "mañana", "?"]
     assert Membership.objects.filter(project=project, user=world["admin"], role="lead").exists()
