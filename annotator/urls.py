@@ -16,7 +16,9 @@ urlpatterns = [
     # Password change (signed in) and reset by e-mail (EMAIL_BACKEND; the console by default)
     path(
         "accounts/password_change/",
-        auth_views.PasswordChangeView.as_view(template_name="accounts/password_change_form.html"),
+        auth_views.PasswordChangeView.as_view(
+            template_name="accounts/password_form.html", extra_context={"heading": "Change your password"}
+        ),
         name="password_change",
     ),
     path(
@@ -27,7 +29,8 @@ urlpatterns = [
     path(
         "accounts/password_reset/",
         auth_views.PasswordResetView.as_view(
-            template_name="accounts/password_reset_form.html",
+            template_name="accounts/password_form.html",
+            extra_context={"heading": "Reset your password"},
             email_template_name="accounts/password_reset_email.txt",
             subject_template_name="accounts/password_reset_subject.txt",
         ),
@@ -40,7 +43,9 @@ urlpatterns = [
     ),
     path(
         "accounts/reset/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(template_name="accounts/password_reset_confirm.html"),
+        auth_views.PasswordResetConfirmView.as_view(
+            template_name="accounts/password_form.html", extra_context={"heading": "Choose a new password"}
+        ),
         name="password_reset_confirm",
     ),
     path(
