@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextvars import ContextVar
-from functools import cache
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from annotator.agreement.changes import project_changed
@@ -49,26 +48,16 @@ def _locked_sheet(pair: Pair, annotator: Any, is_gold: bool) -> PairLabel:
 
     The row lock is held until the transaction ends, so concurrent saves of the same sheet queue up
     here and each sees the version the previous one left. A sheet that does not exist yet is created
-    (at version 1) first. Hand-written (`annotator.core.sql`): every save runs it.
+    (at version 1) first. Hand-written (`annotator.core.sql.bump_sheet`): every save runs it, and the
+    ORM needs two statements for it.
     """
-    params = [connection.ops.adapt_datetimefield_value(timezone.now()), pair.pk, annotator.pk, is_gold]
-    row = sql.fetch_one(_bump_sql(), params)
-    if row is None:
+    now = timezone.now()
+    sheet = sql.bump_sheet(pair.pk, annotator.pk, is_gold, now)
+    if sheet is None:
         PairLabel.objects.get_or_create(pair=pair, annotator=annotator, is_gold=is_gold)
-        row = sql.fetch_one(_bump_sql(), params)
-    return sql.instance(PairLabel, row)
-
-
-@cache
-def _bump_sql() -> str:
-    def col(name: str) -> str:
-        return sql.quote(PairLabel._meta.get_field(name).column)
-
-    return (
-        f"UPDATE {sql.table(PairLabel)} SET {col('version')} = {col('version')} + 1, {col('updated_at')} = %s "
-        f"WHERE {col('pair')} = %s AND {col('annotator')} = %s AND {col('is_gold')} = %s "
-        f"RETURNING {', '.join(sql.quote(f.column) for f in PairLabel._meta.concrete_fields)}"
-    )
+        sheet = sql.bump_sheet(pair.pk, annotator.pk, is_gold, now)
+    assert sheet is not None  # created just above, inside this transaction
+    return sheet
 
 
 def _begin(pair: Pair, annotator: Any, base_version: int | None, is_gold: bool) -> PairLabel:
@@ -153,29 +142,17 @@ def set_comment(
 
 
 def _ptype_for(pair: Pair, ptype: ParaphraseType | int) -> ParaphraseType:
-
     ptype_id = ptype.pk if isinstance(ptype, ParaphraseType) else ptype
     try:
         number = int(ptype_id)
     except (TypeError, ValueError):
         number = 0
-    row = None
+    found = None
     if 0 < number < 2**63:  # beyond bigint: no such row
-        row = sql.fetch_one(_ptype_sql(), [number, pair.project.tagset_id])
-    if row is None:
+        found = ParaphraseType.objects.filter(pk=number, tagset_id=pair.project.tagset_id).first()
+    if found is None:
         raise ValidationError({"ptype": f"Type {ptype_id!r} is not in this project's tagset."})
-    return sql.instance(ParaphraseType, row)
-
-
-@cache
-def _ptype_sql() -> str:
-    def col(name: str) -> str:
-        return sql.quote(ParaphraseType._meta.get_field(name).column)
-
-    return (
-        f"SELECT {sql.columns(ParaphraseType, 't')} FROM {sql.table(ParaphraseType)} t "
-        f"WHERE t.{col('id')} = %s AND t.{col('tagset')} = %s"
-    )
+    return found
 
 
 @transaction.atomic
@@ -207,8 +184,8 @@ def add_phenomenon(
         key2=key2,
     )
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
-    phenomenon = sql.insert(
-        Phenomenon(pair=pair, annotator=annotator, is_gold=is_gold, ptype=ptype, comment=comment, **clean)
+    phenomenon = Phenomenon.objects.create(
+        pair=pair, annotator=annotator, is_gold=is_gold, ptype=ptype, comment=comment, **clean
     )
     _record(
         pair,
@@ -292,8 +269,8 @@ def set_links(
     for i, j in dict.fromkeys(clean):
         link = existing.get((i, j))
         if link is None:
-            link = sql.insert(
-                AlignmentLink(pair=pair, annotator=annotator, is_gold=is_gold, i=i, j=j, sure=sure)
+            link = AlignmentLink.objects.create(
+                pair=pair, annotator=annotator, is_gold=is_gold, i=i, j=j, sure=sure
             )
             _record(
                 pair,
