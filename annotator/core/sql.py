@@ -158,8 +158,8 @@ def bump_sheet_sql() -> str:
 
         UPDATE "annotator_pairlabel" SET "version" = "version" + 1, "updated_at" = %s
         WHERE "pair_id" = %s AND "annotator_id" = %s AND "is_gold" = %s
-        RETURNING "id", "pair_id", "annotator_id", "is_gold", "label", "comment", "version",
-        "updated_at"
+        RETURNING "id", "pair_id", "annotator_id", "is_gold", "version", "created_at", "updated_at",
+        "label", "comment"
     """
 
     def col(name: str) -> str:
@@ -325,9 +325,9 @@ def select_sql(model: type[Model], where: tuple[str, ...], order: tuple[str, ...
     Rendered for the links of a sheet (`select(AlignmentLink, {"pair": …, "annotator": …,
     "is_gold": …})`)::
 
-        SELECT t."id", t."pair_id", t."annotator_id", t."is_gold", t."i", t."j", t."sure",
-        t."version", t."updated_at" FROM "annotator_alignmentlink" t WHERE t."pair_id" = %s AND
-        t."annotator_id" = %s AND t."is_gold" = %s ORDER BY t."i", t."j"
+        SELECT t."id", t."pair_id", t."annotator_id", t."is_gold", t."version", t."created_at",
+        t."updated_at", t."i", t."j", t."sure" FROM "annotator_alignmentlink" t WHERE t."pair_id" = %s
+        AND t."annotator_id" = %s AND t."is_gold" = %s ORDER BY t."pair_id", t."i", t."j"
     """
 
     def col(name: str) -> str:
@@ -354,9 +354,9 @@ def insert_rows_sql(model: type[Model], names: tuple[str, ...]) -> str:
 
         model.objects.bulk_create([model(**row) for row in rows])
 
-    Rendered for history rows::
+    Rendered for history rows of the fields project and model (an import gives every field)::
 
-        INSERT INTO "annotator_annotationhistory" ("project_id", "model", …) VALUES (%s, %s, …)
+        INSERT INTO "annotator_annotationhistory" ("project_id", "model") VALUES (%s, %s)
     """
     cols = ", ".join(column(model, name) for name in names)
     return f"INSERT INTO {table(model)} ({cols}) VALUES ({', '.join(['%s'] * len(names))})"
