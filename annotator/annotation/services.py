@@ -19,7 +19,15 @@ from django.utils import timezone
 
 from annotator.agreement.changes import project_changed
 from annotator.core import history, sql, validation
-from annotator.models import AlignmentLink, Pair, PairLabel, ParaphraseType, Phenomenon, PhraseAlignment
+from annotator.models import (
+    AlignmentLink,
+    Pair,
+    PairLabel,
+    ParaphraseType,
+    Phenomenon,
+    PhraseAlignment,
+    Project,
+)
 
 PHENOMENON_FIELDS = ["ptype_id", "scope1", "scope2", "projection", "key1", "key2", "comment"]
 LINK_FIELDS = ["i", "j", "sure"]
@@ -141,6 +149,30 @@ def set_comment(
     return _finish(sheet, pair, "comment")
 
 
+def phenomena_open(project: Project, label: str) -> bool:
+    """Whether phenomena may be annotated on a sheet with this pair label: the project annotates
+    phenomena, and a paraphrases-only project types a pair once it is labelled paraphrase (Vila et al.)."""
+    if not project.layer_phenomena:
+        return False
+    if project.phenomena_for == Project.PhenomenaFor.PARAPHRASES:
+        return label == PairLabel.Label.PARAPHRASE
+    return True
+
+
+def _check_phenomena_layer(project: Project) -> None:
+    if not project.layer_phenomena:
+        raise ValidationError({"ptype": "This project does not annotate phenomena."})
+
+
+def _check_phenomena_open(project: Project, sheet: PairLabel) -> None:
+    """Adding or changing a phenomenon on an annotator's sheet: the editor's and the API's rule."""
+    _check_phenomena_layer(project)
+    if not phenomena_open(project, sheet.label):
+        raise ValidationError(
+            {"ptype": "This project types paraphrases only: label the pair paraphrase first."}
+        )
+
+
 def _ptype_for(pair: Pair, ptype: ParaphraseType | int) -> ParaphraseType:
     ptype_id = ptype.pk if isinstance(ptype, ParaphraseType) else ptype
     try:
@@ -170,8 +202,20 @@ def add_phenomenon(
     base_version: int | None,
     actor: Any = None,
     is_gold: bool = False,
+    check_open: bool = True,
 ) -> tuple[Phenomenon, int]:
-    """Validate and store a phenomenon. Returns it with the new sheet version."""
+    """Validate and store a phenomenon. Returns it with the new sheet version.
+
+    On an annotator's sheet the project must annotate phenomena and, if it types paraphrases only,
+    the sheet's label must be paraphrase (`phenomena_open`); `check_open=False` skips that for
+    restoring an earlier state (undo) and scripted loads of work done elsewhere.
+    """
+    rule = check_open and not is_gold
+    if rule:
+        _check_phenomena_layer(pair.project)
+    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
+    if rule:
+        _check_phenomena_open(pair.project, sheet)
     ptype = _ptype_for(pair, ptype)
     clean = validation.phenomenon_fields(
         ptype,
@@ -183,7 +227,6 @@ def add_phenomenon(
         key1=key1,
         key2=key2,
     )
-    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
     phenomenon = Phenomenon.objects.create(
         pair=pair, annotator=annotator, is_gold=is_gold, ptype=ptype, comment=comment, **clean
     )
@@ -201,17 +244,29 @@ def add_phenomenon(
 
 @transaction.atomic
 def update_phenomenon(
-    phenomenon: Phenomenon, *, base_version: int | None, actor: Any = None, **changes: Any
+    phenomenon: Phenomenon,
+    *,
+    base_version: int | None,
+    actor: Any = None,
+    check_open: bool = True,
+    **changes: Any,
 ) -> tuple[Phenomenon, int]:
-    """Change a phenomenon's type, scopes, projection, keys or comment (validated as a whole)."""
+    """Change a phenomenon's type, scopes, projection, keys or comment (validated as a whole).
+
+    The rule of `add_phenomenon` holds on an annotator's sheet (unless `check_open=False`)."""
     pair = phenomenon.pair
+    rule = check_open and not phenomenon.is_gold
+    if rule:
+        _check_phenomena_layer(pair.project)
+    sheet = _begin(pair, phenomenon.annotator, _normalise_base(base_version), phenomenon.is_gold)
+    if rule:
+        _check_phenomena_open(pair.project, sheet)
     ptype = _ptype_for(pair, changes.pop("ptype", phenomenon.ptype_id))
     merged = {
         name: changes.get(name, getattr(phenomenon, name))
         for name in ("scope1", "scope2", "projection", "key1", "key2")
     }
     clean = validation.phenomenon_fields(ptype, pair.tokens1, pair.tokens2, **merged)
-    sheet = _begin(pair, phenomenon.annotator, _normalise_base(base_version), phenomenon.is_gold)
     phenomenon = Phenomenon.objects.select_for_update().get(pk=phenomenon.pk)
     before = history.snapshot(phenomenon, PHENOMENON_FIELDS)
     for name, value in clean.items():
@@ -264,8 +319,7 @@ def set_links(
     """Add (or re-mark as sure/possible) a block of links i–j. Many-to-many blocks are several pairs."""
     clean = [validation.link_fields(i, j, pair.tokens1, pair.tokens2) for i, j in links]
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
-    where = {"pair": pair, "annotator": annotator, "is_gold": is_gold}
-    existing = {(link.i, link.j): link for link in sql.select(AlignmentLink, where)}
+    existing = {(link.i, link.j): link for link in _links(pair, annotator, is_gold)}
     for i, j in dict.fromkeys(clean):
         link = existing.get((i, j))
         if link is None:
@@ -296,6 +350,35 @@ def set_links(
                 history.snapshot(link, LINK_FIELDS),
             )
     return _finish(sheet, pair)
+
+
+@transaction.atomic
+def toggle_links(
+    pair: Pair,
+    annotator: Any,
+    links: Sequence[tuple[int, int]],
+    *,
+    base_version: int | None,
+    actor: Any = None,
+    is_gold: bool = False,
+) -> tuple[int, bool]:
+    """Switch the existing links among a block between sure and possible: all of them become the
+    opposite of the first existing one (links of the block that do not exist are left alone).
+    Returns the new version and whether the links are now sure."""
+    existing = {(link.i, link.j): link.sure for link in _links(pair, annotator, is_gold)}
+    block = [(int(i), int(j)) for i, j in links if (int(i), int(j)) in existing]
+    if not block:
+        raise ValidationError({"i": "There is no link between the selected tokens to switch."})
+    sure = not existing[block[0]]
+    version = set_links(
+        pair, annotator, block, sure=sure, base_version=base_version, actor=actor, is_gold=is_gold
+    )
+    return version, sure
+
+
+def _links(pair: Pair, annotator: Any, is_gold: bool) -> list[AlignmentLink]:
+    """The sheet's links (hand-written read, `annotator.core.sql.select`: every link save runs it)."""
+    return sql.select(AlignmentLink, {"pair": pair, "annotator": annotator, "is_gold": is_gold})
 
 
 @transaction.atomic

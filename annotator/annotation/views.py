@@ -40,7 +40,7 @@ from annotator.annotation.forms import (
 )
 from annotator.annotation.services import ConflictError
 from annotator.annotation.state import EditorState
-from annotator.models import AlignmentLink, Assignment, Pair, Phenomenon, PhraseAlignment, Project
+from annotator.models import Assignment, Pair, Phenomenon, PhraseAlignment, Project
 
 PAGE = "editor/pair_edit.html"
 # Message slots inside a swap target come back with it (cleared); the others are cleared out of band.
@@ -142,15 +142,6 @@ def _mine(model: Any, pair: Pair, request: HttpRequest, pk: int) -> Any:
     if obj is None:
         raise Http404("No such annotation of yours on this pair.")
     return obj
-
-
-def _check_phenomena_open(state: EditorState) -> None:
-    if not state.project.layer_phenomena:
-        raise ValidationError({"ptype": "This project does not annotate phenomena."})
-    if not state.phenomena_open:
-        raise ValidationError(
-            {"ptype": "This project types paraphrases only: label the pair paraphrase first."}
-        )
 
 
 def _go(request: HttpRequest, url: str) -> HttpResponse:
@@ -264,7 +255,6 @@ def phenomenon_create(request: HttpRequest, project_pk: int, pair_pk: int) -> Ht
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
 
     def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
-        _check_phenomena_open(EditorState(pair, request.user))
         phenomenon, version = annotation_services.add_phenomenon(
             pair,
             request.user,
@@ -295,7 +285,6 @@ def phenomenon_update(
     phenomenon = _mine(Phenomenon, pair, request, phenomenon_pk)
 
     def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
-        _check_phenomena_open(EditorState(pair, request.user))
         changes = _phenomenon_fields(data)
         if "comment" in request.POST:
             changes["comment"] = data["comment"]
@@ -377,15 +366,8 @@ def link_toggle(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResp
     form = LinkForm(request.POST)
 
     def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
-        existing = AlignmentLink.objects.filter(pair=pair, annotator=request.user, is_gold=False)
-        state = {(i, j): sure for i, j, sure in existing.values_list("i", "j", "sure")}
-        block = [link for link in form.block if link in state]
-        if not block:
-            raise ValidationError({"i": "There is no link between the selected tokens to switch."})
-        sure = not state[block[0]]
-        return annotation_services.set_links(pair, request.user, block, sure=sure, base_version=base), {
-            "sure": sure
-        }
+        version, sure = annotation_services.toggle_links(pair, request.user, form.block, base_version=base)
+        return version, {"sure": sure}
 
     return _save(
         request, pair, form, apply, target="links", slot="link-message", oob=("members",), event="links-saved"
