@@ -154,9 +154,14 @@ def phenomena_open(project: Project, label: str) -> bool:
     phenomena, and a paraphrases-only project types a pair once it is labelled paraphrase (Vila et al.)."""
     if not project.layer_phenomena:
         return False
-    if project.phenomena_for == Project.PhenomenaFor.PARAPHRASES:
+    if label_gates_phenomena(project):
         return label == PairLabel.Label.PARAPHRASE
     return True
+
+
+def label_gates_phenomena(project: Project) -> bool:
+    """Whether the pair label decides if phenomena may be annotated (a paraphrases-only project)."""
+    return project.layer_phenomena and project.phenomena_for == Project.PhenomenaFor.PARAPHRASES
 
 
 def _check_phenomena_layer(project: Project) -> None:
@@ -179,12 +184,12 @@ def _ptype_for(pair: Pair, ptype: ParaphraseType | int) -> ParaphraseType:
         number = int(ptype_id)
     except (TypeError, ValueError):
         number = 0
-    found = None
-    if 0 < number < 2**63:  # beyond bigint: no such row
-        found = ParaphraseType.objects.filter(pk=number, tagset_id=pair.project.tagset_id).first()
-    if found is None:
-        raise ValidationError({"ptype": f"Type {ptype_id!r} is not in this project's tagset."})
-    return found
+    try:
+        if not 0 < number < 2**63:  # beyond bigint: no such row
+            raise ParaphraseType.DoesNotExist
+        return ParaphraseType.objects.get(pk=number, tagset_id=pair.project.tagset_id)
+    except ParaphraseType.DoesNotExist:
+        raise ValidationError({"ptype": f"Type {ptype_id!r} is not in this project's tagset."}) from None
 
 
 @transaction.atomic

@@ -208,7 +208,8 @@ class EditorState:
     @property
     def phenomena_open(self) -> bool:
         """Whether phenomena may be annotated now (Vila et al.: only once the pair is a paraphrase)."""
-        return annotation_services.phenomena_open(self.project, self.label)
+        label = self.label if annotation_services.label_gates_phenomena(self.project) else ""  # no query
+        return annotation_services.phenomena_open(self.project, label)
 
     @property
     def stray_phenomena(self) -> bool:

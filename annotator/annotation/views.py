@@ -40,7 +40,7 @@ from annotator.annotation.forms import (
 )
 from annotator.annotation.services import ConflictError
 from annotator.annotation.state import EditorState
-from annotator.models import Assignment, Pair, Phenomenon, PhraseAlignment, Project
+from annotator.models import Assignment, Pair, Phenomenon, PhraseAlignment
 
 PAGE = "editor/pair_edit.html"
 # Message slots inside a swap target come back with it (cleared); the others are cleared out of band.
@@ -215,7 +215,7 @@ def pair_label(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRespo
         version = annotation_services.set_pair_label(pair, request.user, data["label"], base_version=base)
         return version, {"label": data["label"]}
 
-    gated = pair.project.phenomena_for == Project.PhenomenaFor.PARAPHRASES and pair.project.layer_phenomena
+    gated = annotation_services.label_gates_phenomena(pair.project)
     return _save(
         request,
         pair,

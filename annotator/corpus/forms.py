@@ -1,4 +1,5 @@
-"""Forms of the corpus area: upload (import) and export."""
+"""Forms of the corpus area: upload (import) and export. They parse; the rules are the services'
+(`corpus.jobs.start_import`, `corpus.exports.check_options`), whose errors views put back on the form."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from django import forms
 
 from annotator.corpus.exports import FORMATS as EXPORT_FORMATS
 from annotator.corpus.services import FORMATS as IMPORT_FORMATS
-from annotator.models import Project
 
 IMPORT_LABELS = {
     "mrpc": "MRPC TSV (msr_paraphrase_*.txt)",
@@ -71,11 +71,7 @@ class NewProjectImportForm(ImportForm):
     field_order = ["project_name", "format", "annotator", "files", "dry_run", "skip_invalid"]
 
     def clean_project_name(self) -> str:
-
-        name = self.cleaned_data["project_name"].strip()
-        if Project.objects.filter(name=name).exists():
-            raise forms.ValidationError(f"A project named {name!r} exists: import into it from its own page.")
-        return name
+        return self.cleaned_data["project_name"].strip()
 
 
 class ExportForm(forms.Form):
@@ -93,16 +89,6 @@ class ExportForm(forms.Form):
         ],
     )
     history = forms.BooleanField(required=False, label="Include the annotation history (native)")
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        if data.get("gold") and data.get("annotator"):
-            raise forms.ValidationError("Choose an annotator or the gold layer, not both.")
-        if data.get("format") in ("etpc", "pharaoh") and not data.get("gold") and not data.get("annotator"):
-            self.add_error(
-                "annotator", "This format holds one annotator's work: name them or tick the gold layer."
-            )
-        return data
 
     def options(self) -> dict[str, Any]:
         data = self.cleaned_data
