@@ -65,7 +65,12 @@ def table(model: type[Model]) -> str:
 
 def column(model: type[Model], name: str) -> str:
     """The quoted column of a field (by field name)."""
-    return quote(model._meta.get_field(name).column)  # type: ignore[union-attr]
+    return field_column(model._meta.get_field(name))  # type: ignore[arg-type]
+
+
+def field_column(field: Field) -> str:
+    """The quoted column of a concrete field (which always has one)."""
+    return quote(str(field.column))
 
 
 @functools.cache
@@ -83,7 +88,7 @@ def _fields(model: type[Model], names: tuple[str, ...] | None) -> tuple[Field, .
 
 def columns(model: type[Model], alias: str, names: Sequence[str] | None = None) -> str:
     """`alias."col1", alias."col2", …` of the model's concrete fields (or the named subset)."""
-    return ", ".join(f"{alias}.{quote(f.column)}" for f in _fields(model, _key(names)))
+    return ", ".join(f"{alias}.{field_column(f)}" for f in _fields(model, _key(names)))
 
 
 def _key(names: Sequence[str] | None) -> tuple[str, ...] | None:
@@ -165,7 +170,7 @@ def bump_sheet_sql() -> str:
     def col(name: str) -> str:
         return column(PairLabel, name)
 
-    returning = ", ".join(quote(f.column) for f in PairLabel._meta.concrete_fields)
+    returning = ", ".join(field_column(f) for f in PairLabel._meta.concrete_fields)
     return (
         f"UPDATE {table(PairLabel)} SET {col('version')} = {col('version')} + 1, {col('updated_at')} = %s "
         f"WHERE {col('pair')} = %s AND {col('annotator')} = %s AND {col('is_gold')} = %s "
@@ -285,7 +290,7 @@ def token_with_user_sql() -> str:
     return (
         f"SELECT {columns(Token, 't')}, {columns(user_model, 'u')} "
         f"FROM {table(Token)} t JOIN {table(user_model)} u "
-        f"ON u.{quote(user_model._meta.pk.column)} = t.{column(Token, 'user')} "
+        f"ON u.{field_column(user_model._meta.pk)} = t.{column(Token, 'user')} "
         f"WHERE t.{column(Token, 'key')} = %s"
     )
 
@@ -307,7 +312,7 @@ def token_with_user(key: str) -> Token | None:
 def select(model: type[M], where: Mapping[str, Any], *, order_by: Sequence[str] | None = None) -> list[M]:
     """`model.objects.filter(**where)` for equality on fields (a model instance stands for its key),
     ordered like the model's `Meta.ordering` unless `order_by` (field names, no "-") says otherwise."""
-    order = tuple(order_by if order_by is not None else model._meta.ordering)
+    order = tuple(str(name) for name in (order_by if order_by is not None else model._meta.ordering or ()))
     params = [value.pk if isinstance(value, Model) else value for value in where.values()]
     with connection.cursor() as cursor:
         cursor.execute(select_sql(model, tuple(where), order), params)

@@ -281,7 +281,7 @@ def plan_assignments(
         phase=phase,
         round=round,
         per_pair=per_pair,
-        k=1 if per_pair == "one" else (len(annotator_ids) if per_pair == "everyone" else k),
+        k=1 if per_pair == "one" else (len(annotator_ids) if per_pair == "everyone" else k or 1),
         seed=seed,
         pair_ids=tuple(pair_ids),
         annotator_ids=tuple(annotator_ids),
