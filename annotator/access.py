@@ -9,7 +9,6 @@ Views and the API call these functions as their first line.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -18,7 +17,6 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from annotator.core import sql
-from annotator.core.sql import columns, quote, table
 from annotator.models import Assignment, EvaluationUnit, Membership, Pair, Project
 
 User = AbstractBaseUser | AnonymousUser
@@ -244,44 +242,12 @@ def pair_for_annotation_by_id(user: Any, pair_pk: int) -> Pair:
 
     if not user.is_authenticated or not 0 < int(pair_pk) < 2**63:  # beyond bigint: no such row
         raise Http404("No such pair.")
-    row = sql.fetch_one(
-        _pair_for_annotation_sql(), [user.pk, user.pk, Membership.Role.ANNOTATOR, user.pk, pair_pk]
-    )
-    if row is None:
+    found = sql.pair_for_annotation(user.pk, int(pair_pk))
+    if found is None:
         raise Http404("No such pair.")
-    n_pair, n_project = sql.width(Pair), sql.width(Project, _PROJECT_FIELDS)
-    is_member, is_annotator, is_assigned = (bool(flag) for flag in row[n_pair + n_project :])
+    pair, is_member, is_annotator, is_assigned = found
     if not (is_member or is_admin(user)):
         raise Http404("No such pair.")
     if not is_annotator or not is_assigned:
         raise PermissionDenied("This pair is not assigned to you.")
-    pair = sql.instance(Pair, row[:n_pair])
-    pair.project = sql.instance(Project, row[n_pair : n_pair + n_project], _PROJECT_FIELDS)
     return pair
-
-
-_PROJECT_FIELDS = tuple(
-    f.name for f in Project._meta.concrete_fields if f.name not in ("description", "guidelines")
-)
-
-
-@cache
-def _pair_for_annotation_sql() -> str:
-
-    def col(model: Any, name: str) -> str:
-        return quote(model._meta.get_field(name).column)
-
-    membership = (
-        f"SELECT 1 FROM {table(Membership)} m WHERE m.{col(Membership, 'project')} = p.{col(Pair, 'project')} "
-        f"AND m.{col(Membership, 'user')} = %s"
-    )
-    assigned = (
-        f"SELECT 1 FROM {table(Assignment)} a WHERE a.{col(Assignment, 'pair')} = p.{col(Pair, 'id')} "
-        f"AND a.{col(Assignment, 'annotator')} = %s"
-    )
-    return (
-        f"SELECT {columns(Pair, 'p')}, {columns(Project, 'pr', _PROJECT_FIELDS)}, "
-        f"EXISTS({membership}), EXISTS({membership} AND m.{col(Membership, 'role')} = %s), EXISTS({assigned}) "
-        f"FROM {table(Pair)} p JOIN {table(Project)} pr ON pr.{col(Project, 'id')} = p.{col(Pair, 'project')} "
-        f"WHERE p.{col(Pair, 'id')} = %s"
-    )

@@ -10,9 +10,8 @@ import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import cache
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from annotator import taskqueue
@@ -45,21 +44,13 @@ def project_changed(project_id: int) -> None:
     Hand-written UPDATE (`annotator.core.sql`): every save runs it.
     """
     now = timezone.now()
-    if not sql.execute(_mark_changed_sql(), [connection.ops.adapt_datetimefield_value(now), project_id]):
+    if not sql.mark_changed(project_id, now):
         AgreementState.objects.get_or_create(project_id=project_id, defaults={"changed_at": now})
     collected = getattr(_batch, "projects", None)
     if collected is not None:
         collected.add(project_id)
         return
     transaction.on_commit(lambda: enqueue_recompute(project_id))
-
-
-@cache
-def _mark_changed_sql() -> str:
-    def col(name: str) -> str:
-        return sql.column(AgreementState._meta.get_field(name))
-
-    return f"UPDATE {sql.table(AgreementState)} SET {col('changed_at')} = %s WHERE {col('project')} = %s"
 
 
 def enqueue_recompute(project_id: int) -> bool:

@@ -36,6 +36,7 @@ from django.core.cache import cache
 from django.db import connection
 
 from annotator import taskqueue
+from annotator.core import sql
 from annotator.models import AgreementState
 
 log = logging.getLogger(__name__)
@@ -165,9 +166,7 @@ class ProjectLock:
 
     def acquire(self) -> bool:
         if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [ADVISORY_LOCK_CLASS, self.project_id])
-                self.held = bool(cursor.fetchone()[0])
+            self.held = sql.try_advisory_lock(ADVISORY_LOCK_CLASS, self.project_id)
         else:
             ttl = int(setting("AGREEMENT_LOCK_TTL", 1800))
             self.held = cache.add(LOCK_KEY.format(self.project_id), self.token, timeout=ttl)
@@ -178,8 +177,7 @@ class ProjectLock:
             return
         self.held = False
         if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [ADVISORY_LOCK_CLASS, self.project_id])
+            sql.advisory_unlock(ADVISORY_LOCK_CLASS, self.project_id)
         elif cache.get(LOCK_KEY.format(self.project_id)) == self.token:
             cache.delete(LOCK_KEY.format(self.project_id))
 

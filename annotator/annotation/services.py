@@ -11,16 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextvars import ContextVar
-from functools import cache
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from annotator.agreement.changes import project_changed
 from annotator.core import history, sql, validation
-from annotator.models import AlignmentLink, Pair, PairLabel, ParaphraseType, Phenomenon, PhraseAlignment
+from annotator.models import (
+    AlignmentLink,
+    Pair,
+    PairLabel,
+    ParaphraseType,
+    Phenomenon,
+    PhraseAlignment,
+    Project,
+)
 
 PHENOMENON_FIELDS = ["ptype_id", "scope1", "scope2", "projection", "key1", "key2", "comment"]
 LINK_FIELDS = ["i", "j", "sure"]
@@ -49,28 +56,16 @@ def _locked_sheet(pair: Pair, annotator: Any, is_gold: bool) -> PairLabel:
 
     The row lock is held until the transaction ends, so concurrent saves of the same sheet queue up
     here and each sees the version the previous one left. A sheet that does not exist yet is created
-    (at version 1) first. Hand-written (`annotator.core.sql`): every save runs it.
+    (at version 1) first. Hand-written (`annotator.core.sql.bump_sheet`): every save runs it, and the
+    ORM needs two statements for it.
     """
-    params = [connection.ops.adapt_datetimefield_value(timezone.now()), pair.pk, annotator.pk, is_gold]
-    row = sql.fetch_one(_bump_sql(), params)
-    if row is None:
+    now = timezone.now()
+    sheet = sql.bump_sheet(pair.pk, annotator.pk, is_gold, now)
+    if sheet is None:
         PairLabel.objects.get_or_create(pair=pair, annotator=annotator, is_gold=is_gold)
-        row = sql.fetch_one(_bump_sql(), params)
-    if row is None:  # pragma: no cover - the sheet exists now
-        raise RuntimeError(f"no sheet of pair {pair.pk} to lock")
-    return sql.instance(PairLabel, row)
-
-
-@cache
-def _bump_sql() -> str:
-    def col(name: str) -> str:
-        return sql.column(PairLabel._meta.get_field(name))
-
-    return (
-        f"UPDATE {sql.table(PairLabel)} SET {col('version')} = {col('version')} + 1, {col('updated_at')} = %s "
-        f"WHERE {col('pair')} = %s AND {col('annotator')} = %s AND {col('is_gold')} = %s "
-        f"RETURNING {', '.join(sql.column(f) for f in PairLabel._meta.concrete_fields)}"
-    )
+        sheet = sql.bump_sheet(pair.pk, annotator.pk, is_gold, now)
+    assert sheet is not None  # created just above, inside this transaction
+    return sheet
 
 
 def _begin(pair: Pair, annotator: Any, base_version: int | None, is_gold: bool) -> PairLabel:
@@ -154,30 +149,48 @@ def set_comment(
     return _finish(sheet, pair, "comment")
 
 
-def _ptype_for(pair: Pair, ptype: ParaphraseType | int) -> ParaphraseType:
+def phenomena_open(project: Project, label: str) -> bool:
+    """Whether phenomena may be annotated on a sheet with this pair label: the project annotates
+    phenomena, and a paraphrases-only project types a pair once it is labelled paraphrase (Vila et al.)."""
+    if not project.layer_phenomena:
+        return False
+    if label_gates_phenomena(project):
+        return label == PairLabel.Label.PARAPHRASE
+    return True
 
+
+def label_gates_phenomena(project: Project) -> bool:
+    """Whether the pair label decides if phenomena may be annotated (a paraphrases-only project)."""
+    return project.layer_phenomena and project.phenomena_for == Project.PhenomenaFor.PARAPHRASES
+
+
+def _check_phenomena_layer(project: Project) -> None:
+    if not project.layer_phenomena:
+        raise ValidationError({"ptype": "This project does not annotate phenomena."})
+
+
+def _check_phenomena_open(project: Project, sheet: PairLabel) -> None:
+    """Adding or changing a phenomenon on an annotator's sheet: the editor's and the API's rule."""
+    _check_phenomena_layer(project)
+    if not phenomena_open(project, sheet.label):
+        raise ValidationError(
+            {"ptype": "This project types paraphrases only: label the pair paraphrase first."}
+        )
+
+
+def _ptype_for(pair: Pair, ptype: ParaphraseType | int) -> ParaphraseType:
     ptype_id = ptype.pk if isinstance(ptype, ParaphraseType) else ptype
     try:
         number = int(ptype_id)
     except (TypeError, ValueError):
         number = 0
-    row = None
-    if 0 < number < 2**63:  # beyond bigint: no such row
-        row = sql.fetch_one(_ptype_sql(), [number, pair.project.tagset_id])
-    if row is None:
-        raise ValidationError({"ptype": f"Type {ptype_id!r} is not in this project's tagset."})
-    return sql.instance(ParaphraseType, row)
-
-
-@cache
-def _ptype_sql() -> str:
-    def col(name: str) -> str:
-        return sql.column(ParaphraseType._meta.get_field(name))
-
-    return (
-        f"SELECT {sql.columns(ParaphraseType, 't')} FROM {sql.table(ParaphraseType)} t "
-        f"WHERE t.{col('id')} = %s AND t.{col('tagset')} = %s"
-    )
+    try:
+        tagset_id = pair.project.tagset_id
+        if tagset_id is None or not 0 < number < 2**63:  # no tagset, or beyond bigint: no such row
+            raise ParaphraseType.DoesNotExist
+        return ParaphraseType.objects.get(pk=number, tagset_id=tagset_id)
+    except ParaphraseType.DoesNotExist:
+        raise ValidationError({"ptype": f"Type {ptype_id!r} is not in this project's tagset."}) from None
 
 
 @transaction.atomic
@@ -195,8 +208,20 @@ def add_phenomenon(
     base_version: int | None,
     actor: Any = None,
     is_gold: bool = False,
+    check_open: bool = True,
 ) -> tuple[Phenomenon, int]:
-    """Validate and store a phenomenon. Returns it with the new sheet version."""
+    """Validate and store a phenomenon. Returns it with the new sheet version.
+
+    On an annotator's sheet the project must annotate phenomena and, if it types paraphrases only,
+    the sheet's label must be paraphrase (`phenomena_open`); `check_open=False` skips that for
+    restoring an earlier state (undo) and scripted loads of work done elsewhere.
+    """
+    rule = check_open and not is_gold
+    if rule:
+        _check_phenomena_layer(pair.project)
+    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
+    if rule:
+        _check_phenomena_open(pair.project, sheet)
     ptype = _ptype_for(pair, ptype)
     clean = validation.phenomenon_fields(
         ptype,
@@ -208,9 +233,8 @@ def add_phenomenon(
         key1=key1,
         key2=key2,
     )
-    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
-    phenomenon = sql.insert(
-        Phenomenon(pair=pair, annotator=annotator, is_gold=is_gold, ptype=ptype, comment=comment, **clean)
+    phenomenon = Phenomenon.objects.create(
+        pair=pair, annotator=annotator, is_gold=is_gold, ptype=ptype, comment=comment, **clean
     )
     _record(
         pair,
@@ -226,17 +250,29 @@ def add_phenomenon(
 
 @transaction.atomic
 def update_phenomenon(
-    phenomenon: Phenomenon, *, base_version: int | None, actor: Any = None, **changes: Any
+    phenomenon: Phenomenon,
+    *,
+    base_version: int | None,
+    actor: Any = None,
+    check_open: bool = True,
+    **changes: Any,
 ) -> tuple[Phenomenon, int]:
-    """Change a phenomenon's type, scopes, projection, keys or comment (validated as a whole)."""
+    """Change a phenomenon's type, scopes, projection, keys or comment (validated as a whole).
+
+    The rule of `add_phenomenon` holds on an annotator's sheet (unless `check_open=False`)."""
     pair = phenomenon.pair
+    rule = check_open and not phenomenon.is_gold
+    if rule:
+        _check_phenomena_layer(pair.project)
+    sheet = _begin(pair, phenomenon.annotator, _normalise_base(base_version), phenomenon.is_gold)
+    if rule:
+        _check_phenomena_open(pair.project, sheet)
     ptype = _ptype_for(pair, changes.pop("ptype", phenomenon.ptype_id))
     merged = {
         name: changes.get(name, getattr(phenomenon, name))
         for name in ("scope1", "scope2", "projection", "key1", "key2")
     }
     clean = validation.phenomenon_fields(ptype, pair.tokens1, pair.tokens2, **merged)
-    sheet = _begin(pair, phenomenon.annotator, _normalise_base(base_version), phenomenon.is_gold)
     phenomenon = Phenomenon.objects.select_for_update().get(pk=phenomenon.pk)
     before = history.snapshot(phenomenon, PHENOMENON_FIELDS)
     for name, value in clean.items():
@@ -289,13 +325,12 @@ def set_links(
     """Add (or re-mark as sure/possible) a block of links i–j. Many-to-many blocks are several pairs."""
     clean = [validation.link_fields(i, j, pair.tokens1, pair.tokens2) for i, j in links]
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
-    where = {"pair": pair, "annotator": annotator, "is_gold": is_gold}
-    existing = {(link.i, link.j): link for link in sql.select(AlignmentLink, where)}
+    existing = {(link.i, link.j): link for link in _links(pair, annotator, is_gold)}
     for i, j in dict.fromkeys(clean):
         link = existing.get((i, j))
         if link is None:
-            link = sql.insert(
-                AlignmentLink(pair=pair, annotator=annotator, is_gold=is_gold, i=i, j=j, sure=sure)
+            link = AlignmentLink.objects.create(
+                pair=pair, annotator=annotator, is_gold=is_gold, i=i, j=j, sure=sure
             )
             _record(
                 pair,
@@ -321,6 +356,35 @@ def set_links(
                 history.snapshot(link, LINK_FIELDS),
             )
     return _finish(sheet, pair)
+
+
+@transaction.atomic
+def toggle_links(
+    pair: Pair,
+    annotator: Any,
+    links: Sequence[tuple[int, int]],
+    *,
+    base_version: int | None,
+    actor: Any = None,
+    is_gold: bool = False,
+) -> tuple[int, bool]:
+    """Switch the existing links among a block between sure and possible: all of them become the
+    opposite of the first existing one (links of the block that do not exist are left alone).
+    Returns the new version and whether the links are now sure."""
+    existing = {(link.i, link.j): link.sure for link in _links(pair, annotator, is_gold)}
+    block = [(int(i), int(j)) for i, j in links if (int(i), int(j)) in existing]
+    if not block:
+        raise ValidationError({"i": "There is no link between the selected tokens to switch."})
+    sure = not existing[block[0]]
+    version = set_links(
+        pair, annotator, block, sure=sure, base_version=base_version, actor=actor, is_gold=is_gold
+    )
+    return version, sure
+
+
+def _links(pair: Pair, annotator: Any, is_gold: bool) -> list[AlignmentLink]:
+    """The sheet's links (hand-written read, `annotator.core.sql.select`: every link save runs it)."""
+    return sql.select(AlignmentLink, {"pair": pair, "annotator": annotator, "is_gold": is_gold})
 
 
 @transaction.atomic

@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from annotator.annotation import services as annotation_services
 from annotator.models import (
     AlignmentLink,
     Pair,
@@ -24,7 +25,6 @@ from annotator.models import (
     ParaphraseType,
     Phenomenon,
     PhraseAlignment,
-    Project,
 )
 
 # ---- layout: stacked underlines --------------------------------------------------------------------
@@ -208,11 +208,8 @@ class EditorState:
     @property
     def phenomena_open(self) -> bool:
         """Whether phenomena may be annotated now (Vila et al.: only once the pair is a paraphrase)."""
-        if not self.project.layer_phenomena:
-            return False
-        if self.project.phenomena_for == Project.PhenomenaFor.PARAPHRASES:
-            return self.label == PairLabel.Label.PARAPHRASE
-        return True
+        label = self.label if annotation_services.label_gates_phenomena(self.project) else ""  # no query
+        return annotation_services.phenomena_open(self.project, label)
 
     @property
     def stray_phenomena(self) -> bool:

@@ -118,7 +118,12 @@ class _Replay:
             fields: dict[str, Any] = {k: before.get(k) for k in PHENOMENON_KEYS}
             fields["comment"] = fields["comment"] or ""
             _, version = annotation_services.add_phenomenon(
-                self.pair, self.annotator, before["ptype_id"], base_version=self.version, **fields
+                self.pair,
+                self.annotator,
+                before["ptype_id"],
+                base_version=self.version,
+                check_open=False,  # restoring what was there
+                **fields,
             )
             self._saved(version)
             return
@@ -132,7 +137,11 @@ class _Replay:
             changes = {k: before.get(k) for k in PHENOMENON_KEYS}
             changes["comment"] = changes["comment"] or ""
             _, version = annotation_services.update_phenomenon(
-                current, base_version=self.version, ptype=before["ptype_id"], **changes
+                current,
+                base_version=self.version,
+                ptype=before["ptype_id"],
+                check_open=False,  # restoring what was there
+                **changes,
             )
             self._saved(version)
 

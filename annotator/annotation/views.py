@@ -41,7 +41,7 @@ from annotator.annotation.forms import (
 from annotator.annotation.services import ConflictError
 from annotator.annotation.state import EditorState
 from annotator.core.web_request import SignedInRequest
-from annotator.models import AlignmentLink, Assignment, Pair, Phenomenon, PhraseAlignment, Project
+from annotator.models import Assignment, Pair, Phenomenon, PhraseAlignment
 from annotator.projects import guidelines
 
 PAGE = "editor/pair_edit.html"
@@ -148,15 +148,6 @@ def _mine(model: Any, pair: Pair, request: SignedInRequest, pk: int) -> Any:
     return obj
 
 
-def _check_phenomena_open(state: EditorState) -> None:
-    if not state.project.layer_phenomena:
-        raise ValidationError({"ptype": "This project does not annotate phenomena."})
-    if not state.phenomena_open:
-        raise ValidationError(
-            {"ptype": "This project types paraphrases only: label the pair paraphrase first."}
-        )
-
-
 def _go(request: SignedInRequest, url: str) -> HttpResponse:
     """Navigate: a redirect for plain requests, HX-Redirect for the editor's save queue."""
     if request.htmx:
@@ -229,7 +220,7 @@ def pair_label(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpR
         version = annotation_services.set_pair_label(pair, request.user, data["label"], base_version=base)
         return version, {"label": data["label"]}
 
-    gated = pair.project.phenomena_for == Project.PhenomenaFor.PARAPHRASES and pair.project.layer_phenomena
+    gated = annotation_services.label_gates_phenomena(pair.project)
     return _save(
         request,
         pair,
@@ -269,7 +260,6 @@ def phenomenon_create(request: SignedInRequest, project_pk: int, pair_pk: int) -
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
 
     def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
-        _check_phenomena_open(EditorState(pair, request.user))
         phenomenon, version = annotation_services.add_phenomenon(
             pair,
             request.user,
@@ -300,7 +290,6 @@ def phenomenon_update(
     phenomenon = _mine(Phenomenon, pair, request, phenomenon_pk)
 
     def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
-        _check_phenomena_open(EditorState(pair, request.user))
         changes = _phenomenon_fields(data)
         if "comment" in request.POST:
             changes["comment"] = data["comment"]
@@ -382,15 +371,8 @@ def link_toggle(request: SignedInRequest, project_pk: int, pair_pk: int) -> Http
     form = LinkForm(request.POST)
 
     def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
-        existing = AlignmentLink.objects.filter(pair=pair, annotator=request.user, is_gold=False)
-        state = {(i, j): sure for i, j, sure in existing.values_list("i", "j", "sure")}
-        block = [link for link in form.block if link in state]
-        if not block:
-            raise ValidationError({"i": "There is no link between the selected tokens to switch."})
-        sure = not state[block[0]]
-        return annotation_services.set_links(pair, request.user, block, sure=sure, base_version=base), {
-            "sure": sure
-        }
+        version, sure = annotation_services.toggle_links(pair, request.user, form.block, base_version=base)
+        return version, {"sure": sure}
 
     return _save(
         request, pair, form, apply, target="links", slot="link-message", oob=("members",), event="links-saved"

@@ -111,6 +111,10 @@ class PhenomenonViewSet(AnnotationViewSet):
 
     @extend_schema(
         summary="Add a phenomenon to your sheet of a pair",
+        description=(
+            "400 when the project does not annotate phenomena, or types paraphrases only and your "
+            "label of the pair is not paraphrase (the editor's rule)."
+        ),
         request=s.PhenomenonCreateSerializer,
         responses={201: s.PhenomenonResultSerializer, **ERRORS},
     )
@@ -125,6 +129,7 @@ class PhenomenonViewSet(AnnotationViewSet):
 
     @extend_schema(
         summary="Change a phenomenon of yours (validated as a whole)",
+        description="400 under the same rule as adding one (phenomena layer on, label paraphrase if gated).",
         request=s.PhenomenonUpdateSerializer,
         responses={200: s.PhenomenonResultSerializer, **ERRORS},
     )
@@ -190,6 +195,24 @@ class AlignmentLinkViewSet(AnnotationViewSet):
         fields = validated(s.LinksRemoveSerializer, request.data)
         pair = pair_to_annotate(request.user, fields["pair"])
         version = annotation_services.remove_links(
+            pair, request.user, [tuple(link) for link in fields["links"]], base_version=fields["base_version"]
+        )
+        return self._result(pair, version)
+
+    @extend_schema(
+        summary="Switch existing links of yours between sure and possible",
+        description=(
+            "The existing links among the block all become the opposite of the first existing one; "
+            "a block without an existing link gets 400 (as in the editor)."
+        ),
+        request=s.LinksRemoveSerializer,
+        responses={200: s.LinksResultSerializer, **ERRORS},
+    )
+    @action(detail=False, methods=["post"], pagination_class=None)
+    def toggle(self, request: Request) -> Response:
+        fields = validated(s.LinksRemoveSerializer, request.data)
+        pair = pair_to_annotate(request.user, fields["pair"])
+        version, _ = annotation_services.toggle_links(
             pair, request.user, [tuple(link) for link in fields["links"]], base_version=fields["base_version"]
         )
         return self._result(pair, version)

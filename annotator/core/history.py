@@ -6,7 +6,6 @@ from typing import Any
 
 from django.db import models
 
-from annotator.core import sql
 from annotator.models import AnnotationHistory
 
 
@@ -27,18 +26,16 @@ def record(
     unit_id: int | None = None,
     batch: int | None = None,
 ) -> AnnotationHistory:
-    return sql.insert(
-        AnnotationHistory(
-            project_id=project_id,
-            pair_id=pair_id,
-            unit_id=unit_id,
-            owner_id=owner_id,
-            actor=actor if getattr(actor, "pk", None) else None,
-            model=obj._meta.model_name or type(obj).__name__.lower(),
-            object_id=obj.pk,
-            action=action,
-            before=before,
-            after=after,
-            batch=batch,
-        )
+    return AnnotationHistory.objects.create(
+        project_id=project_id,
+        pair_id=pair_id,
+        unit_id=unit_id,
+        owner_id=owner_id,
+        actor=actor if getattr(actor, "pk", None) else None,
+        model=obj._meta.model_name or type(obj).__name__.lower(),
+        object_id=obj.pk,
+        action=action,
+        before=before,
+        after=after,
+        batch=batch,
     )

@@ -1,4 +1,5 @@
-"""Forms of the corpus area: upload (import) and export."""
+"""Forms of the corpus area: upload (import) and export. They parse; the rules are the services'
+(`corpus.jobs.start_import`, `corpus.exports.check_options`), whose errors views put back on the form."""
 
 from __future__ import annotations
 
@@ -109,11 +110,7 @@ class NewProjectImportForm(ImportForm):
         return {"language": self.cleaned_data["language"] or "en", "tagset_id": tagset.pk if tagset else None}
 
     def clean_project_name(self) -> str:
-
-        name = self.cleaned_data["project_name"].strip()
-        if Project.objects.filter(name=name).exists():
-            raise forms.ValidationError(f"A project named {name!r} exists: import into it from its own page.")
-        return name
+        return self.cleaned_data["project_name"].strip()
 
 
 class ExportForm(forms.Form):
@@ -131,21 +128,6 @@ class ExportForm(forms.Form):
         ],
     )
     history = forms.BooleanField(required=False, label="Include the annotation history (native)")
-
-    def clean(self) -> dict[str, Any]:
-        super().clean()
-        data = self.cleaned_data
-        if data.get("gold") and data.get("annotator"):
-            raise forms.ValidationError("Choose an annotator or the gold layer, not both.")
-        if (
-            data.get("format") in ("etpc", "pharaoh", "conll")
-            and not data.get("gold")
-            and not data.get("annotator")
-        ):
-            self.add_error(
-                "annotator", "This format holds one annotator's work: name them or tick the gold layer."
-            )
-        return data
 
     def options(self) -> dict[str, Any]:
         data = self.cleaned_data

@@ -19,11 +19,12 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.corpus.exports import export_project
+from annotator.corpus.exports import check_options, export_project
 from annotator.corpus.exports.report import NoSnapshot
 from annotator.corpus.services import import_corpus
 from annotator.models import CorpusJob, Project
@@ -48,6 +49,13 @@ def _safe_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in name) or "upload"
 
 
+def check_new_project_name(name: str) -> None:
+    if Project.objects.filter(name=name).exists():
+        raise ValidationError(
+            {"project_name": f"A project named {name!r} exists: import into it from its own page."}
+        )
+
+
 def start_import(
     user: Any,
     format: str,
@@ -63,7 +71,10 @@ def start_import(
     """Store the uploads, record the job, and run it: inline when small, else on a worker.
 
     `new_project`: the language and tagset id (`tagset_id`) of the project an import creates.
-    """
+    An import into a new project (`project=None`) needs a name no project has yet (ValidationError on
+    `project_name`: importing into an existing project goes through that project)."""
+    if project is None:
+        check_new_project_name(project_name)
     job = CorpusJob.objects.create(
         kind=CorpusJob.Kind.IMPORT,
         format=format,
@@ -95,7 +106,9 @@ def start_import(
 
 
 def start_export(user: Any, project: Project, format: str, **options: Any) -> CorpusJob:
-    """Record an export job and run it on a worker (inline when tasks run in-process)."""
+    """Record an export job and run it on a worker (inline when tasks run in-process); options the
+    format does not take are refused first (`exports.check_options`: ValidationError)."""
+    check_options(format, annotator=options.get("annotator"), gold=options.get("gold", False))
     job = CorpusJob.objects.create(
         kind=CorpusJob.Kind.EXPORT,
         format=format,
@@ -229,6 +242,9 @@ def run_export(job_id: int) -> str | None:
         return CorpusJob.Status.FAILED
     try:
         exported = export_project(job.format, job.project, **job.options)
+    except ValidationError as exc:
+        _finish(job, CorpusJob.Status.FAILED, {"summary": " ".join(exc.messages)})
+        return CorpusJob.Status.FAILED
     except (ValueError, NoSnapshot) as exc:
         _finish(job, CorpusJob.Status.FAILED, {"summary": str(exc)})
         return CorpusJob.Status.FAILED

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -96,8 +97,12 @@ def corpus_export(request: SignedInRequest, project_pk: int) -> HttpResponse:
     project = access.project_for_lead(request.user, project_pk)
     form = f.ExportForm(request.POST)
     if form.is_valid():
-        jobs.start_export(request.user, project, form.cleaned_data["format"], **form.options())
-        return redirect("annotator:corpus-jobs", project_pk=project.pk)
+        try:
+            jobs.start_export(request.user, project, form.cleaned_data["format"], **form.options())
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            return redirect("annotator:corpus-jobs", project_pk=project.pk)
     context = {
         "project": project,
         "form": f.ImportForm(),
@@ -165,19 +170,23 @@ def corpus_import(request: SignedInRequest) -> HttpResponse:
     access.require_admin(request.user)
     form = f.NewProjectImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        started = jobs.start_import(
-            request.user,
-            form.cleaned_data["format"],
-            form.cleaned_data["project_name"],
-            form.uploads(),
-            annotator=form.cleaned_data["annotator"] or None,
-            dry_run=form.cleaned_data["dry_run"],
-            skip_invalid=form.cleaned_data["skip_invalid"],
-            new_project=form.project_fields(),
-        )
-        if started.project_id and started.status == CorpusJob.Status.SUCCEEDED:
-            return redirect("annotator:corpus-jobs", project_pk=started.project_id)
-        return redirect("annotator:corpus-import")
+        try:
+            started = jobs.start_import(
+                request.user,
+                form.cleaned_data["format"],
+                form.cleaned_data["project_name"],
+                form.uploads(),
+                annotator=form.cleaned_data["annotator"] or None,
+                dry_run=form.cleaned_data["dry_run"],
+                skip_invalid=form.cleaned_data["skip_invalid"],
+                new_project=form.project_fields(),
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            if started.project_id and started.status == CorpusJob.Status.SUCCEEDED:
+                return redirect("annotator:corpus-jobs", project_pk=started.project_id)
+            return redirect("annotator:corpus-import")
     context = _jobs_context(None, request.user)
     if request.htmx and request.method == "GET":
         return render(request, "corpus/corpus_import.html#jobs", context)

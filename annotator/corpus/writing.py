@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import connection, models
+from django.db import models
 from django.db.models import F
 from django.utils import timezone
 
@@ -174,39 +174,9 @@ def write_pairs(ctx: Context, records: Sequence[PairRecord]) -> None:
                 )
             )
     for start in range(0, len(new), BATCH):
-        insert_rows(Pair, new[start : start + BATCH])
+        sql.insert_rows(Pair, new[start : start + BATCH])
         ctx.step(len(new[start : start + BATCH]))
     ctx.report.created["pairs"] += len(new)
-
-
-def insert_rows(model: type[models.Model], rows: Sequence[dict[str, Any]]) -> None:
-    """INSERT plain rows (field name → value) with one executemany.
-
-    Used for pairs and history rows, the bulk of an import: profiling the MRPC import showed Django's
-    bulk_create spending four times as long preparing values as the database spent storing them. Values
-    are adapted as bulk_create would (JSON and datetimes through the backend's adapters); no model
-    instances, no pks returned, no defaults filled in (give every column).
-    """
-    if not rows:
-        return
-    names = list(rows[0])
-    fields = [model._meta.get_field(name) for name in names]
-    ops = connection.ops
-    adapters: dict[int, Callable[[Any], Any]] = {}
-    for n, f in enumerate(fields):
-        if isinstance(f, models.JSONField):
-            adapters[n] = lambda value: None if value is None else ops.adapt_json_value(value, None)
-        elif isinstance(f, models.DateTimeField):
-            adapters[n] = ops.adapt_datetimefield_value
-    values = [
-        tuple(adapters[n](row[name]) if n in adapters else row[name] for n, name in enumerate(names))
-        for row in rows
-    ]
-    columns = ", ".join(sql.column(f) for f in fields)
-    placeholders = ", ".join(["%s"] * len(fields))
-    table = connection.ops.quote_name(model._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({placeholders})", values)
 
 
 def use_tagset(ctx: Context, tagset: Tagset, where: str) -> bool:
@@ -315,7 +285,7 @@ def record_created(
         for obj in objects
     ]
     for start in range(0, len(rows), BATCH):
-        insert_rows(AnnotationHistory, rows[start : start + BATCH])
+        sql.insert_rows(AnnotationHistory, rows[start : start + BATCH])
     pair_ids = {obj.pair_id for obj in objects}
     PairLabel.objects.filter(pair_id__in=pair_ids, annotator=owner).update(version=F("version") + 1)
     ctx.changed = True

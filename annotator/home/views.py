@@ -5,7 +5,6 @@ from __future__ import annotations
 import redis
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
-from django.db import connection
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -13,6 +12,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from annotator import access
+from annotator.core import sql
 from annotator.models import Assignment, Membership, Project
 from annotator.projects import guidelines
 
@@ -107,8 +107,7 @@ def broker_status() -> tuple[bool, str]:
 def healthz(request: HttpRequest) -> JsonResponse:
     """Checks the database and the broker; 200 when both answer, 503 otherwise."""
     try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
+        sql.ping()
         db_ok, db_msg = True, "ok"
     except Exception as exc:
         db_ok, db_msg = False, f"unreachable: {exc.__class__.__name__}"

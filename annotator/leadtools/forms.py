@@ -1,4 +1,7 @@
-"""Forms of the lead's tools: planner, reassignment, re-annotation, adjudication edits."""
+"""Forms of the lead's tools: planner, reassignment, re-annotation, adjudication edits.
+
+They parse what the page (or the API) sends; the rules are the services' (`planning`, `reannotation`,
+`adjudication`), whose errors the views put back on the form (`add_service_errors`)."""
 
 from __future__ import annotations
 
@@ -63,17 +66,6 @@ class PlanForm(forms.Form):
         super().__init__(*args, **kwargs)
         _set_choices(self, "annotators", annotators)
 
-    def clean(self) -> dict[str, Any]:
-        super().clean()
-        data = self.cleaned_data
-        if data.get("selection") == "sample" and not data.get("n"):
-            self.add_error("n", "Give the number of pairs to sample.")
-        if data.get("selection") == "filter" and data.get("label_value") and not data.get("label_key"):
-            self.add_error("label_key", "Name the corpus label the value belongs to.")
-        if data.get("per_pair") == "k" and not data.get("k"):
-            self.add_error("k", "Give how many annotators each pair gets.")
-        return data
-
     def plan_kwargs(self) -> dict[str, Any]:
         data = self.cleaned_data
         return {
@@ -89,7 +81,7 @@ class PlanForm(forms.Form):
                 unassigned=data.get("unassigned", False),
             ),
             "per_pair": data["per_pair"],
-            "k": data.get("k") or 1,
+            "k": data.get("k") if data["per_pair"] == "k" else 1,
             "phase": data["phase"],
         }
 
@@ -106,13 +98,6 @@ class ReassignForm(forms.Form):
         _set_choices(self, "from_user", annotators)
         _set_choices(self, "to_user", annotators)
 
-    def clean(self) -> dict[str, Any]:
-        super().clean()
-        data = self.cleaned_data
-        if data.get("from_user") is not None and data.get("from_user") == data.get("to_user"):
-            self.add_error("to_user", "Choose a different annotator to take the work over.")
-        return data
-
 
 class ReannotationForm(forms.Form):
     rule = forms.ChoiceField(choices=ReannotationRound.Rule.choices, widget=forms.RadioSelect)
@@ -126,16 +111,6 @@ class ReannotationForm(forms.Form):
         help_text="Separated by spaces, commas or new lines.",
     )
     seed = forms.IntegerField(min_value=0)
-
-    def clean(self) -> dict[str, Any]:
-        super().clean()
-        data = self.cleaned_data
-        rule = data.get("rule")
-        if rule == ReannotationRound.Rule.DO_F1_BELOW and data.get("threshold") is None:
-            self.add_error("threshold", "Give the DO F1 threshold.")
-        if rule == ReannotationRound.Rule.SELECTED and not self.pair_ids():
-            self.add_error("pairs", "Select at least one pair.")
-        return data
 
     def pair_ids(self) -> list[str]:
         raw = self.cleaned_data.get("pairs") or ""

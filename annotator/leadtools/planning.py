@@ -118,12 +118,15 @@ def select_pairs(
         return rows
     if selection == "sample":
         if n is None or n < 1:
-            raise ValidationError({"n": "Give the number of pairs to sample (at least 1)."})
+            raise ValidationError({"n": "Give the number of pairs to sample."})
         if n > len(rows):
             raise ValidationError({"n": f"The project has only {len(rows)} pairs; cannot sample {n}."})
         chosen = set(random.Random(seed).sample(rows, n))
         return [pk for pk in rows if pk in chosen]
-    return _filtered(project, rows, conditions or PairFilter())
+    conditions = conditions or PairFilter()
+    if conditions.label_value and not conditions.label_key:
+        raise ValidationError({"label_key": "Name the corpus label the value belongs to."})
+    return _filtered(project, rows, conditions)
 
 
 def _filtered(project: Project, rows: list[int], conditions: PairFilter) -> list[int]:
@@ -170,7 +173,7 @@ def distribute(
     annotator_ids: Sequence[int],
     *,
     per_pair: str,
-    k: int = 1,
+    k: int | None = 1,
     seed: int | None = None,
 ) -> list[tuple[int, int]]:
     """(annotator id, pair id) for every pair: all annotators, one, or k of them.
@@ -188,6 +191,8 @@ def distribute(
         return [(a, p) for p in pair_ids for a in annotator_ids]
     if per_pair == "one":
         k = 1
+    if k is None:
+        raise ValidationError({"k": "Give how many annotators each pair gets."})
     if k < 1 or k > len(annotator_ids):
         raise ValidationError(
             {"k": f"Annotators per pair must be between 1 and {len(annotator_ids)} (the annotators chosen)."}
@@ -260,7 +265,7 @@ def plan_assignments(
     seed: int | None = None,
     conditions: PairFilter | None = None,
     per_pair: str = "everyone",
-    k: int = 1,
+    k: int | None = 1,
     phase: str | None = None,
     round: int = 0,
 ) -> Plan:
@@ -280,7 +285,7 @@ def plan_assignments(
         phase=phase,
         round=round,
         per_pair=per_pair,
-        k=1 if per_pair == "one" else (len(annotator_ids) if per_pair == "everyone" else k),
+        k=1 if per_pair == "one" else (len(annotator_ids) if per_pair == "everyone" else k or 1),
         seed=seed,
         pair_ids=tuple(pair_ids),
         annotator_ids=tuple(annotator_ids),

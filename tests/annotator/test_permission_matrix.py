@@ -185,6 +185,7 @@ TABLE: dict[str, dict[str, str]] = {
     },
     "api-link-list": {READ: API_LIST, "POST": API_WRITE_OWN},
     "api-link-remove": {"POST": API_WRITE_OWN},
+    "api-link-toggle": {"POST": API_WRITE_OWN},
     "api-link-detail": {READ: API_OWN_ROW, "DELETE": "unauth ok 404 403 404 403"},
     "api-phrasealignment-list": {READ: API_LIST, "POST": API_WRITE_OWN},
     "api-phrasealignment-detail": {READ: API_OWN_ROW, "DELETE": "unauth ok 404 403 404 403"},
@@ -369,6 +370,7 @@ BODIES: dict[tuple[str, str], Callable[[Objects, Any], dict[str, Any]]] = {
     ("api-phenomenon-detail", "PATCH"): lambda o, u: {"comment": "changed", "base_version": None},
     ("api-link-list", "POST"): lambda o, u: {"pair": o.pair.pk, "links": [[0, 0]], "base_version": None},
     ("api-link-remove", "POST"): lambda o, u: {"pair": o.pair.pk, "links": [[1, 0]], "base_version": None},
+    ("api-link-toggle", "POST"): lambda o, u: {"pair": o.pair.pk, "links": [[1, 0]], "base_version": None},
     ("api-phrasealignment-list", "POST"): lambda o, u: {
         "pair": o.pair.pk,
         "node1": 0,

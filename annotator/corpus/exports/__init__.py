@@ -9,6 +9,8 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
+from django.core.exceptions import ValidationError
+
 from annotator.corpus.exports import report
 from annotator.corpus.exports.conll import conll_text
 from annotator.corpus.exports.csv import phenomena_csv
@@ -19,6 +21,17 @@ from annotator.corpus.exports.pharaoh import pharaoh_text
 from annotator.models import Project
 
 FORMATS = ("native", "etpc", "csv", "pharaoh", "report", "jsonl", "conll")
+ONE_ANNOTATOR = ("etpc", "pharaoh", "conll")  # formats that hold one annotator's (or the gold layer's) work
+
+
+def check_options(format: str, *, annotator: str | None = None, gold: bool = False) -> None:
+    """The export rules shared by the page, the API, the export job and `manage.py export_corpus`."""
+    if gold and annotator:
+        raise ValidationError("Choose an annotator or the gold layer, not both.")
+    if format in ONE_ANNOTATOR and not gold and not annotator:
+        raise ValidationError(
+            {"annotator": "This format holds one annotator's work: name them or choose the gold layer."}
+        )
 
 
 @dataclass
@@ -38,7 +51,9 @@ def export_project(
     history: bool = False,
     report_format: str = "json",
 ) -> Exported:
-    """The project in the format; raises ValueError (or report.NoSnapshot) with a message for the user."""
+    """The project in the format; raises ValidationError (`check_options`), ValueError or
+    report.NoSnapshot with a message for the user."""
+    check_options(format, annotator=annotator, gold=gold)
     slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in project.name).strip("-") or "project"
     who = "gold" if gold else (annotator or "all")
     if format == "native":
@@ -47,8 +62,6 @@ def export_project(
         ext = "jsonl" if jsonl else "json"
         return Exported(out.getvalue().encode("utf-8"), f"{slug}.{ext}", "application/json")
     if format == "etpc":
-        if not annotator and not gold:
-            raise ValueError("ETPC XML holds one annotator's phenomena: give an annotator or the gold layer")
         return Exported(
             etpc_xml(project, annotator=annotator, gold=gold), f"{slug}-{who}.xml", "application/xml"
         )
@@ -56,10 +69,6 @@ def export_project(
         data = phenomena_csv(project, annotator=annotator, gold=True if gold else None)
         return Exported(data, f"{slug}-phenomena-{who}.csv", "text/csv")
     if format == "pharaoh":
-        if not annotator and not gold:
-            raise ValueError(
-                "Pharaoh alignments are one annotator's: give an annotator, 'initial' or the gold layer"
-            )
         return Exported(
             pharaoh_text(project, annotator=annotator, gold=gold), f"{slug}-{who}.align", "text/plain"
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotator.corpus.exports import FORMATS, export_project
@@ -46,6 +47,8 @@ class Command(BaseCommand):
                 history=options["history"],
                 report_format=suffix if suffix in ("csv", "html") else "json",
             )
+        except ValidationError as exc:
+            raise CommandError(" ".join(exc.messages)) from exc
         except (ValueError, NoSnapshot) as exc:
             raise CommandError(str(exc)) from exc
         output.write_bytes(exported.data)

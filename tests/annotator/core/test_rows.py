@@ -114,34 +114,3 @@ def test_the_sheet_bump_is_rolled_back_with_a_conflict(world):
         annotation_services.set_links(pair, world.anna, [(1, 1)], sure=True, base_version=version)
         == version + 1
     )
-
-
-def test_insert_stores_what_objects_create_would(world):
-    from annotator.models import AnnotationHistory, Phenomenon
-
-    pair, ptype = world.pair, world.any_ptype()
-    fields = dict(pair=pair, annotator=world.anna, ptype=ptype, scope1=[0, 2], scope2=[1], comment="ünï")
-    mine = sql.insert(Phenomenon(**fields))
-    theirs = Phenomenon.objects.create(**fields)
-    assert mine.pk and not mine._state.adding and mine.created_at and mine.updated_at
-    stored_mine, stored_theirs = Phenomenon.objects.get(pk=mine.pk), Phenomenon.objects.get(pk=theirs.pk)
-    ignore = {"id", "created_at", "updated_at"}
-    assert {k: v for k, v in _model_dict(stored_mine).items() if k not in ignore} == {
-        k: v for k, v in _model_dict(stored_theirs).items() if k not in ignore
-    }
-    assert stored_mine.created_at == mine.created_at and stored_mine.created_at.tzinfo is not None
-    entry = sql.insert(
-        AnnotationHistory(
-            project_id=pair.project_id,
-            pair_id=pair.pk,
-            owner_id=world.anna.pk,
-            model="phenomenon",
-            object_id=mine.pk,
-            action="create",
-            before=None,
-            after={"scope1": [0, 2], "note": "ü"},
-            batch=3,
-        )
-    )
-    assert AnnotationHistory.objects.get(pk=entry.pk).after == {"scope1": [0, 2], "note": "ü"}
-    assert AnnotationHistory.objects.get(pk=entry.pk).before is None

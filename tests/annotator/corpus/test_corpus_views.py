@@ -190,7 +190,7 @@ def test_export_form_needs_an_annotator_for_etpc(world: dict[str, Any]) -> None:
     response = logged_in(world["lead"]).post(
         reverse("annotator:corpus-export", args=[world["project"].pk]), {"format": "etpc", "variant": "json"}
     )
-    assert response.status_code == 422 and "name them or tick the gold layer" in response.content.decode()
+    assert response.status_code == 422 and "name them or choose the gold layer" in response.content.decode()
 
 
 def test_printable_report_without_snapshot_says_so(world: dict[str, Any]) -> None:

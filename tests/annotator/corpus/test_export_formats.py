@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
 from annotator.agreement.computation import recompute
@@ -70,7 +71,7 @@ def test_etpc_xml_of_the_gold_layer() -> None:
     )
     data = export_project("etpc", project, gold=True).data
     assert data.count(b"<relation>") == 1 and b"<pair_id>p1</pair_id>" in data
-    with pytest.raises(ValueError, match="give an annotator or the gold layer"):
+    with pytest.raises(ValidationError, match="name them or choose the gold layer"):
         export_project("etpc", project)
 
 
