@@ -11,10 +11,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
-from tests.annotator.api_helpers import client_for, make_world
-from tests.annotator.corpus_helpers import TWO_ROWS
 
 from annotator.models import CorpusJob
+from tests import make
+from tests.make import TWO_ROWS
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +25,7 @@ NOT_BOTH = "Choose an annotator or the gold layer, not both."
 @pytest.fixture
 def world(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path
-    return make_world(settings)
+    return make.two_projects()
 
 
 def _page(user):
@@ -47,7 +47,7 @@ def test_export_options_are_refused_alike(world, options, field, message):
         reverse("annotator:corpus-export", args=[world.project.pk]), {"variant": "json", **options}
     )
     assert page.status_code == 422 and message in html.unescape(page.content.decode())
-    api = client_for(world.lead).post(
+    api = make.api_client(world.lead).post(
         "/api/jobs/export/", {"project": world.project.pk, **options}, format="json"
     )
     assert api.status_code == 400 and api.json() == {field: [message]}
@@ -77,6 +77,8 @@ def test_a_new_project_named_like_an_existing_one_is_refused_alike(world):
     fields = {"format": "mrpc", "project_name": world.project.name}
     page = _page(world.admin).post(reverse("annotator:corpus-import"), {**fields, "files": _mrpc()})
     assert page.status_code == 422 and message in html.unescape(page.content.decode())
-    api = client_for(world.admin).post("/api/jobs/import/", {**fields, "files": _mrpc()}, format="multipart")
+    api = make.api_client(world.admin).post(
+        "/api/jobs/import/", {**fields, "files": _mrpc()}, format="multipart"
+    )
     assert api.status_code == 400 and api.json() == {"project_name": [message]}
     assert not CorpusJob.objects.exists()

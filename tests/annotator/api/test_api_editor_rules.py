@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from django.test import Client
 from django.urls import reverse
-from tests.annotator.api_helpers import World, client_for, make_world
 
 from annotator.annotation import services as annotation_services
 from annotator.annotation import undo
 from annotator.models import AlignmentLink, Phenomenon, Project
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
@@ -29,14 +29,14 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 @pytest.fixture
 def world(settings):
-    return make_world(settings)
+    return make.two_projects()
 
 
 @dataclass
 class Case:
     """One rule: how to set the world up, what the editor posts, what the API sends, what both say."""
 
-    setup: Callable[[World], dict[str, Any]]
+    setup: Callable[[make.TwoProjects], dict[str, Any]]
     editor: tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]  # URL name (+ row id), form data
     api: tuple[str, str, Callable[[dict[str, Any]], dict[str, Any]]]  # method, path, JSON body
     field: str
@@ -44,13 +44,13 @@ class Case:
     status: tuple[int, int] = (422, 400)  # editor, API
 
 
-def _project(world: World, **fields: Any) -> dict[str, Any]:
+def _project(world: make.TwoProjects, **fields: Any) -> dict[str, Any]:
     Project.objects.filter(pk=world.project.pk).update(**fields)
     world.project.refresh_from_db()
     return {"pair": world.pair, "ptype": world.any_ptype().pk}
 
 
-def _phenomenon_on(world: World, *, label: str = "", **project: Any) -> dict[str, Any]:
+def _phenomenon_on(world: make.TwoProjects, *, label: str = "", **project: Any) -> dict[str, Any]:
     """A phenomenon of anna's made while the project allowed it, then the project or label changed."""
     ctx = {"pair": world.pair, "ptype": world.any_ptype().pk}
     phenomenon, _ = annotation_services.add_phenomenon(
@@ -63,16 +63,16 @@ def _phenomenon_on(world: World, *, label: str = "", **project: Any) -> dict[str
     return {**ctx, "phenomenon": phenomenon.pk}
 
 
-def _plain(world: World) -> dict[str, Any]:
+def _plain(world: make.TwoProjects) -> dict[str, Any]:
     return {"pair": world.pair, "ptype": world.any_ptype().pk}
 
 
-def _with_link(world: World) -> dict[str, Any]:
+def _with_link(world: make.TwoProjects) -> dict[str, Any]:
     annotation_services.set_links(world.pair, world.anna, [(1, 0)], sure=True, base_version=None)
     return _plain(world)
 
 
-def _stale(world: World) -> dict[str, Any]:
+def _stale(world: make.TwoProjects) -> dict[str, Any]:
     annotation_services.set_links(world.pair, world.anna, [(1, 0)], sure=True, base_version=None)
     annotation_services.set_links(world.pair, world.anna, [(2, 1)], sure=True, base_version=None)
     return {**_plain(world), "base_version": 1}
@@ -171,7 +171,7 @@ CASES = {
 }
 
 
-def _editor(world: World, case: Case, ctx: dict[str, Any]) -> Any:
+def _editor(world: make.TwoProjects, case: Case, ctx: dict[str, Any]) -> Any:
     name, data = case.editor
     args = [world.project.pk, world.pair.pk] + ([ctx["phenomenon"]] if "phenomenon" in ctx else [])
     version = ctx.get("base_version", annotation_services.sheet_version(world.pair, world.anna))
@@ -182,14 +182,14 @@ def _editor(world: World, case: Case, ctx: dict[str, Any]) -> Any:
     )
 
 
-def _api(world: World, case: Case, ctx: dict[str, Any]) -> Any:
+def _api(world: make.TwoProjects, case: Case, ctx: dict[str, Any]) -> Any:
     method, path, body = case.api
     version = ctx.get("base_version", annotation_services.sheet_version(world.pair, world.anna))
-    send = getattr(client_for(world.anna), method)
+    send = getattr(make.api_client(world.anna), method)
     return send(path.format(**ctx), {"base_version": version, **body(ctx)}, format="json")
 
 
-def _unchanged(world: World) -> tuple[Any, ...]:
+def _unchanged(world: make.TwoProjects) -> tuple[Any, ...]:
     mine = {"pair": world.pair, "annotator": world.anna}
     return (
         annotation_services.sheet_version(world.pair, world.anna),
@@ -219,7 +219,7 @@ def test_switching_links_through_the_api_as_in_the_editor(world):
     annotation_services.set_links(world.pair, world.anna, [(1, 0), (4, 2)], sure=True, base_version=None)
     version = annotation_services.sheet_version(world.pair, world.anna)
     body = {"pair": world.pair.pk, "links": [[0, 3], [1, 0], [4, 2]], "base_version": version}
-    response = client_for(world.anna).post("/api/links/toggle/", body, format="json")
+    response = make.api_client(world.anna).post("/api/links/toggle/", body, format="json")
     assert response.status_code == 200, response.json()
     assert response.json()["version"] == version + 1
     assert {(link["i"], link["j"], link["sure"]) for link in response.json()["links"]} == {

@@ -17,7 +17,6 @@ from django.db import connection, connections, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
-from tests.annotator.api_helpers import client_for, make_world
 
 from annotator.annotation import services as annotation_services
 from annotator.core import sql
@@ -31,13 +30,14 @@ from annotator.models import (
     Pair,
     PairLabel,
 )
+from tests import make
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def world(settings):
-    return make_world(settings)
+    return make.two_projects()
 
 
 def _row(instance, skip=()):
@@ -136,7 +136,7 @@ def test_pair_for_annotation_gives_the_orm_rows_and_facts_for_every_role(world):
 
 
 def test_token_with_user_is_the_orm_select_related(world):
-    client_for(world.anna)  # makes the token
+    make.api_client(world.anna)  # makes the token
     key = Token.objects.get(user=world.anna).key
     token, expected = sql.token_with_user(key), Token.objects.select_related("user").get(key=key)
     assert _row(token) == _row(expected) and _row(token.user) == _row(expected.user)
