@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET
 from django_htmx.http import trigger_client_event
 
 from .. import access, agreement, dashboard
+from ..home import health
 from ..models import AgreementSnapshot, AgreementState, Project
 
 TEMPLATE = "dashboard/dashboard.html"
@@ -70,7 +71,9 @@ def _status_context(project: Project) -> dict[str, Any]:
     latest = _latest(project, ())
     if latest is not None:
         latest["pending"] = latest.pop("results__pending") or []
-    return {"project": project, "state": state, "status": dashboard.status(state, latest)}
+    status = dashboard.status(state, latest)
+    status["freshness"] = health.figures_freshness(state, latest["computed_at"] if latest else None)
+    return {"project": project, "state": state, "status": status}
 
 
 def _context(project: Project, parts: set[str]) -> dict[str, Any]:
