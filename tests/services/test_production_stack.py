@@ -189,7 +189,8 @@ def test_healthz_and_compose_health_checks_see_the_worker(stack: Production) -> 
 
 
 def _login(page: Any, stack: Production, username: str) -> None:
-    page.goto(stack.url("/accounts/login/"))
+    response = page.goto(stack.url("/accounts/login/"))
+    assert response.status == 200, f"GET /accounts/login/ → {response.status}; see {stack.logs / 'web.log'}"
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", f"{username}-demo-pass")
     page.click("button[type=submit]")
