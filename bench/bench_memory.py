@@ -164,7 +164,9 @@ def wait_job(port: int, token: str, job: int, timeout: float = 300) -> dict[str,
     deadline = time.time() + timeout
     while time.time() < deadline:
         body = requests.get(
-            f"http://127.0.0.1:{port}/api/jobs/{job}/", headers={"Authorization": f"Token {token}"}, timeout=30
+            f"http://127.0.0.1:{port}/api/jobs/{job}/",
+            headers={"Authorization": f"Token {token}"},
+            timeout=30,
         ).json()
         if body["status"] in ("succeeded", "failed", "cancelled"):
             return body
@@ -206,11 +208,16 @@ def print_table(phases: dict[str, dict[str, Any]]) -> None:
             same = [r for r in snap["rows"] if r["process"] == label]
             row = same[n - 1] if len(same) >= n else None
             cells.append(f"{row['rss'] / MIB:>10.0f} / {row['pss'] / MIB:<10.0f}" if row else f"{'—':>23}")
-        print(f"{label + (f' {n}' if n > 1 or 'child' in label or 'worker' in label else ''):<18}" + "".join(f" {c:>23}" for c in cells))
+        print(
+            f"{label + (f' {n}' if n > 1 or 'child' in label or 'worker' in label else ''):<18}"
+            + "".join(f" {c:>23}" for c in cells)
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="one import, 8 s of load")
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
@@ -248,7 +255,9 @@ def main(argv: list[str] | None = None) -> int:
         phases["after load"] = settle(sampler)
         print(f"saves under load: {len(results.latencies)}, errors: {len(results.errors)}")
         print_table(phases)
-        peak = max(phases["peak: imports + exports"]["total_pss"], phases["peak: load (8 clients)"]["total_pss"])
+        peak = max(
+            phases["peak: imports + exports"]["total_pss"], phases["peak: load (8 clients)"]["total_pss"]
+        )
         checks = [
             (f"peak PSS ≤ {TARGET_PEAK} MiB", peak <= TARGET_PEAK * MIB),
             (f"idle PSS ≤ {TARGET_IDLE} MiB", phases["idle"]["total_pss"] <= TARGET_IDLE * MIB),
