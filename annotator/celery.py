@@ -21,3 +21,22 @@ def _start_heartbeat(sender: object, **_: object) -> None:
 
     if settings.REDIS_URL:
         health.start_heartbeat(settings.REDIS_URL, settings.CELERY_TASK_DEFAULT_QUEUE, sender.hostname)
+
+
+@signals.worker_init.connect
+def _preload(**_: object) -> None:
+    """Import, once in the worker's main process before it forks its pool, what the tasks import on
+    their first run (the agreement pipeline with numpy and the metrics library, the import/export
+    modules, the tokenizer with NLTK): every pool process — and each fresh one that replaces a process
+    grown past `worker_max_memory_per_child` — then shares those pages instead of loading its own copy.
+    gc.freeze() keeps the collector from writing to (and so un-sharing) them, as gunicorn's pre_fork."""
+    import gc
+
+    import django
+
+    django.setup()
+    from . import agreement, corpus_jobs, exports, tasks, tokenize  # noqa: F401
+    from .services import corpus  # noqa: F401
+
+    tokenize._rules()
+    gc.freeze()

@@ -225,6 +225,12 @@ def _run_build_step(native: Native, step: str, log: Path | None) -> None:
             native.substitutions.append(f"{step!r}: PYTHONPATH={native.app}")
             return
         raise ValueError(f"Dockerfile: a pip step this check does not know how to stand in for: {step}")
+    if words[:1] == ["apt-get"]:
+        _check_apt_step(native, step, words)
+        return
+    if step == "rm -rf /var/lib/apt/lists/*":
+        native.substitutions.append(f"{step!r}: the image's cleanup, not run on the host")
+        return
     result = subprocess.run(
         ["sh", "-c", step], cwd=native.app, env=native.base_env(), capture_output=True, text=True
     )
@@ -233,6 +239,26 @@ def _run_build_step(native: Native, step: str, log: Path | None) -> None:
             out.write(f"$ {step}\n{result.stdout}{result.stderr}\n")
     if result.returncode != 0:
         raise RuntimeError(f"Dockerfile step failed ({result.returncode}): {step}\n{result.stderr[-3000:]}")
+
+
+def _check_apt_step(native: Native, step: str, words: list[str]) -> None:
+    """`apt-get update` / `apt-get install PKG…` of the image: the packages must be on the host."""
+    if words[1:2] == ["update"]:
+        native.substitutions.append(f"{step!r}: not run on the host")
+        return
+    if words[1:2] != ["install"]:
+        raise ValueError(f"Dockerfile: an apt-get step this check does not know how to stand in for: {step}")
+    packages = [w for w in words[2:] if not w.startswith("-")]
+    missing = []
+    for package in packages:
+        query = subprocess.run(
+            ["dpkg-query", "-W", "-f=${Status}", package], capture_output=True, text=True
+        )
+        if "install ok installed" not in query.stdout:
+            missing.append(package)
+    if missing:
+        raise RuntimeError(f"Dockerfile installs {missing}, which this host lacks: apt-get install -y {' '.join(missing)}")
+    native.substitutions.append(f"{step!r}: checked installed on the host (dpkg-query)")
 
 
 def native_command(native: Native, command: list[str]) -> list[str]:
