@@ -26,17 +26,17 @@ def _start_heartbeat(sender: object, **_: object) -> None:
 @signals.worker_init.connect
 def _preload(**_: object) -> None:
     """Import, once in the worker's main process before it forks its pool, what the tasks import on
-    their first run (the agreement pipeline with numpy and the metrics library, the import/export
-    modules, the tokenizer with NLTK): every pool process — and each fresh one that replaces a process
+    their first run (the agreement pipeline with numpy and the metrics library, the export modules):
+    every pool process — and each fresh one that replaces a process
     grown past `worker_max_memory_per_child` — then shares those pages instead of loading its own copy.
-    gc.freeze() keeps the collector from writing to (and so un-sharing) them, as gunicorn's pre_fork."""
+    gc.freeze() keeps the collector from writing to (and so un-sharing) them, as gunicorn's pre_fork.
+    NLTK (the importers' tokenizer) is left to the import job's process: it is replaced after a large
+    import anyway, and preloaded it would cost every idle worker ~15 MiB."""
     import gc
 
     import django
 
     django.setup()
-    from . import agreement, corpus_jobs, exports, tasks, tokenize  # noqa: F401
-    from .services import corpus  # noqa: F401
+    from . import agreement, corpus_jobs, exports, tasks  # noqa: F401
 
-    tokenize._rules()
     gc.freeze()

@@ -251,13 +251,13 @@ def _check_apt_step(native: Native, step: str, words: list[str]) -> None:
     packages = [w for w in words[2:] if not w.startswith("-")]
     missing = []
     for package in packages:
-        query = subprocess.run(
-            ["dpkg-query", "-W", "-f=${Status}", package], capture_output=True, text=True
-        )
+        query = subprocess.run(["dpkg-query", "-W", "-f=${Status}", package], capture_output=True, text=True)
         if "install ok installed" not in query.stdout:
             missing.append(package)
     if missing:
-        raise RuntimeError(f"Dockerfile installs {missing}, which this host lacks: apt-get install -y {' '.join(missing)}")
+        raise RuntimeError(
+            f"Dockerfile installs {missing}, which this host lacks: apt-get install -y {' '.join(missing)}"
+        )
     native.substitutions.append(f"{step!r}: checked installed on the host (dpkg-query)")
 
 

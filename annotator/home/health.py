@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import logging
 import os
 import sys
@@ -33,7 +34,9 @@ LAG_SECONDS = float(os.environ.get("AGREEMENT_LAG_SECONDS", "60"))
 FORGET_SECONDS = 7 * 24 * 3600  # heartbeats of workers gone this long are dropped from the report
 
 
+@functools.cache
 def _redis(url: str) -> Any:
+    """One client (and connection pool) per URL: the dashboard asks every second per open tab."""
     import redis
 
     return redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
