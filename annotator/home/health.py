@@ -182,8 +182,15 @@ def figures_freshness(state: Any, computed_at: dt.datetime | None) -> dict[str, 
     return {"stale": reason is not None, "reason": reason or "", "age_seconds": age}
 
 
+def _in_process() -> bool:
+    """Tasks run inside the requesting process (no REDIS_URL, or Celery told to run them eagerly)."""
+    from ..celery import app
+
+    return bool(app.conf.task_always_eager)
+
+
 def _worker_reason(redis_url: str) -> str | None:
-    worker = worker_status(redis_url, _queue())
+    worker = worker_status("" if _in_process() else redis_url, _queue())
     if worker["state"] in ("ok", "in-process"):
         return None
     if worker["state"] == "none":

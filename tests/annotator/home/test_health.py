@@ -124,3 +124,30 @@ def test_figures_lag_when_changes_wait_behind_a_busy_queue(redis_queue):
 def test_figures_are_never_stale_in_process(settings):
     settings.REDIS_URL = ""
     assert health.figures_freshness(_state(), timezone.now() - dt.timedelta(days=3))["stale"] is False
+
+
+def test_figures_are_not_stale_when_tasks_run_eagerly(redis_queue):
+    from celery import current_app
+
+    eager = current_app.conf.task_always_eager
+    current_app.conf.task_always_eager = True
+    try:
+        assert health.figures_freshness(_state(), timezone.now())["stale"] is False
+    finally:
+        current_app.conf.task_always_eager = eager
+
+
+def test_dashboard_status_says_stale_and_why(redis_queue, client):
+    from tests import factories
+
+    url, queue = redis_queue
+    lead = factories.user("lead")
+    project = factories.project_with_pairs("Stale", n_pairs=1, lead=lead)
+    client.force_login(lead)
+    status = f"/projects/{project.pk}/dashboard/"
+    headers = {"HX-Request": "true", "HX-Target": "snapshot-status"}
+    health.beat(url, queue, "celery@a", now=time.time() - 200)
+    html = client.get(status, headers=headers).content.decode()
+    assert "stale" in html and "no worker has answered for 3 min" in html
+    health.beat(url, queue, "celery@a")
+    assert "stale" not in client.get(status, headers=headers).content.decode()
