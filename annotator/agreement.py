@@ -371,9 +371,9 @@ def _setting(name: str, default: float) -> float:
 
 
 def _eager() -> bool:
-    from .celery import app
+    from celery import current_app  # the workbench's app (annotator.celery), without importing it back
 
-    return bool(app.conf.task_always_eager)
+    return bool(current_app.conf.task_always_eager)
 
 
 def schedule(project_id: int, *, catch_up: bool = True, countdown: float | None = None) -> bool:

@@ -184,9 +184,9 @@ def figures_freshness(state: Any, computed_at: dt.datetime | None) -> dict[str, 
 
 def _in_process() -> bool:
     """Tasks run inside the requesting process (no REDIS_URL, or Celery told to run them eagerly)."""
-    from ..celery import app
+    from celery import current_app  # the workbench's app (annotator.celery)
 
-    return bool(app.conf.task_always_eager)
+    return bool(current_app.conf.task_always_eager)
 
 
 def _worker_reason(redis_url: str) -> str | None:
