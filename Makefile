@@ -51,7 +51,7 @@ bench: $(STAMP)
 ## worker: a Celery worker (needs REDIS_URL), at nice 10 as in docker-compose.yml: recomputes yield to requests
 worker: $(STAMP)
 	@test -n "$$REDIS_URL" || (echo "worker: set REDIS_URL=redis://127.0.0.1:6379/0 (without it tasks run in-process)"; exit 2)
-	nice -n $${WORKER_NICE:-10} $(VENV)/bin/celery -A annotator worker -l INFO --concurrency $${WORKER_CONCURRENCY:-2}
+	nice -n $${WORKER_NICE:-10} $(VENV)/bin/celery -A annotator worker -l INFO --concurrency $${WORKER_CONCURRENCY:-1}
 
 ## web: the production-shaped web process (gunicorn), as in docker-compose.yml
 web: $(STATIC_STAMP)

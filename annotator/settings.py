@@ -158,6 +158,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 1,
 }
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "workbench")
+# A pool process whose resident memory passed this after a task is replaced by a fresh one (KiB): an
+# import or export of a whole corpus grows its process by ~60 MiB that Python's allocator keeps
+# otherwise. A fresh pool process has ~110 MiB resident, nearly all shared with the worker's main
+# process (annotator.celery preloads the tasks' modules); agreement memos of a project at MSRP-A
+# scale can pass 160 MiB, so raise WORKER_MAX_MEMORY_PER_CHILD_MB where memory allows to keep them.
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = int(os.environ.get("WORKER_MAX_MEMORY_PER_CHILD_MB", "160")) * 1024
 CELERY_RESULT_EXPIRES = 3600
 
 AUTH_PASSWORD_VALIDATORS = [

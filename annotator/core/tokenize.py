@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from annotator.core import nltk_import
+
 # What a rule needs in the ORIGINAL text to be able to match when its turn comes, keyed by the rule's
 # pattern: one of these characters, or (for "..", "--") that substring. The rules before a given one only
 # insert spaces and turn '"' into the quotes `` and '', so a rule that needs ' or ` also runs on '"'.
@@ -131,9 +133,10 @@ def _rule(pattern: re.Pattern[str], substitution: str) -> Rule:
 def _rules() -> tuple[list[Rule], list[Rule]]:
     """NLTKWordTokenizer.tokenize's rules in its order: before and after the text is padded with spaces.
 
-    Loaded on first use: importing nltk also imports scipy, scikit-learn and pandas when they are
-    installed (seconds and ~150 MiB), which web and worker processes that never tokenize should not pay.
+    Loaded on first use, without the scipy, scikit-learn and pandas that importing nltk otherwise
+    loads (`annotator.core.nltk_import`): web and worker processes that never tokenize pay nothing.
     """
+    nltk_import.nltk()
     from nltk.tokenize import NLTKWordTokenizer
 
     t = NLTKWordTokenizer

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from annotator.core import nltk_import
+
 if TYPE_CHECKING:  # importing nltk costs about a second; only parsing needs it
     from nltk.tree import Tree  # heavy: nltk is loaded on the first parse, not at start-up
 
@@ -18,6 +20,7 @@ class TreeError(ValueError):
 
 
 def parse_tree(text: str) -> Tree:
+    nltk_import.nltk()  # without scipy, scikit-learn and pandas
     from nltk.tree import Tree  # heavy: nltk is loaded on the first parse, not at start-up
 
     try:
@@ -35,6 +38,7 @@ def tree_nodes(text: str, tokens: Sequence[str] | None = None) -> list[dict[str,
     With `tokens`, the leaves must equal the member's tokens (PTB escapes such as -LRB- are accepted for
     brackets), otherwise `TreeError` says where they differ.
     """
+    nltk_import.nltk()  # without scipy, scikit-learn and pandas
     from nltk.tree import Tree  # heavy: nltk is loaded on the first parse, not at start-up
 
     tree = parse_tree(text)

@@ -23,6 +23,7 @@ from annotator.agreement import computation, scheduling
 from annotator.core.web_request import SignedInRequest
 from annotator.dashboard import tables as dashboard
 from annotator.evaluation.stats import lead_summary_context, project_precision, rater_progress
+from annotator.home import health
 from annotator.models import AgreementSnapshot, AgreementState, Project
 
 TEMPLATE = "dashboard/dashboard.html"
@@ -75,7 +76,9 @@ def _status_context(project: Project) -> dict[str, Any]:
     latest = _latest(project, ())
     if latest is not None:
         latest["pending"] = latest.pop("results__pending") or []
-    return {"project": project, "state": state, "status": dashboard.status(state, latest)}
+    status = dashboard.status(state, latest)
+    status["freshness"] = health.figures_freshness(state, latest["computed_at"] if latest else None)
+    return {"project": project, "state": state, "status": status}
 
 
 def _layer_name(layer: str) -> str:
