@@ -11,6 +11,7 @@ from pathlib import Path
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import trigger_client_event
 
 from .. import access
 from .. import corpus_jobs as jobs
@@ -71,8 +72,7 @@ def corpus_jobs(request: HttpRequest, project_pk: int) -> HttpResponse:
                 "corpus/corpus_jobs.html#jobs",
                 {"project": project, **_jobs_context(project, request.user)},
             )
-            response["HX-Trigger"] = "corpus-job-started"
-            return response
+            return trigger_client_event(response, "corpus-job-started")
         return redirect("annotator:corpus-jobs", project_pk=project.pk)
     context = {"project": project, **_jobs_context(project, request.user)}
     if request.htmx and request.method == "GET":

@@ -10,7 +10,6 @@ the page (with the message), so the forms also work without JavaScript.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget, trigger_client_event
 
 from .. import access
 from ..editor_forms import (
@@ -81,9 +81,7 @@ def _partials(request: HttpRequest, state: EditorState, target: str, oob: Sequen
 
 
 def _retarget(response: HttpResponse, target: str) -> HttpResponse:
-    response["HX-Retarget"] = f"#{target}"
-    response["HX-Reswap"] = "outerHTML"
-    return response
+    return reswap(retarget(response, f"#{target}"), "outerHTML")
 
 
 def _invalid(request: HttpRequest, state: EditorState, slot: str, errors: Any) -> HttpResponse:
@@ -130,8 +128,8 @@ def _save(
     state = EditorState(pair, request.user)
     oob = (*oob, slot) if slot not in NESTED.get(target, ()) else oob
     response = HttpResponse(_partials(request, state, target, oob, saved=True))
-    response["HX-Trigger"] = json.dumps({"sheet-saved": {"version": version}, event: detail})
-    return response
+    trigger_client_event(response, "sheet-saved", {"version": version})
+    return trigger_client_event(response, event, detail)
 
 
 def _mine(model: Any, pair: Pair, request: HttpRequest, pk: int) -> Any:
@@ -154,9 +152,7 @@ def _check_phenomena_open(state: EditorState) -> None:
 def _go(request: HttpRequest, url: str) -> HttpResponse:
     """Navigate: a redirect for plain requests, HX-Redirect for the editor's save queue."""
     if request.htmx:
-        response = HttpResponse(status=204)
-        response["HX-Redirect"] = url
-        return response
+        return HttpResponseClientRedirect(url)
     return redirect(url)
 
 

@@ -17,6 +17,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import trigger_client_event
 
 from .. import access
 from ..models import Pair, ParaphraseType, Project, ReannotationRound
@@ -388,7 +389,7 @@ def _after_change(request: HttpRequest, pair: Pair, action: Any, **extra: Any) -
         request, "leadtools/adjudicate.html#adjudication", _adjudication_context(pair, **extra), status=status
     )
     if status == 200:
-        response["HX-Trigger"] = "gold-saved"
+        trigger_client_event(response, "gold-saved")
     return response
 
 
