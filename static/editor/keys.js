@@ -1,6 +1,7 @@
 // Keyboard shortcuts (the Keys panel and the ? overlay list them).
 
 import { commitLinks, setKind, setView, unlinkSelected } from "./alignment.js";
+import { focusMember, onTokenKey } from "./cursor.js";
 import { $ } from "./dom.js";
 import { helpOpen, toggleHelp } from "./help.js";
 import { setMode } from "./modes.js";
@@ -10,6 +11,7 @@ import { navigate } from "./savequeue.js";
 import { clearSelection } from "./selection.js";
 import { setLabel, undo } from "./sheet.js";
 import { state } from "./state.js";
+import { focusTree, onNodeKey } from "./treekeys.js";
 
 const SHIFT_KEYS = {
   KeyP: () => setLabel("paraphrase"),
@@ -26,7 +28,15 @@ const SHIFT_KEYS = {
   KeyO: () => $(".queue-nav form[action$='/postpone/']")?.requestSubmit(),
   KeyD: () => $(".queue-nav form[action$='/done/']")?.requestSubmit(),
   Digit0: () => state.mode === "phrase" && alignNodes("null"),
+  Digit1: () => focusLayer(1),
+  Digit2: () => focusLayer(2),
 };
+
+/** Shift+1 / Shift+2: the keyboard goes to member 1 / 2 — its tokens, or its tree in phrase mode. */
+function focusLayer(n) {
+  if (state.mode === "phrase") return focusTree(n);
+  return focusMember(n);
+}
 
 function onEnter() {
   if (state.mode === "align") return commitLinks();
@@ -53,11 +63,23 @@ function onTyping(event) {
   }
 }
 
+/** S / P (without Shift): link the selected tokens, or align the picked nodes, as sure / possible. */
+function onKind(key) {
+  const kind = key === "s" ? "sure" : "possible";
+  if (state.mode === "align") return commitLinks(kind);
+  if (state.mode === "phrase") return alignNodes(kind);
+  return undefined;
+}
+
 export function onKey(event) {
   const t = event.target;
   const typing = t.matches("input[type=search], input[type=text], textarea, select");
   if (event.key === "Escape") return onEscape(t, typing);
   if (typing) return onTyping(event);
+  const tok = t.closest?.("#members .tok");
+  if (tok && onTokenKey(event, tok)) return undefined;
+  const node = t.closest?.("svg.tree .node");
+  if (node && onNodeKey(event, node)) return undefined;
   if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "z" && !event.shiftKey) {
     event.preventDefault();
     return undo();
@@ -82,6 +104,10 @@ export function onKey(event) {
   if ((event.key === "Delete" || event.key === "Backspace") && state.mode === "align") {
     event.preventDefault();
     return unlinkSelected();
+  }
+  if (state.mode !== "phenomena" && !event.shiftKey && (event.key === "s" || event.key === "p")) {
+    event.preventDefault();
+    return onKind(event.key);
   }
   if (state.mode === "phenomena" && !event.shiftKey && event.key.length === 1) {
     const button = typeForShortcut(event.key);

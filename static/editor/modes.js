@@ -1,6 +1,7 @@
 // The editor's modes (phenomena, word alignment, phrase alignment) and what follows every swap.
 
 import { buildMatrix, drawLines } from "./alignment.js";
+import { applyCursor } from "./cursor.js";
 import { $$, editor } from "./dom.js";
 import { markEditing, setKeyMode } from "./phenomena.js";
 import { applyNodes } from "./phrase.js";
@@ -33,6 +34,7 @@ export function setMode(mode) {
 
 /** Re-apply the client-side state to freshly swapped partials. */
 export function afterSwap() {
+  applyCursor();
   markEditing();
   setMode(state.mode);
   applyNodes();

@@ -21,7 +21,9 @@ function nodeName(t, n) {
 export function applyNodes() {
   for (const t of [1, 2]) {
     for (const g of $$(`svg.tree[data-tree="${t}"] .node`)) {
-      g.classList.toggle("picked", Number(g.dataset.node) === state.nodes[t]);
+      const picked = Number(g.dataset.node) === state.nodes[t];
+      g.classList.toggle("picked", picked);
+      g.setAttribute("aria-selected", String(picked));
     }
   }
   const pick = $(".phrase-pick");

@@ -1,6 +1,7 @@
 // What a click does, by the element clicked (one delegated listener on the editor).
 
 import { commitLinks, onMatrixCell, setKind, setView, toggleLink, unlinkSelected } from "./alignment.js";
+import { setCursor } from "./cursor.js";
 import { toggleHelp } from "./help.js";
 import { setMode } from "./modes.js";
 import { chooseType, setKeyMode, startEdit } from "./phenomena.js";
@@ -17,11 +18,13 @@ function onToken(tok, event) {
   const additive = event.ctrlKey || event.metaKey;
   const extends_ = event.shiftKey && state.anchor && state.anchor.m === m;
   if (!extends_ && !additive && state.mode === "align" && state.sel[3 - m].size) {
+    setCursor(m, i);
     state.sel[m].clear();
     state.sel[m].add(i);
     commitLinks(event.altKey ? "possible" : state.kind);
     return;
   }
+  setCursor(m, i);
   selectToken(m, i, { shift: event.shiftKey, additive });
 }
 

@@ -111,6 +111,7 @@ function handleResponse(response, html, item) {
     saves.items.unshift(item); // kept and listed: the annotator can copy what did not save
   }
   const target = response.headers.get("HX-Retarget") || item.target;
+  const focused = focusSelector(document.activeElement);
   if (html.trim() && document.querySelector(target)) {
     htmx.swap(target, html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 0 });
   }
@@ -120,7 +121,33 @@ function handleResponse(response, html, item) {
     editor.dispatchEvent(new CustomEvent(name, { detail, bubbles: true }));
   }
   if (events["sheet-undone"]) undoneText = `Undid ${events["sheet-undone"].description}`;
+  if (events["sheet-redone"]) undoneText = `Redid ${events["sheet-redone"].description}`;
   afterSwap();
+  restoreFocus(focused);
+}
+
+/** A selector that finds the focused element again in freshly swapped HTML (a token, a tree node, an
+ * element with an id, or a named input inside one), so keyboard users keep their place after a save. */
+function focusSelector(el) {
+  if (!el || el === document.body) return null;
+  const tok = el.closest(".member .tok");
+  if (tok) return `.member-${tok.closest(".member").dataset.member} .tok[data-i="${tok.dataset.i}"]`;
+  const node = el.closest("svg.tree .node");
+  if (node)
+    return `svg.tree[data-tree="${node.closest("svg.tree").dataset.tree}"] .node[data-node="${node.dataset.node}"]`;
+  if (el.id) return `#${CSS.escape(el.id)}`;
+  const holder = el.closest("[id]");
+  if (holder && el.name) return `#${CSS.escape(holder.id)} [name="${el.name}"][value="${el.value}"]`;
+  return null;
+}
+
+function restoreFocus(selector) {
+  const active = document.activeElement;
+  if (!selector || (active && active !== document.body && active.isConnected)) return;
+  const el = document.querySelector(selector);
+  if (!el) return;
+  if (el.matches(".tok, svg.tree .node")) el.setAttribute("tabindex", "0");
+  el.focus();
 }
 
 function showUnsaved() {

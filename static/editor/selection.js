@@ -48,6 +48,7 @@ export function applySelection() {
       const i = Number(tok.dataset.i);
       tok.classList.toggle("sel", state.sel[m].has(i));
       tok.classList.toggle("keysel", state.keys[m].has(i));
+      tok.setAttribute("aria-selected", String(state.sel[m].has(i) || state.keys[m].has(i)));
     }
   }
   for (const line of $$(".link-lines line.link")) {

@@ -11,4 +11,5 @@ export const state = {
   editing: null,
   lineSel: new Set(),
   nodes: { 1: null, 2: null },
+  cursor: { 1: 0, 2: 0 },
 };
