@@ -446,6 +446,26 @@ def pair_undo(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRespon
     )
 
 
+@require_POST
+def pair_redo(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    """Redo the change the annotator's last undo took back (until a new save is made)."""
+    pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
+
+    def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
+        redone = undo.redo_last(pair, request.user, base_version=base)
+        return redone.version, {"description": redone.description}
+
+    return _save(
+        request,
+        pair,
+        SaveForm(request.POST),
+        apply,
+        target="workspace",
+        slot="undo-message",
+        event="sheet-redone",
+    )
+
+
 # ---- moving through the queue ----------------------------------------------------------------------
 
 

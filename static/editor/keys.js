@@ -9,7 +9,7 @@ import { chooseType, keepEditedType, markEditing, setKeyMode, setProjection, typ
 import { alignNodes, clearNodes } from "./phrase.js";
 import { navigate } from "./savequeue.js";
 import { clearSelection } from "./selection.js";
-import { setLabel, undo } from "./sheet.js";
+import { redo, setLabel, undo } from "./sheet.js";
 import { state } from "./state.js";
 import { focusTree, onNodeKey } from "./treekeys.js";
 
@@ -83,6 +83,11 @@ export function onKey(event) {
   if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "z" && !event.shiftKey) {
     event.preventDefault();
     return undo();
+  }
+  const redoKey = event.key.toLowerCase() === "z" ? event.shiftKey : event.key.toLowerCase() === "y";
+  if ((event.ctrlKey || event.metaKey) && redoKey) {
+    event.preventDefault();
+    return redo();
   }
   if (event.ctrlKey || event.metaKey || event.altKey) return undefined;
   if (event.key === "?") return toggleHelp();

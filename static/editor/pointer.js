@@ -8,7 +8,7 @@ import { chooseType, setKeyMode, startEdit } from "./phenomena.js";
 import { alignNodes, pickNode } from "./phrase.js";
 import { navigate, pending, reloadPage, retryNow } from "./savequeue.js";
 import { selectToken, toggleLine } from "./selection.js";
-import { undo } from "./sheet.js";
+import { redo, undo } from "./sheet.js";
 import { state } from "./state.js";
 
 /** A token click; in word-alignment mode, a plain click with tokens picked in the other member links. */
@@ -35,6 +35,7 @@ function editPhenomenon(li) {
 
 const BUTTONS = [
   ["[data-undo]", () => undo()],
+  ["[data-redo]", () => redo()],
   ["[data-edit]", (el) => editPhenomenon(el.closest(".ph"))],
   ["[data-link]", () => commitLinks()],
   ["[data-unlink]", () => unlinkSelected()],

@@ -7,6 +7,10 @@ export function undo() {
   enqueue({ url: editor.dataset.undoUrl, data: {}, target: "#workspace", label: "undo" });
 }
 
+export function redo() {
+  enqueue({ url: editor.dataset.redoUrl, data: {}, target: "#workspace", label: "redo" });
+}
+
 function formLabel(form) {
   if (form.id === "comment") return "comment";
   if (form.id === "pair-label") return "pair label";

@@ -124,12 +124,24 @@ def test_a_whole_pair_annotated_from_the_keyboard_alone(page, live_server, world
         (1, 1, True)
     ]
 
+    keys.press("Control+z")  # undo and redo, announced in the live status
+    saved(page)
+    assert page.locator("#save-status").inner_text().strip() == "Undid the new phrase alignment"
+    keys.press("Control+Shift+Z")
+    saved(page)
+    assert page.locator("#save-status").inner_text().strip() == "Redid the new phrase alignment"
+    assert PhraseAlignment.objects.filter(annotator=ann).count() == 1
+    undo_redo = 2
+
     keys.press("Shift+D")  # done
     page.wait_for_url(lambda url: f"/pairs/{pair.pk}/" not in url)
     assert PairLabel.objects.get(pair=pair, annotator=ann).label == "paraphrase"
     assert Assignment.objects.get(pair=pair, annotator=ann).status == Assignment.Status.DONE
     assert page.evaluate("window.__pointer") == 0
-    print(f"\nkeyboard-only pair: {keys.count} key presses ({tab_presses} to log in and reach the tokens)")
+    print(
+        f"\nkeyboard-only pair: {keys.count - undo_redo} key presses"
+        f" ({tab_presses} to log in and reach the tokens), plus {undo_redo} for undo/redo"
+    )
 
 
 @pytest.mark.parametrize("tab", ["phenomena", "align", "phrase"])
