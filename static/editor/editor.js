@@ -7,6 +7,7 @@ import { drawLines, setKind, setView } from "./alignment.js";
 import { $, editor } from "./dom.js";
 import { onKey } from "./keys.js";
 import { afterSwap, setMode } from "./modes.js";
+import { applyFolded, renderRecent } from "./palette.js";
 import { filterPalette, highlightPhenomenon } from "./phenomena.js";
 import { highlightPhrase } from "./phrase.js";
 import { onClick } from "./pointer.js";
@@ -14,6 +15,7 @@ import { onAfterSwap, renderStatus, startSaveQueue } from "./savequeue.js";
 import { commentLeft, commentTyped, submitSave } from "./sheet.js";
 import { state } from "./state.js";
 import { startTimeSpent } from "./timespent.js";
+import { applyZoom } from "./treezoom.js";
 
 function onSubmit(event) {
   const form = event.target;
@@ -64,11 +66,16 @@ function init() {
   ]) {
     editor.addEventListener(name, highlighter(on));
   }
-  new ResizeObserver(() => drawLines()).observe($("#workspace") || editor);
+  new ResizeObserver(() => {
+    drawLines();
+    applyZoom();
+  }).observe($("#workspace") || editor);
   state.view = localStorage.getItem("editor-view") === "matrix" ? "matrix" : "lines";
   setKind("sure");
   setView(state.view);
   setMode(localStorage.getItem("editor-mode") || "phenomena");
+  applyFolded();
+  renderRecent();
   renderStatus();
 }
 

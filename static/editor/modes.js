@@ -8,6 +8,7 @@ import { applyNodes } from "./phrase.js";
 import { renderStatus } from "./savequeue.js";
 import { applySelection, clearSelection } from "./selection.js";
 import { state } from "./state.js";
+import { applyZoom } from "./treezoom.js";
 
 const MODES = ["phenomena", "align", "phrase"];
 
@@ -30,6 +31,7 @@ export function setMode(mode) {
   drawLines();
   buildMatrix();
   applySelection();
+  applyZoom();
 }
 
 /** Re-apply the client-side state to freshly swapped partials. */

@@ -2,6 +2,7 @@
 // the palette filter.
 
 import { $, $$, editor, joined } from "./dom.js";
+import { rememberType } from "./palette.js";
 import { enqueue } from "./savequeue.js";
 import { applySelection, clearSelection } from "./selection.js";
 import { state } from "./state.js";
@@ -28,6 +29,7 @@ function selectionSnapshot() {
 }
 
 export function chooseType(button) {
+  rememberType(button.dataset.ptype);
   const snapshot = selectionSnapshot();
   const data = {
     ptype: button.dataset.ptype,

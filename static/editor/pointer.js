@@ -4,12 +4,14 @@ import { commitLinks, onMatrixCell, setKind, setView, toggleLink, unlinkSelected
 import { setCursor } from "./cursor.js";
 import { toggleHelp } from "./help.js";
 import { setMode } from "./modes.js";
+import { toggleClass } from "./palette.js";
 import { chooseType, setKeyMode, startEdit } from "./phenomena.js";
 import { alignNodes, pickNode } from "./phrase.js";
 import { navigate, pending, reloadPage, retryNow } from "./savequeue.js";
 import { selectToken, toggleLine } from "./selection.js";
 import { redo, undo } from "./sheet.js";
 import { state } from "./state.js";
+import { setZoom } from "./treezoom.js";
 
 /** A token click; in word-alignment mode, a plain click with tokens picked in the other member links. */
 function onToken(tok, event) {
@@ -46,6 +48,8 @@ const BUTTONS = [
   ["[data-reload]", () => reloadPage()],
   ["[data-retry]", () => retryNow()],
   ["[data-close-help]", () => toggleHelp(false)],
+  ["button.pgroup-name", (el) => toggleClass(el)],
+  ["[data-zoom]", (el) => setZoom(el.dataset.zoom)],
 ];
 
 export function onClick(event) {
