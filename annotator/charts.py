@@ -39,7 +39,23 @@ def colour_for(value: float | None, *, low: float = 0.0, high: float = 1.0) -> t
         return "#eceef2", "#5d6678"
     t = 0.0 if high == low else min(1.0, max(0.0, (value - low) / (high - low)))
     rgb = tuple(round(lo + t * (hi - lo)) for lo, hi in zip(LOW_RGB, HIGH_RGB, strict=True))
-    return "#{:02x}{:02x}{:02x}".format(*rgb), "#ffffff" if t > 0.55 else "#1d2330"
+    background = "#{:02x}{:02x}{:02x}".format(*rgb)
+    # whichever of white and black reads better; on any background one of them reaches WCAG's 4.5:1
+    white, black = contrast_ratio(background, "#ffffff"), contrast_ratio(background, "#000000")
+    return background, "#ffffff" if white >= black else "#000000"
+
+
+def _luminance(colour: str) -> float:
+    """WCAG 2 relative luminance of an #rrggbb colour."""
+    channels = [int(colour[k : k + 2], 16) / 255 for k in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio (L1 + 0.05) / (L2 + 0.05) of two #rrggbb colours, from 1 to 21."""
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
 
 
 def heatmap(
