@@ -9,7 +9,7 @@ import { onKey } from "./keys.js";
 import { afterSwap, setMode } from "./modes.js";
 import { applyFolded, renderRecent } from "./palette.js";
 import { filterPalette, highlightPhenomenon } from "./phenomena.js";
-import { highlightPhrase } from "./phrase.js";
+import { highlightCounterparts, highlightPhrase } from "./phrase.js";
 import { onClick } from "./pointer.js";
 import { onAfterSwap, renderStatus, startSaveQueue } from "./savequeue.js";
 import { commentLeft, commentTyped, submitSave } from "./sheet.js";
@@ -36,6 +36,8 @@ function highlighter(on) {
     if (li && !li.contains(event.relatedTarget)) highlightPhenomenon(li.dataset.ph, on);
     const pa = event.target.closest(".pa");
     if (pa && !pa.contains(event.relatedTarget)) highlightPhrase(pa, on);
+    const node = event.target.closest?.("svg.tree .node");
+    if (node && !node.contains(event.relatedTarget)) highlightCounterparts(node, on);
   };
 }
 

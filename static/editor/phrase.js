@@ -65,6 +65,12 @@ export function alignNodes(kind) {
   });
 }
 
+/** Hovering or focusing a node highlights it and its aligned counterparts in the other tree. */
+export function highlightCounterparts(g, on) {
+  const t = g.closest("svg.tree").dataset.tree;
+  for (const li of $$(`.pa[data-node${t}="${g.dataset.node}"]`)) highlightPhrase(li, on);
+}
+
 export function highlightPhrase(li, on) {
   for (const t of [1, 2]) {
     const n = li.dataset[`node${t}`];

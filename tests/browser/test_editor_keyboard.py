@@ -63,6 +63,8 @@ def keyboard_login(page, live_server, keys: Keys) -> None:
 def test_a_whole_pair_annotated_from_the_keyboard_alone(page, live_server, world):
     pair, ann = world["pair"], world["ann"]
     page.add_init_script(COUNT_POINTER)
+    missing = []
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
     keys = Keys(page)
     keyboard_login(page, live_server, keys)
     page.goto(edit_url(live_server, pair))
@@ -123,6 +125,8 @@ def test_a_whole_pair_annotated_from_the_keyboard_alone(page, live_server, world
     assert list(PhraseAlignment.objects.filter(annotator=ann).values_list("node1", "node2", "sure")) == [
         (1, 1, True)
     ]
+    assert focused(page) == "tree2:1"  # kept across the save, and its counterpart is highlighted
+    assert page.locator('svg.tree[data-tree="1"] .node[data-node="1"].hl').count() == 1
 
     keys.press("Control+z")  # undo and redo, announced in the live status
     saved(page)
@@ -138,6 +142,7 @@ def test_a_whole_pair_annotated_from_the_keyboard_alone(page, live_server, world
     assert PairLabel.objects.get(pair=pair, annotator=ann).label == "paraphrase"
     assert Assignment.objects.get(pair=pair, annotator=ann).status == Assignment.Status.DONE
     assert page.evaluate("window.__pointer") == 0
+    assert not missing, f"not found: {missing}"  # the favicon included
     print(
         f"\nkeyboard-only pair: {keys.count - undo_redo} key presses"
         f" ({tab_presses} to log in and reach the tokens), plus {undo_redo} for undo/redo"
