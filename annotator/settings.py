@@ -208,7 +208,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        else "annotator.core.static_storage.ModuleAwareStaticFilesStorage"
     },
 }
 MEDIA_ROOT = VAR_DIR / "media"

@@ -18,6 +18,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from annotator.annotation import services as annotation_services
+from annotator.core.token_display import display_token, display_tokens
 from annotator.models import (
     AlignmentLink,
     Pair,
@@ -59,7 +60,7 @@ def scope_text(tokens: Sequence[str], indices: Sequence[int]) -> str:
     for i in sorted(indices):
         if previous is not None and i != previous + 1:
             parts.append("…")
-        parts.append(tokens[i])
+        parts.append(display_token(tokens[i]))
         previous = i
     return " ".join(parts)
 
@@ -109,8 +110,12 @@ def tokens_html(rows: Sequence[Token]) -> SafeString:
             f'--l:{m.lane}"></i>'
             for m in t.marks
         )
+        # role/aria-selected/tabindex: the strip is a listbox the token cursor moves through (the JS
+        # sets the selection and the one tab stop per member); the title gives the index and stored value.
         parts.append(
-            f'<span class="tok{"" if t.aligned else " un"}" data-i="{t.i}">{escape(t.text)}{marks}</span>'
+            f'<span class="tok{"" if t.aligned else " un"}" data-i="{t.i}" role="option" aria-selected="false"'
+            f' tabindex="{0 if t.i == 0 else -1}" title="{t.i} · {escape(t.text)}">'
+            f"{escape(display_token(t.text))}{marks}</span>"
         )
     return mark_safe("".join(parts))
 
@@ -130,7 +135,7 @@ def tree_layout(nodes: Sequence[dict[str, Any]], tokens: Sequence[str], aligned:
     for k, text in enumerate(tokens):
         width = max(24.0, len(text) * CHAR_W + TOKEN_PAD)
         centres.append(x + width / 2)
-        leaves.append({"k": k, "text": text, "x": round(x + width / 2, 1)})
+        leaves.append({"k": k, "text": display_token(text), "x": round(x + width / 2, 1)})
         x += width + TOKEN_GAP
     max_depth = max(n["depth"] for n in nodes)
     leaf_y = TOP + (max_depth + 1) * LEVEL_H
@@ -146,6 +151,7 @@ def tree_layout(nodes: Sequence[dict[str, Any]], tokens: Sequence[str], aligned:
                 "w": round(len(node["label"]) * 7.6 + 14, 1),
                 "hw": round((len(node["label"]) * 7.6 + 14) / 2, 1),
                 "aligned": index in aligned,
+                "parent": node["parent"],
                 "span": scope_text(tokens, range(node["start"], node["end"])),
             }
         )
@@ -250,8 +256,9 @@ class EditorState:
         return {
             "links": [[i, j, sure] for i, j, sure in self.links],
             "initial": [list(link) for link in initial],
-            "tokens1": self.pair.tokens1,
-            "tokens2": self.pair.tokens2,
+            # as displayed (the matrix headers, the selection line); indices are what the saves send
+            "tokens1": display_tokens(self.pair.tokens1),
+            "tokens2": display_tokens(self.pair.tokens2),
         }
 
     @property

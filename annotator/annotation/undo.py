@@ -5,6 +5,13 @@ the newest batch that is neither an undo itself nor already undone, and replays 
 ordinary service calls (`annotator.annotation.services`), so the undo is version-checked, written to
 history and followed by a recompute like any other change. The rows an undo writes carry
 `reverts = <the batch undone>`; pressing undo again therefore steps further back instead of redoing.
+
+Redo undoes an undo: it replays the undo's rows backwards the same way, and the rows it writes carry
+`reverts = <the undo's last batch>`. The history then reads as operations, newest first: a save
+(`reverts` empty), an undo (reverts a save) or a redo (reverts an undo); an undo or redo may span
+several consecutive batches, one per service call. An operation reverted by a later one no longer
+counts. Undo takes the newest save still in effect; redo takes the newest undo still in effect, as long
+as no new save came after it (a new save ends what can be redone, as in every editor).
 """
 
 from __future__ import annotations
@@ -33,15 +40,55 @@ def _history(pair: Pair, annotator: Any) -> Any:
     return AnnotationHistory.objects.filter(pair=pair, owner=annotator, batch__isnull=False)
 
 
+@dataclass(frozen=True)
+class _Operation:
+    batches: tuple[int, ...]  # newest first
+    reverts: int | None
+
+
+def _operations(pair: Pair, annotator: Any) -> list[_Operation]:
+    """The annotator's history on the pair as operations, newest first (consecutive batches that revert
+    the same batch are one undo or one redo)."""
+    rows = _history(pair, annotator).order_by("-batch").values_list("batch", "reverts").distinct()
+    operations: list[_Operation] = []
+    for batch, reverts in rows:
+        last = operations[-1] if operations else None
+        if last is not None and reverts is not None and last.reverts == reverts:
+            operations[-1] = _Operation((*last.batches, batch), reverts)
+        else:
+            operations.append(_Operation((batch,), reverts))
+    return operations
+
+
+def _in_effect(pair: Pair, annotator: Any) -> list[tuple[_Operation, str]]:
+    """Operations not reverted by a later one, newest first, each with its kind: save, undo or redo."""
+    operations = _operations(pair, annotator)
+    reverting = {batch: op.reverts for op in operations for batch in op.batches}
+    reverted: set[int] = set()
+    out = []
+    for op in operations:
+        if reverted.intersection(op.batches):
+            continue
+        if op.reverts is None:
+            out.append((op, "save"))
+            continue
+        reverted.add(op.reverts)
+        out.append((op, "redo" if reverting.get(op.reverts) is not None else "undo"))
+    return out
+
+
 def undoable_batch(pair: Pair, annotator: Any) -> int | None:
     """The newest batch of the annotator's saves on the pair that can still be undone."""
-    undone: set[int] = set()
-    rows = _history(pair, annotator).order_by("-batch").values_list("batch", "reverts").distinct()
-    for batch, reverts in rows:
-        if reverts is not None:
-            undone.add(reverts)
-        elif batch not in undone:
-            return batch
+    return next((op.batches[0] for op, kind in _in_effect(pair, annotator) if kind == "save"), None)
+
+
+def redoable(pair: Pair, annotator: Any) -> _Operation | None:
+    """The newest undo still in effect with no save after it, or None."""
+    for op, kind in _in_effect(pair, annotator):
+        if kind == "save":
+            return None
+        if kind == "undo":
+            return op
     return None
 
 
@@ -192,13 +239,8 @@ class _Replay:
         self._saved(version)
 
 
-@transaction.atomic
-def undo_last(pair: Pair, annotator: Any, *, base_version: int | None) -> Undone:
-    """Undo the annotator's newest not-yet-undone save on the pair. Raises ConflictError when stale."""
-    batch = undoable_batch(pair, annotator)
-    if batch is None:
-        raise ValidationError({"undo": "Nothing to undo on this pair."})
-    rows = list(_history(pair, annotator).filter(batch=batch).order_by("-id"))
+def _replay(pair: Pair, annotator: Any, base_version: int | None, rows: list[AnnotationHistory]) -> _Replay:
+    """Apply the inverse of `rows` (newest first): the links as blocks, then the rest row by row."""
     replay = _Replay(pair, annotator, base_version)
     link_rows = [row for row in rows if row.model == "alignmentlink"]
     if link_rows:
@@ -207,7 +249,35 @@ def undo_last(pair: Pair, annotator: Any, *, base_version: int | None) -> Undone
         handler = getattr(replay, row.model, None)
         if row.model != "alignmentlink" and handler is not None:
             handler(row)
+    return replay
+
+
+@transaction.atomic
+def undo_last(pair: Pair, annotator: Any, *, base_version: int | None) -> Undone:
+    """Undo the annotator's newest not-yet-undone save on the pair. Raises ConflictError when stale."""
+    batch = undoable_batch(pair, annotator)
+    if batch is None:
+        raise ValidationError({"undo": "Nothing to undo on this pair."})
+    rows = list(_history(pair, annotator).filter(batch=batch).order_by("-id"))
+    replay = _replay(pair, annotator, base_version, rows)
     if not replay.batches:
         raise ValidationError({"undo": f"{describe(rows).capitalize()} can no longer be undone."})
     _history(pair, annotator).filter(batch__in=replay.batches).update(reverts=batch)
     return Undone(batch=batch, description=describe(rows), version=replay.version or 0)
+
+
+@transaction.atomic
+def redo_last(pair: Pair, annotator: Any, *, base_version: int | None) -> Undone:
+    """Redo the annotator's newest undo on the pair (if no save came after it). Raises ConflictError when
+    stale. `Undone.batch` is the save that is back in effect, its description what that save did."""
+    undo_op = redoable(pair, annotator)
+    if undo_op is None:
+        raise ValidationError({"undo": "Nothing to redo on this pair."})
+    rows = list(_history(pair, annotator).filter(batch__in=undo_op.batches).order_by("-id"))
+    original = list(_history(pair, annotator).filter(batch=undo_op.reverts).order_by("id"))
+    description = describe(original) if original else describe(rows)
+    replay = _replay(pair, annotator, base_version, rows)
+    if not replay.batches:
+        raise ValidationError({"undo": f"{description.capitalize()} can no longer be redone."})
+    _history(pair, annotator).filter(batch__in=replay.batches).update(reverts=undo_op.batches[0])
+    return Undone(batch=undo_op.reverts or 0, description=description, version=replay.version or 0)

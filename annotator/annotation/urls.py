@@ -24,6 +24,7 @@ urlpatterns = [
         name="phrase-alignment-remove",
     ),
     path(PAIR + "undo/", editor.pair_undo, name="pair-undo"),
+    path(PAIR + "redo/", editor.pair_redo, name="pair-redo"),
     path(PAIR + "next/", editor.pair_next, name="pair-next"),
     path(PAIR + "previous/", editor.pair_previous, name="pair-previous"),
     path(PAIR + "postpone/", editor.pair_postpone, name="pair-postpone"),

@@ -10,7 +10,6 @@ the page (with the message), so the forms also work without JavaScript.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget, trigger_client_event
 
 from annotator import access
 from annotator.annotation import services as annotation_services
@@ -87,9 +87,7 @@ def _partials(
 
 
 def _retarget(response: HttpResponse, target: str) -> HttpResponse:
-    response["HX-Retarget"] = f"#{target}"
-    response["HX-Reswap"] = "outerHTML"
-    return response
+    return reswap(retarget(response, f"#{target}"), "outerHTML")
 
 
 def _invalid(request: SignedInRequest, state: EditorState, slot: str, errors: Any) -> HttpResponse:
@@ -136,8 +134,8 @@ def _save(
     state = EditorState(pair, request.user)
     oob = (*oob, slot) if slot not in NESTED.get(target, ()) else oob
     response = HttpResponse(_partials(request, state, target, oob, saved=True))
-    response["HX-Trigger"] = json.dumps({"sheet-saved": {"version": version}, event: detail})
-    return response
+    trigger_client_event(response, "sheet-saved", {"version": version})
+    return trigger_client_event(response, event, detail)
 
 
 def _mine(model: Any, pair: Pair, request: SignedInRequest, pk: int) -> Any:
@@ -151,9 +149,7 @@ def _mine(model: Any, pair: Pair, request: SignedInRequest, pk: int) -> Any:
 def _go(request: SignedInRequest, url: str) -> HttpResponse:
     """Navigate: a redirect for plain requests, HX-Redirect for the editor's save queue."""
     if request.htmx:
-        response = HttpResponse(status=204)
-        response["HX-Redirect"] = url
-        return response
+        return HttpResponseClientRedirect(url)
     return redirect(url)
 
 
@@ -440,6 +436,26 @@ def pair_undo(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpRe
         target="workspace",
         slot="undo-message",
         event="sheet-undone",
+    )
+
+
+@require_POST
+def pair_redo(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    """Redo the change the annotator's last undo took back (until a new save is made)."""
+    pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
+
+    def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
+        redone = undo.redo_last(pair, request.user, base_version=base)
+        return redone.version, {"description": redone.description}
+
+    return _save(
+        request,
+        pair,
+        SaveForm(request.POST),
+        apply,
+        target="workspace",
+        slot="undo-message",
+        event="sheet-redone",
     )
 
 

@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import trigger_client_event
 
 from annotator import access
 from annotator.core.web_request import SignedInRequest
@@ -82,8 +83,7 @@ def corpus_jobs(request: SignedInRequest, project_pk: int) -> HttpResponse:
                 "corpus/corpus_jobs.html#jobs",
                 {"project": project, **_jobs_context(project, request.user)},
             )
-            response["HX-Trigger"] = "corpus-job-started"
-            return response
+            return trigger_client_event(response, "corpus-job-started")
         return redirect("annotator:corpus-jobs", project_pk=project.pk)
     context = {"project": project, **_jobs_context(project, request.user)}
     if request.htmx and request.method == "GET":

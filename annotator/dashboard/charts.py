@@ -49,11 +49,18 @@ def colour_for(value: float | None, *, low: float = 0.0, high: float = 1.0) -> t
     if value is None:
         return "#eceef2", "#5d6678"
     if low < 0 <= high and value < 0:
-        t = min(1.0, value / low)
-        return _mix(LOW_RGB, NEGATIVE_RGB, t), "#ffffff" if t > 0.55 else "#1d2330"
-    start = 0.0 if low < 0 <= high else low
-    t = 0.0 if high == start else min(1.0, max(0.0, (value - start) / (high - start)))
-    return _mix(LOW_RGB, HIGH_RGB, t), "#ffffff" if t > 0.55 else "#1d2330"
+        background = _mix(LOW_RGB, NEGATIVE_RGB, min(1.0, value / low))
+    else:
+        start = 0.0 if low < 0 <= high else low
+        t = 0.0 if high == start else min(1.0, max(0.0, (value - start) / (high - start)))
+        background = _mix(LOW_RGB, HIGH_RGB, t)
+    return background, _readable_on(background)
+
+
+def _readable_on(background: str) -> str:
+    """White or black, whichever reads better; on any background one of them reaches WCAG's 4.5:1."""
+    white, black = contrast_ratio(background, "#ffffff"), contrast_ratio(background, "#000000")
+    return "#ffffff" if white >= black else "#000000"
 
 
 def legend(low: float, high: float) -> dict[str, object]:
@@ -69,6 +76,19 @@ def legend(low: float, high: float) -> dict[str, object]:
         gradient = f"linear-gradient(to right, {_mix(LOW_RGB, HIGH_RGB, 0)}, {_mix(LOW_RGB, HIGH_RGB, 1)})"
         ticks = [(0, low), (100, high)]
     return {"gradient": gradient, "ticks": [(pos, f"{v:g}".replace("-", "−")) for pos, v in ticks]}
+
+
+def _luminance(colour: str) -> float:
+    """WCAG 2 relative luminance of an #rrggbb colour."""
+    channels = [int(colour[k : k + 2], 16) / 255 for k in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio (L1 + 0.05) / (L2 + 0.05) of two #rrggbb colours, from 1 to 21."""
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
 
 
 def heatmap(

@@ -23,7 +23,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import trigger_client_event
+from django_htmx.http import HttpResponseLocation, trigger_client_event
 
 from annotator import access
 from annotator.agreement.computation import latest_snapshot
@@ -379,9 +379,7 @@ def _after(unit: EvaluationUnit, assignment: Assignment, user: Any) -> str:
 
 def _go(request: SignedInRequest, url: str) -> HttpResponse:
     if request.htmx:
-        response = HttpResponse(status=204)
-        response["HX-Location"] = url
-        return response
+        return HttpResponseLocation(url)
     return redirect(url)
 
 

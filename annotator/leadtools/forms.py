@@ -157,5 +157,9 @@ class GoldLinkForm(forms.Form):
     i = forms.IntegerField(label="Token in member 1", min_value=0)
     j = forms.IntegerField(label="Token in member 2", min_value=0)
     sure = forms.TypedChoiceField(
-        choices=[("1", "sure"), ("0", "possible")], coerce=lambda v: v in ("1", True), initial="1"
+        choices=[("1", "sure"), ("0", "possible")],
+        coerce=lambda v: v in ("1", True),
+        initial="1",
+        label="Link kind",
+        widget=forms.Select(attrs={"aria-label": "Link kind"}),
     )

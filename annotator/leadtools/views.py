@@ -18,6 +18,7 @@ from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import trigger_client_event
 
 from annotator import access, taskqueue
 from annotator.annotation.services import ConflictError
@@ -405,7 +406,7 @@ def _after_change(request: SignedInRequest, pair: Pair, action: Any, **extra: An
         request, "leadtools/adjudicate.html#adjudication", _adjudication_context(pair, **extra), status=status
     )
     if status == 200:
-        response["HX-Trigger"] = "gold-saved"
+        trigger_client_event(response, "gold-saved")
     return response
 
 

@@ -73,6 +73,7 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:phrase-alignment-add": {"POST": ANNOTATOR_PAIR},
     "annotator:phrase-alignment-remove": {"POST": ANNOTATOR_PAIR},
     "annotator:pair-undo": {"POST": ANNOTATOR_PAIR},
+    "annotator:pair-redo": {"POST": ANNOTATOR_PAIR},
     "annotator:pair-next": {READ: ANNOTATOR_PAIR},
     "annotator:pair-previous": {READ: ANNOTATOR_PAIR},
     "annotator:pair-postpone": {"POST": ANNOTATOR_PAIR},

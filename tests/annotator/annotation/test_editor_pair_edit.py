@@ -19,7 +19,8 @@ def test_page_shows_both_members_as_selectable_tokens_and_the_grouped_palette():
     html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
     assert html.count('class="member ') == 2
     assert html.count('<span class="tok') == len(desk.pair.tokens1) + len(desk.pair.tokens2)
-    assert 'class="pgroup-name">Morpholexicon-based changes' in html
+    assert 'data-group="Morpholexicon-based changes"' in html
+    assert 'aria-expanded="true" title="Show or hide the Morpholexicon-based changes types">' in html
     assert 'class="psub-name">Morphology-based changes' in html
     assert 'data-shortcut="1"' in html and "static/editor/editor.js" in html
 

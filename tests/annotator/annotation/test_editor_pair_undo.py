@@ -48,3 +48,30 @@ def test_undo_from_a_stale_tab_conflicts():
     response = client.post(url("pair-undo", desk.pair), {"base_version": stale}, HTTP_HX_REQUEST="true")
     assert response.status_code == 409
     assert PairLabel.objects.get(annotator=desk.anna).label == "paraphrase"
+
+
+def test_redo_brings_back_the_undone_change_and_answers_with_the_workspace():
+    desk = make.desk()
+    client = make.logged_in(desk.anna)
+    make.save(
+        client,
+        "phenomenon-create",
+        desk.pair,
+        desk.anna,
+        {"ptype": desk.types["Diathesis"].pk, "scope1": "1", "scope2": "0"},
+    )
+    make.save(client, "pair-undo", desk.pair, desk.anna, {})
+    response = make.save(client, "pair-redo", desk.pair, desk.anna, {})
+    assert response.status_code == 200 and response.content.decode().lstrip().startswith(
+        '<div id="workspace"'
+    )
+    assert json.loads(response["HX-Trigger"])["sheet-redone"] == {"description": "the new phenomenon"}
+    assert Phenomenon.objects.filter(annotator=desk.anna).count() == 1
+
+
+def test_nothing_to_redo_is_a_message():
+    desk = make.desk(layer_word_alignment=False)
+    client = make.logged_in(desk.anna)
+    make.save(client, "pair-label", desk.pair, desk.anna, {"label": "paraphrase"})
+    response = make.save(client, "pair-redo", desk.pair, desk.anna, {})
+    assert response.status_code == 422 and "Nothing to redo on this pair." in response.content.decode()

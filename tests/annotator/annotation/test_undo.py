@@ -145,3 +145,75 @@ def test_undo_writes_history_marked_as_reverting_the_batch(world):
     undo.undo_last(pair, anna, base_version=v(pair, anna))
     row = AnnotationHistory.objects.filter(owner=anna).order_by("-id").first()
     assert row.reverts == batch and row.after == {"label": ""}
+
+
+# ---- redo ------------------------------------------------------------------------------------------
+
+
+def test_redo_brings_back_what_undo_took_away(world):
+    pair, ann, _, types = world
+    annotation_services.set_pair_label(pair, ann, "paraphrase", base_version=0)
+    annotation_services.set_links(pair, ann, [(0, 0), (1, 1)], sure=True, base_version=v(pair, ann))
+    undo.undo_last(pair, ann, base_version=v(pair, ann))
+    assert links(pair, ann) == set()
+    redone = undo.redo_last(pair, ann, base_version=v(pair, ann))
+    assert links(pair, ann) == {(0, 0, True), (1, 1, True)} and redone.description == "2 new links"
+    assert redone.version == v(pair, ann)
+
+
+def test_redo_steps_forward_through_several_undos_then_stops(world):
+    pair, ann, _, types = world
+    annotation_services.set_pair_label(pair, ann, "paraphrase", base_version=0)
+    annotation_services.set_comment(pair, ann, "one", base_version=v(pair, ann))
+    undo.undo_last(pair, ann, base_version=v(pair, ann))
+    undo.undo_last(pair, ann, base_version=v(pair, ann))
+    assert undo.redo_last(pair, ann, base_version=v(pair, ann)).description == "the pair label change"
+    assert undo.redo_last(pair, ann, base_version=v(pair, ann)).description == "the comment edit"
+    sheet = PairLabel.objects.get(annotator=ann)
+    assert (sheet.label, sheet.comment) == ("paraphrase", "one")
+    with pytest.raises(ValidationError, match="Nothing to redo"):
+        undo.redo_last(pair, ann, base_version=v(pair, ann))
+
+
+def test_undo_after_redo_undoes_the_redone_save_again(world):
+    pair, ann, _, types = world
+    ph, _ = annotation_services.add_phenomenon(
+        pair, ann, types["Diathesis"], scope1=[1], scope2=[0], key1=[1], base_version=0
+    )
+    undo.undo_last(pair, ann, base_version=v(pair, ann))
+    undo.redo_last(pair, ann, base_version=v(pair, ann))
+    assert Phenomenon.objects.filter(annotator=ann).count() == 1
+    assert undo.undo_last(pair, ann, base_version=v(pair, ann)).description == "the new phenomenon"
+    assert Phenomenon.objects.filter(annotator=ann).count() == 0
+    undo.redo_last(pair, ann, base_version=v(pair, ann))
+    assert Phenomenon.objects.filter(annotator=ann).count() == 1
+
+
+def test_a_new_save_after_an_undo_ends_what_can_be_redone(world):
+    pair, ann, _, _ = world
+    annotation_services.set_pair_label(pair, ann, "paraphrase", base_version=0)
+    undo.undo_last(pair, ann, base_version=v(pair, ann))
+    annotation_services.set_comment(pair, ann, "new work", base_version=v(pair, ann))
+    with pytest.raises(ValidationError, match="Nothing to redo"):
+        undo.redo_last(pair, ann, base_version=v(pair, ann))
+    assert PairLabel.objects.get(annotator=ann).label == ""
+
+
+def test_redo_is_version_checked_and_changes_nothing_when_stale(world):
+    pair, ann, _, _ = world
+    annotation_services.set_pair_label(pair, ann, "paraphrase", base_version=0)
+    undo.undo_last(pair, ann, base_version=v(pair, ann))
+    with pytest.raises(ConflictError):
+        undo.redo_last(pair, ann, base_version=v(pair, ann) - 1)
+    assert PairLabel.objects.get(annotator=ann).label == ""
+
+
+def test_phrase_alignments_are_redone(world):
+    pair, ann, _, _ = world
+    annotation_services.add_phrase_alignment(pair, ann, 1, 1, sure=True, base_version=0)
+    undo.undo_last(pair, ann, base_version=v(pair, ann))
+    assert not PhraseAlignment.objects.filter(annotator=ann).exists()
+    undo.redo_last(pair, ann, base_version=v(pair, ann))
+    assert list(PhraseAlignment.objects.filter(annotator=ann).values_list("node1", "node2", "sure")) == [
+        (1, 1, True)
+    ]

@@ -10,10 +10,17 @@ from annotator.dashboard import charts
 
 
 def test_colour_scale_runs_from_light_to_accent_and_undefined_is_grey():
-    assert charts.colour_for(0.0) == ("#f3f6fb", "#1d2330")
+    assert charts.colour_for(0.0) == ("#f3f6fb", "#000000")
     assert charts.colour_for(1.0) == ("#2f5fd0", "#ffffff")
     assert charts.colour_for(None)[0] == "#eceef2"
     assert charts.colour_for(7.0) == charts.colour_for(1.0)  # clipped
+
+
+def test_cell_text_reaches_wcag_contrast_on_every_value():
+    for step in range(101):
+        background, text = charts.colour_for(step / 100)
+        assert charts.contrast_ratio(background, text) >= 4.5, (step, background, text)
+    assert round(charts.contrast_ratio("#ffffff", "#000000"), 1) == 21.0
 
 
 def test_heatmap_is_symmetric_with_empty_diagonal_and_tooltips():

@@ -1,5 +1,7 @@
 """Adjudication: the gold layer built from the annotators' versions (services and pages)."""
 
+import json
+
 import pytest
 from django.urls import reverse
 
@@ -175,7 +177,7 @@ def test_take_through_htmx_answers_the_adjudication_partial(client, world):
     )
     body = response.content.decode()
     assert response.status_code == 200 and body.lstrip().startswith('<div id="adjudication"')
-    assert response["HX-Trigger"] == "gold-saved" and "in gold" in body
+    assert json.loads(response["HX-Trigger"]) == {"gold-saved": {}} and "in gold" in body
     assert gold(world["pair"])["phenomena"] == [("Same polarity", "global")]
 
 
