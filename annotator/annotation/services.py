@@ -22,7 +22,16 @@ from annotator.agreement.changes import project_changed
 from annotator.core import history, sql, validation
 from annotator.models import AlignmentLink, Pair, PairLabel, ParaphraseType, Phenomenon, PhraseAlignment
 
-PHENOMENON_FIELDS = ["ptype_id", "scope1", "scope2", "projection", "key1", "key2", "comment"]
+PHENOMENON_FIELDS = [
+    "ptype_id",
+    "scope1",
+    "scope2",
+    "projection",
+    "key1",
+    "key2",
+    "sense_preserving",
+    "comment",
+]
 LINK_FIELDS = ["i", "j", "sure"]
 PHRASE_FIELDS = ["node1", "node2", "sure"]
 
@@ -189,12 +198,15 @@ def add_phenomenon(
     projection: str | None = None,
     key1: Sequence[int] = (),
     key2: Sequence[int] = (),
+    sense_preserving: bool | None = None,
     comment: str = "",
     base_version: int | None,
     actor: Any = None,
     is_gold: bool = False,
 ) -> tuple[Phenomenon, int]:
-    """Validate and store a phenomenon. Returns it with the new sheet version."""
+    """Validate and store a phenomenon. Returns it with the new sheet version.
+
+    `sense_preserving` is ETPC's layer mark: True (+), False (−) or None (not marked)."""
     ptype = _ptype_for(pair, ptype)
     clean = validation.phenomenon_fields(
         ptype,
@@ -208,7 +220,15 @@ def add_phenomenon(
     )
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
     phenomenon = sql.insert(
-        Phenomenon(pair=pair, annotator=annotator, is_gold=is_gold, ptype=ptype, comment=comment, **clean)
+        Phenomenon(
+            pair=pair,
+            annotator=annotator,
+            is_gold=is_gold,
+            ptype=ptype,
+            comment=comment,
+            sense_preserving=_sense(sense_preserving),
+            **clean,
+        )
     )
     _record(
         pair,
@@ -226,7 +246,8 @@ def add_phenomenon(
 def update_phenomenon(
     phenomenon: Phenomenon, *, base_version: int | None, actor: Any = None, **changes: Any
 ) -> tuple[Phenomenon, int]:
-    """Change a phenomenon's type, scopes, projection, keys or comment (validated as a whole)."""
+    """Change a phenomenon's type, scopes, projection, keys, sense-preserving mark or comment
+    (validated as a whole)."""
     pair = phenomenon.pair
     ptype = _ptype_for(pair, changes.pop("ptype", phenomenon.ptype_id))
     merged = {
@@ -242,6 +263,8 @@ def update_phenomenon(
     phenomenon.ptype = ptype
     if "comment" in changes:
         phenomenon.comment = changes["comment"]
+    if "sense_preserving" in changes:
+        phenomenon.sense_preserving = _sense(changes["sense_preserving"])
     phenomenon.version += 1
     phenomenon.save()
     _record(
@@ -254,6 +277,15 @@ def update_phenomenon(
         history.snapshot(phenomenon, PHENOMENON_FIELDS),
     )
     return phenomenon, _finish(sheet, pair)
+
+
+def _sense(value: Any) -> bool | None:
+    """The sense-preserving mark as stored: True, False or None; anything else is refused."""
+    if value is None or isinstance(value, bool):
+        return value
+    raise ValidationError(
+        {"sense_preserving": f"Sense-preserving must be yes, no or unmarked, not {value!r}."}
+    )
 
 
 @transaction.atomic

@@ -258,7 +258,9 @@ def pair_comment(request: HttpRequest, project_pk: int, pair_pk: int) -> HttpRes
 
 
 def _phenomenon_fields(data: dict[str, Any]) -> dict[str, Any]:
-    return {name: data[name] for name in ("scope1", "scope2", "key1", "key2", "projection")}
+    return {
+        name: data[name] for name in ("scope1", "scope2", "key1", "key2", "projection", "sense_preserving")
+    }
 
 
 @require_POST
@@ -299,6 +301,8 @@ def phenomenon_update(
     def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
         _check_phenomena_open(EditorState(pair, request.user))
         changes = _phenomenon_fields(data)
+        if "sense_preserving" not in request.POST:
+            del changes["sense_preserving"]
         if "comment" in request.POST:
             changes["comment"] = data["comment"]
         _, version = annotation_services.update_phenomenon(

@@ -255,7 +255,7 @@ class NativeWriter:
         return PhenomenonRecord(
             pair=raw["pair"],
             type_code=ptype.code,
-            sense_preserving=extra.get("sense_preserving"),
+            sense_preserving=raw.get("sense_preserving", extra.get("sense_preserving")),
             comment=extra.get("comment", ""),
             file=self.file,
             **clean,

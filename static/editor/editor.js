@@ -7,6 +7,8 @@
 // version, and hands the server's HTML to htmx's own swap (htmx.swap), so partials and out-of-band
 // swaps work exactly as with hx-post.
 
+import { senseValue, setSense } from "./sense.js";
+
 const editor = document.getElementById("editor");
 
 const state = {
@@ -324,6 +326,7 @@ function chooseType(button) {
     key1: joined(state.keys[1]),
     key2: joined(state.keys[2]),
     projection: button.dataset.projection === "1" ? projectionValue() : "",
+    sense_preserving: senseValue(),
   };
   const editing = state.editing;
   enqueue({
@@ -353,6 +356,7 @@ function startEdit(li) {
   const type = $(`.ptype[data-ptype="${li.dataset.ptype}"]`);
   state.editing = { id: li.dataset.ph, url: li.dataset.updateUrl, ptype: li.dataset.ptype, name: type ? type.dataset.name : "phenomenon" };
   setProjection(li.dataset.projection || "");
+  setSense(li.dataset.sense || "");
   markEditing();
   applySelection();
 }
