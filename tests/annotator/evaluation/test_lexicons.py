@@ -3,15 +3,19 @@ in several lexicons with their scores, precision per lexicon and per union, prec
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotator.corpus import projects
+from annotator.corpus.exports.native import native_document
+from annotator.corpus.services import import_corpus
 from annotator.evaluation import services as evaluation
 from annotator.evaluation.lexicons import build_units, lexicon_precision, parse_lexicon, sentences_for
-from annotator.models import EvaluationItem, EvaluationUnit, LexiconItem
+from annotator.models import EvaluationItem, EvaluationUnit, LexiconItem, Project
 from tests import evaluation_factories as ef
 from tests import factories
 from tests.annotator.evaluation.lexicon_files import LEXICON, SENTENCES
@@ -144,3 +148,25 @@ def test_lexicon_page_builds_units_and_shows_errors_at_the_form(client, project)
     html = ok.content.decode()
     assert "Built 2 units with 6 candidate sentences from P_Del, P_Seed." in html
     assert "P_Del ∪ P_Seed" in html and "Fujita et al., Fig. 3" in html
+
+
+def test_native_export_and_import_keep_each_items_lexicons_and_scores(project):
+    build_units(project, LEXICON, SENTENCES, seed=7, per_phrase=2)
+    doc = native_document(project)
+    rose = next(i for i in doc["workbench"]["evaluation_units"][0]["items"] if i["paraphrase"] == "rose")
+    assert rose["lexicons"] == {"P_Del": 0.7, "P_Seed": 0.9}
+    data = json.dumps(doc).encode()
+    report = import_corpus("native", "Copy", [("lex.json", data)])
+    assert report.ok, report.problems
+    copy = Project.objects.get(name="Copy")
+
+    def links(p):
+        return sorted(
+            LexiconItem.objects.filter(lexicon__project=p).values_list(
+                "item__unit__source_id", "item__paraphrase", "lexicon__name", "score"
+            )
+        )
+
+    assert links(copy) == links(project) and len(links(copy)) == 8
+    again = import_corpus("native", "Copy", [("lex.json", data)])
+    assert again.ok and len(links(copy)) == 8
