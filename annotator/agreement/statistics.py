@@ -19,6 +19,7 @@ from typing import Any
 
 from django.core.cache import cache
 
+from annotator import taskqueue
 from annotator.agreement.document import project_document
 from annotator.agreement.results import fingerprint, json_safe
 from annotator.models import CorpusJob, Project
@@ -26,6 +27,8 @@ from metrics.corpus_statistics import DEFAULT_BIN_WIDTH, corpus_statistics
 from metrics.document import parse_document
 
 CACHE_KEY = "statistics:{}:{}"
+REQUESTED_KEY = "statistics:{}:{}:requested"
+REQUEST_SECONDS = 600  # a request lost with its worker is sent again after this
 CACHE_SECONDS = 7 * 24 * 3600
 _PAIR_PREFIX = re.compile(r"^pair [^:]+: ")
 
@@ -84,3 +87,20 @@ def compute_statistics(project: Project) -> dict[str, Any]:
 def cached_statistics(project: Project, document_fingerprint: str) -> dict[str, Any] | None:
     """The statistics kept for the document with this fingerprint (a snapshot's), or None."""
     return cache.get(CACHE_KEY.format(project.pk, document_fingerprint))
+
+
+def statistics_or_request(project: Project, document_fingerprint: str) -> dict[str, Any] | None:
+    """The kept statistics of the document, or None after sending the task that computes them — once
+    per document while it is pending, however often the panel asks (in-process the task runs now, so
+    the statistics are returned at once). Raises `taskqueue.QueueUnavailable` when the broker is down."""
+    stats = cached_statistics(project, document_fingerprint)
+    if stats is not None:
+        return stats
+    requested = REQUESTED_KEY.format(project.pk, document_fingerprint)
+    if cache.add(requested, 1, REQUEST_SECONDS):
+        try:
+            taskqueue.enqueue("annotator.compute_statistics", project.pk)
+        except taskqueue.QueueUnavailable:
+            cache.delete(requested)
+            raise
+    return cached_statistics(project, document_fingerprint)

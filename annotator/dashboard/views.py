@@ -19,7 +19,7 @@ from django_htmx.http import trigger_client_event
 
 from annotator import access, taskqueue
 from annotator.agreement import computation, scheduling
-from annotator.agreement.statistics import cached_statistics
+from annotator.agreement.statistics import statistics_or_request
 from annotator.dashboard import tables as dashboard
 from annotator.dashboard.paper_tables import statistics_tables
 from annotator.evaluation.stats import lead_summary_context, project_precision, rater_progress
@@ -149,13 +149,11 @@ def statistics_view(request: HttpRequest, project_pk: int) -> HttpResponse:
         fingerprint = (
             AgreementSnapshot.objects.filter(pk=snapshot["id"]).values_list("fingerprint", flat=True).get()
         )
-        stats = cached_statistics(project, fingerprint)
-        if stats is None:
-            try:
-                taskqueue.enqueue("annotator.compute_statistics", project.pk)
-            except taskqueue.QueueUnavailable as exc:
-                context["queue_error"] = str(exc)
-            stats = cached_statistics(project, fingerprint)  # in-process: already there
+        stats = None
+        try:
+            stats = statistics_or_request(project, fingerprint)
+        except taskqueue.QueueUnavailable as exc:
+            context["queue_error"] = str(exc)
         context["has_snapshot"] = True
         context["statistics"] = statistics_tables(stats) if stats is not None else None
     return render(request, f"{TEMPLATE}#statistics", context)

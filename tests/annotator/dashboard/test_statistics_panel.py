@@ -12,6 +12,7 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
+from annotator import taskqueue
 from annotator.agreement.computation import recompute
 from annotator.agreement.statistics import import_skips, project_statistics
 from annotator.corpus.exports import report
@@ -114,6 +115,8 @@ def test_panel_polls_while_the_worker_computes(client, setup, monkeypatch):
     html = client.get(reverse("annotator:dashboard-statistics", args=[project.pk])).content.decode()
     assert sent == [("annotator.compute_statistics", (project.pk,))]
     assert "Computing the statistics" in html and "every 2s" in html
+    client.get(reverse("annotator:dashboard-statistics", args=[project.pk]))  # the panel polls
+    assert len(sent) == 1  # the pending request is not sent again
 
 
 def test_skipped_records_are_counted_once_and_grouped_by_reason(setup):
@@ -159,3 +162,18 @@ def test_charts_say_when_there_is_nothing_to_draw():
         "kappa_c": {"value": None},
     }
     assert "No word alignments yet." in cohn_fig4_svg({"bins": [empty_bin]})
+
+
+def test_panel_says_so_when_the_queue_is_down_and_asks_again_later(client, setup, monkeypatch):
+    project, lead, _ = setup
+
+    def refuse(name, *args, **kw):
+        raise taskqueue.QueueUnavailable(name, ConnectionError("refused"))
+
+    monkeypatch.setattr("annotator.taskqueue.enqueue", refuse)
+    client.force_login(lead)
+    html = client.get(reverse("annotator:dashboard-statistics", args=[project.pk])).content.decode()
+    assert "The task queue is unreachable" in html and "every 2s" not in html
+    monkeypatch.undo()
+    html = client.get(reverse("annotator:dashboard-statistics", args=[project.pk])).content.decode()
+    assert "mirrors Vila et al. 2015, Table 3" in html  # sent again, computed in-process
