@@ -25,6 +25,7 @@ from django.utils import timezone
 from annotator import taskqueue
 from annotator.corpus.exports import export_project
 from annotator.corpus.exports.report import NoSnapshot
+from annotator.corpus.retention import check_upload_quota, remove_uploads
 from annotator.corpus.services import import_corpus
 from annotator.models import CorpusJob, Project
 
@@ -63,7 +64,9 @@ def start_import(
     """Store the uploads, record the job, and run it: inline when small, else on a worker.
 
     `new_project`: the language and tagset id (`tagset_id`) of the project an import creates.
+    Raises `annotator.corpus.retention.UploadLimitExceeded` when the user's hourly limits are reached.
     """
+    check_upload_quota(user, sum(len(data) for _, data in files))
     job = CorpusJob.objects.create(
         kind=CorpusJob.Kind.IMPORT,
         format=format,
@@ -83,7 +86,7 @@ def start_import(
     for n, (name, data) in enumerate(files):
         path = directory / f"{n:02d}-{_safe_name(name)}"
         path.write_bytes(data)
-        stored.append({"name": Path(name).name, "path": str(path)})
+        stored.append({"name": Path(name).name, "path": str(path), "size": len(data)})
     job.input_files = stored
     job.save(update_fields=["input_files"])
     if sum(len(data) for _, data in files) <= INLINE_LIMIT:
@@ -214,6 +217,8 @@ def run_import(job_id: int) -> str | None:
         status = CorpusJob.Status.SUCCEEDED if report.ok else CorpusJob.Status.FAILED
     project = Project.objects.filter(name=job.project_name).first() if report.written else job.project
     _finish(job, status, report.to_dict(), project=project)
+    if status != CorpusJob.Status.FAILED:  # a failed job's files stay for FAILED_UPLOAD_KEEP_DAYS
+        remove_uploads(job)
     return status
 
 

@@ -6,6 +6,7 @@ job runs (progress bars) and stops polling when none does. The work is in `annot
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
@@ -16,6 +17,7 @@ from annotator import access
 from annotator.corpus import forms as f
 from annotator.corpus import jobs
 from annotator.corpus.exports.report import NoSnapshot, report_html
+from annotator.corpus.retention import UploadLimitExceeded
 from annotator.models import CorpusJob, Project
 
 JOBS_SHOWN = 20
@@ -49,22 +51,37 @@ def _job(request: HttpRequest, project: Project, job_pk: int) -> CorpusJob:
     return job
 
 
+def _started(form: f.ImportForm, start: Callable[[], CorpusJob]) -> CorpusJob | None:
+    """The started job, or None with the upload limit's message on the form's files."""
+    try:
+        return start()
+    except UploadLimitExceeded as exc:
+        form.add_error("files", str(exc))
+        return None
+
+
 @require_http_methods(["GET", "POST"])
 def corpus_jobs(request: HttpRequest, project_pk: int) -> HttpResponse:
     """The project's import/export page; POST uploads files into the project."""
     project = access.project_for_lead(request.user, project_pk)
     form = f.ImportForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
-        jobs.start_import(
-            request.user,
-            form.cleaned_data["format"],
-            project.name,
-            form.uploads(),
-            project=project,
-            annotator=form.cleaned_data["annotator"] or None,
-            dry_run=form.cleaned_data["dry_run"],
-            skip_invalid=form.cleaned_data["skip_invalid"],
+    if (
+        request.method == "POST"
+        and form.is_valid()
+        and _started(
+            form,
+            lambda: jobs.start_import(
+                request.user,
+                form.cleaned_data["format"],
+                project.name,
+                form.uploads(),
+                project=project,
+                annotator=form.cleaned_data["annotator"] or None,
+                dry_run=form.cleaned_data["dry_run"],
+                skip_invalid=form.cleaned_data["skip_invalid"],
+            ),
         )
+    ):
         if request.htmx:
             response = render(
                 request,
@@ -154,17 +171,22 @@ def corpus_import(request: HttpRequest) -> HttpResponse:
     """Admins: import files into a new project (created by the import)."""
     access.require_admin(request.user)
     form = f.NewProjectImportForm(request.POST or None, request.FILES or None)
+    started: CorpusJob | None = None
     if request.method == "POST" and form.is_valid():
-        started = jobs.start_import(
-            request.user,
-            form.cleaned_data["format"],
-            form.cleaned_data["project_name"],
-            form.uploads(),
-            annotator=form.cleaned_data["annotator"] or None,
-            dry_run=form.cleaned_data["dry_run"],
-            skip_invalid=form.cleaned_data["skip_invalid"],
-            new_project=form.project_fields(),
+        started = _started(
+            form,
+            lambda: jobs.start_import(
+                request.user,
+                form.cleaned_data["format"],
+                form.cleaned_data["project_name"],
+                form.uploads(),
+                annotator=form.cleaned_data["annotator"] or None,
+                dry_run=form.cleaned_data["dry_run"],
+                skip_invalid=form.cleaned_data["skip_invalid"],
+                new_project=form.project_fields(),
+            ),
         )
+    if started is not None:
         if started.project_id and started.status == CorpusJob.Status.SUCCEEDED:
             return redirect("annotator:corpus-jobs", project_pk=started.project_id)
         return redirect("annotator:corpus-import")

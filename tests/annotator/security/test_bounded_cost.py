@@ -1,0 +1,101 @@
+"""Bounded cost: uploads removed when their job ends (a failed job's after N days), hourly upload limits,
+and lists that cost the same per request on a project of 1,000,000 pairs as on a small one."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from annotator.corpus import jobs as corpus_jobs
+from annotator.corpus import retention
+from annotator.models import CorpusJob
+from tests import factories
+from tests.annotator.api_helpers import client_for as api_client_for
+from tests.annotator.corpus_helpers import TWO_ROWS
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world(settings: Any, tmp_path: Path) -> dict[str, Any]:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.MEDIA_ROOT = tmp_path
+    cache.clear()
+    lead = factories.user("lead")
+    project = factories.project_with_pairs("P", n_pairs=1, lead=lead)
+    return {"lead": lead, "project": project, "media": tmp_path}
+
+
+def stored_files(media: Path) -> list[Path]:
+    return sorted(p for p in (media / "corpus_jobs").rglob("*") if p.is_file())
+
+
+def test_a_finished_import_leaves_no_upload_behind(world: dict[str, Any]) -> None:
+    job = corpus_jobs.start_import(
+        world["lead"], "mrpc", "P", [("train.txt", TWO_ROWS)], project=world["project"]
+    )
+    assert job.status == "succeeded"
+    assert stored_files(world["media"]) == []
+    assert job.input_files == [{"name": "train.txt", "path": "", "size": len(TWO_ROWS)}]
+
+
+def test_a_failed_imports_upload_is_kept_n_days_then_cleaned_up(world: dict[str, Any], settings: Any) -> None:
+    settings.FAILED_UPLOAD_KEEP_DAYS = 3
+    job = corpus_jobs.start_import(
+        world["lead"], "mrpc", "P", [("bad.txt", b"not mrpc")], project=world["project"]
+    )
+    assert job.status == "failed"
+    [kept] = stored_files(world["media"])
+    assert kept.read_bytes() == b"not mrpc"
+    assert retention.clean_up().jobs == 0  # within the 3 days
+    CorpusJob.objects.filter(pk=job.pk).update(finished_at=timezone.now() - timedelta(days=3, hours=1))
+    done = retention.clean_up()
+    assert (done.jobs, done.bytes) == (1, len(b"not mrpc"))
+    assert stored_files(world["media"]) == []
+
+
+def test_the_command_removes_folders_of_deleted_jobs(world: dict[str, Any], capsys: Any) -> None:
+    orphan = world["media"] / "corpus_jobs" / "987654"
+    orphan.mkdir(parents=True)
+    (orphan / "00-train.txt").write_bytes(b"x" * 10)
+    call_command("clean_up_uploads")
+    assert "1 folders of deleted jobs" in capsys.readouterr().out
+    assert not orphan.exists()
+
+
+def test_hourly_upload_limits_give_a_clear_message(world: dict[str, Any], settings: Any) -> None:
+    settings.UPLOADS_PER_HOUR = 2
+    for _ in range(2):
+        corpus_jobs.start_import(world["lead"], "mrpc", "P", [("t.txt", TWO_ROWS)], project=world["project"])
+    client = Client()
+    client.force_login(world["lead"])
+    url = reverse("annotator:corpus-jobs", args=[world["project"].pk])
+    response = client.post(url, {"format": "mrpc", "files": SimpleUploadedFile("t.txt", TWO_ROWS)})
+    assert response.status_code == 422
+    assert "You started 2 imports in the last hour; the limit is 2 an hour." in response.content.decode()
+    assert CorpusJob.objects.count() == 2
+    api = api_client_for(world["lead"])
+    response = api.post(
+        "/api/jobs/import/",
+        {"project": world["project"].pk, "format": "mrpc", "files": SimpleUploadedFile("t.txt", TWO_ROWS)},
+        format="multipart",
+    )
+    assert response.status_code == 429 and "the limit is 2 an hour" in response.json()["files"][0]
+
+
+def test_hourly_megabytes(world: dict[str, Any], settings: Any) -> None:
+    settings.UPLOAD_MB_PER_HOUR = 1
+    corpus_jobs.start_import(world["lead"], "mrpc", "P", [("t.txt", TWO_ROWS)], project=world["project"])
+    with pytest.raises(retention.UploadLimitExceeded, match="the limit is 1 MB an hour"):
+        corpus_jobs.start_import(
+            world["lead"], "mrpc", "P", [("t.txt", b"x" * 2**20)], project=world["project"]
+        )
