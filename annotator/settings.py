@@ -221,6 +221,10 @@ REST_FRAMEWORK = {
         "annotator.api.auth.FastTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "annotator.api.renderers.ComputedListBrowsableAPIRenderer",
+    ],
     "DEFAULT_PARSER_CLASSES": [
         "annotator.api.parsers.LimitedJSONParser",
         "rest_framework.parsers.FormParser",
