@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from annotator.core.bidi import visible_bidi
 from annotator.models import (
     AlignmentLink,
     Pair,
@@ -110,7 +111,7 @@ def tokens_html(rows: Sequence[Token]) -> SafeString:
             for m in t.marks
         )
         parts.append(
-            f'<span class="tok{"" if t.aligned else " un"}" data-i="{t.i}">{escape(t.text)}{marks}</span>'
+            f'<span class="tok{"" if t.aligned else " un"}" data-i="{t.i}">{visible_bidi(t.text)}{marks}</span>'
         )
     return mark_safe("".join(parts))
 

@@ -138,12 +138,15 @@ def corpus_job_download(request: HttpRequest, project_pk: int, job_pk: int) -> H
     path = Path(job.output_file)
     if not path.is_file():
         raise Http404("The exported file is gone; export again.")
-    return FileResponse(
+    response = FileResponse(
         path.open("rb"),
         as_attachment=True,
         filename=path.name,
         content_type=job.report.get("content_type", "application/octet-stream"),
     )
+    # a file with imported text, should a browser show it here: no script, its own inline style only
+    response["Content-Security-Policy"] = "sandbox; default-src 'none'; style-src 'unsafe-inline'"
+    return response
 
 
 @require_GET
@@ -161,7 +164,7 @@ def corpus_report_print(request: HttpRequest, project_pk: int) -> HttpResponse:
     """The latest agreement report as a printable page."""
     project = access.project_for_lead(request.user, project_pk)
     try:
-        return HttpResponse(report_html(project))
+        return HttpResponse(report_html(project, standalone=False))
     except NoSnapshot as exc:
         return render(request, "corpus/no_report.html", {"project": project, "message": str(exc)}, status=404)
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 from typing import Any
 
+from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
+from django.templatetags.static import static
 
 from annotator.agreement.computation import latest_snapshot
 from annotator.core.spreadsheet import SafeWriter
@@ -82,9 +85,17 @@ def report_csv(project: Project) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-def report_html(project: Project) -> bytes:
+STYLESHEET = "corpus/report_print.css"
+
+
+def report_html(project: Project, *, standalone: bool = True) -> bytes:
+    """The printable report. `standalone` (the exported file, opened offline) carries its style sheet
+    inside; the page the app serves links it (the app's Content-Security-Policy allows no inline style)."""
     doc = report_document(project)
     rows = flatten(doc["report"].get("measures", {}))
-    return render_to_string(
-        "corpus/report_print.html", {"project": project, "doc": doc, "rows": rows}
-    ).encode()
+    page = render_to_string("corpus/report_print.html", {"project": project, "doc": doc, "rows": rows})
+    if standalone:
+        link = f'<link rel="stylesheet" href="{static(STYLESHEET)}">'
+        css = Path(finders.find(STYLESHEET) or "").read_text(encoding="utf-8")
+        page = page.replace(link, f"<style>\n{css}</style>", 1)
+    return page.encode()
