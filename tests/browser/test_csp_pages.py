@@ -1,0 +1,94 @@
+"""The main pages under the Content-Security-Policy in Chromium: no violation, no script error, and htmx
+still updates the editor without a reload (tests/annotator/security/test_content_security_policy.py
+checks the headers and the templates)."""
+
+import pytest
+
+from annotator.models import PairLabel
+from tests import factories, leadtools_factories
+from tests.conftest import login, screenshot
+from tests.leadtools_factories import FAST_HASHERS
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+WATCH = (
+    "window.__csp = [];"
+    "document.addEventListener('securitypolicyviolation',"
+    " e => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + e.sourceFile + ':' + e.lineNumber));"
+)
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    settings.PASSWORD_HASHERS = FAST_HASHERS
+
+
+@pytest.fixture
+def world():
+    from annotator.core.tagsets import install_builtin_tagsets
+    from annotator.models import ParaphraseType, Tagset
+
+    if not Tagset.objects.filter(builtin=True).exists():
+        install_builtin_tagsets(Tagset, ParaphraseType)
+    return leadtools_factories.world(n_pairs=4)
+
+
+def visit_all(page, live_server, urls):
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    for url in urls:
+        response = page.goto(live_server.url + url)
+        page.wait_for_load_state("networkidle")
+        assert response.status == 200, url
+        assert page.evaluate("window.__csp") == [], url
+    assert errors == []
+
+
+def test_lead_pages_have_no_csp_violation(page, live_server, world):
+    page.context.add_init_script(WATCH)
+    project, pair = world["project"], world["project"].pairs.order_by("position").first()
+    login(page, live_server, "lead", factories.PASSWORD)
+    visit_all(
+        page,
+        live_server,
+        [
+            "/",
+            f"/projects/{project.pk}/",
+            f"/projects/{project.pk}/dashboard/",
+            f"/projects/{project.pk}/explorer/",
+            f"/projects/{project.pk}/explorer/{pair.pk}/",
+            f"/projects/{project.pk}/planner/",
+            f"/projects/{project.pk}/reannotation/",
+            f"/projects/{project.pk}/pairs/{pair.pk}/adjudicate/",
+            f"/projects/{project.pk}/corpus/",
+            f"/projects/{project.pk}/members/",
+            "/account/",
+            "/api/docs/",
+        ],
+    )
+    screenshot(page, "csp-api-docs")
+
+
+def test_the_editor_saves_through_htmx_under_the_policy(page, live_server, world):
+    page.context.add_init_script(WATCH)
+    project = world["project"]
+    annotator = world["ann"]
+    pair = project.pairs.order_by("position").first()
+    had = PairLabel.objects.filter(pair=pair, annotator=annotator, is_gold=False).values_list(
+        "label", flat=True
+    )
+    target, text = (
+        ("non_paraphrase", "Non-paraphrase") if "paraphrase" in had else ("paraphrase", "Paraphrase")
+    )
+    login(page, live_server, annotator.username, factories.PASSWORD)
+    visit_all(
+        page, live_server, [f"/projects/{project.pk}/queue/", f"/projects/{project.pk}/pairs/{pair.pk}/"]
+    )
+    page.evaluate("window.__noReload = true")
+    page.click(f"#pair-label >> text={text}")
+    page.wait_for_selector('#save-status.is-saved[data-pending="0"]')
+    assert page.evaluate("window.__noReload === true")
+    assert PairLabel.objects.filter(pair=pair, annotator=annotator, is_gold=False, label=target).exists()
+    assert page.evaluate("window.__csp") == []
+    screenshot(page, "csp-editor")
