@@ -88,3 +88,38 @@ def test_overlong_comment_and_nan(world):
 def test_fuzz_phenomenon_bodies_never_500(world, value, field):
     response = post_raw(world, "/api/phenomena/", json.dumps(body(world, **{field: value})))
     assert response.status_code < 500, response.content
+
+
+ENDPOINTS = {
+    "/api/pair-labels/": ("lead", ["pair", "label", "comment", "base_version"]),
+    "/api/links/": ("anna", ["pair", "links", "sure", "base_version"]),
+    "/api/links/remove/": ("anna", ["pair", "links", "base_version"]),
+    "/api/phrase-alignments/": ("anna", ["pair", "node1", "node2", "sure", "base_version"]),
+    "/api/pairs/": (
+        "lead",
+        ["project", "source_id", "tokens1", "tokens2", "tree1", "position", "initial_alignment"],
+    ),
+    "/api/assignments/": ("lead", ["project", "annotators", "pairs", "round", "phase"]),
+}
+HOSTILE = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**63 - 1),
+    st.text(max_size=200),
+    st.lists(st.integers(-(2**63), 2**63 - 1), max_size=3),
+    st.lists(st.lists(st.integers(-(2**40), 2**40), max_size=3), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(endpoint=st.sampled_from(sorted(ENDPOINTS)), data=st.data())
+def test_fuzz_write_endpoints_never_500(world, endpoint, data):
+    who, fields = ENDPOINTS[endpoint]
+    user = {"lead": world.lead, "anna": world.anna}[who]
+    valid = {"pair": world.pair.pk, "project": world.project.pk, "base_version": 0}
+    chosen = data.draw(st.lists(st.sampled_from(fields), min_size=1, max_size=len(fields), unique=True))
+    body = {name: valid.get(name) for name in fields if name in valid}
+    body.update({name: data.draw(HOSTILE) for name in chosen})
+    response = client_for(user).post(endpoint, json.dumps(body), content_type="application/json")
+    assert response.status_code < 500, (endpoint, body, response.content[:300])
