@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from annotator.corpus.exports.native import write_native
 from annotator.corpus.services import import_corpus
+from annotator.models import Pair
 from tests import factories
 from tests.annotator.corpus_helpers import TWO_ROWS, counts, relation, relations_file
 
@@ -237,3 +238,20 @@ def test_fuzz_mrpc_and_etpc(seed: int, edits: int) -> None:
 @given(text=st.text(max_size=300), format=st.sampled_from(["mrpc", "ptb", "pharaoh", "units", "etpc"]))
 def test_fuzz_every_importer_with_random_text(text: str, format: str) -> None:
     no_internal_error(format, [("random.txt", text.encode("utf-8", "surrogatepass"))], annotator="fuzz")
+
+
+def test_deep_input_to_the_other_importers() -> None:
+    assert import_corpus("mrpc", "Deep", [("train.txt", TWO_ROWS)]).ok
+    before = counts()
+    sid = Pair.objects.filter(project__name="Deep").first().source_id
+    tree = "(S " * 100_000 + "x" + ")" * 100_000
+    ptb = import_corpus("ptb", "Deep", [("t.ptb", f"{sid}\t1\t{tree}\n".encode())])
+    assert [str(p)[:40] for p in ptb.problems] == ["t.ptb:1: tree: not a Penn Treebank brack"]
+    xml = b'<?xml version="1.0"?>\n' + b"<a>" * 100_000 + b"</a>" * 100_000
+    etpc = import_corpus("etpc", "Deep", [("textual_paraphrases.xml", xml)], annotator="etpc")
+    assert "not an ETPC file" in str(etpc.problems[0])
+    units = import_corpus(
+        "units", "Deep", [("u.jsonl", b'{"unit_id": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")]
+    )
+    assert [str(p) for p in units.problems] == ["u.jsonl:1: json: nested more than 64 levels deep"]
+    assert counts() == before
