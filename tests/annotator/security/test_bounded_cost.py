@@ -11,13 +11,15 @@ import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 from annotator.corpus import jobs as corpus_jobs
 from annotator.corpus import retention
-from annotator.models import CorpusJob
+from annotator.models import CorpusJob, Pair
 from tests import factories
 from tests.annotator.api_helpers import client_for as api_client_for
 from tests.annotator.corpus_helpers import TWO_ROWS
@@ -99,3 +101,55 @@ def test_hourly_megabytes(world: dict[str, Any], settings: Any) -> None:
         corpus_jobs.start_import(
             world["lead"], "mrpc", "P", [("t.txt", b"x" * 2**20)], project=world["project"]
         )
+
+
+# ---- lists on a large project ------------------------------------------------------------------------
+
+
+def grow(project: Any, n: int) -> None:
+    """`n` more pairs, inserted in bulk (the shape of a corpus of that size, without the import's cost)."""
+    start = project.pairs.count()
+    Pair.objects.bulk_create(
+        [
+            Pair(
+                project=project,
+                source_id=f"s{k}",
+                position=k,
+                text1="a b",
+                text2="a c",
+                tokens1=["a", "b"],
+                tokens2=["a", "c"],
+            )
+            for k in range(start, start + n)
+        ],
+        batch_size=5000,
+    )
+
+
+def cost(client: Any, url: str, **headers: Any) -> tuple[int, int, list[str]]:
+    """(status, number of queries, the SQL of the queries that read pairs) of one request."""
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url, **headers)
+    pair_reads = [q["sql"] for q in queries.captured_queries if 'FROM "annotator_pair"' in q["sql"]]
+    return response.status_code, len(queries.captured_queries), pair_reads
+
+
+@pytest.mark.parametrize("which", ["pairs page", "pairs API"])
+def test_pair_lists_cost_the_same_on_30_000_pairs(world: dict[str, Any], which: str) -> None:
+    project, lead = world["project"], world["lead"]
+    client: Any = Client() if which == "pairs page" else api_client_for(lead)
+    if which == "pairs page":
+        client.force_login(lead)
+    url = (
+        reverse("annotator:pair-list", args=[project.pk]) + "?page=2"
+        if which == "pairs page"
+        else f"/api/pairs/?project={project.pk}&page=2"
+    )
+    grow(project, 120)
+    small = cost(client, url)
+    grow(project, 30_000)
+    large = cost(client, url)
+    assert small[0] == large[0] == 200
+    assert small[1] == large[1]  # the same number of queries
+    for sql in large[2]:  # every read of pairs is a count or one page of 50 rows
+        assert "COUNT(" in sql or "LIMIT 50" in sql, sql
