@@ -45,7 +45,8 @@ def visit_all(page, live_server, urls):
     assert errors == []
 
 
-def test_lead_pages_have_no_csp_violation(page, live_server, world):
+def test_lead_pages_have_no_csp_violation(strict_page, live_server, world):
+    page = strict_page
     page.context.add_init_script(WATCH)
     project, pair = world["project"], world["project"].pairs.order_by("position").first()
     login(page, live_server, "lead", factories.PASSWORD)
@@ -70,7 +71,8 @@ def test_lead_pages_have_no_csp_violation(page, live_server, world):
     screenshot(page, "csp-api-docs")
 
 
-def test_the_editor_saves_through_htmx_under_the_policy(page, live_server, world):
+def test_the_editor_saves_through_htmx_under_the_policy(strict_page, live_server, world):
+    page = strict_page
     page.context.add_init_script(WATCH)
     project = world["project"]
     annotator = world["ann"]
