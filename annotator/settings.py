@@ -70,6 +70,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "annotator.core.headers.SecurityHeadersMiddleware",  # Content-Security-Policy, Permissions-Policy
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -182,6 +183,12 @@ AXES_LOCKOUT_PARAMETERS = ["username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
 AXES_LOCKOUT_CALLABLE = "annotator.accounts.views.locked_out"
+# Uploads: per-user limits on imports, and how long a failed import's files are kept (then removed by
+# `manage.py clean_up_uploads`, to be run daily; the files of other jobs are removed when they end).
+UPLOADS_PER_HOUR = int(os.environ.get("UPLOADS_PER_HOUR", "30"))
+UPLOAD_MB_PER_HOUR = int(os.environ.get("UPLOAD_MB_PER_HOUR", "1000"))
+FAILED_UPLOAD_KEEP_DAYS = float(os.environ.get("FAILED_UPLOAD_KEEP_DAYS", "7"))
+
 # API tokens: revocable by their owner at /account/; API_TOKEN_TTL_DAYS > 0 makes them expire.
 API_TOKEN_TTL_DAYS = int(os.environ.get("API_TOKEN_TTL_DAYS", "0"))
 # Password reset mails: the console unless EMAIL_BACKEND (and Django's EMAIL_* settings) say otherwise.
@@ -221,6 +228,15 @@ REST_FRAMEWORK = {
         "annotator.api.auth.FastTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "annotator.api.renderers.ComputedListBrowsableAPIRenderer",
+    ],
+    "DEFAULT_PARSER_CLASSES": [
+        "annotator.api.parsers.LimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

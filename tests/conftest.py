@@ -291,6 +291,18 @@ def chromium() -> Iterator[Any]:
 
 @pytest.fixture
 def page(chromium: Any) -> Iterator[Any]:
+    # bypass_csp: Playwright evaluates string predicates (wait_for_function("…")) with eval, which the
+    # app's Content-Security-Policy forbids; tests/browser/test_csp_pages.py uses `strict_page`.
+    context = chromium.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
+    page = context.new_page()
+    page.set_default_timeout(10000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def strict_page(chromium: Any) -> Iterator[Any]:
+    """A page that keeps the app's Content-Security-Policy (no eval of test predicates in it)."""
     context = chromium.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(10000)

@@ -28,8 +28,8 @@ from annotator.agreement.results import (
 )
 from annotator.agreement.scheduling import (
     RERUN_KEY,
-    RUNNING_KEY,
     SCHEDULED_KEY,
+    LivenessKeeper,
     ProjectLock,
     setting,
 )
@@ -64,11 +64,11 @@ def recompute(project_id: int) -> str:
         cache.set(RERUN_KEY.format(project_id), 1, timeout=int(setting("AGREEMENT_LOCK_TTL", 1800)))
         if not lock.acquire():  # the holder may have finished between the two looks
             return "busy"
-    cache.set(RUNNING_KEY.format(project_id), 1, timeout=int(setting("AGREEMENT_LOCK_TTL", 1800)))
+    keeper = LivenessKeeper(project_id, lock.token, lock.cache_keys()).start()
     try:
         outcome = _recompute_locked(project_id)
     finally:
-        cache.delete(RUNNING_KEY.format(project_id))
+        keeper.stop()
         lock.release()
     return outcome
 

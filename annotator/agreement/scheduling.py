@@ -11,8 +11,11 @@ The pipeline (`schedule` here; `annotator.agreement.computation.recompute`; the 
   the worker dies), or a cache key with a TTL on other databases (the in-process default). While a
   computation runs (cache key `agreement:running:<project>`), changes only leave a "rerun" mark instead
   of enqueuing; a task that finds the project busy leaves the same mark; the holder re-schedules once
-  when it finishes. A worker killed mid-task leaves a stale "running" key: its redelivered task clears
-  it, and the key expires after AGREEMENT_LOCK_TTL in any case.
+  when it finishes. The "running" key (and, off PostgreSQL, the lock key) carries the computation's
+  owner token and a short expiry (AGREEMENT_RUNNING_TTL, 15 s) that a `LivenessKeeper` thread refreshes
+  while the computation runs: a worker killed mid-task stops refreshing, so its marker is gone within
+  seconds and the next change (or the dashboard's status poll, which re-schedules a project left with a
+  rerun mark and no running computation) starts a new recompute.
 - Idempotent: the snapshot stores the sha256 of the canonical document; a task whose document has the
   fingerprint of the latest complete snapshot stores nothing.
 - Incremental: unchanged report sections are copied from the latest snapshot (see
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 import uuid
 from typing import Any
 
@@ -147,7 +151,14 @@ def _catch_up_failed_enqueues(exclude: int) -> None:
 
 def catch_up(state: AgreementState | None) -> None:
     """Called by the dashboard's status poll: re-send a recompute the broker refused earlier."""
-    if state is None or not state.enqueue_failed or taskqueue.runs_in_process():
+    if state is None or taskqueue.runs_in_process():
+        return
+    if not state.enqueue_failed:
+        if stale_rerun(state.project_id):  # a killed worker's changes: nobody else will schedule them
+            try:
+                schedule(state.project_id, catch_up=False)
+            except taskqueue.QueueUnavailable as exc:
+                log.warning("re-scheduling project %s failed: %s", state.project_id, exc)
         return
     try:
         if schedule(state.project_id, catch_up=False) or cache.get(SCHEDULED_KEY.format(state.project_id)):
@@ -168,9 +179,13 @@ class ProjectLock:
         if connection.vendor == "postgresql":
             self.held = sql.try_advisory_lock(ADVISORY_LOCK_CLASS, self.project_id)
         else:
-            ttl = int(setting("AGREEMENT_LOCK_TTL", 1800))
+            ttl = running_ttl()
             self.held = cache.add(LOCK_KEY.format(self.project_id), self.token, timeout=ttl)
         return self.held
+
+    def cache_keys(self) -> list[str]:
+        """The cache keys that hold this lock (none on PostgreSQL: the server drops a dead session's lock)."""
+        return [] if connection.vendor == "postgresql" else [LOCK_KEY.format(self.project_id)]
 
     def release(self) -> None:
         if not self.held:
@@ -197,3 +212,49 @@ def rerun_delay(elapsed: float) -> float:
     people are saving.
     """
     return max(setting("AGREEMENT_RERUN_DELAY_SECONDS", 0.7), elapsed)
+
+
+def running_ttl() -> int:
+    """Seconds a computation's marker outlives its last refresh (how soon a killed worker's is gone)."""
+    return max(1, int(setting("AGREEMENT_RUNNING_TTL", 15)))
+
+
+class LivenessKeeper:
+    """Holds the "running" marker (and the cache lock's key) of a live computation.
+
+    The keys carry `token` (the owner) and expire `running_ttl()` seconds after the last refresh; a
+    daemon thread refreshes them every third of that while the computation runs, and only while they
+    still carry this owner's token. `stop()` deletes them. A killed worker refreshes nothing: its keys
+    expire and the project can be computed again.
+    """
+
+    def __init__(self, project_id: int, token: str, extra_keys: list[str]) -> None:
+        self.token = token
+        self.keys = [RUNNING_KEY.format(project_id), *extra_keys]
+        self.ttl = running_ttl()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._refresh, name=f"agreement-marker-{project_id}", daemon=True
+        )
+
+    def start(self) -> LivenessKeeper:
+        cache.set(self.keys[0], self.token, timeout=self.ttl)
+        self._thread.start()
+        return self
+
+    def _refresh(self) -> None:
+        while not self._stop.wait(self.ttl / 3):
+            for key in self.keys:
+                if cache.get(key) == self.token:
+                    cache.touch(key, self.ttl)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        if cache.get(self.keys[0]) == self.token:
+            cache.delete(self.keys[0])
+
+
+def stale_rerun(project_id: int) -> bool:
+    """Whether changes wait for a computation that no longer runs (its worker was killed)."""
+    return bool(cache.get(RERUN_KEY.format(project_id))) and not cache.get(RUNNING_KEY.format(project_id))

@@ -18,6 +18,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from annotator.annotation import services as annotation_services
+from annotator.core.bidi import plain_bidi, visible_bidi
 from annotator.core.token_display import display_token, display_tokens
 from annotator.models import (
     AlignmentLink,
@@ -114,8 +115,8 @@ def tokens_html(rows: Sequence[Token]) -> SafeString:
         # sets the selection and the one tab stop per member); the title gives the index and stored value.
         parts.append(
             f'<span class="tok{"" if t.aligned else " un"}" data-i="{t.i}" role="option" aria-selected="false"'
-            f' tabindex="{0 if t.i == 0 else -1}" title="{t.i} · {escape(t.text)}">'
-            f"{escape(display_token(t.text))}{marks}</span>"
+            f' tabindex="{0 if t.i == 0 else -1}" title="{t.i} · {escape(plain_bidi(t.text))}">'
+            f"{visible_bidi(display_token(t.text))}{marks}</span>"
         )
     return mark_safe("".join(parts))
 

@@ -30,6 +30,7 @@ from annotator.api.common import (
 )
 from annotator.corpus import forms as corpus_forms
 from annotator.corpus import jobs as corpus_jobs
+from annotator.corpus.retention import UploadLimitExceeded
 from annotator.models import (
     CorpusJob,
     Project,
@@ -84,16 +85,19 @@ class CorpusJobViewSet(ServiceErrors, viewsets.ReadOnlyModelViewSet):
         if not form.is_valid():
             raise ValidationError(form_errors(form))
         data = form.cleaned_data
-        job = corpus_jobs.start_import(
-            request.user,
-            data["format"],
-            project.name if project else data["project_name"],
-            form.uploads(),
-            project=project,
-            annotator=data["annotator"] or None,
-            dry_run=data["dry_run"],
-            skip_invalid=data["skip_invalid"],
-        )
+        try:
+            job = corpus_jobs.start_import(
+                request.user,
+                data["format"],
+                project.name if project else data["project_name"],
+                form.uploads(),
+                project=project,
+                annotator=data["annotator"] or None,
+                dry_run=data["dry_run"],
+                skip_invalid=data["skip_invalid"],
+            )
+        except UploadLimitExceeded as exc:
+            return Response({"files": [str(exc)]}, status=status.HTTP_429_TOO_MANY_REQUESTS)
         return Response(s.CorpusJobSerializer(job).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(

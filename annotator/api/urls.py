@@ -8,7 +8,7 @@ reannotation, pairs/{pair_pk}/adjudication (with its gold phenomena, links and p
 """
 
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from annotator.api import agreement, annotation, evaluation, jobs, projects, tokens
@@ -46,7 +46,7 @@ router.register(
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("token/", tokens.TokenView.as_view(), name="api-token"),
     *router.urls,

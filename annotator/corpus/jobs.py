@@ -27,6 +27,7 @@ from annotator import taskqueue
 from annotator.corpus.exports import check_options, export_project
 from annotator.corpus.exports.report import NoSnapshot
 from annotator.corpus.imports.problems import ImportReport
+from annotator.corpus.retention import check_upload_quota, remove_uploads
 from annotator.corpus.services import import_corpus
 from annotator.models import CorpusJob, Project
 
@@ -73,9 +74,11 @@ def start_import(
 
     `new_project`: the language and tagset id (`tagset_id`) of the project an import creates.
     An import into a new project (`project=None`) needs a name no project has yet (ValidationError on
-    `project_name`: importing into an existing project goes through that project)."""
+    `project_name`: importing into an existing project goes through that project). Raises
+    `annotator.corpus.retention.UploadLimitExceeded` when the user's hourly limits are reached."""
     if project is None:
         check_new_project_name(project_name)
+    check_upload_quota(user, sum(len(data) for _, data in files))
     job = CorpusJob.objects.create(
         kind=CorpusJob.Kind.IMPORT,
         format=format,
@@ -95,7 +98,7 @@ def start_import(
     for n, (name, data) in enumerate(files):
         path = directory / f"{n:02d}-{_safe_name(name)}"
         path.write_bytes(data)
-        stored.append({"name": Path(name).name, "path": str(path)})
+        stored.append({"name": Path(name).name, "path": str(path), "size": len(data)})
     job.input_files = stored
     job.save(update_fields=["input_files"])
     if sum(len(data) for _, data in files) <= INLINE_LIMIT:
@@ -249,6 +252,8 @@ def run_import(job_id: int) -> str | None:
         status = CorpusJob.Status.SUCCEEDED if report.ok else CorpusJob.Status.FAILED
     project = Project.objects.filter(name=job.project_name).first() if report.written else job.project
     _finish(job, status, report.to_dict(), project=project)
+    if status != CorpusJob.Status.FAILED:  # a failed job's files stay for FAILED_UPLOAD_KEEP_DAYS
+        remove_uploads(job)
     return status
 
 

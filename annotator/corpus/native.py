@@ -105,6 +105,20 @@ class NativeWriter:
         self.pairs: dict[str, StoredPair] = {
             sid: {"pk": pk, "tokens": (t1, t2), "nodes": (n1, n2)} for pk, sid, t1, t2, n1, n2 in rows
         }
+        if self.ctx.report.problems:
+            return
+        left_out = [p["id"] for p in self.doc.get("pairs", []) if p["id"] not in self.pairs]
+        if left_out:  # skipped as invalid: their annotations would point at nothing
+            self.ctx.report.problems.append(
+                Problem(
+                    self.file,
+                    None,
+                    "pairs",
+                    f"pairs {', '.join(left_out[:5])} could not be imported, "
+                    "and a native document's annotations refer to them: fix them instead of skipping",
+                )
+            )
+            return
         sections = {**self.wb.get("sections", {}), **{k: v for k, v in self.doc.items() if k != "workbench"}}
         self.write_pair_labels(sections)
         self.write_phenomena(sections.get("phenomena") or {})

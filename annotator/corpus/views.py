@@ -6,6 +6,7 @@ job runs (progress bars) and stops polling when none does. The work is in `annot
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypedDict
 
@@ -21,6 +22,7 @@ from annotator.core.web_request import SignedInRequest
 from annotator.corpus import forms as f
 from annotator.corpus import jobs
 from annotator.corpus.exports.report import NoSnapshot, report_html
+from annotator.corpus.retention import UploadLimitExceeded
 from annotator.models import CorpusJob, Project
 
 JOBS_SHOWN = 20
@@ -61,22 +63,39 @@ def _job(request: SignedInRequest, project: Project, job_pk: int) -> CorpusJob:
     return job
 
 
+def _started(form: f.ImportForm, start: Callable[[], CorpusJob]) -> CorpusJob | None:
+    """The started job, or None with the service's refusal on the form (the upload limit on its files)."""
+    try:
+        return start()
+    except UploadLimitExceeded as exc:
+        form.add_error("files", str(exc))
+    except ValidationError as exc:
+        form.add_error(None, exc)
+    return None
+
+
 @require_http_methods(["GET", "POST"])
 def corpus_jobs(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """The project's import/export page; POST uploads files into the project."""
     project = access.project_for_lead(request.user, project_pk)
     form = f.ImportForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
-        jobs.start_import(
-            request.user,
-            form.cleaned_data["format"],
-            project.name,
-            form.uploads(),
-            project=project,
-            annotator=form.cleaned_data["annotator"] or None,
-            dry_run=form.cleaned_data["dry_run"],
-            skip_invalid=form.cleaned_data["skip_invalid"],
+    if (
+        request.method == "POST"
+        and form.is_valid()
+        and _started(
+            form,
+            lambda: jobs.start_import(
+                request.user,
+                form.cleaned_data["format"],
+                project.name,
+                form.uploads(),
+                project=project,
+                annotator=form.cleaned_data["annotator"] or None,
+                dry_run=form.cleaned_data["dry_run"],
+                skip_invalid=form.cleaned_data["skip_invalid"],
+            ),
         )
+    ):
         if request.htmx:
             response = render(
                 request,
@@ -136,12 +155,15 @@ def corpus_job_download(request: SignedInRequest, project_pk: int, job_pk: int) 
     path = Path(job.output_file)
     if not path.is_file():
         raise Http404("The exported file is gone; export again.")
-    return FileResponse(
+    response = FileResponse(
         path.open("rb"),
         as_attachment=True,
         filename=path.name,
         content_type=job.report.get("content_type", "application/octet-stream"),
     )
+    # a file with imported text, should a browser show it here: no script, its own inline style only
+    response["Content-Security-Policy"] = "sandbox; default-src 'none'; style-src 'unsafe-inline'"
+    return response
 
 
 @require_GET
@@ -159,7 +181,7 @@ def corpus_report_print(request: SignedInRequest, project_pk: int) -> HttpRespon
     """The latest agreement report as a printable page."""
     project = access.project_for_lead(request.user, project_pk)
     try:
-        return HttpResponse(report_html(project))
+        return HttpResponse(report_html(project, standalone=False))
     except NoSnapshot as exc:
         return render(request, "corpus/no_report.html", {"project": project, "message": str(exc)}, status=404)
 
@@ -169,9 +191,11 @@ def corpus_import(request: SignedInRequest) -> HttpResponse:
     """Admins: import files into a new project (created by the import)."""
     access.require_admin(request.user)
     form = f.NewProjectImportForm(request.POST or None, request.FILES or None)
+    started: CorpusJob | None = None
     if request.method == "POST" and form.is_valid():
-        try:
-            started = jobs.start_import(
+        started = _started(
+            form,
+            lambda: jobs.start_import(
                 request.user,
                 form.cleaned_data["format"],
                 form.cleaned_data["project_name"],
@@ -180,13 +204,12 @@ def corpus_import(request: SignedInRequest) -> HttpResponse:
                 dry_run=form.cleaned_data["dry_run"],
                 skip_invalid=form.cleaned_data["skip_invalid"],
                 new_project=form.project_fields(),
-            )
-        except ValidationError as exc:
-            form.add_error(None, exc)
-        else:
-            if started.project_id and started.status == CorpusJob.Status.SUCCEEDED:
-                return redirect("annotator:corpus-jobs", project_pk=started.project_id)
-            return redirect("annotator:corpus-import")
+            ),
+        )
+    if started is not None:
+        if started.project_id and started.status == CorpusJob.Status.SUCCEEDED:
+            return redirect("annotator:corpus-jobs", project_pk=started.project_id)
+        return redirect("annotator:corpus-import")
     context = _jobs_context(None, request.user)
     if request.htmx and request.method == "GET":
         return render(request, "corpus/corpus_import.html#jobs", context)

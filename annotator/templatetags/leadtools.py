@@ -9,6 +9,8 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from annotator.core.bidi import plain_bidi, visible_bidi
+
 register = template.Library()
 
 
@@ -125,3 +127,15 @@ def pick_word(tokens: list[str], index: int) -> str:
 def rid(pk: int, prefix: str) -> str:
     """Row id used to mark rows already in gold: 12|rid:"p" → "p12"."""
     return f"{prefix}{pk}"
+
+
+@register.filter
+def show_bidi(text: Any) -> str:
+    """The text escaped, with bidirectional control characters shown as ⟨U+202E⟩ (see core.bidi)."""
+    return visible_bidi("" if text is None else str(text))
+
+
+@register.filter
+def bidi_plain(text: Any) -> str:
+    """For attributes and SVG text: bidirectional controls replaced by the plain text ⟨U+202E⟩."""
+    return plain_bidi("" if text is None else str(text))

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 from typing import Any
 
+from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
+from django.templatetags.static import static
 
 from annotator.agreement.computation import latest_snapshot
 from annotator.agreement.statistics import project_statistics
@@ -96,10 +99,20 @@ def statistics_rows(statistics: dict[str, Any]) -> dict[str, Any]:
     return {f"statistics.{name}": table for name, table in statistics.items()}
 
 
-def report_html(project: Project) -> bytes:
+STYLESHEET = "corpus/report_print.css"
+
+
+def report_html(project: Project, *, standalone: bool = True) -> bytes:
+    """The printable report. `standalone` (the exported file, opened offline) carries its style sheet
+    inside; the page the app serves links it (the app's Content-Security-Policy allows no inline style)."""
     doc = report_document(project)
     rows = flatten(doc["report"].get("measures", {}))
     statistics = flatten(statistics_rows(doc["statistics"]))
-    return render_to_string(
+    page: str = render_to_string(
         "corpus/report_print.html", {"project": project, "doc": doc, "rows": rows, "statistics": statistics}
-    ).encode()
+    )
+    if standalone:
+        link = f'<link rel="stylesheet" href="{static(STYLESHEET)}">'
+        css = Path(finders.find(STYLESHEET) or "").read_text(encoding="utf-8")
+        page = page.replace(link, f"<style>\n{css}</style>", 1)
+    return page.encode()

@@ -78,6 +78,8 @@ def read_xml(data: bytes, filename: str) -> tuple[ET.Element | None, list[Proble
         return None, [
             Problem(filename, line, "xml", f"not well-formed XML: {reason} at column {column + 1}{hint}")
         ]
+    except (LookupError, ValueError) as exc:  # e.g. <?xml encoding="TF-8"?>: an encoding Python lacks
+        return None, [Problem(filename, 1, "xml", f"unreadable XML declaration: {exc}")]
 
 
 def kind_of(root: ET.Element) -> str | None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from annotator.core.limits import AnyJson, JsonLimitError, ListOf, MapOf, Nullable, Obj, Str, check, load_json
+from annotator.corpus.imports.native_schema import document_problems
 from annotator.corpus.imports.problems import Problem
 from annotator.corpus.imports.reading import decode_utf8
 from metrics.document import parse_document
@@ -25,16 +27,23 @@ def parse_native(data: bytes, filename: str) -> tuple[dict[str, Any] | None, lis
         return None, problems
     first = text.lstrip().split("\n", 1)[0]
     try:
-        head = json.loads(first) if first.strip().startswith("{") else None
-    except json.JSONDecodeError:
+        head = load_json(first) if first.strip().startswith("{") else None
+    except (json.JSONDecodeError, JsonLimitError):
         head = None
-    try:
-        if isinstance(head, dict) and head.get("jsonl") == 1:
-            doc = from_jsonl([json.loads(line) for line in text.splitlines() if line.strip()])
-        else:
-            doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, [Problem(filename, exc.lineno, "json", f"{exc.msg} at column {exc.colno}")]
+    if isinstance(head, dict) and head.get("jsonl") == 1:
+        lines, problems = _jsonl_lines(text, filename)
+        if problems:
+            return None, problems
+        doc, problems = _joined(lines, filename)
+        if doc is None:
+            return None, problems
+    else:
+        try:
+            doc = load_json(text)
+        except json.JSONDecodeError as exc:
+            return None, [Problem(filename, exc.lineno, "json", f"{exc.msg} at column {exc.colno}")]
+        except JsonLimitError as exc:
+            return None, [Problem(filename, exc.line, exc.field, exc.message)]
     if not isinstance(doc, dict):
         return None, [Problem(filename, 1, "json", "expected a JSON object (the interchange document)")]
     metrics_part = {key: value for key, value in doc.items() if key != "workbench"}
@@ -48,7 +57,59 @@ def parse_native(data: bytes, filename: str) -> tuple[dict[str, Any] | None, lis
         return None, [
             Problem(filename, None, "workbench.version", "expected version 1 of the workbench extension")
         ]
+    found = document_problems(doc)
+    if found:
+        return None, [Problem(filename, None, path, message) for path, message in found]
     return doc, []
+
+
+def _jsonl_lines(text: str, filename: str) -> tuple[list[dict[str, Any]], list[Problem]]:
+    lines: list[dict[str, Any]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = load_json(line)
+        except json.JSONDecodeError as exc:
+            return [], [Problem(filename, number, "json", f"{exc.msg} at column {exc.colno}")]
+        except JsonLimitError as exc:
+            return [], [Problem(filename, number, exc.field, exc.message)]
+        if not isinstance(value, dict):
+            return [], [Problem(filename, number, "json", "expected a JSON object on every line")]
+        lines.append(value)
+    return lines, []
+
+
+JSONL_PAIR_LINE = Obj(
+    {
+        "pair": Obj({"id": Str(120)}, required=("id",)),
+        "workbench": AnyJson(),
+        "phenomena": MapOf(Str(150), ListOf(AnyJson())),
+        "phrase_alignments": MapOf(Str(150), ListOf(AnyJson())),
+        "phenomena_extra": MapOf(Str(150), ListOf(AnyJson())),
+        "phrase_nodes": MapOf(Str(150), ListOf(AnyJson())),
+        "word_alignments": MapOf(Str(150), AnyJson()),
+        "pair_labels": MapOf(Str(150), AnyJson()),
+        "workbench_pair_labels": MapOf(Str(150), AnyJson()),
+        "gold": MapOf(Str(40), ListOf(AnyJson())),
+    },
+    required=("pair",),
+)
+JSONL_HEADER = Obj({"section_annotators": MapOf(Str(40), ListOf(Str(150))), "workbench": Nullable(Obj({}))})
+
+
+def _joined(lines: list[dict[str, Any]], filename: str) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """The document of checked JSON Lines (line shapes first, so joining them cannot fail)."""
+    for number, (line, spec) in enumerate(
+        zip(lines, [JSONL_HEADER] + [JSONL_PAIR_LINE] * (len(lines) - 1), strict=True), start=1
+    ):
+        found = check(line, spec)
+        if found:
+            return None, [Problem(filename, number, path, message) for path, message in found]
+    try:
+        return from_jsonl(lines), []
+    except (AttributeError, TypeError, KeyError) as exc:  # e.g. a header key that is also a per-pair section
+        return None, [Problem(filename, 1, "jsonl", f"the lines do not join into one document ({exc!r})")]
 
 
 def from_jsonl(lines: list[dict[str, Any]]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from annotator.core.limits import JsonLimitError, load_json
 from annotator.corpus.imports.problems import Parsed, Problem
 from annotator.corpus.imports.reading import decode_utf8
 
@@ -46,16 +47,29 @@ def _rows(text: str, filename: str, parsed: Parsed[UnitRecord]) -> list[tuple[in
             if not line.strip():
                 continue
             try:
-                value = json.loads(line)
+                value = load_json(line)
             except json.JSONDecodeError as exc:
                 parsed.invalid.append(Problem(filename, number, "json", f"{exc.msg} at column {exc.colno}"))
+                continue
+            except JsonLimitError as exc:
+                parsed.invalid.append(Problem(filename, number, exc.field, exc.message))
                 continue
             if not isinstance(value, dict):
                 parsed.invalid.append(Problem(filename, number, "json", "expected an object per line"))
                 continue
             rows.append((number, {k: "" if v is None else str(v) for k, v in value.items()}))
         return rows
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        return _csv_rows(reader, filename, parsed)
+    except csv.Error as exc:
+        parsed.fatal.append(Problem(filename, reader.line_num or 1, "csv", str(exc)))
+        return []
+
+
+def _csv_rows(
+    reader: csv.DictReader[str], filename: str, parsed: Parsed[UnitRecord]
+) -> list[tuple[int, dict[str, str]]]:
     missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
     if missing:
         found = ", ".join(reader.fieldnames or []) or "nothing"

@@ -1,0 +1,41 @@
+"""The API's JSON parser: the limits of `annotator.core.limits` on every request body.
+
+A body nested too deeply, with an integer beyond 64 bits or a string beyond `MAX_STRING` characters is
+answered 400 `{"<field>": ["<message>"]}` before any view or serializer sees it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import IO, Any
+
+from rest_framework.exceptions import ParseError, ValidationError
+from rest_framework.parsers import JSONParser
+
+from annotator.core.limits import JsonLimitError, load_json
+
+MAX_BODY = 10 * 1024 * 1024  # bytes of one JSON body; file uploads go through the import form
+
+
+class LimitedJSONParser(JSONParser):
+    def parse(
+        self,
+        stream: IO[bytes],
+        media_type: str | None = None,
+        parser_context: Mapping[str, Any] | None = None,
+    ) -> Any:
+        parser_context = parser_context or {}
+        encoding = parser_context.get("encoding", "utf-8")
+        data = stream.read(MAX_BODY + 1) if stream is not None else b""
+        if len(data) > MAX_BODY:
+            raise ValidationError({"body": [f"larger than {MAX_BODY} bytes"]})
+        try:
+            return load_json(data.decode(encoding))
+        except UnicodeDecodeError as exc:
+            raise ValidationError({"body": [f"not {encoding}: {exc.reason} at byte {exc.start}"]}) from exc
+        except JsonLimitError as exc:
+            where = f" (line {exc.line})" if exc.line else ""
+            raise ValidationError({exc.field: [exc.message + where]}) from exc
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"JSON parse error - {exc}") from exc

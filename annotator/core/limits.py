@@ -1,0 +1,277 @@
+"""Limits on untrusted structured input (uploaded JSON, API bodies), checked before anything is written.
+
+`load_json` parses text with bounded nesting depth, integers that fit a 64-bit column, finite numbers
+and bounded strings, naming the line of the first offence. `check` validates a parsed value against a
+small declarative spec (`Str`, `Int`, `Bool`, `ListOf`, `MapOf`, `Obj`, `Nullable`, `AnyJson`) and
+returns `(path, message)` pairs — the JSON path of each wrong value and what was expected — so that
+importers and API serializers report `FILE:LINE: field: message` or `{"field": [...]}` instead of
+failing inside the database.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+MAX_DEPTH = 64
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+POSITION_MAX = 2**31 - 1  # PositiveIntegerField
+MAX_INT_DIGITS = 19
+MAX_STRING = 1_000_000  # characters of any one string (a sentence, a tree, a comment)
+
+
+class JsonLimitError(ValueError):
+    """The text is JSON but breaks a limit; `line` is 1-based (None when unknown)."""
+
+    def __init__(self, field: str, message: str, line: int | None = None, literal: str = "") -> None:
+        super().__init__(message)
+        self.field, self.message, self.line, self.literal = field, message, line, literal
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+def nesting_depth_offence(text: str, limit: int = MAX_DEPTH) -> int | None:
+    """The offset where brackets first nest deeper than `limit` (strings skipped), or None."""
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                return match.start()
+        elif token in "]}":
+            depth -= 1
+    return None
+
+
+def _parse_int(literal: str) -> int:
+    digits = len(literal.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise JsonLimitError(
+            "number", f"an integer of {digits} digits; at most {MAX_INT_DIGITS} are allowed", literal=literal
+        )
+    value = int(literal)
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise JsonLimitError("number", f"integer {literal} does not fit in 64 bits", literal=literal)
+    return value
+
+
+def _parse_float(literal: str) -> float:
+    if len(literal) > 64:
+        raise JsonLimitError(
+            "number", f"a number of {len(literal)} characters; at most 64 are allowed", literal=literal
+        )
+    value = float(literal)
+    if not math.isfinite(value):
+        raise JsonLimitError("number", f"number {literal[:30]} is out of range", literal=literal)
+    return value
+
+
+def _reject_constant(name: str) -> Any:
+    raise JsonLimitError("number", f"{name} is not a JSON number", literal=name)
+
+
+def _locate(text: str, pattern: str) -> int | None:
+    match = re.search(pattern, text)
+    return _line_of(text, match.start()) if match else None
+
+
+def load_json(text: str, *, max_depth: int = MAX_DEPTH) -> Any:
+    """Parse JSON within the limits; `json.JSONDecodeError` for bad syntax, `JsonLimitError` for the rest."""
+    offence = nesting_depth_offence(text, max_depth)
+    if offence is not None:
+        raise JsonLimitError("json", f"nested more than {max_depth} levels deep", _line_of(text, offence))
+    try:
+        value = json.loads(
+            text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_reject_constant
+        )
+    except JsonLimitError as exc:
+        if exc.line is None and exc.literal:
+            exc.line = _locate(text, r"(?<![\w.])" + re.escape(exc.literal) + r"(?![\w.])")
+        raise
+    except RecursionError as exc:  # defensive: the depth scan above should have caught it
+        raise JsonLimitError("json", "nested too deeply") from exc
+    for path, message in check(value, AnyJson()):
+        raise JsonLimitError(path or "json", message)
+    return value
+
+
+# ---- specs -----------------------------------------------------------------------------------------
+
+
+class Spec:
+    def problems(self, value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
+        raise NotImplementedError
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+@dataclass
+class Str(Spec):
+    max_length: int = MAX_STRING
+    choices: tuple[str, ...] = ()
+
+    def problems(self, value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
+        if not isinstance(value, str):
+            yield path, f"expected a string, got {_kind(value)}"
+        elif len(value) > self.max_length:
+            yield path, f"{len(value)} characters; at most {self.max_length} are allowed"
+        elif self.choices and value not in self.choices:
+            yield path, f"{value[:40]!r} is not one of {', '.join(self.choices)}"
+        elif "\x00" in value:
+            yield path, "contains a NUL character"
+
+
+@dataclass
+class Int(Spec):
+    minimum: int = INT64_MIN
+    maximum: int = INT64_MAX
+
+    def problems(self, value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
+        if not isinstance(value, int) or isinstance(value, bool):
+            yield path, f"expected an integer, got {_kind(value)}"
+        elif not self.minimum <= value <= self.maximum:
+            yield path, f"{value} is out of range ({self.minimum}…{self.maximum})"
+
+
+@dataclass
+class Bool(Spec):
+    def problems(self, value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
+        if not isinstance(value, bool):
+            yield path, f"expected true or false, got {_kind(value)}"
+
+
+@dataclass
+class Nullable(Spec):
+    inner: Spec
+
+    def problems(self, value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
+        if value is not None:
+            yield from self.inner.problems(value, path, depth)
+
+
+@dataclass
+class ListOf(Spec):
+    item: Spec
+    max_items: int = 10_000_000
+    length: int | None = None
+
+    def problems(self, value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
+        if not isinstance(value, list):
+            yield path, f"expected a list, got {_kind(value)}"
+            return
+        if self.length is not None and len(value) != self.length:
+            yield path, f"expected {self.length} elements, got {len(value)}"
+            return
+        if len(value) > self.max_items:
+            yield path, f"{len(value)} elements; at most {self.max_items} are allowed"
+            return
+        for n, item in enumerate(value):
+            yield from self.item.problems(item, f"{path}[{n}]", depth + 1)
+
+
+@dataclass
+class MapOf(Spec):
+    key: Str
+    value: Spec
+
+    def problems(self, value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
+        if not isinstance(value, dict):
+            yield path, f"expected an object, got {_kind(value)}"
+            return
+        for key, item in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            if len(key) > self.key.max_length:
+                yield where[:200], f"key of {len(key)} characters; at most {self.key.max_length} are allowed"
+                continue
+            yield from self.value.problems(item, where, depth + 1)
+
+
+@dataclass
+class Obj(Spec):
+    fields: dict[str, Spec]
+    required: tuple[str, ...] = ()
+    extra: bool = True  # unknown keys are ignored (a newer exporter may add some)
+
+    def problems(self, value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
+        if not isinstance(value, dict):
+            yield path, f"expected an object, got {_kind(value)}"
+            return
+        for name in self.required:
+            if name not in value:
+                yield (f"{path}.{name}" if path else name), "missing"
+        for name, spec in self.fields.items():
+            if name in value:
+                yield from spec.problems(value[name], f"{path}.{name}" if path else name, depth + 1)
+        if not self.extra:
+            for name in value:
+                if name not in self.fields:
+                    yield (f"{path}.{name}" if path else str(name))[:200], "unknown field"
+
+
+@dataclass
+class AnyJson(Spec):
+    """Any JSON value within the generic limits (depth, integer size, string length)."""
+
+    max_depth: int = MAX_DEPTH
+    max_string: int = MAX_STRING
+
+    def problems(self, value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
+        stack: list[tuple[Any, str, int]] = [(value, path, depth)]
+        while stack:
+            item, where, level = stack.pop()
+            if level > self.max_depth:
+                yield where, f"nested more than {self.max_depth} levels deep"
+                return
+            if isinstance(item, bool) or item is None:
+                continue
+            if isinstance(item, int):
+                if not INT64_MIN <= item <= INT64_MAX:
+                    yield where, "integer does not fit in 64 bits"
+            elif isinstance(item, float):
+                if not math.isfinite(item):
+                    yield where, "number out of range"
+            elif isinstance(item, str):
+                if len(item) > self.max_string:
+                    yield where, f"{len(item)} characters; at most {self.max_string} are allowed"
+            elif isinstance(item, list):
+                stack.extend((v, f"{where}[{n}]", level + 1) for n, v in enumerate(item))
+            elif isinstance(item, dict):
+                stack.extend((v, f"{where}.{k}" if where else str(k), level + 1) for k, v in item.items())
+            else:
+                yield where, f"unexpected {type(item).__name__}"
+
+
+def check(value: Any, spec: Spec, path: str = "") -> list[tuple[str, str]]:
+    """Every `(path, message)` of `value` against `spec` (at most 50, the first ones)."""
+    out = []
+    for problem in spec.problems(value, path, 0):
+        out.append(problem)
+        if len(out) >= 50:
+            break
+    return out

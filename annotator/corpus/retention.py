@@ -1,0 +1,121 @@
+"""What uploads cost: per-user limits on imports, and removing uploaded files once their job is over.
+
+- Limits: a user starts at most UPLOADS_PER_HOUR imports and UPLOAD_MB_PER_HOUR megabytes of files in
+  any hour (`check_upload_quota`, called by `annotator.corpus.jobs.start_import`).
+- Retention: a job's uploaded files are removed when it ends (`remove_uploads`), except a failed job's,
+  kept FAILED_UPLOAD_KEEP_DAYS days so that the problem can be looked into; `clean_up` (the management
+  command `clean_up_uploads`, run daily by cron or Celery beat) removes those afterwards, and any
+  leftovers: files of finished jobs and folders of jobs that no longer exist.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from annotator.models import CorpusJob
+
+FINISHED = (CorpusJob.Status.SUCCEEDED, CorpusJob.Status.FAILED, CorpusJob.Status.CANCELLED)
+
+
+class UploadLimitExceeded(Exception):
+    """The user's imports of the last hour reached a limit; the message says which and until when."""
+
+
+def jobs_root() -> Path:
+    return Path(settings.MEDIA_ROOT) / "corpus_jobs"
+
+
+def check_upload_quota(user: Any, n_bytes: int, *, now: datetime | None = None) -> None:
+    """Raise `UploadLimitExceeded` if these `n_bytes` would exceed the user's hourly limits."""
+    now = now or timezone.now()
+    per_hour = int(getattr(settings, "UPLOADS_PER_HOUR", 30))
+    mb_per_hour = int(getattr(settings, "UPLOAD_MB_PER_HOUR", 1000))
+    recent = list(
+        CorpusJob.objects.filter(
+            created_by=user, kind=CorpusJob.Kind.IMPORT, created_at__gte=now - timedelta(hours=1)
+        )
+        .order_by("created_at")
+        .values_list("created_at", "input_files")
+    )
+    if not recent:
+        return
+    again = timezone.localtime(recent[0][0] + timedelta(hours=1)).strftime("%H:%M")
+    if len(recent) >= per_hour:
+        raise UploadLimitExceeded(
+            f"You started {len(recent)} imports in the last hour; the limit is {per_hour} an hour. "
+            f"Try again after {again}."
+        )
+    used = sum(entry.get("size", 0) for _, files in recent for entry in files or [])
+    if used + n_bytes > mb_per_hour * 2**20:
+        raise UploadLimitExceeded(
+            f"You uploaded {used / 2**20:.1f} MB in the last hour and these files are "
+            f"{n_bytes / 2**20:.1f} MB; the limit is {mb_per_hour} MB an hour. Try again after {again}."
+        )
+
+
+def remove_uploads(job: CorpusJob) -> int:
+    """Delete the job's uploaded files (their names stay on the job); returns the bytes freed."""
+    freed = 0
+    kept = []
+    for entry in job.input_files or []:
+        path = Path(entry.get("path") or "")
+        if entry.get("path") and path.is_file() and jobs_root() in path.parents:
+            freed += path.stat().st_size
+            path.unlink()
+        kept.append({**entry, "path": ""})
+    if kept != (job.input_files or []):
+        CorpusJob.objects.filter(pk=job.pk).update(input_files=kept)
+        job.input_files = kept
+    directory = jobs_root() / str(job.pk)
+    if directory.is_dir() and not any(directory.iterdir()):
+        directory.rmdir()
+    return freed
+
+
+@dataclass
+class CleanUp:
+    jobs: int = 0
+    folders: int = 0
+    bytes: int = 0
+
+    def __str__(self) -> str:
+        return (
+            f"removed the uploads of {self.jobs} jobs and {self.folders} folders of deleted jobs "
+            f"({self.bytes / 2**20:.1f} MB)"
+        )
+
+
+def clean_up(*, now: datetime | None = None) -> CleanUp:
+    """Remove uploads of finished jobs (a failed job's after FAILED_UPLOAD_KEEP_DAYS) and orphan folders."""
+    now = now or timezone.now()
+    keep_days = float(getattr(settings, "FAILED_UPLOAD_KEEP_DAYS", 7))
+    done = CleanUp()
+    due = (
+        CorpusJob.objects.filter(kind=CorpusJob.Kind.IMPORT, status__in=FINISHED)
+        .exclude(input_files=[])
+        .exclude(Q(status=CorpusJob.Status.FAILED) & Q(finished_at__gt=now - timedelta(days=keep_days)))
+    )
+    for job in due.iterator(chunk_size=200):
+        if any(entry.get("path") for entry in job.input_files or []):
+            done.bytes += remove_uploads(job)
+            done.jobs += 1
+    root = jobs_root()
+    if root.is_dir():
+        folders = {p.name: p for p in root.iterdir() if p.is_dir() and p.name.isdigit()}
+        existing = set(
+            CorpusJob.objects.filter(pk__in=[int(n) for n in folders]).values_list("pk", flat=True)
+        )
+        for name, path in folders.items():
+            if int(name) not in existing:
+                done.bytes += sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+                shutil.rmtree(path)
+                done.folders += 1
+    return done
