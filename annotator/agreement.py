@@ -78,6 +78,7 @@ from .agreement_results import (
     phenomena_agreement,
     report_sections,
 )
+from .aligner import baseline_alignment
 from .models import (
     AgreementSnapshot,
     AgreementState,
@@ -159,7 +160,8 @@ def _pairs(project: Project) -> dict[int, dict[str, Any]]:
             "id": source_id,
             "tokens1": tokens1,
             "tokens2": tokens2,
-            "initial_alignment": [list(link) for link in initial] if initial is not None else None,
+            # κ_C's starting point: the stored one, else the identical-token matcher's (not stored).
+            "initial_alignment": baseline_alignment(initial, tokens1, tokens2),
         }
         if project.layer_phrase_alignment:
             out[pk]["nodes1"], out[pk]["nodes2"] = row[5], row[6]

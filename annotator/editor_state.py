@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from .aligner import suggested_alignment
 from .models import AlignmentLink, Pair, PairLabel, ParaphraseType, Phenomenon, PhraseAlignment, Project
 
 # ---- layout: stacked underlines --------------------------------------------------------------------
@@ -239,12 +240,31 @@ class EditorState:
             AlignmentLink.objects.filter(**self.mine).order_by("i", "j").values_list("i", "j", "sure")
         )
 
+    @cached_property
+    def _suggested(self) -> tuple[list[list[int]], str]:
+        return suggested_alignment(self.pair)
+
+    @property
+    def suggestion_source(self) -> str:
+        return self._suggested[1]
+
+    @property
+    def suggestions(self) -> list[dict[str, Any]]:
+        """The automatic links the annotator has not made yet, with their words (nothing stored)."""
+        mine = {(i, j) for i, j, _ in self.links}
+        t1, t2 = self.pair.tokens1, self.pair.tokens2
+        return [
+            {"i": i, "j": j, "word1": t1[i], "word2": t2[j]}
+            for i, j in self._suggested[0]
+            if (i, j) not in mine and i < len(t1) and j < len(t2)
+        ]
+
     @property
     def links_data(self) -> dict[str, Any]:
-        initial = self.pair.initial_alignment or []
         return {
             "links": [[i, j, sure] for i, j, sure in self.links],
-            "initial": [list(link) for link in initial],
+            "initial": [list(link) for link in self._suggested[0]],
+            "suggested": [[s["i"], s["j"]] for s in self.suggestions],
             "tokens1": self.pair.tokens1,
             "tokens2": self.pair.tokens2,
         }

@@ -45,7 +45,7 @@ function csrfToken() {
 
 function linksData() {
   const node = document.getElementById("links-data");
-  return node ? JSON.parse(node.textContent) : { links: [], initial: [], tokens1: [], tokens2: [] };
+  return node ? JSON.parse(node.textContent) : { links: [], initial: [], suggested: [], tokens1: [], tokens2: [] };
 }
 
 function words(m, set) {
@@ -410,6 +410,19 @@ function toggleLink(i, j) {
   enqueue({ url: editor.dataset.linkToggleUrl, data: { i, j }, target: "#links", label: "sure/possible switch" });
 }
 
+function acceptSuggestion(i, j) {
+  enqueue({ url: editor.dataset.linkAcceptUrl, data: { i, j }, target: "#links", label: "accepted suggestion" });
+}
+
+function drawLine(svg, coords, cls, i, j) {
+  const line = document.createElementNS("http://www.w3.org/2000/svg", "line");
+  for (const [k, v] of Object.entries(coords)) line.setAttribute(k, v.toFixed(1));
+  line.setAttribute("class", cls);
+  line.dataset.i = i;
+  line.dataset.j = j;
+  svg.append(line);
+}
+
 function drawLines() {
   const svg = $(".link-lines");
   const members = $("#members");
@@ -419,27 +432,26 @@ function drawLines() {
   const box = members.getBoundingClientRect();
   svg.setAttribute("width", box.width);
   svg.setAttribute("height", box.height);
-  const ns = "http://www.w3.org/2000/svg";
-  for (const [i, j, sure] of linksData().links) {
+  const data = linksData();
+  const ends = (i, j) => {
     const a = tokenEl(1, i);
     const b = tokenEl(2, j);
-    if (!a || !b) continue;
+    if (!a || !b) return null;
     const ra = a.getBoundingClientRect();
     const rb = b.getBoundingClientRect();
-    const coords = {
-      x1: ra.left + ra.width / 2 - box.left,
-      y1: ra.bottom - box.top,
-      x2: rb.left + rb.width / 2 - box.left,
-      y2: rb.top - box.top,
-    };
-    for (const cls of ["hit", `link ${sure ? "sure" : "possible"}`]) {
-      const line = document.createElementNS(ns, "line");
-      for (const [k, v] of Object.entries(coords)) line.setAttribute(k, v.toFixed(1));
-      line.setAttribute("class", cls);
-      line.dataset.i = i;
-      line.dataset.j = j;
-      svg.append(line);
-    }
+    return { x1: ra.left + ra.width / 2 - box.left, y1: ra.bottom - box.top, x2: rb.left + rb.width / 2 - box.left, y2: rb.top - box.top };
+  };
+  // Suggestions first (underneath): dotted amber, a click accepts one as a sure link.
+  for (const [i, j] of data.suggested || []) {
+    const coords = ends(i, j);
+    if (!coords) continue;
+    drawLine(svg, coords, "hit suggested-hit", i, j);
+    drawLine(svg, coords, "link suggested", i, j);
+  }
+  for (const [i, j, sure] of data.links) {
+    const coords = ends(i, j);
+    if (!coords) continue;
+    for (const cls of ["hit", `link ${sure ? "sure" : "possible"}`]) drawLine(svg, coords, cls, i, j);
   }
   applySelection();
 }
@@ -451,7 +463,7 @@ function buildMatrix() {
   if (box.hidden) return;
   const data = linksData();
   const kind = new Map(data.links.map(([i, j, sure]) => [`${i}-${j}`, sure ? "sure" : "possible"]));
-  const initial = new Set(data.initial.map(([i, j]) => `${i}-${j}`));
+  const initial = new Set((data.suggested || []).map(([i, j]) => `${i}-${j}`));
   const head = data.tokens2.map((t, j) => `<th class="mx-col" data-j="${j}"><span>${escapeHtml(t)}</span></th>`).join("");
   const rows = data.tokens1.map((t, i) => {
     const cells = data.tokens2.map((_, j) => {
@@ -462,11 +474,12 @@ function buildMatrix() {
     return `<tr><th class="mx-row" data-i="${i}">${escapeHtml(t)}</th>${cells.join("")}</tr>`;
   });
   box.innerHTML = `<table class="matrix"><thead><tr><th class="mx-corner"><span>1 ↓ · 2 →</span></th>${head}</tr></thead><tbody>${rows.join("")}</tbody></table>
-    <p class="muted small">Click a cell: empty → ${state.kind} → ${state.kind === "sure" ? "possible" : "sure"} → empty. Dots mark the initial automatic alignment.</p>`;
+    <p class="muted small">Click a cell: empty → ${state.kind} → ${state.kind === "sure" ? "possible" : "sure"} → empty. Amber dots mark suggestions of the automatic aligner: clicking one accepts it.</p>`;
 }
 
 function onMatrixCell(cell) {
   const { i, j } = cell.dataset;
+  if (cell.classList.contains("init") && !cell.classList.contains("sure") && !cell.classList.contains("possible")) return acceptSuggestion(i, j);
   if (cell.classList.contains("sure") || cell.classList.contains("possible")) {
     const other = cell.classList.contains("sure") ? "possible" : "sure";
     if (other === state.kind) {
@@ -645,6 +658,7 @@ function onClick(event) {
   const node = t.closest("svg.tree .node");
   if (node) return pickNode(node);
   const hit = t.closest(".link-lines line");
+  if (hit && hit.classList.contains("suggested-hit")) return acceptSuggestion(hit.dataset.i, hit.dataset.j);
   if (hit) {
     const key = `${hit.dataset.i}-${hit.dataset.j}`;
     if (event.altKey) return toggleLink(hit.dataset.i, hit.dataset.j);

@@ -4,7 +4,7 @@ import pytest
 
 from annotator.models import AlignmentLink
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
-from tests.annotator.editor_helpers import logged_in, make_desk, save, url
+from tests.annotator.editor_helpers import logged_in, make_desk, save
 
 pytestmark = pytest.mark.django_db
 
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 def test_sure_link_becomes_possible_and_back():
     desk = make_desk()
     client = logged_in(desk.ann)
-    client.get(url("pair-edit", desk.pair))
+    save(client, "link-accept", desk.pair, desk.ann, {})
     save(client, "link-toggle", desk.pair, desk.ann, {"i": "1", "j": "0"})
     assert AlignmentLink.objects.get(annotator=desk.ann, i=1, j=0).sure is False
     save(client, "link-toggle", desk.pair, desk.ann, {"i": "1", "j": "0"})

@@ -1,4 +1,4 @@
-"""The editor page: the annotator's own sheet, started from the initial alignment, and nobody else's work."""
+"""The editor page: the annotator's own sheet, the automatic alignment as suggestions, nobody else's work."""
 
 import pytest
 from django.db import connection
@@ -8,7 +8,7 @@ from annotator.aligner import SOURCE
 from annotator.models import AlignmentLink, Assignment, Pair
 from annotator.services import annotations, projects
 from tests.annotator.editor_helpers import fast_passwords as fast_passwords
-from tests.annotator.editor_helpers import fill, logged_in, long_pair, make_desk, url, version
+from tests.annotator.editor_helpers import fill, logged_in, long_pair, make_desk, url
 
 pytestmark = pytest.mark.django_db
 
@@ -23,29 +23,23 @@ def test_page_shows_both_members_as_selectable_tokens_and_the_grouped_palette():
     assert 'data-shortcut="1"' in html and "static/editor/editor.js" in html
 
 
-def test_first_opening_copies_the_initial_alignment_as_the_annotators_sure_links():
+def test_opening_shows_the_initial_alignment_as_suggestions_and_records_nothing():
     desk = make_desk()
-    logged_in(desk.ann).get(url("pair-edit", desk.pair))
-    links = set(
-        AlignmentLink.objects.filter(pair=desk.pair, annotator=desk.ann).values_list("i", "j", "sure")
-    )
-    assert links == {(1, 0, True), (4, 2, True), (5, 3, True)}
-    desk.pair.refresh_from_db()
-    assert desk.pair.initial_alignment == [[1, 0], [4, 2], [5, 3]]
+    html = logged_in(desk.ann).get(url("pair-edit", desk.pair)).content.decode()
+    assert not AlignmentLink.objects.filter(pair=desk.pair).exists()
+    assert annotations.sheet_version(desk.pair, desk.ann) == 0
+    assert "<strong>3</strong> suggested by the" in html and "Accept all 3" in html
+    assert '"suggested": [[1, 0], [4, 2], [5, 3]]' in html
 
 
-def test_links_removed_by_the_annotator_are_not_copied_again_on_the_next_opening():
+def test_suggestions_the_annotator_already_linked_are_not_suggested_again():
     desk = make_desk()
-    client = logged_in(desk.ann)
-    client.get(url("pair-edit", desk.pair))
-    annotations.remove_links(
-        desk.pair, desk.ann, [(1, 0), (4, 2), (5, 3)], base_version=version(desk.pair, desk.ann)
-    )
-    client.get(url("pair-edit", desk.pair))
-    assert not AlignmentLink.objects.filter(pair=desk.pair, annotator=desk.ann).exists()
+    annotations.set_links(desk.pair, desk.ann, [(1, 0)], sure=False, base_version=None)
+    html = logged_in(desk.ann).get(url("pair-edit", desk.pair)).content.decode()
+    assert '"suggested": [[4, 2], [5, 3]]' in html and "Accept all 2" in html
 
 
-def test_pair_without_initial_alignment_gets_the_identical_token_alignment_first():
+def test_pair_without_initial_alignment_suggests_identical_tokens_without_storing_them():
     desk = make_desk()
     pair = projects.add_pair(
         desk.project, "plain", tokens1=["A", "cat", "sat"], tokens2=["the", "Cat", "sat"]
@@ -53,12 +47,9 @@ def test_pair_without_initial_alignment_gets_the_identical_token_alignment_first
     projects.assign_pairs(desk.project, [desk.ann], [pair])
     html = logged_in(desk.ann).get(url("pair-edit", pair)).content.decode()
     pair.refresh_from_db()
-    assert pair.initial_alignment == [[1, 1], [2, 2]] and pair.initial_alignment_source == SOURCE
-    assert set(AlignmentLink.objects.filter(pair=pair, annotator=desk.ann).values_list("i", "j")) == {
-        (1, 1),
-        (2, 2),
-    }
-    assert "started from the identical-tokens alignment (2 links)" in html
+    assert pair.initial_alignment is None and pair.initial_alignment_source == ""
+    assert not AlignmentLink.objects.filter(pair=pair).exists()
+    assert f"suggested by the {SOURCE} aligner" in html and "cat – Cat" in html
 
 
 def test_projects_without_word_alignment_copy_nothing_and_show_no_alignment_tab():
@@ -152,5 +143,5 @@ def test_page_query_count(django_assert_num_queries):
     desk = make_desk()
     client = logged_in(desk.ann)
     client.get(url("pair-edit", desk.pair))
-    with django_assert_num_queries(17):
+    with django_assert_num_queries(14):
         client.get(url("pair-edit", desk.pair))
