@@ -71,6 +71,7 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:link-add": {"POST": ANNOTATOR_PAIR},
     "annotator:link-remove": {"POST": ANNOTATOR_PAIR},
     "annotator:link-toggle": {"POST": ANNOTATOR_PAIR},
+    "annotator:link-accept": {"POST": ANNOTATOR_PAIR},
     "annotator:phrase-alignment-add": {"POST": ANNOTATOR_PAIR},
     "annotator:phrase-alignment-remove": {"POST": ANNOTATOR_PAIR},
     "annotator:pair-undo": {"POST": ANNOTATOR_PAIR},
