@@ -17,8 +17,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from .models import Pair
+if TYPE_CHECKING:  # the matcher itself is pure: importing this module loads no Django model
+    from .models import Pair
 
 SOURCE = "identical-tokens"
 

@@ -12,6 +12,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from . import api, api_leadtools
+from .corpus import api as corpus_api
 
 
 class Router(DefaultRouter):
@@ -36,6 +37,7 @@ GOLD = LEAD + r"pairs/(?P<pair_pk>[0-9]+)/adjudication"
 router.register(LEAD + "planner", api_leadtools.PlannerViewSet, basename="api-planner")
 router.register(LEAD + "explorer", api_leadtools.ExplorerViewSet, basename="api-explorer")
 router.register(LEAD + "reannotation", api_leadtools.ReannotationViewSet, basename="api-reannotation")
+router.register(LEAD + "aligner", corpus_api.AlignerViewSet, basename="api-aligner")
 router.register(GOLD, api_leadtools.AdjudicationViewSet, basename="api-adjudication")
 router.register(GOLD + "/phenomena", api_leadtools.GoldPhenomenonViewSet, basename="api-gold-phenomenon")
 router.register(GOLD + "/links", api_leadtools.GoldLinkViewSet, basename="api-gold-link")

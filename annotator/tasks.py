@@ -117,3 +117,23 @@ def build_reevaluation_sets(project_id: int, seed: int = 0) -> int | None:
 
 
 from .corpus_jobs import run_export_job, run_import_job  # noqa: E402,F401
+
+
+@shared_task(
+    name="annotator.train_aligner",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=_transient_errors(),
+    retry_backoff=True,
+    retry_backoff_max=60,
+    max_retries=5,
+)
+def train_aligner(self: object, run_id: int) -> str | None:
+    """Train the project's statistical aligner and store its initial alignments (one `AlignerRun`).
+
+    A finished run is not run again (a re-delivered task changes nothing); a deleted one is skipped.
+    """
+    from .corpus.aligner_training import run_training
+
+    return run_training(run_id)

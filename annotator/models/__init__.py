@@ -2,6 +2,7 @@
 
 from .agreement import AgreementSnapshot, AgreementState
 from .annotations import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon, PhraseAlignment
+from .automatic import AlignerRun, AlignmentSystem, SystemAlignment
 from .corpus import Membership, Pair, ParaphraseType, Project, Tagset
 from .evaluation import EvaluationItem, EvaluationUnit, Judgement, ReevaluationSet
 from .jobs import CorpusJob
@@ -9,6 +10,9 @@ from .work import Assignment, ReannotationRound
 
 __all__ = [
     "AgreementSnapshot",
+    "AlignerRun",
+    "AlignmentSystem",
+    "SystemAlignment",
     "AgreementState",
     "AlignmentLink",
     "AnnotationHistory",

@@ -130,6 +130,9 @@ class Pair(models.Model):
     nodes2 = models.JSONField(default=list, blank=True)
     initial_alignment = models.JSONField(null=True, blank=True, help_text="Automatic alignment [[i, j], …].")
     initial_alignment_source = models.CharField(max_length=60, blank=True)
+    initial_alignment_version = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The project's aligner run (AlignerRun.version) that wrote it."
+    )
 
     class Meta:
         ordering = ["project", "position", "id"]

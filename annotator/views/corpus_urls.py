@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from ..corpus import views as corpus_aligner
 from . import corpus
 
 urlpatterns = [
@@ -27,5 +28,6 @@ urlpatterns = [
         corpus.corpus_report_print,
         name="corpus-report-print",
     ),
+    path("projects/<int:project_pk>/corpus/aligner/", corpus_aligner.corpus_aligner, name="corpus-aligner"),
     path("corpus/import/", corpus.corpus_import, name="corpus-import"),
 ]

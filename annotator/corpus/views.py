@@ -1,0 +1,61 @@
+"""The "Train aligner" panel of a project's import/export page (leads and admins).
+
+`corpus_aligner` serves the panel (`#aligner`, which polls itself while a run is queued or running) and
+on POST starts a run of the project's statistical aligner (`aligner_training.start_training`).
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from .. import access
+from ..core.statistical_aligner import SYMMETRIZATIONS
+from ..models import AlignerRun, Project
+from . import aligner_training as training
+
+RUNS_SHOWN = 5
+
+
+class TrainForm(forms.Form):
+    symmetrize = forms.ChoiceField(
+        choices=[(s, s) for s in SYMMETRIZATIONS],
+        initial="intersection",
+        help_text="intersection: fewer, surer links (Cohn et al.); grow-diag-final: more links.",
+    )
+
+
+def aligner_context(project: Project, form: TrainForm | None = None) -> dict[str, object]:
+    runs = list(AlignerRun.objects.filter(project=project).select_related("created_by")[:RUNS_SHOWN])
+    running = any(r.status in (AlignerRun.Status.QUEUED, AlignerRun.Status.RUNNING) for r in runs)
+    rows = [{"run": r, "percent": round(100 * r.progress / r.total) if r.total else 0} for r in runs]
+    return {
+        "project": project,
+        "runs": rows,
+        "aligner_polling": running,
+        "train_form": form or TrainForm(),
+        "baseline": training.baseline_summary(project),
+    }
+
+
+@require_http_methods(["GET", "POST"])
+def corpus_aligner(request: HttpRequest, project_pk: int) -> HttpResponse:
+    project = access.project_for_lead(request.user, project_pk)
+    form = TrainForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                training.start_training(project, request.user, symmetrize=form.cleaned_data["symmetrize"])
+            except training.TrainingError as exc:
+                form.add_error(None, str(exc))
+                status = 422
+            else:
+                form = TrainForm()
+        else:
+            status = 422
+        if not request.htmx and status == 200:
+            return redirect("annotator:corpus-jobs", project_pk=project.pk)
+    return render(request, "corpus/_aligner.html", aligner_context(project, form), status=status)
