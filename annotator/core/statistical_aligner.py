@@ -11,6 +11,8 @@ same with a modern trainer:
 - **symmetrisation** of the two directional alignments: ``intersection`` (high precision, Cohn's
   choice and the default) or ``grow-diag-final`` (Koehn et al. 2003: intersection grown by
   neighbouring union links, then any union link of a still-unaligned word; higher recall);
+- **lexical consistency**: a link between two different words is kept only when that word pair is
+  linked at least ``min_pair_count`` times (2) over the whole corpus;
 - **identity fill**: a token pair with the same form (case-insensitive), both still unaligned after
   symmetrisation, is linked as the identical-token matcher would link it, so the statistical aligner
   never suggests less than the fallback on words the two members share.
@@ -45,7 +47,9 @@ class AlignerSettings:
     identity_lexicon: bool = True
     identity_fill: bool = True
     ibm_iterations: int = 5
-    eflomal_samplers: int = 1
+    eflomal_samplers: int = 2
+    eflomal_rel_iterations: float = 0.5
+    min_pair_count: int = 2  # a non-identical link is kept when its word pair links ≥ this often
     eflomal_iterations: tuple[int, int, int] | None = None  # IBM1, HMM, fertility; None: eflomal's rule
 
     def validate(self) -> None:
@@ -53,6 +57,8 @@ class AlignerSettings:
             raise ValueError(f"backend {self.backend!r}: expected one of {', '.join(BACKENDS)}")
         if self.symmetrize not in SYMMETRIZATIONS:
             raise ValueError(f"symmetrize {self.symmetrize!r}: expected one of {', '.join(SYMMETRIZATIONS)}")
+        if self.min_pair_count < 1:
+            raise ValueError(f"min_pair_count must be ≥ 1, not {self.min_pair_count}")
         if self.ibm_iterations < 1:
             raise ValueError(f"ibm_iterations must be ≥ 1, not {self.ibm_iterations}")
 
@@ -170,7 +176,11 @@ def _eflomal(
 
     with tempfile.TemporaryDirectory(prefix="aligner-") as folder:
         fwd, rev = os.path.join(folder, "fwd"), os.path.join(folder, "rev")
-        eflomal.Aligner(n_samplers=settings.eflomal_samplers, n_iterations=settings.eflomal_iterations).align(
+        eflomal.Aligner(
+            n_samplers=settings.eflomal_samplers,
+            n_iterations=settings.eflomal_iterations,
+            rel_iterations=settings.eflomal_rel_iterations,
+        ).align(
             [" ".join(s) + "\n" for s in side1],
             [" ".join(s) + "\n" for s in side2],
             links_filename_fwd=fwd,
@@ -203,6 +213,22 @@ def _ibm(
     return forward, backward
 
 
+def consistent_word_pairs(
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]], links: Sequence[Iterable[Link]], min_count: int
+) -> set[tuple[str, str]]:
+    """Word pairs (as the trainers read them) linked at least `min_count` times over the corpus, and
+    every identical pair. A one-off link between two different words is mostly the sampler pairing up
+    leftovers (a date with a date, a name with a name) rather than a paraphrase: on the hand-aligned
+    MRPC pairs, dropping links seen once raised precision from about 0.87 to 0.92 at a recall cost of
+    under 0.01 (bench/bench_aligner.py)."""
+    counts: dict[tuple[str, str], int] = {}
+    for (t1, t2), pair_links in zip(pairs, links, strict=True):
+        for i, j in pair_links:
+            key = (_word(t1[i]), _word(t2[j]))
+            counts[key] = counts.get(key, 0) + 1
+    return {key for key, count in counts.items() if count >= min_count or key[0] == key[1]}
+
+
 # ---- the whole aligner -----------------------------------------------------------------------------
 
 
@@ -232,10 +258,15 @@ def train_and_align(
         model = 1 if settings.backend == "ibm1" else 2
         forward, backward = _ibm(side1, side2, len(subset), model=model, iterations=settings.ibm_iterations)
     report("symmetrising", 0, len(pairs))
+    symmetric = []
     for k, n in enumerate(usable):
         t1, t2 = pairs[n]
         links = symmetrize(forward[k], backward[k], len(t1), len(t2), method=settings.symmetrize)
-        links = {(i, j) for i, j in links if i < len(t1) and j < len(t2)}
+        symmetric.append({(i, j) for i, j in links if i < len(t1) and j < len(t2)})
+    keep = consistent_word_pairs(subset, symmetric, settings.min_pair_count)
+    for k, n in enumerate(usable):
+        t1, t2 = pairs[n]
+        links = {(i, j) for i, j in symmetric[k] if (_word(t1[i]), _word(t2[j])) in keep}
         if settings.identity_fill:
             links = identity_fill(links, t1, t2)
         result[n] = sorted(links)
@@ -256,14 +287,16 @@ class Quality:
 
 
 def alignment_quality(
-    predicted: Sequence[Iterable[Link]], sure: Sequence[Iterable[Link]], possible: Sequence[Iterable[Link]]
+    predicted: Sequence[Iterable[Sequence[int]]],
+    sure: Sequence[Iterable[Sequence[int]]],
+    possible: Sequence[Iterable[Sequence[int]]],
 ) -> Quality:
     """Och & Ney (2003) precision |A∩P|/|A|, recall |A∩S|/|S| and AER = 1 − (|A∩S| + |A∩P|)/(|A| + |S|),
     summed over the pairs; P includes S (a sure link is also possible)."""
     a_total = s_total = a_and_s = a_and_p = 0
     for a, s, p in zip(predicted, sure, possible, strict=True):
-        a_set, s_set = set(a), set(s)
-        p_set = set(p) | s_set
+        a_set, s_set = {(i, j) for i, j in a}, {(i, j) for i, j in s}
+        p_set = {(i, j) for i, j in p} | s_set
         a_total += len(a_set)
         s_total += len(s_set)
         a_and_s += len(a_set & s_set)
