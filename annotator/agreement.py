@@ -141,6 +141,9 @@ def _project_document(project: Project) -> dict[str, Any]:
         doc["word_alignments"] = _word_alignments(project, names, pairs, done)
     if project.layer_phrase_alignment:
         doc["phrase_alignments"] = _phrase_alignments(project, names, pairs)
+        systems = _system_phrase_alignments(project)
+        if systems:
+            doc["system_phrase_alignments"] = systems
     if project.layer_evaluation:
         doc["evaluations"] = _evaluations(project, names)
     if project.layer_pair_label:
@@ -276,6 +279,36 @@ def _word_alignments(
             # Pair order keeps the document (and its fingerprint) canonical.
             out[name] = {pairs[pk]["id"]: sheets[user_id][pk] for pk in pairs if pk in sheets[user_id]}
     return out
+
+
+def _system_phrase_alignments(project: Project) -> dict[str, list[dict[str, Any]]]:
+    """Registered systems' phrase alignments (SPADE's system benchmark, spec §6), systems with any."""
+    from .models import SystemAlignment
+
+    out: dict[str, list[dict[str, Any]]] = {}
+    rows = (
+        SystemAlignment.objects.filter(system__project=project)
+        .exclude(phrases=[])
+        .order_by("system__name", "pair__position", "pair_id")
+        .values_list("system__name", "pair__source_id", "phrases")
+    )
+    for name, pid, phrases in rows:
+        out.setdefault(name, []).extend({"pair": pid, **phrase} for phrase in phrases)
+    return out
+
+
+def _machine_extras(project: Project, doc: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """Humans vs the automatic alignment and registered systems vs humans and gold (Cohn Table 5), the
+    baseline κ_C used, and a digest of the inputs that are not in the document (systems, gold)."""
+    from .core.machine_agreement import machine_agreement
+    from .corpus.aligner_training import baseline_summary
+    from .corpus.systems import gold_alignments, system_alignments
+
+    systems = system_alignments(project) if project.layer_word_alignment else {}
+    gold = gold_alignments(project) if systems else {}
+    machine = machine_agreement(doc, systems, gold) if project.layer_word_alignment else {}
+    extras = {"machine": machine, "kappa_c_baseline": baseline_summary(project)}
+    return extras, fingerprint([systems, gold]) if systems else ""
 
 
 def _phrase_alignments(
@@ -576,7 +609,8 @@ def _compute_and_store(project: Project, started: float) -> str:
 def _compute_and_store_all(project: Project, started: float) -> str:
     doc = project_document(project)
     fingerprints = document_fingerprints(doc)
-    digest = fingerprints.document
+    machine, outside = _machine_extras(project, doc)
+    digest = fingerprint([fingerprints.document, outside]) if outside else fingerprints.document
     latest = latest_snapshot(project)
     if latest is not None and latest.fingerprint == digest and not latest.results.get("pending"):
         return "unchanged"
@@ -603,6 +637,7 @@ def _compute_and_store_all(project: Project, started: float) -> str:
         ),
         "pair_labels": pair_label_agreement(doc, report[0]["measures"]),
         "progress": progress(project),
+        **machine,
     }
     snapshot = _store(project, digest, *report, extras, started)
     if not snapshot.results["pending"]:

@@ -87,8 +87,8 @@ def main() -> int:
     for name, seconds, q in rows:
         time_cell = "—" if seconds is None else f"{seconds:.1f}"
         print(f"| {name} | {time_cell} | {q.precision:.3f} | {q.recall:.3f} | {q.aer:.3f} |")
-    best = min(s for _, s, _ in rows if s is not None and _ is not None)
-    ok = best <= TARGET
+    best = next(s for name, s, _ in rows if name == "eflomal, intersection")
+    ok = best is not None and best <= TARGET
     print(f"\ntarget: ≤ {TARGET:.0f} s for the full MRPC: {'met' if ok else 'MISSED'} ({best:.1f} s)")
     return 0
 

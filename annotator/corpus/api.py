@@ -1,4 +1,5 @@
-"""REST endpoints of the project's aligner: `GET/POST /api/projects/{project_pk}/aligner/` (leads, admins).
+"""REST endpoints of the project's aligner: `GET/POST /api/projects/{project_pk}/aligner/` (leads, admins),
+and of registered alignment systems: `GET/POST /api/projects/{project_pk}/systems/`.
 
 GET lists the runs (newest first, with their progress) and the baseline κ_C uses; POST starts a run
 (`{"symmetrize": "intersection"|"grow-diag-final"}`) → 202 with the run, to poll at its `poll` URL.
@@ -6,6 +7,9 @@ GET lists the runs (newest first, with their progress) and the baseline κ_C use
 
 from __future__ import annotations
 
+import json
+
+from django.db.models import Count
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -15,8 +19,9 @@ from rest_framework.response import Response
 
 from ..api_leadtools import INVALID, PROJECT_PK, LeadTool
 from ..core.statistical_aligner import SYMMETRIZATIONS
-from ..models import AlignerRun
+from ..models import AlignerRun, AlignmentSystem
 from . import aligner_training as training
+from . import systems
 
 
 class AlignerRunSerializer(serializers.ModelSerializer):
@@ -87,3 +92,75 @@ class AlignerViewSet(LeadTool):
             reverse("api-aligner-list", kwargs={"project_pk": project.pk})
         )
         return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
+class SystemImportSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=60)
+    format = serializers.ChoiceField(choices=systems.FORMATS, default="native")
+    alignments = serializers.DictField(
+        required=False, help_text="native: {pair id: {sure, possible, phrases}} (the file's `pairs`)."
+    )
+    text = serializers.CharField(required=False, help_text="pharaoh: the file's text.")
+
+    def validate(self, data: dict) -> dict:
+        if data["format"] == "native" and "alignments" not in data:
+            raise ValidationError({"alignments": ["Give the alignments for the native format."]})
+        if data["format"] == "pharaoh" and not data.get("text"):
+            raise ValidationError({"text": ["Give the Pharaoh text."]})
+        return data
+
+
+class SystemScoresSerializer(serializers.Serializer):
+    systems = serializers.ListField(child=serializers.DictField())
+    aligner = serializers.ListField(child=serializers.DictField())
+
+
+class SystemImportedSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    pairs = serializers.IntegerField()
+
+
+@extend_schema(parameters=[PROJECT_PK])
+class SystemViewSet(LeadTool):
+    """Registered alignment systems: their pairs and their scores in the latest snapshot."""
+
+    @extend_schema(
+        summary="The project's alignment systems and their scores (leads only)",
+        responses=SystemScoresSerializer,
+    )
+    def list(self, request: Request, project_pk: str) -> Response:
+        from ..agreement import latest_snapshot
+
+        project = self.project()
+        snapshot = latest_snapshot(project)
+        machine = (snapshot.results.get("machine") if snapshot else None) or {}
+        scores = {row["system"]: row["against"] for row in machine.get("systems", [])}
+        rows = AlignmentSystem.objects.filter(project=project).annotate(n_pairs=Count("alignments"))
+        return Response(
+            {
+                "systems": [{"name": s.name, "pairs": s.n_pairs, "scores": scores.get(s.name)} for s in rows],
+                "aligner": machine.get("aligner", []),
+            }
+        )
+
+    @extend_schema(
+        summary="Register a system (when new) and import its alignments, all or nothing (leads only)",
+        request=SystemImportSerializer,
+        responses={201: SystemImportedSerializer, **INVALID},
+    )
+    def create(self, request: Request, project_pk: str) -> Response:
+        project = self.project()
+        data = SystemImportSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = data.validated_data
+        if fields["format"] == "native":
+            payload = json.dumps({"pairs": fields["alignments"]}).encode()
+        else:
+            payload = fields["text"].encode()
+        try:
+            n = systems.import_for(
+                project, fields["name"], "request", payload, fields["format"], user=request.user
+            )
+        except systems.SystemImportError as exc:
+            raise ValidationError({"alignments": exc.problems}) from exc
+        return Response({"name": fields["name"].strip(), "pairs": n}, status=status.HTTP_201_CREATED)

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from .. import access
 from .. import corpus_jobs as jobs
-from ..corpus.views import aligner_context
+from ..corpus.views import aligner_context, systems_context
 from ..exports.report import NoSnapshot, report_html
 from ..models import CorpusJob, Project
 from . import corpus_forms as f
@@ -79,7 +79,7 @@ def corpus_jobs(request: HttpRequest, project_pk: int) -> HttpResponse:
     if request.htmx and request.method == "GET":
         return render(request, "corpus/corpus_jobs.html#jobs", context)
     context |= {"form": form, "export_form": f.ExportForm(), "n_pairs": project.pairs.count()}
-    context |= aligner_context(project)
+    context |= aligner_context(project) | systems_context(project)
     return render(request, "corpus/corpus_jobs.html", context, status=422 if form.errors else 200)
 
 

@@ -94,6 +94,8 @@ TABLE: dict[str, dict[str, str]] = {
     # dashboard, corpus, lead tools
     "annotator:dashboard": {READ: LEAD_PAGE},
     "annotator:corpus-jobs": {READ: LEAD_PAGE},
+    "annotator:corpus-aligner": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
+    "annotator:corpus-systems": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
     "annotator:corpus-export": {"POST": LEAD_PAGE},
     "annotator:corpus-job-cancel": {"POST": LEAD_PAGE},
     "annotator:corpus-job-download": {READ: LEAD_PAGE},
@@ -172,6 +174,8 @@ TABLE: dict[str, dict[str, str]] = {
     "api-explorer-list": {READ: API_LEAD_PROJECT},
     "api-explorer-detail": {READ: API_LEAD_PAIR},
     "api-reannotation-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
+    "api-aligner-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
+    "api-systems-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
     "api-adjudication-list": {READ: API_LEAD_PAIR},
     "api-adjudication-take": {"POST": API_LEAD_PAIR},
     "api-adjudication-merge": {"POST": API_LEAD_PAIR},
@@ -354,6 +358,8 @@ BODIES: dict[tuple[str, str], Callable[[Objects, Any], dict[str, Any]]] = {
         "to_user": _other_annotator(o),
     },
     ("api-reannotation-list", "POST"): lambda o, u: {"rule": "label_disagreement", "seed": 1},
+    ("api-aligner-list", "POST"): lambda o, u: {"symmetrize": "intersection"},
+    ("api-systems-list", "POST"): lambda o, u: {"name": "sys", "format": "pharaoh", "text": "nope\t0-0\n"},
     ("api-adjudication-take", "POST"): lambda o, u: {
         "source": o.assignment.annotator_id,
         "base_version": None,
