@@ -137,3 +137,27 @@ def train_aligner(self: object, run_id: int) -> str | None:
     from .corpus.aligner_training import run_training
 
     return run_training(run_id)
+
+
+@shared_task(
+    name="annotator.parse_trees",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=_transient_errors(),
+    retry_backoff=True,
+    retry_backoff_max=60,
+    max_retries=5,
+)
+def parse_trees(self: object, project_id: int, backend: str = "spacy") -> dict | None:
+    """Parse the members of the project's pairs that have no imported tree (`corpus.tree_parsing`)."""
+    from .corpus.tree_parsing import parse_missing_trees
+    from .models import Project
+
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None:
+        import logging
+
+        logging.getLogger(__name__).warning("project %s no longer exists; tree parsing skipped", project_id)
+        return None
+    return parse_missing_trees(project, backend=backend)
