@@ -24,6 +24,17 @@ SENTENCES = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def tasks_in_process():
+    """The training task runs in-process here, even when REDIS_URL points at a broker."""
+    from celery import current_app
+
+    eager = current_app.conf.task_always_eager
+    current_app.conf.task_always_eager = True
+    yield
+    current_app.conf.task_always_eager = eager
+
+
 @pytest.fixture
 def world():
     ann, lead = factories.user("ann"), factories.user("lena")
