@@ -16,7 +16,7 @@ from .. import access
 from ..core.statistical_aligner import SYMMETRIZATIONS
 from ..models import AlignerRun, AlignmentSystem, Project
 from . import aligner_training as training
-from . import systems
+from . import systems, tree_parsing
 
 RUNS_SHOWN = 5
 
@@ -33,10 +33,13 @@ def aligner_context(project: Project, form: TrainForm | None = None) -> dict[str
     runs = list(AlignerRun.objects.filter(project=project).select_related("created_by")[:RUNS_SHOWN])
     running = any(r.status in (AlignerRun.Status.QUEUED, AlignerRun.Status.RUNNING) for r in runs)
     rows = [{"run": r, "percent": round(100 * r.progress / r.total) if r.total else 0} for r in runs]
+    trees = tree_parsing.tree_progress(project.pk)
+    parsing = bool(trees and trees.get("status") in ("queued", "running"))
     return {
         "project": project,
         "runs": rows,
-        "aligner_polling": running,
+        "trees": trees,
+        "aligner_polling": running or parsing,
         "train_form": form or TrainForm(),
         "baseline": training.baseline_summary(project),
     }
@@ -104,3 +107,13 @@ def corpus_systems(request: HttpRequest, project_pk: int) -> HttpResponse:
             status = 422
     context = systems_context(project, form, message=message)
     return render(request, "corpus/_systems.html", context, status=status)
+
+
+@require_http_methods(["POST"])
+def corpus_trees(request: HttpRequest, project_pk: int) -> HttpResponse:
+    """Start automatic parsing of the members without an imported tree (a Celery task)."""
+    project = access.project_for_lead(request.user, project_pk)
+    tree_parsing.start_parsing(project)
+    if not request.htmx:
+        return redirect("annotator:corpus-jobs", project_pk=project.pk)
+    return render(request, "corpus/_aligner.html", aligner_context(project))

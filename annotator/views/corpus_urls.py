@@ -29,6 +29,7 @@ urlpatterns = [
         name="corpus-report-print",
     ),
     path("projects/<int:project_pk>/corpus/aligner/", corpus_aligner.corpus_aligner, name="corpus-aligner"),
+    path("projects/<int:project_pk>/corpus/trees/", corpus_aligner.corpus_trees, name="corpus-trees"),
     path("projects/<int:project_pk>/corpus/systems/", corpus_aligner.corpus_systems, name="corpus-systems"),
     path("corpus/import/", corpus.corpus_import, name="corpus-import"),
 ]

@@ -96,6 +96,7 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:corpus-jobs": {READ: LEAD_PAGE},
     "annotator:corpus-aligner": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
     "annotator:corpus-systems": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
+    "annotator:corpus-trees": {"POST": LEAD_PAGE},
     "annotator:corpus-export": {"POST": LEAD_PAGE},
     "annotator:corpus-job-cancel": {"POST": LEAD_PAGE},
     "annotator:corpus-job-download": {READ: LEAD_PAGE},

@@ -109,3 +109,27 @@ def test_pairs_with_phrase_alignments_keep_their_trees_and_the_command_runs(caps
     assert "0 members parsed" in capsys.readouterr().out
     pair.refresh_from_db()
     assert (pair.tree1, pair.tree2) == kept
+
+
+@pytest.mark.django_db
+def test_lead_starts_parsing_from_the_corpus_page(django_capture_on_commit_callbacks):
+    _spacy_model_or_skip()
+    from celery import current_app
+    from django.urls import reverse
+
+    from tests.annotator.editor_helpers import HTMX, logged_in
+
+    lead = factories.user("lena")
+    project = projects.create_project("Page", tagset=factories.vila(), leads=[lead])
+    pair = projects.add_pair(project, "p", tokens1="A cat sat .".split(), tokens2="The cat sat .".split())
+    eager = current_app.conf.task_always_eager
+    current_app.conf.task_always_eager = True
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = logged_in(lead).post(reverse("annotator:corpus-trees", args=[project.pk]), **HTMX)
+    finally:
+        current_app.conf.task_always_eager = eager
+    assert response.status_code == 200 and "Parse missing trees" in response.content.decode()
+    pair.refresh_from_db()
+    assert pair.tree_source == "spacy" and pair.tree1.startswith("(S")
+    assert tree_progress(project.pk)["status"] == "succeeded"
