@@ -76,3 +76,19 @@ def test_other_annotators_and_leads_cannot_accept_on_someone_elses_sheet():
         404,
     )
     assert not AlignmentLink.objects.exists()
+
+
+def test_api_lists_and_accepts_suggestions_like_the_editor():
+    desk = make_desk()
+    client = logged_in(desk.ann)
+    url = f"/api/pairs/{desk.pair.pk}/suggestions/"
+    listed = client.get(url).json()
+    assert listed["suggestions"] == [[1, 0], [4, 2], [5, 3]] and listed["version"] == 0
+    assert not AlignmentLink.objects.exists()  # asking records nothing
+    one = client.post(url, {"base_version": 0, "links": [[4, 2]]}, content_type="application/json")
+    assert one.status_code == 200 and one.json()["suggestions"] == [[1, 0], [5, 3]]
+    stale = client.post(url, {"base_version": 0}, content_type="application/json")
+    assert stale.status_code == 409
+    rest = client.post(url, {"base_version": one.json()["version"]}, content_type="application/json")
+    assert rest.json()["suggestions"] == [] and _links(desk) == {(1, 0, True), (4, 2, True), (5, 3, True)}
+    assert logged_in(desk.lead).get(url).status_code in (403, 404)

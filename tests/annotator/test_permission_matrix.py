@@ -137,6 +137,7 @@ TABLE: dict[str, dict[str, str]] = {
     "api-pair-list": {READ: API_LIST, "POST": API_LEAD_WRITE},
     "api-pair-detail": {READ: "unauth ok 404 ok 404 ok"},
     "api-pair-sheet": {READ: "unauth ok 404 403 404 403"},
+    "api-pair-suggestions": {READ: "unauth ok 404 403 404 403", "POST": "unauth ok 404 403 404 403"},
     "api-assignment-list": {READ: API_LIST, "POST": API_LEAD_WRITE},
     "api-assignment-detail": {READ: API_OWN_ROW},
     "api-pairlabel-list": {READ: API_LIST, "POST": API_WRITE_OWN},
