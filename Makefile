@@ -7,8 +7,11 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 STATIC_STAMP := staticfiles/staticfiles.json
+# npm writes this file on every install: node_modules is (re)installed from the lock when it is missing
+# or older than package-lock.json.
+NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: run test bench worker web services-up services-down lint format migrate demo install clean check-deploy collectstatic
+.PHONY: run test bench worker web services-up services-down lint format migrate demo install node-install clean check-deploy collectstatic
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,6 +21,13 @@ $(STAMP): pyproject.toml requirements.lock
 	@touch $(STAMP)
 
 install: $(STAMP)
+
+$(NODE_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null || { echo "npm not found: the JS lint and the accessibility checks need Node.js and npm"; exit 2; }
+	npm ci --no-audit --no-fund
+	@touch $(NODE_STAMP)
+
+node-install: $(NODE_STAMP)
 
 # Static files collected as production serves them (hashed names + manifest + compressed copies, the
 # storage of DEBUG=0), once per change of static/ or of the installed packages, not on every start.
@@ -39,7 +49,7 @@ run: demo $(STATIC_STAMP)
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 ## test: the whole suite; service/browser/corpus tests skip unless configured (REQUIRE_*=1 makes them fail)
-test: $(STAMP)
+test: $(STAMP) $(if $(shell command -v npm),$(NODE_STAMP))
 	$(VENV)/bin/ruff check .
 	$(PY) manage.py makemigrations --check --dry-run > /dev/null
 	$(VENV)/bin/pytest
@@ -51,7 +61,7 @@ bench: $(STAMP)
 ## worker: a Celery worker (needs REDIS_URL), at nice 10 as in docker-compose.yml: recomputes yield to requests
 worker: $(STAMP)
 	@test -n "$$REDIS_URL" || (echo "worker: set REDIS_URL=redis://127.0.0.1:6379/0 (without it tasks run in-process)"; exit 2)
-	nice -n $${WORKER_NICE:-10} $(VENV)/bin/celery -A annotator worker -l INFO --concurrency $${WORKER_CONCURRENCY:-2}
+	nice -n $${WORKER_NICE:-10} $(VENV)/bin/celery -A annotator worker -l INFO --concurrency $${WORKER_CONCURRENCY:-1}
 
 ## web: the production-shaped web process (gunicorn), as in docker-compose.yml
 web: $(STATIC_STAMP)
@@ -64,17 +74,20 @@ services-up:
 services-down:
 	bash deploy/services.sh down
 
-lint: $(STAMP)
+## lint: ruff (lint + format), mypy, and Biome (format + lint) on the JavaScript in static/
+lint: $(STAMP) $(NODE_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy metrics
+	$(VENV)/bin/mypy annotator metrics
+	npx --no-install biome check --error-on-warnings static
 
-format: $(STAMP)
+format: $(STAMP) $(NODE_STAMP)
 	$(VENV)/bin/ruff format .
+	npx --no-install biome check --write static
 
 check-deploy: $(STAMP)
 	DEBUG=0 SECRET_KEY=check-deploy-$$(date +%s)-0123456789abcdefghijklmnopqrstuvwxyz ALLOWED_HOSTS=example.org \
 		$(PY) manage.py check --deploy --fail-level WARNING
 
 clean:
-	rm -rf $(VENV) var staticfiles artifacts
+	rm -rf $(VENV) var staticfiles artifacts node_modules

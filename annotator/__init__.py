@@ -1,5 +1,5 @@
 """The workbench's Django project, annotation app and Celery tasks."""
 
-from .celery import app as celery_app
+from annotator.celery import app as celery_app
 
 __all__ = ("celery_app",)

@@ -8,7 +8,7 @@ Views and the API call these functions as their first line.
 
 from __future__ import annotations
 
-from functools import cache
+from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -16,7 +16,8 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from .models import EvaluationUnit, Membership, Pair, Project
+from annotator.core import sql
+from annotator.models import Assignment, EvaluationUnit, Membership, Pair, Project
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -137,13 +138,18 @@ def can_see_agreement(user: Any, project: Project) -> bool:
 # lead, annotators their own work (never another annotator's, never the gold layer).
 
 
-def _led_ids(user: Any) -> QuerySet[Project]:
+def _led_ids(user: Any) -> QuerySet[Project, Mapping[str, Any]]:
     return led_projects(user).values("pk")
 
 
 def may_create_project(user: Any) -> bool:
-    """Admins and users who already lead a project may start new projects (and become their lead)."""
-    return is_admin(user) or is_lead_anywhere(user)
+    """Admins, users who already lead a project and users an admin allowed to (the `add_project`
+    permission) may start new projects (and become their lead)."""
+    return (
+        is_admin(user)
+        or is_lead_anywhere(user)
+        or bool(user.is_authenticated and user.has_perm("annotator.add_project"))
+    )
 
 
 def visible_pairs(user: Any) -> QuerySet[Pair]:
@@ -214,7 +220,6 @@ def can_change_annotation(user: Any, row: Any) -> bool:
 def units_with_original_hidden(user: Any, units: list[EvaluationUnit]) -> set[int]:
     """Units whose original (source sentence, phrase) the user may not see yet: a rater judges
     grammaticality without it, so it stays hidden until they submit step 1. Leads always see it."""
-    from .models import Assignment
 
     if is_admin(user) or not units:
         return set()
@@ -231,53 +236,18 @@ def pair_for_annotation_by_id(user: Any, pair_pk: int) -> Pair:
     The same rule: outsiders of the pair's project get 404 (admins are members of every project); a
     member who is not its annotator with an assignment for the pair gets 403. The pair comes back with
     its project loaded (the project's description and guidelines deferred). Every API save starts
-    here, so the statement is hand-written (`annotator.rows`): the ORM version with its three EXISTS
+    here, so the statement is hand-written (`annotator.core.sql`): the ORM version with its three EXISTS
     subqueries cost ~3 ms of CPU to compile, the query itself a tenth of that.
     """
-    from . import rows
 
     if not user.is_authenticated or not 0 < int(pair_pk) < 2**63:  # beyond bigint: no such row
         raise Http404("No such pair.")
-    row = rows.fetch_one(
-        _pair_for_annotation_sql(), [user.pk, user.pk, Membership.Role.ANNOTATOR, user.pk, pair_pk]
-    )
-    if row is None:
+    found = sql.pair_for_annotation(user.pk, int(pair_pk))
+    if found is None:
         raise Http404("No such pair.")
-    n_pair, n_project = rows.width(Pair), rows.width(Project, _PROJECT_FIELDS)
-    is_member, is_annotator, is_assigned = (bool(flag) for flag in row[n_pair + n_project :])
+    pair, is_member, is_annotator, is_assigned = found
     if not (is_member or is_admin(user)):
         raise Http404("No such pair.")
     if not is_annotator or not is_assigned:
         raise PermissionDenied("This pair is not assigned to you.")
-    pair = rows.instance(Pair, row[:n_pair])
-    pair.project = rows.instance(Project, row[n_pair : n_pair + n_project], _PROJECT_FIELDS)
     return pair
-
-
-_PROJECT_FIELDS = tuple(
-    f.name for f in Project._meta.concrete_fields if f.name not in ("description", "guidelines")
-)
-
-
-@cache
-def _pair_for_annotation_sql() -> str:
-    from .models import Assignment
-    from .rows import columns, quote, table
-
-    def col(model: Any, name: str) -> str:
-        return quote(model._meta.get_field(name).column)
-
-    membership = (
-        f"SELECT 1 FROM {table(Membership)} m WHERE m.{col(Membership, 'project')} = p.{col(Pair, 'project')} "
-        f"AND m.{col(Membership, 'user')} = %s"
-    )
-    assigned = (
-        f"SELECT 1 FROM {table(Assignment)} a WHERE a.{col(Assignment, 'pair')} = p.{col(Pair, 'id')} "
-        f"AND a.{col(Assignment, 'annotator')} = %s"
-    )
-    return (
-        f"SELECT {columns(Pair, 'p')}, {columns(Project, 'pr', _PROJECT_FIELDS)}, "
-        f"EXISTS({membership}), EXISTS({membership} AND m.{col(Membership, 'role')} = %s), EXISTS({assigned}) "
-        f"FROM {table(Pair)} p JOIN {table(Project)} pr ON pr.{col(Project, 'id')} = p.{col(Pair, 'project')} "
-        f"WHERE p.{col(Pair, 'id')} = %s"
-    )

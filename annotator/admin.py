@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from . import models
+from annotator import models
 
 
 class TypeInline(admin.TabularInline):

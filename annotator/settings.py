@@ -11,6 +11,7 @@ ALLOWED_HOSTS  comma-separated
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -63,6 +64,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "annotator",
 ]
 
@@ -76,7 +78,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "annotator.middleware.LoginRequiredEverywhere",
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked sign-in into its response
 ]
 
 ROOT_URLCONF = "annotator.urls"
@@ -93,7 +96,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "annotator.context_processors.roles",
+                "annotator.home.context_processors.roles",
             ],
             "builtins": ["django_htmx.templatetags.django_htmx"],
         },
@@ -155,11 +158,38 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 1,
 }
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "workbench")
+# A pool process whose resident memory passed this after a task is replaced by a fresh one (KiB): an
+# import or export of a whole corpus grows its process by ~60 MiB that Python's allocator keeps
+# otherwise. A fresh pool process has ~110 MiB resident, nearly all shared with the worker's main
+# process (annotator.celery preloads the tasks' modules); agreement memos of a project at MSRP-A
+# scale can pass 160 MiB, so raise WORKER_MAX_MEMORY_PER_CHILD_MB where memory allows to keep them.
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = int(os.environ.get("WORKER_MAX_MEMORY_PER_CHILD_MB", "160")) * 1024
 CELERY_RESULT_EXPIRES = 3600
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
 ]
+# Sign-in throttling (django-axes, database handler): after SIGN_IN_FAILURE_LIMIT wrong passwords for a
+# username it is locked for SIGN_IN_LOCKOUT_MINUTES, on the login page and the token endpoint alike; admins
+# see locks and lift them at /security/. Every sign-in and failed attempt is logged.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("SIGN_IN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("SIGN_IN_LOCKOUT_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_RESET_ON_SUCCESS = True
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+AXES_LOCKOUT_CALLABLE = "annotator.accounts.views.locked_out"
+# API tokens: revocable by their owner at /account/; API_TOKEN_TTL_DAYS > 0 makes them expire.
+API_TOKEN_TTL_DAYS = int(os.environ.get("API_TOKEN_TTL_DAYS", "0"))
+# Password reset mails: the console unless EMAIL_BACKEND (and Django's EMAIL_* settings) say otherwise.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "workbench@localhost")
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "annotator:home"
 LOGOUT_REDIRECT_URL = "login"
@@ -178,7 +208,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        else "annotator.core.static_storage.ModuleAwareStaticFilesStorage"
     },
 }
 MEDIA_ROOT = VAR_DIR / "media"
@@ -188,7 +218,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "annotator.api_auth.FastTokenAuthentication",
+        "annotator.api.auth.FastTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
@@ -200,6 +230,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Projects, pairs, phenomena, alignments, evaluation judgements and agreement snapshots.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema maps every endpoint and parameter: signed-in users only.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Swagger UI and Redoc from drf-spectacular-sidecar's static files: no CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -224,7 +256,10 @@ SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-SILENCED_SYSTEM_CHECKS: list[str] = []
+# axes.W006 warns that a lockout without the IP address can be bypassed by rotating user agents or
+# cookies; ours locks the username itself, which neither bypasses (and a lab behind one address is not
+# locked out by one colleague's typos).
+SILENCED_SYSTEM_CHECKS: list[str] = ["axes.W006"]
 
 LOGGING = {
     "version": 1,

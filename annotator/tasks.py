@@ -1,12 +1,48 @@
-"""Celery tasks: ids in; load → compute with a pure `metrics` call → store. Idempotent."""
+"""Celery entry points only: ids in; load → compute (a pure `metrics` call, or a service) → store.
+
+Nothing imports this module: work is sent by task name through `annotator.taskqueue`, and Celery's
+autodiscovery registers these tasks in the worker (and in-process, on the first `enqueue`).
+Every task is idempotent; a deleted object is logged and skipped; transient errors (the database or the
+broker went away for a moment) are retried with back-off, anything else is a bug that fails once.
+"""
 
 from __future__ import annotations
 
 import logging
+import time
 
 from celery import shared_task
+from django.contrib.auth import get_user_model
+from django.db import InterfaceError, OperationalError
+from kombu.exceptions import OperationalError as BrokerOperationalError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from annotator.agreement import computation, scheduling
+from annotator.corpus import aligner_training, jobs, tree_parsing
+from annotator.evaluation.reevaluation import build_reevaluation_sets as build_sets
+from annotator.leadtools.reannotation import queue_reannotation as queue_round
+from annotator.models import Project
 
 log = logging.getLogger(__name__)
+
+#: Errors worth retrying: the database or the broker/cache went away for a moment.
+TRANSIENT_ERRORS = (
+    ConnectionError,
+    OperationalError,
+    InterfaceError,
+    BrokerOperationalError,
+    RedisConnectionError,
+    RedisTimeoutError,
+)
+RETRYING = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": TRANSIENT_ERRORS,
+    "retry_backoff": True,
+    "retry_backoff_max": 60,
+    "max_retries": 5,
+}
 
 
 @shared_task(name="annotator.ping")
@@ -15,149 +51,78 @@ def ping(value: str) -> str:
     return f"pong:{value}"
 
 
-def schedule_recompute(project_id: int) -> None:
-    """Enqueue a recompute of the project's agreement (coalescing lives in `annotator.agreement`)."""
-    from .agreement import schedule
-
-    schedule(project_id)
-
-
-def _transient_errors() -> tuple[type[BaseException], ...]:
-    """Errors worth retrying: the database or the broker/cache went away for a moment."""
-    from django.db import InterfaceError, OperationalError
-    from kombu.exceptions import OperationalError as BrokerOperationalError
-    from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import TimeoutError as RedisTimeoutError
-
-    return (
-        ConnectionError,
-        OperationalError,
-        InterfaceError,
-        BrokerOperationalError,
-        RedisConnectionError,
-        RedisTimeoutError,
-    )
-
-
-@shared_task(
-    name="annotator.recompute_agreement",
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=_transient_errors(),
-    retry_backoff=True,
-    retry_backoff_max=60,
-    max_retries=5,
-)
-def recompute_agreement(self: object, project_id: int) -> str | None:
+@shared_task(name="annotator.recompute_agreement", **RETRYING)
+def recompute_agreement(project_id: int) -> str | None:
     """Recompute and store the project's AgreementSnapshot (no-op when the inputs' fingerprint is unchanged).
 
-    Transient errors are retried with back-off; any other exception is a bug: it is recorded in
-    `AgreementState.last_error` and the task fails once.
+    When changes arrived while it computed, schedule one rerun after `scheduling.rerun_delay`. Any
+    exception other than a transient one is a bug: it is recorded in `AgreementState.last_error` and
+    the task fails once.
     """
-    from .agreement import recompute
+    started = time.monotonic()
+    outcome = computation.recompute(project_id)
+    if outcome != "busy" and scheduling.take_rerun_mark(project_id):
+        scheduling.schedule(project_id, countdown=scheduling.rerun_delay(time.monotonic() - started))
+    return outcome
 
-    return recompute(project_id)
 
-
-@shared_task(
-    name="annotator.queue_reannotation",
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=_transient_errors(),
-    retry_backoff=True,
-    retry_backoff_max=60,
-    max_retries=5,
-)
+@shared_task(name="annotator.queue_reannotation", **RETRYING)
 def queue_reannotation(
-    self: object, project_id: int, rule: str, params: dict, seed: int, actor_id: int | None = None
+    project_id: int, rule: str, params: dict, seed: int, actor_id: int | None = None
 ) -> int | None:
     """Draw a re-annotation round by `rule` and queue its pairs back to their annotators.
 
     Idempotent: run again on unchanged annotations (e.g. after a killed worker) it finds the round it
     stored and queues nothing twice. Returns the round number; a deleted project is logged and skipped.
     """
-    from django.contrib.auth import get_user_model
-
-    from .models import Project
-    from .services.reannotation import queue_reannotation as queue
-
     project = Project.objects.filter(pk=project_id).first()
     if project is None:
         log.info("queue_reannotation: project %s no longer exists; skipped", project_id)
         return None
     actor = get_user_model().objects.filter(pk=actor_id).first() if actor_id else None
-    return queue(project, rule, params, seed=seed, actor=actor).round
+    return queue_round(project, rule, params, seed=seed, actor=actor).round
 
 
-@shared_task(
-    name="annotator.build_reevaluation_sets",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=_transient_errors(),
-    retry_backoff=True,
-    retry_backoff_max=60,
-    max_retries=5,
-)
+@shared_task(name="annotator.build_reevaluation_sets", **RETRYING)
 def build_reevaluation_sets(project_id: int, seed: int = 0) -> int | None:
     """Draw every rater's re-evaluation sets (metrics.reeval) and give them their round-1 units.
 
     Idempotent: the same seed on the same judgements stores the same sets and creates no new work.
     Returns the number of round-1 assignments created; a deleted project is logged and skipped.
     """
-    from .models import Project
-    from .services.reevaluation import build_reevaluation_sets as build
-
     project = Project.objects.filter(pk=project_id).first()
     if project is None:
         log.info("build_reevaluation_sets: project %s no longer exists; skipped", project_id)
         return None
-    return build(project, seed)
+    return build_sets(project, seed)
 
 
-from .corpus_jobs import run_export_job, run_import_job  # noqa: E402,F401
+@shared_task(name="annotator.run_import_job", acks_late=True, reject_on_worker_lost=True)
+def run_import_job(job_id: int) -> str | None:
+    """Run a stored import job (a re-delivered task of a finished job does nothing)."""
+    return jobs.run_import(job_id)
 
 
-@shared_task(
-    name="annotator.train_aligner",
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=_transient_errors(),
-    retry_backoff=True,
-    retry_backoff_max=60,
-    max_retries=5,
-)
-def train_aligner(self: object, run_id: int) -> str | None:
+@shared_task(name="annotator.run_export_job", acks_late=True, reject_on_worker_lost=True)
+def run_export_job(job_id: int) -> str | None:
+    """Run a stored export job: write the file under MEDIA_ROOT and remember its path."""
+    return jobs.run_export(job_id)
+
+
+@shared_task(name="annotator.train_aligner", **RETRYING)
+def train_aligner(run_id: int) -> str | None:
     """Train the project's statistical aligner and store its initial alignments (one `AlignerRun`).
 
     A finished run is not run again (a re-delivered task changes nothing); a deleted one is skipped.
     """
-    from .corpus.aligner_training import run_training
-
-    return run_training(run_id)
+    return aligner_training.run_training(run_id)
 
 
-@shared_task(
-    name="annotator.parse_trees",
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=_transient_errors(),
-    retry_backoff=True,
-    retry_backoff_max=60,
-    max_retries=5,
-)
-def parse_trees(self: object, project_id: int, backend: str = "spacy") -> dict | None:
+@shared_task(name="annotator.parse_trees", **RETRYING)
+def parse_trees(project_id: int, backend: str = "spacy") -> dict | None:
     """Parse the members of the project's pairs that have no imported tree (`corpus.tree_parsing`)."""
-    from .corpus.tree_parsing import parse_missing_trees
-    from .models import Project
-
     project = Project.objects.filter(pk=project_id).first()
     if project is None:
-        import logging
-
-        logging.getLogger(__name__).warning("project %s no longer exists; tree parsing skipped", project_id)
+        log.info("parse_trees: project %s no longer exists; skipped", project_id)
         return None
-    return parse_missing_trees(project, backend=backend)
+    return tree_parsing.parse_missing_trees(project, backend=backend)

@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotator.aligner import identical_token_alignment  # noqa: E402
+from annotator.core.aligner import identical_token_alignment  # noqa: E402
 from annotator.core.statistical_aligner import AlignerSettings, alignment_quality, train_and_align  # noqa: E402
-from annotator.imports.mrpc import parse_mrpc  # noqa: E402
+from annotator.corpus.imports.mrpc import parse_mrpc  # noqa: E402
 
 MRPC = ROOT.parent / "shared" / "corpora" / "mrpc"
 FILES = ["msr_paraphrase_train.txt", "msr_paraphrase_test.txt"]

@@ -53,6 +53,7 @@ def setup_database() -> tuple[str | None, str]:
 
 def load_document(doc: Any, name: str) -> Any:
     """Bulk-load a metrics Document as a project (phenomena, links, labels, done assignments)."""
+    from annotator.corpus import projects
     from annotator.models import (
         AlignmentLink,
         Assignment,
@@ -64,7 +65,6 @@ def load_document(doc: Any, name: str) -> Any:
         Project,
         Tagset,
     )
-    from annotator.services import projects
 
     tagset, _ = Tagset.objects.get_or_create(name=f"bench {name}")
     ParaphraseType.objects.bulk_create(
@@ -157,17 +157,17 @@ def timed(fn: Any) -> tuple[float, Any]:
 class StoreClock:
     """Wall and CPU time (time.process_time: the machine is shared) from a start to each snapshot stored."""
 
-    def __init__(self, agreement: Any) -> None:
+    def __init__(self, computation: Any) -> None:
         self.marks: list[tuple[float, float]] = []
         self.start = (0.0, 0.0)
-        real = agreement._store
+        real = computation._store
 
         def store(*args: Any, **kwargs: Any) -> Any:
             out = real(*args, **kwargs)
             self.marks.append((time.perf_counter() - self.start[0], time.process_time() - self.start[1]))
             return out
 
-        agreement._store = store
+        computation._store = store
 
     def run(self, fn: Any) -> tuple[float, float, Any, list[tuple[float, float]]]:
         """(wall, cpu, fn's result, [(wall, cpu) at each stored snapshot])."""
@@ -182,7 +182,8 @@ def bench_recompute(n_pairs: int, kappa_c: bool) -> None:
     from django.core.cache import cache
     from django.test.utils import override_settings
 
-    from annotator import agreement, agreement_results
+    from annotator.agreement import computation, document
+    from annotator.agreement import results as agreement_results
     from annotator.models import AlignmentLink, PairLabel, Phenomenon
     from metrics.synthetic import synthetic_document
 
@@ -197,7 +198,7 @@ def bench_recompute(n_pairs: int, kappa_c: bool) -> None:
     docs = []
     for _ in range(3):
         cpu = time.process_time()
-        wall, _ = timed(lambda: agreement.project_document(project))
+        wall, _ = timed(lambda: document.project_document(project))
         docs.append((wall, time.process_time() - cpu))
     print(
         "project_document (database → interchange document): median "
@@ -207,7 +208,7 @@ def bench_recompute(n_pairs: int, kappa_c: bool) -> None:
         # The Monte Carlo of κ_C runs after the provisional snapshot (pending: ["kappa_c"]); skipping it
         # leaves every timed step before it as it is. The final snapshots then lack the κ_C keys.
         agreement_results.kappa_c_report = lambda document, memo=None: {}
-    clock = StoreClock(agreement)
+    clock = StoreClock(computation)
     cache.clear()
     rows: list[tuple[str, str, float, float, str, str]] = []
 
@@ -222,25 +223,25 @@ def bench_recompute(n_pairs: int, kappa_c: bool) -> None:
             rows.append((name, target, wall, cpu, outcome, ""))
 
     with override_settings(AGREEMENT_KAPPA_C_DEFER_WORK=0):
-        row("cold (no earlier snapshot)", "", clock.run(lambda: agreement.recompute(project.pk)))
+        row("cold (no earlier snapshot)", "", clock.run(lambda: computation.recompute(project.pk)))
         a = next(iter(users.values()))
         x = Phenomenon.objects.filter(annotator=a, pair__project=project).order_by("pk").first()
         Phenomenon.objects.filter(pk=x.pk).update(
             scope1=[0, 1, 2, 3][: len(x.scope1) + 1] if x.scope1 else []
         )
-        row("one phenomenon changed", "≤ 2 s CPU", clock.run(lambda: agreement.recompute(project.pk)))
+        row("one phenomenon changed", "≤ 2 s CPU", clock.run(lambda: computation.recompute(project.pk)))
         label = PairLabel.objects.filter(annotator=a, pair__project=project).order_by("pk").first()
         PairLabel.objects.filter(pk=label.pk).update(
             label="non_paraphrase" if label.label == "paraphrase" else "paraphrase"
         )
-        row("one pair label changed", "≤ 2 s CPU", clock.run(lambda: agreement.recompute(project.pk)))
+        row("one pair label changed", "≤ 2 s CPU", clock.run(lambda: computation.recompute(project.pk)))
         link = AlignmentLink.objects.filter(annotator=a, pair__project=project).order_by("pk").first()
         AlignmentLink.objects.filter(pk=link.pk).update(sure=not link.sure)
-        row("one link changed", "≤ 2 s CPU", clock.run(lambda: agreement.recompute(project.pk)))
+        row("one link changed", "≤ 2 s CPU", clock.run(lambda: computation.recompute(project.pk)))
         row(
             "nothing changed (fingerprint equal)",
             "≤ 1 s CPU",
-            clock.run(lambda: agreement.recompute(project.pk)),
+            clock.run(lambda: computation.recompute(project.pk)),
         )
     print(f"{'recompute':<56} {'target':>10} {'wall s':>7} {'CPU s':>7}  outcome")
     for name, target, wall, cpu, outcome, note in rows:
@@ -259,9 +260,9 @@ def bench_latency(n_pairs: int, saves: int) -> None:
     from django.test import Client
     from django.urls import reverse
 
-    from annotator.agreement import latest_snapshot
+    from annotator.agreement.computation import latest_snapshot
+    from annotator.annotation import services as annotation_services
     from annotator.models import PairLabel
-    from annotator.services import annotations
     from metrics.synthetic import synthetic_document
     from tests.conftest import Worker
 
@@ -283,14 +284,16 @@ def bench_latency(n_pairs: int, saves: int) -> None:
     worker = Worker(env, queue)
     worker.start()
     try:
-        from annotator.agreement import schedule
+        from django.contrib.auth import get_user_model
+
+        from annotator.agreement.scheduling import schedule
 
         schedule(project.pk)
         wait_for_new_snapshot(project, None, timeout=600)
         web = Client()
-        web.login(username=annotator.username, password="bench-pass-123")
+        web.force_login(annotator)
         lead = Client()
-        lead.login(username=lead_name, password="bench-pass-123")
+        lead.force_login(get_user_model().objects.get(username=lead_name))
         pairs = list(project.pairs.order_by("position")[:saves])
         latencies = []
         for n in range(saves):
@@ -300,7 +303,7 @@ def bench_latency(n_pairs: int, saves: int) -> None:
             label = "non_paraphrase" if current == "paraphrase" else "paraphrase"  # a real change
             response = web.post(
                 reverse("annotator:pair-label", args=[project.pk, pair.pk]),
-                {"label": label, "base_version": annotations.sheet_version(pair, annotator)},
+                {"label": label, "base_version": annotation_services.sheet_version(pair, annotator)},
                 HTTP_HX_REQUEST="true",
             )
             assert response.status_code == 200, response.content[:300]
@@ -335,7 +338,7 @@ def bench_latency(n_pairs: int, saves: int) -> None:
 
 
 def wait_for_new_snapshot(project: Any, seen: int | None, timeout: float) -> None:
-    from annotator.agreement import latest_snapshot
+    from annotator.agreement.computation import latest_snapshot
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

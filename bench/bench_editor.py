@@ -82,12 +82,13 @@ def configure(database_url: str, redis_url: str) -> None:
 
 def build() -> dict[str, Any]:
     """A 60-token pair with 20 phenomena and 40 links for the annotator, and a small pair for comparison."""
+    from annotator.annotation import services as annotation_services
+    from annotator.corpus import projects
     from annotator.models import ParaphraseType
-    from annotator.services import annotations, projects
-    from tests import factories
+    from tests import make
 
-    ann, bob = factories.user("ann"), factories.user("bob")
-    project = projects.create_project("Bench editor", tagset=factories.vila(), annotators=[ann, bob])
+    ann, bob = make.user("ann"), make.user("bob")
+    project = projects.create_project("Bench editor", tagset=make.vila(), annotators=[ann, bob])
     tokens1 = (WORDS * 2)[:60]
     tokens2 = (WORDS * 2)[5:65]
     big = projects.add_pair(project, "big", tokens1=tokens1, tokens2=tokens2)
@@ -100,11 +101,11 @@ def build() -> dict[str, Any]:
     projects.assign_pairs(project, [ann, bob], [big, small])
     types = list(ParaphraseType.objects.filter(tagset=project.tagset).order_by("position"))
     for user in (ann, bob):
-        annotations.set_pair_label(big, user, "paraphrase", base_version=None)
+        annotation_services.set_pair_label(big, user, "paraphrase", base_version=None)
         for k in range(20):
             ptype = types[k % len(types)]
             scope1, scope2 = ([k * 3, k * 3 + 1], [k * 2 + 2]) if ptype.scope_sides != "one" else ([k], [])
-            annotations.add_phenomenon(
+            annotation_services.add_phenomenon(
                 big,
                 user,
                 ptype,
@@ -114,14 +115,14 @@ def build() -> dict[str, Any]:
                 projection="local" if ptype.projection_required else "",
                 base_version=None,
             )
-        annotations.set_links(
+        annotation_services.set_links(
             big, user, [(k, (k + 3) % len(tokens2)) for k in range(40)], sure=True, base_version=None
         )
-        annotations.set_pair_label(small, user, "paraphrase", base_version=None)
-        annotations.add_phenomenon(
+        annotation_services.set_pair_label(small, user, "paraphrase", base_version=None)
+        annotation_services.add_phenomenon(
             small, user, types[0], scope1=[1], scope2=[0], projection="local", base_version=None
         )
-        annotations.set_links(small, user, [(1, 0)], sure=True, base_version=None)
+        annotation_services.set_links(small, user, [(1, 0)], sure=True, base_version=None)
     return {"ann": ann, "big": big, "small": small, "types": {t.name: t for t in types}}
 
 
@@ -192,8 +193,8 @@ def run(args: argparse.Namespace) -> int:
     from django.test.utils import CaptureQueriesContext
     from django.urls import reverse
 
+    from annotator.annotation.services import sheet_version
     from annotator.models import Phenomenon
-    from annotator.services.annotations import sheet_version
 
     world = build()
     plain_url = install_plain_insert().format(world["big"].project_id)

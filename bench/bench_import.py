@@ -69,9 +69,9 @@ def run_backend(runs: int) -> dict[str, float]:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from annotator.exports.native import write_native
+    from annotator.corpus.exports.native import write_native
+    from annotator.corpus.services import import_corpus
     from annotator.models import Project
-    from annotator.services.corpus import import_corpus
 
     counter = iter(range(10**6))
 

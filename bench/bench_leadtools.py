@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_leadtools.py [--runs 3]
 
-- per-pair agreement for the explorer and the re-annotation rules (`annotator.services.disagreement.
+- per-pair agreement for the explorer and the re-annotation rules (`annotator.leadtools.disagreement.
   pair_agreement`, DO F1 per annotator pair and type, word-alignment F1) on a seeded synthetic document;
 - the re-annotation draw (rule, seeded 10 % sample, shuffle) over those rows;
 - the planner's balanced-overlap distribution of 3,900 pairs over 10 annotators, 3 per pair.
@@ -29,7 +29,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from annotator.services import disagreement, planning, reannotation  # noqa: E402
+from annotator.leadtools import disagreement, planning, reannotation  # noqa: E402
 from metrics.synthetic import synthetic_document  # noqa: E402
 
 

@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from annotator.core.auto_trees import ParserUnavailable, _spacy, parse_members  # noqa: E402
-from annotator.imports.mrpc import parse_mrpc  # noqa: E402
-from annotator.trees import tree_nodes  # noqa: E402
+from annotator.core.trees import tree_nodes  # noqa: E402
+from annotator.corpus.imports.mrpc import parse_mrpc  # noqa: E402
 
 MRPC = ROOT.parent / "shared" / "corpora" / "mrpc"
 FILES = ["msr_paraphrase_train.txt", "msr_paraphrase_test.txt"]

@@ -368,8 +368,8 @@ class Stack:
 
 SEED = """
 from annotator.models import Tagset
-from annotator.services import projects
-from annotator.tagsets import VILA_NAME
+from annotator.corpus import projects
+from annotator.core.tagsets import VILA_NAME
 from rest_framework.authtoken.models import Token
 from django.contrib.auth import get_user_model
 

@@ -26,7 +26,7 @@ def pre_fork(server, worker):  # noqa: ANN001 — gunicorn's server hook signatu
     from django.urls import get_resolver
 
     get_resolver().url_patterns  # noqa: B018 — imports the URLconf and its views
-    import annotator.agreement  # noqa: F401
+    import annotator.agreement.computation  # noqa: F401
 
     # Keep the garbage collector from touching (and so un-sharing) everything loaded so far.
     gc.freeze()

@@ -1,7 +1,8 @@
-"""Command line: ``python -m metrics report FILE.json [--format json|table] [--ci]``.
+"""Command line: ``python -m metrics report FILE.json [--format json|table] [--ci] [--statistics]``.
 
-Prints the report (spec §10) on stdout. An unreadable file, invalid JSON or an invalid document
-exits with status 1 and one line ``FILE: field: message`` on stderr (spec §9).
+Prints the report (docs/measures.md#report; spec §10) on stdout; ``--statistics`` adds the corpus
+statistics (docs/measures.md#statistics). An unreadable file, invalid JSON or an invalid document
+exits with status 1 and one line ``FILE: field: message`` on stderr (docs/measures.md#document).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import sys
 from typing import Any
 
+from metrics.corpus_statistics import DEFAULT_BIN_WIDTH
 from metrics.document import load_document
 from metrics.report import build_report
 from metrics.types import DocumentError
@@ -29,10 +31,23 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument(
         "--ci", action="store_true", help="add bootstrap 95%% confidence intervals (<key>.ci95)"
     )
+    report.add_argument(
+        "--statistics",
+        action="store_true",
+        help="add the corpus statistics section (the papers' tables; repeats kappa_c's Monte Carlo)",
+    )
+    report.add_argument(
+        "--bin-width",
+        type=int,
+        default=DEFAULT_BIN_WIDTH,
+        help=f"token width of the shorter-sentence bins of Cohn et al.'s Fig. 4 (default {DEFAULT_BIN_WIDTH})",
+    )
     args = parser.parse_args(argv)
+    if args.bin_width < 1:
+        parser.error(f"--bin-width must be >= 1, got {args.bin_width}")
     try:
         doc = load_document(args.file)
-        result = build_report(doc, ci=args.ci)
+        result = build_report(doc, ci=args.ci, statistics=args.statistics, bin_width=args.bin_width)
     except DocumentError as exc:
         field = exc.field or "$"
         print(f"{args.file}: {field}: {_one_line(exc.message)}", file=sys.stderr)
@@ -50,7 +65,11 @@ def _one_line(text: str) -> str:
 
 
 def format_table(report: dict[str, Any]) -> str:
-    """The report as an aligned text table: measure | part | value, one row per number."""
+    """The report as an aligned text table: measure | part | value, one row per number.
+
+    A ``statistics`` section follows as a second table (table | row | value), each table headed by
+    the paper table it mirrors.
+    """
     rows: list[tuple[str, str, str]] = []
     for key, entry in report["measures"].items():
         for part, value in entry.items():
@@ -61,7 +80,28 @@ def format_table(report: dict[str, Any]) -> str:
                     rows.append((key, f"{part} {sub}", _cell(v)))
             else:
                 rows.append((key, part, _cell(value)))
-    head = ("measure", "part", "value")
+    text = _aligned(("measure", "part", "value"), rows)
+    if "statistics" in report:
+        stats: list[tuple[str, str, str]] = []
+        for name, table in report["statistics"].items():
+            stats.append((name, "mirrors", str(table.get("mirrors", ""))))
+            for path, value in _flat(table, ""):
+                if path != "mirrors":
+                    stats.append((name, path, _cell(value)))
+        text += "\n" + _aligned(("statistics", "row", "value"), stats)
+    return text
+
+
+def _flat(value: Any, path: str) -> list[tuple[str, Any]]:
+    """``(path, leaf)`` of a nested statistics table; list items are numbered ``[n]``."""
+    if isinstance(value, dict) and value:
+        return [p for k, v in value.items() for p in _flat(v, f"{path} {k}".strip())]
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return [p for n, v in enumerate(value) for p in _flat(v, f"{path}[{n}]")]
+    return [(path, value)]
+
+
+def _aligned(head: tuple[str, str, str], rows: list[tuple[str, str, str]]) -> str:
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(3)]
     lines = [
         "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in [head, *rows]

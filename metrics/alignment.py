@@ -1,4 +1,5 @@
-"""Word- and phrase-level alignment agreement: precision, recall, F1 (spec §5.1, §5.3).
+"""Word- and phrase-level alignment agreement: precision, recall, F1
+(docs/measures.md#word-alignment, #phrase-alignment; spec §5.1, §5.3).
 
 Annotator ``a`` is the test, ``b`` the reference; counts are summed over the pairs both annotated
 before dividing (micro-average). Identical links / phrase pairs (same token(s) on both sides) are
@@ -57,7 +58,7 @@ class AlignmentLink:
 
 
 class AlignmentScores(NamedTuple):
-    """Precision, recall and their harmonic mean; ``None`` where undefined (spec §0)."""
+    """Precision, recall and their harmonic mean; ``None`` where undefined (docs/measures.md#conventions)."""
 
     precision: float | None
     recall: float | None
@@ -65,7 +66,8 @@ class AlignmentScores(NamedTuple):
 
 
 def harmonic_mean(x: float | None, y: float | None) -> float | None:
-    """``HM(x, y) = 2xy / (x + y)``; ``0`` when ``x + y = 0``; ``None`` if either is ``None`` (spec §0)."""
+    """``HM(x, y) = 2xy / (x + y)``; ``0`` when ``x + y = 0``; ``None`` if either is ``None``
+    (docs/measures.md#conventions)."""
     if x is None or y is None:
         return None
     if x + y == 0:
@@ -74,13 +76,14 @@ def harmonic_mean(x: float | None, y: float | None) -> float | None:
 
 
 def mean_defined(values: Iterable[float | None]) -> float | None:
-    """Mean of the defined (non-``None``) values; ``None`` when there is none (spec §0)."""
+    """Mean of the defined (non-``None``) values; ``None`` when there is none (docs/measures.md#conventions)."""
     defined = [v for v in values if v is not None]
     return sum(defined) / len(defined) if defined else None
 
 
 def section_annotators(doc: Document, section: Mapping[str, object] | None) -> tuple[str, ...]:
-    """The declared annotators that appear in ``section``, in ``doc.annotators`` order (spec §9)."""
+    """The declared annotators that appear in ``section``, in ``doc.annotators`` order
+    (docs/measures.md#document)."""
     return () if section is None else tuple(a for a in doc.annotators if a in section)
 
 
@@ -193,7 +196,8 @@ def word_alignment_scores(
     tier: str = "generous",
     identical_match: str = "exact",
 ) -> AlignmentScores:
-    """Word-alignment precision, recall and F1 of test ``a`` against reference ``b`` (spec §5.1).
+    """Word-alignment precision, recall and F1 of test ``a`` against reference ``b``
+    (docs/measures.md#word-alignment).
 
     With ``S'``, ``P'`` the sure and sure-or-possible links minus identical links (a link ``(i, j)``
     is identical iff ``tokens1[i] == tokens2[j]``, or equal after ``casefold`` with
@@ -243,7 +247,8 @@ def word_alignment_scores(
 def non_identical_atomic_pairs(
     links: Iterable[Link], tokens1: Sequence[str], tokens2: Sequence[str], *, identical_match: str = "exact"
 ) -> set[PhrasePair]:
-    """Atomic phrase pairs of ``links`` minus identical ones (atomicity decided first; spec §5.2)."""
+    """Atomic phrase pairs of ``links`` minus identical ones (atomicity decided first;
+    docs/measures.md#phrase-extraction)."""
     _check_match(identical_match)
     links = validate_links(links, len(tokens1), len(tokens2))
     return non_identical_atomic_pairs_many(
@@ -333,10 +338,11 @@ def phrase_alignment_scores(
     *,
     identical_match: str = "exact",
 ) -> AlignmentScores:
-    """Phrase-level precision, recall and F1 of test ``a`` against reference ``b`` (spec §5.3).
+    """Phrase-level precision, recall and F1 of test ``a`` against reference ``b``
+    (docs/measures.md#phrase-alignment).
 
     With ``atom(x)`` / ``all(x)`` the non-identical atomic / all phrase pairs extracted from x's
-    links (spec §5.2; pass the sure links for the S level, sure ∪ possible for the P level)::
+    links (docs/measures.md#phrase-extraction; pass the sure links for the S level, sure ∪ possible for the P level)::
 
         Precision = |atom(a) ∩ all(b)| / |atom(a)|      Recall = |all(a) ∩ atom(b)| / |atom(b)|
         F1 = HM(Precision, Recall)
@@ -422,7 +428,8 @@ _MEASURES = (
 
 
 def alignment_report(doc: Document, *, memo: PairwiseMemo | None = None) -> dict[str, dict[str, Any]]:
-    """The ``alignment.*`` measures of a document (spec §5.1, §5.3, §8, §10).
+    """The ``alignment.*`` measures of a document
+    (docs/measures.md#word-alignment, #phrase-alignment, #report).
 
     For every annotator pair ``a|b`` (``a`` before ``b`` in ``doc.annotators``; ``a`` is the test,
     ``b`` the reference) counts are summed over the pairs both annotated. Keys

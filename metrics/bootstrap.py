@@ -20,6 +20,7 @@ import numpy.typing as npt
 from metrics.iapta import _D_XY, _D_YX, _N_X, _N_Y, _P_XY, _P_YX, _do_f1_vec, _hm_vec, _ratio
 from metrics.incremental import PhenomenaAgreement
 from metrics.kappa import rating_table
+from metrics.reeval import after_revisions
 from metrics.types import SCALES, Document, scale_label
 
 __all__ = ["DEFAULT_RESAMPLES", "percentile_interval", "confidence_intervals", "word_link_counts"]
@@ -95,7 +96,8 @@ def _iapta_intervals(doc: Document, *, n_resamples: int, seed: int) -> dict[str,
 
 
 def word_link_counts(doc: Document, a: str, b: str) -> FloatArray:
-    """Per pair ``(|S'_a ∩ P'_b|, |S'_a|, |P'_a ∩ S'_b|, |S'_b|)`` over pairs annotated by both (spec §5.1).
+    """Per pair ``(|S'_a ∩ P'_b|, |S'_a|, |P'_a ∩ S'_b|, |S'_b|)`` over pairs annotated by both
+    (docs/measures.md#word-alignment).
 
     ``S'``/``P'`` exclude identical links (``tokens1[i] = tokens2[j]``, exact or casefold per
     ``options.identical_match``); pairs not annotated by both are rows of zeros.
@@ -131,8 +133,6 @@ def _word_intervals(doc: Document, *, n_resamples: int, seed: int) -> dict[str, 
 def _fleiss_intervals(
     doc: Document, measures: dict[str, Any], *, n_resamples: int, seed: int
 ) -> dict[str, dict[str, Any]]:
-    from metrics.report import after_revisions
-
     assert doc.evaluations is not None
     out: dict[str, dict[str, Any]] = {}
     for suffix, judgements in (("", doc.evaluations.ratings), (".after", after_revisions(doc.evaluations))):

@@ -1,10 +1,11 @@
-"""Chance-corrected phrase-alignment agreement κ_C (Cohn, Callison-Burch & Lapata 2008; spec §5.4).
+"""Chance-corrected phrase-alignment agreement κ_C (Cohn, Callison-Burch & Lapata 2008;
+docs/measures.md#kappa-c).
 
 Observed agreement ``pi_hat`` is the mean concordance of the two annotators' non-identical atomic
 phrase pairs; chance agreement ``pi_0`` is estimated by Monte Carlo from an edit model: each
 annotator is modelled as flipping cells of the automatic initial alignment independently with a
 probability linear in the pair's length (after Kupper & Hafner 1989). The random recipe is
-normative (spec §5.4) so that dashboards are reproducible to the last bit.
+normative (docs/measures.md#kappa-c) so that dashboards are reproducible to the last bit.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ __all__ = [
     "chance_concordance",
     "kappa_c",
     "kappa_c_report",
+    "ItemConcordances",
+    "item_concordances",
 ]
 
 #: Why κ_C of an annotator pair is null (``None`` when it is defined).
@@ -45,7 +48,8 @@ IntArray = npt.NDArray[np.int64]
 
 
 def concordance(a: set[Any] | frozenset[Any], b: set[Any] | frozenset[Any]) -> float:
-    """Concordance of two sets of phrase pairs: ``|A ∩ B| / min(|A|, |B|)`` (spec §5.4).
+    """Concordance of two sets of phrase pairs: ``|A ∩ B| / min(|A|, |B|)``
+    (docs/measures.md#kappa-c).
 
     Range [0, 1]. Defined everywhere: ``1`` if both sets are empty (both annotators agree there is
     nothing to align), ``0`` if exactly one is empty.
@@ -109,7 +113,7 @@ def fit_edit_model(q: Sequence[float], lengths: Sequence[int]) -> EditModel | No
     If all ``L_i`` are equal (including a single item) ``beta_r = 0`` and ``alpha_r = q̄``.
     ``None`` when there is no item. **Alt** (not used): a binomial maximum-likelihood fit.
 
-    Reference: Cohn, Callison-Burch & Lapata 2008, CL 34(4), §4.3; spec §5.4.
+    Reference: Cohn, Callison-Burch & Lapata 2008, CL 34(4), §4.3; docs/measures.md#kappa-c.
 
     Examples
     --------
@@ -228,7 +232,7 @@ def _item_concordances(
     mc_samples: int,
     identical_match: str,
 ) -> FloatArray:
-    """The J sampled concordances of one item, drawing ``ua``, ``ub`` per sample as in spec §5.4."""
+    """The J sampled concordances of one item, drawing ``ua``, ``ub`` per sample (docs/measures.md#kappa-c)."""
     n, m = len(pair.tokens1), len(pair.tokens2)
     initial = np.zeros((n, m), dtype=bool)
     for i, j in pair.initial_alignment or ():
@@ -254,7 +258,7 @@ def chance_concordance(
     mc_seed: int = 0,
     identical_match: str = "exact",
 ) -> tuple[float | None, float | None]:
-    """Monte Carlo chance agreement ``(pi_0, pi0_se)`` of one annotator pair (spec §5.4).
+    """Monte Carlo chance agreement ``(pi_0, pi0_se)`` of one annotator pair (docs/measures.md#kappa-c).
 
     For item ``i`` (``pairs[i]``, which must have an initial alignment ``I_i``) and sample
     ``s = 1..J``, ``Ã_is`` flips each cell of ``I_i`` independently with probability
@@ -286,13 +290,26 @@ def chance_concordance(
         )
     if not pairs:
         return None, None
+    means, variances = _chance_items(pairs, pr_edit_a, pr_edit_b, mc_samples, mc_seed, identical_match)
+    return math.fsum(means) / len(pairs), math.sqrt(math.fsum(variances) / mc_samples) / len(pairs)
+
+
+def _chance_items(
+    pairs: Sequence[Pair],
+    pr_edit_a: Sequence[float],
+    pr_edit_b: Sequence[float],
+    mc_samples: int,
+    mc_seed: int,
+    identical_match: str,
+) -> tuple[list[float], list[float]]:
+    """Per item, the mean and unbiased variance of its J sampled concordances (normative stream)."""
     rng = np.random.Generator(np.random.PCG64(mc_seed))
     means, variances = [], []
     for pair, p_a, p_b in zip(pairs, pr_edit_a, pr_edit_b, strict=True):
         conc = _item_concordances(rng, pair, p_a, p_b, mc_samples, identical_match)
         means.append(float(conc.mean()))
         variances.append(float(conc.var(ddof=1)))
-    return math.fsum(means) / len(pairs), math.sqrt(math.fsum(variances) / mc_samples) / len(pairs)
+    return means, variances
 
 
 # --------------------------------------------------------------------------- κ_C
@@ -321,10 +338,10 @@ def kappa_c(
     mc_seed: int = 0,
     identical_match: str = "exact",
 ) -> KappaC:
-    """Chance-corrected phrase-alignment agreement κ_C of two annotators (spec §5.4).
+    """Chance-corrected phrase-alignment agreement κ_C of two annotators (docs/measures.md#kappa-c).
 
     ``a[i]``, ``b[i]`` are the P-level links (sure ∪ possible) of item ``pairs[i]``; ``A_i``, ``B_i``
-    their non-identical atomic phrase pairs (spec §5.2)::
+    their non-identical atomic phrase pairs (docs/measures.md#phrase-extraction)::
 
         conc(A, B) = |A ∩ B| / min(|A|, |B|)    (1 if both empty, 0 if exactly one is)
         pi_hat = mean_i conc(A_i, B_i)
@@ -391,7 +408,7 @@ def kappa_c(
 
 
 def kappa_c_report(doc: Document, *, memo: PairwiseMemo | None = None) -> dict[str, dict[str, Any]]:
-    """The ``kappa_c*`` measures of a document (spec §5.4, §8, §10).
+    """The ``kappa_c*`` measures of a document (docs/measures.md#kappa-c, #report).
 
     Per annotator pair ``a|b`` (``a`` before ``b``): the items are the pairs both annotated, in
     document order; edit models are fitted per annotator over every pair it annotated that has an
@@ -452,6 +469,63 @@ def kappa_c_report(doc: Document, *, memo: PairwiseMemo | None = None) -> dict[s
             "by_annotator": {r: (m.as_dict() if m is not None else None) for r, m in models.items()}
         },
     }
+
+
+@dataclass(frozen=True, slots=True)
+class ItemConcordances:
+    """Per-item parts of κ_C for one annotator pair: ``pi_hat[i] = conc(A_i, B_i)`` and ``pi_0[i]`` =
+    the mean of item i's J sampled concordances (``None`` when an item lacks an initial alignment)."""
+
+    pairs: tuple[Pair, ...]
+    pi_hat: tuple[float, ...]
+    pi_0: tuple[float, ...] | None
+
+
+def item_concordances(doc: Document, a: str, b: str) -> ItemConcordances:
+    """The per-item observed and chance concordances behind ``kappa_c.by_pair["a|b"]``.
+
+    Same items (pairs both annotated, document order), edit models (each annotator fitted on every
+    pair it annotated) and random stream as :func:`kappa_c_report`, so
+    ``mean(pi_hat) = kappa_c.pi_hat`` and ``mean(pi_0) = kappa_c.pi0`` of the report (up to the
+    order of summation). Used for κ_C by sentence length (docs/measures.md#stat-cohn-fig4).
+
+    Example — nobody edits the initial alignment, so each item's chance concordance is 1:
+
+    >>> from metrics.document import parse_document
+    >>> doc = parse_document({"format": "paraphrase-agreement/1", "annotators": ["A", "B"],
+    ...     "pairs": [{"id": "k1", "tokens1": ["he", "bought", "a", "car"],
+    ...                "tokens2": ["he", "purchased", "an", "automobile"],
+    ...                "initial_alignment": [[1, 1], [3, 3]]}],
+    ...     "options": {"mc_samples": 20},
+    ...     "word_alignments": {r: {"k1": {"sure": [[1, 1], [3, 3]]}} for r in ("A", "B")}})
+    >>> item_concordances(doc, "A", "B").pi_0
+    (1.0,)
+    """
+    wa = doc.word_alignments
+    if wa is None or a not in wa or b not in wa:
+        raise ValueError(f"annotators {a!r} and {b!r} must both have word alignments")
+    items = [p for p in doc.pairs if p.id in wa[a] and p.id in wa[b]]
+    tokens = [(p.tokens1, p.tokens2) for p in items]
+    shapes = [(len(p.tokens1), len(p.tokens2)) for p in items]
+    links = [wa[a][p.id].P for p in items] + [wa[b][p.id].P for p in items]
+    atom = non_identical_atomic_pairs_many(
+        [(x, *s) for x, s in zip(links, shapes * 2, strict=True)],
+        tokens * 2,
+        identical_match=doc.options.identical_match,
+    )
+    pi_hat = tuple(concordance(x, y) for x, y in zip(atom[: len(items)], atom[len(items) :], strict=True))
+    if any(p.initial_alignment is None for p in items):
+        return ItemConcordances(tuple(items), pi_hat, None)
+    no_cells = EditModel(0.0, 0.0, 0)
+    models = []
+    for r in (a, b):
+        mine = [p for p in doc.pairs if p.id in wa[r]]
+        models.append(_fit_annotator(mine, [wa[r][p.id].P for p in mine]) or no_cells)
+    pr_a = [models[0].pr_edit(n + m) for n, m in shapes]
+    pr_b = [models[1].pr_edit(n + m) for n, m in shapes]
+    options = doc.options
+    means, _ = _chance_items(items, pr_a, pr_b, options.mc_samples, options.mc_seed, options.identical_match)
+    return ItemConcordances(tuple(items), pi_hat, tuple(means))
 
 
 def kappa_c_context(doc: Document) -> tuple[Any, ...]:

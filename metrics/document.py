@@ -1,7 +1,11 @@
-"""Read and validate an interchange document (spec §1, §9) into :class:`metrics.types.Document`.
+"""Read and validate an interchange document (docs/measures.md#document; spec §1, §9) into :class:`metrics.types.Document`.
 
 Every rejection is a :class:`metrics.types.DocumentError` whose ``field`` is the JSON path of the
 offending value (``phenomena.B[3].s1[2]``) and whose message says what is wrong.
+
+Extensions of the spec's document (docs/measures.md#document): the section ``pair_labels``
+(:mod:`metrics.pair_labels`) and the optional phenomenon attribute ``sense_preserving`` (``true``,
+``false`` or ``null``; ETPC's + / − layer, :mod:`metrics.layers`).
 """
 
 from __future__ import annotations
@@ -323,7 +327,10 @@ def _phenomenon(raw: Any, at: str, tagset: Tagset | None, by_id: dict[str, Pair]
         raise DocumentError(f"{at}.s1", "both scopes are empty (s1 = s2 = ∅)")
     if s1 and s2 and tagset.is_one_sided(name):
         raise DocumentError(f"{at}.s2", f"type {name!r} is one-sided but both scopes are non-empty")
-    return Phenomenon(pair.id, name, s1, s2, projection, key1, key2)
+    sense = raw.get("sense_preserving")
+    if sense is not None and not isinstance(sense, bool):
+        raise DocumentError(f"{at}.sense_preserving", f"must be true, false or null, got {_show(sense)}")
+    return Phenomenon(pair.id, name, s1, s2, projection, key1, key2, sense)
 
 
 def _word_alignments(

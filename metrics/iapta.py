@@ -1,13 +1,13 @@
 """IAPTA agreement on paraphrase phenomena: N-, TPO- and DO-measures (Vila et al. 2015, §4).
 
-Spec §2–4. Two annotators X (``a``) and Y (``b``) are compared through per-``(pair, type)`` *cells*:
+docs/measures.md#n, #tpo, #do (spec §2–4). Two annotators X (``a``) and Y (``b``) are compared through per-``(pair, type)`` *cells*:
 only same-pair, same-type phenomena can match, so every measure is an aggregate of ten sufficient
 statistics per cell (:data:`CELL_FIELDS`) plus the number of distinct scope tokens per pair. The
 public functions compute those tables and aggregate them; :mod:`metrics.report` and
 :mod:`metrics.incremental` use the same two steps, so all paths give bit-identical numbers.
 
 Undefined values (a ratio with denominator 0) are ``None``; means skip them and a mean of nothing
-is ``None`` (spec §0). Scopes are held as integer bitsets (bit ``i`` = token ``i``).
+is ``None`` (docs/measures.md#conventions). Scopes are held as integer bitsets (bit ``i`` = token ``i``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from metrics.types import Phenomenon, Tagset
+from metrics.types import Phenomenon, Tagset, TypeDef
 
 __all__ = [
     "CELL_FIELDS",
@@ -99,7 +99,8 @@ def _rec(x: Phenomenon) -> _Rec:
 def agr_n(n_x: float, n_y: float) -> float | None:
     """N-measure agreement of two counts: ``min(n_X, n_Y) / max(n_X, n_Y)``.
 
-    Range [0, 1]; ``None`` if ``max = 0`` (nothing to compare). Vila et al. (2015) §4.1.
+    Range [0, 1]; ``None`` if ``max = 0`` (nothing to compare). Vila et al. (2015) §4.1;
+    docs/measures.md#n.
 
     >>> agr_n(6, 8)  # Vila Fig. 3, pair 1: B has 6 phenomena, C has 8 → agr_ph
     0.75
@@ -115,7 +116,7 @@ def agr_n(n_x: float, n_y: float) -> float | None:
 def harmonic_mean(x: float | None, y: float | None) -> float | None:
     """Unweighted harmonic mean ``HM(x, y) = 2xy/(x+y)``.
 
-    0 when ``x + y = 0``; ``None`` if either is ``None``. Spec §0.
+    0 when ``x + y = 0``; ``None`` if either is ``None``. docs/measures.md#conventions.
 
     >>> harmonic_mean(1.0, 0.8)
     0.888888888888889
@@ -130,8 +131,14 @@ def _check_count(n: float, name: str) -> None:
         raise ValueError(f"{name} must be a non-negative number, got {n!r}")
 
 
-def _overlapping(x: _Rec, y: _Rec, a: float) -> float:
+def _a(c1: int, c2: int) -> float:
+    """DO factor ``a = 1/(members in which x has a scope)`` from x's scope sizes (spec 1.1)."""
+    return 0.5 if c1 and c2 else 1.0
+
+
+def _overlapping(x: _Rec, y: _Rec) -> float:
     x1, x2, xp, xk1, xk2, c1, c2, kc1, kc2 = x
+    a = _a(c1, c2)
     cov1 = (x1 & y[0]).bit_count() / c1 if c1 else 0.0
     cov2 = (x2 & y[1]).bit_count() / c2 if c2 else 0.0
     p = 1.0 if xp == y[2] else 0.75
@@ -140,34 +147,46 @@ def _overlapping(x: _Rec, y: _Rec, a: float) -> float:
     return a * p * j * (cov1 + cov2)
 
 
-def overlapping(x: Phenomenon, y: Phenomenon, *, one_sided: bool) -> float:
+def overlapping(x: Phenomenon, y: Phenomenon, *, one_sided: bool | None = None) -> float:
     """DO overlap of phenomenon ``x`` with ``y`` (asymmetric: coverage is relative to ``x``).
 
     ``overlapping(x, y) = a·p·j·(coverage(x.s1, y.s1, 0) + coverage(x.s2, y.s2, 0))`` for the same pair
-    and type, else 0; ``coverage(u, v, d) = |u ∩ v|/|u|`` (``d`` if ``u = ∅``); ``a = 1`` for a one-sided
-    type else 0.5; ``p = 1`` if the projections are equal (null = null) else 0.75;
+    and type, else 0; ``coverage(u, v, d) = |u ∩ v|/|u|`` (``d`` if ``u = ∅``);
+    ``a = 1/(number of members in which x has a scope)`` (spec 1.1: 1 for a one-sided x, 0.5 for a
+    two-sided one); ``p = 1`` if the projections are equal (null = null) else 0.75;
     ``j = 0.75 + 0.125·coverage(x.key1, y.key1, 1) + 0.125·coverage(x.key2, y.key2, 1)``.
-    Range [0, 1]. Vila et al. (2015) §4.3; spec §4.
+    Range [0, 1]. Vila et al. (2015) §4.3; docs/measures.md#do (spec §4).
+
+    ``one_sided`` (the type's tagset flag) no longer changes the value; it is still checked: a
+    one-sided type cannot have both scopes (``ValueError``).
 
     >>> B = Phenomenon("p1", "SYNTHETIC/ANALYTIC", frozenset(range(6)), frozenset({0, 1}), "local")
     >>> C = Phenomenon("p1", "SYNTHETIC/ANALYTIC", frozenset({1, 2, 3}), frozenset({0, 1}), "local")
-    >>> overlapping(B, C, one_sided=False), overlapping(C, B, one_sided=False)  # Vila Fig. 3
+    >>> overlapping(B, C), overlapping(C, B)  # Vila Fig. 3: coverages 0.5 and 1 → 0.75
     (0.75, 1.0)
+    >>> N = Phenomenon("p2", "Negation switching", frozenset({3}), frozenset())
+    >>> overlapping(N, N)  # a one-sided phenomenon of a two-sided type (spec 1.1; 0.5 under 1.0)
+    1.0
     """
     _check_phenomena([x], "x")
     _check_phenomena([y], "y")
+    if one_sided:
+        for name, z in (("x", x), ("y", y)):
+            if z.s1 and z.s2:
+                raise ValueError(f"{name}: type {z.type!r} is one-sided but both scopes are non-empty")
     if x.pair != y.pair or x.type != y.type:
         return 0.0
-    return _overlapping(_rec(x), _rec(y), 1.0 if one_sided else 0.5)
+    return _overlapping(_rec(x), _rec(y))
 
 
 def partial_overlap(x: Phenomenon, y: Phenomenon) -> bool:
-    """TPO partial overlap: same pair and type and ``x.s1 ∩ y.s1 ≠ ∅ ∨ x.s2 ∩ y.s2 ≠ ∅`` (spec §3)."""
+    """TPO partial overlap: same pair and type and ``x.s1 ∩ y.s1 ≠ ∅ ∨ x.s2 ∩ y.s2 ≠ ∅``
+    (docs/measures.md#tpo)."""
     return x.pair == y.pair and x.type == y.type and bool(x.s1 & y.s1 or x.s2 & y.s2)
 
 
 def total_overlap(x: Phenomenon, y: Phenomenon) -> bool:
-    """TPO total overlap: same pair and type and identical scopes ``s1`` and ``s2`` (spec §3)."""
+    """TPO total overlap: same pair and type and identical scopes ``s1`` and ``s2`` (docs/measures.md#tpo)."""
     return x.pair == y.pair and x.type == y.type and x.s1 == y.s1 and x.s2 == y.s2
 
 
@@ -241,7 +260,7 @@ def pair_words(cells: Mapping[int, _Cell] | None) -> int:
     return u1.bit_count() + u2.bit_count()
 
 
-def _cell_row(cx: _Cell | None, cy: _Cell | None, a: float) -> list[float]:
+def _cell_row(cx: _Cell | None, cy: _Cell | None) -> list[float]:
     """One row of :data:`CELL_FIELDS`: a single pass over the X × Y phenomena of the cell.
 
     Computes both directions of ``overlapping`` from the shared intersections, with the same
@@ -260,6 +279,7 @@ def _cell_row(cx: _Cell | None, cy: _Cell | None, a: float) -> list[float]:
     p_xy = t_xy = 0
     d_xy = 0.0
     for x1, x2, xp, xk1, xk2, cx1, cx2, kx1, kx2 in xs:
+        a_x = 0.5 if cx1 and cx2 else 1.0  # spec 1.1: 1/(members in which x has a scope)
         best = 0.0
         hit = same = False
         for n, (y1, y2, yp, yk1, yk2, cy1, cy2, ky1, ky2) in enumerate(ys):
@@ -280,10 +300,15 @@ def _cell_row(cx: _Cell | None, cy: _Cell | None, a: float) -> list[float]:
                 j_yx += 0.125 * (ik2 / ky2 if ky2 else 1.0)
             else:
                 j_xy = j_yx = 1.0
-            o = a * p * j_xy * ((i1 / cx1 if cx1 else 0.0) + (i2 / cx2 if cx2 else 0.0))
+            o = a_x * p * j_xy * ((i1 / cx1 if cx1 else 0.0) + (i2 / cx2 if cx2 else 0.0))
             if o > best:
                 best = o
-            o = a * p * j_yx * ((i1 / cy1 if cy1 else 0.0) + (i2 / cy2 if cy2 else 0.0))
+            o = (
+                (0.5 if cy1 and cy2 else 1.0)
+                * p
+                * j_yx
+                * ((i1 / cy1 if cy1 else 0.0) + (i2 / cy2 if cy2 else 0.0))
+            )
             if o > best_y[n]:
                 best_y[n] = o
         d_xy += best
@@ -296,12 +321,18 @@ def _cell_row(cx: _Cell | None, cy: _Cell | None, a: float) -> list[float]:
 
 
 def pair_row(
-    cells_x: Mapping[int, _Cell] | None, cells_y: Mapping[int, _Cell] | None, a_by_type: Sequence[float]
+    cells_x: Mapping[int, _Cell] | None,
+    cells_y: Mapping[int, _Cell] | None,
+    a_by_type: Sequence[float] | None = None,
 ) -> tuple[list[int], list[list[float]], tuple[int, int]]:
-    """Cell statistics of one pair: (type indices, rows of :data:`CELL_FIELDS`, pair words of X and Y)."""
+    """Cell statistics of one pair: (type indices, rows of :data:`CELL_FIELDS`, pair words of X and Y).
+
+    ``a_by_type`` is accepted for callers written for spec 1.0 and ignored: since spec 1.1 the DO
+    factor ``a`` follows each phenomenon's scopes (docs/measures.md#do).
+    """
     cx, cy = cells_x or {}, cells_y or {}
     types = sorted(set(cx) | set(cy))
-    rows = [_cell_row(cx.get(t), cy.get(t), a_by_type[t]) for t in types]
+    rows = [_cell_row(cx.get(t), cy.get(t)) for t in types]
     return types, rows, (pair_words(cx), pair_words(cy))
 
 
@@ -363,9 +394,12 @@ def pair_tables(
     *,
     pairs: Sequence[str],
     types: Sequence[str],
-    a_by_type: Sequence[float],
+    a_by_type: Sequence[float] | None = None,
 ) -> PairTables:
-    """Build the :class:`PairTables` of annotators X and Y over ``pairs`` × ``types``."""
+    """Build the :class:`PairTables` of annotators X and Y over ``pairs`` × ``types``.
+
+    ``a_by_type`` is accepted for callers written for spec 1.0 and ignored (see :func:`pair_row`).
+    """
     cells = np.zeros((len(pairs), len(types), len(CELL_FIELDS)))
     words = np.zeros((len(pairs), 2))
     p_idx: list[int] = []
@@ -378,7 +412,7 @@ def pair_tables(
         cx, cy = cx or {}, cy or {}
         row_types = list(cx.keys() | cy.keys())  # distinct cells: assignment order does not matter
         for t in row_types:
-            values.append(_cell_row(cx.get(t), cy.get(t), a_by_type[t]))
+            values.append(_cell_row(cx.get(t), cy.get(t)))
         p_idx.extend([p] * len(row_types))
         t_idx.extend(row_types)
         words[p] = (index_x.words.get(pid, 0), index_y.words.get(pid, 0))
@@ -392,7 +426,7 @@ def pair_tables(
 
 @dataclass(frozen=True, slots=True)
 class PairMeasures:
-    """All IAPTA measures of one annotator pair X|Y (``None`` = undefined). Keys of spec §10."""
+    """All IAPTA measures of one annotator pair X|Y (``None`` = undefined). Keys: docs/measures.md#report."""
 
     values: dict[str, float | None]  # e.g. "n.ph", "n.w.typewise", "tpo.partial.f1", "do.f1.pairwise"
     by_type: dict[str, dict[str, float | None]]  # "n.ph" / "n.w" / "do.f1" → type → value
@@ -440,7 +474,7 @@ def _opt(x: float | np.floating) -> float | None:
 
 
 def aggregate(tables: PairTables) -> PairMeasures:
-    """All N-, TPO- and DO-measures of one annotator pair from its :class:`PairTables` (spec §2–4)."""
+    """All N-, TPO- and DO-measures of one annotator pair from its :class:`PairTables` (docs/measures.md#n, #tpo, #do)."""
     values: dict[str, float | None] = {}
     by_type: dict[str, dict[str, float | None]] = {}
     directional: dict[str, tuple[float | None, float | None]] = {}
@@ -493,7 +527,7 @@ def _do_f1(k_xy: float | None, k_yx: float | None, n_x: float, n_y: float) -> fl
 
 @dataclass(frozen=True, slots=True)
 class TPOScores:
-    """TPO scores of X against Y (spec §3); ``f1_x = F1^X``, ``agr_o = (F1^X + F1^Y)/2``."""
+    """TPO scores of X against Y (docs/measures.md#tpo); ``f1_x = F1^X``, ``agr_o = (F1^X + F1^Y)/2``."""
 
     count_xy: int
     count_yx: int
@@ -504,7 +538,7 @@ class TPOScores:
 
 
 def tpo_from_counts(c_xy: float, c_yx: float, n_x: float, n_y: float) -> TPOScores:
-    """TPO scores from match counts and set sizes (HOO counting; spec §3)."""
+    """TPO scores from match counts and set sizes (HOO counting; docs/measures.md#tpo)."""
     n = n_x + n_y
     f1_x = 2 * c_xy / n if n else None
     f1_y = 2 * c_yx / n if n else None
@@ -536,18 +570,15 @@ def _tables_of(
     _check_phenomena(a, "a")
     _check_phenomena(b, "b")
     if tagset is None:  # types in order of appearance, none one-sided
-        from metrics.types import TypeDef
-
         names = dict.fromkeys(x.type for x in [*a, *b])
         tagset = Tagset(tuple(TypeDef(t) for t in names))
     type_index = {t.name: i for i, t in enumerate(tagset.types)}
     pairs = tuple(dict.fromkeys(x.pair for x in [*a, *b]))
-    a_by_type = [1.0 if t.one_sided else 0.5 for t in tagset.types]
     try:
         ia, ib = index_phenomena(a, type_index), index_phenomena(b, type_index)
     except ValueError as exc:
         raise ValueError(f"{exc} (pass the tagset that defines every type)") from None
-    return pair_tables(ia, ib, pairs=pairs, types=tagset.names, a_by_type=a_by_type), tagset
+    return pair_tables(ia, ib, pairs=pairs, types=tagset.names), tagset
 
 
 def _variant(typewise: bool, pairwise: bool) -> str:
@@ -569,9 +600,14 @@ def agr_ph(
     Plain: over the whole document. ``typewise`` (agr^t): mean over the types of either annotator
     of the per-type value. ``pairwise`` (agr^p): mean over pairs that either annotator annotated.
     Both: per pair the mean over its types, then the mean over pairs. Range [0, 1]; ``None`` if
-    neither annotator has a phenomenon. Vila et al. (2015) §4.1; spec §2.
+    neither annotator has a phenomenon. Vila et al. (2015) §4.1; docs/measures.md#n, #variants.
 
-    Example (Vila Fig. 3, pair 1): B has 6 phenomena and C has 8, so ``agr_ph(B, C) == 0.75``.
+    Example (Vila Fig. 3, pair 1: B has 6 phenomena, C has 8):
+
+    >>> B = [Phenomenon("p1", "SA", frozenset({i}), frozenset({i})) for i in range(6)]
+    >>> C = [Phenomenon("p1", "SA", frozenset({i}), frozenset({i})) for i in range(8)]
+    >>> agr_ph(B, C)
+    0.75
     """
     tables, _ = _tables_of(a, b, tagset)
     return aggregate(tables).values["n.ph" + _variant(typewise, pairwise)]
@@ -589,9 +625,15 @@ def agr_w(
 
     ``w`` = distinct token positions ``(pair, member, index)`` covered by the scopes (an overlap of
     one annotator's scopes counts once; keys are not counted). Variants as for :func:`agr_ph`.
-    Range [0, 1]; ``None`` if neither annotator has a phenomenon. Vila et al. (2015) §4.1; spec §2.
+    Range [0, 1]; ``None`` if neither annotator has a phenomenon. Vila et al. (2015) §4.1;
+    docs/measures.md#n.
 
-    Example (Vila Fig. 3): for SYNTHETIC/ANALYTIC B covers 6+2 tokens and C 3+2, so agr_w = 0.625.
+    Example (Vila Fig. 3: for SYNTHETIC/ANALYTIC B covers 6+2 tokens and C 3+2):
+
+    >>> B = [Phenomenon("p1", "SYNTHETIC/ANALYTIC", frozenset(range(6)), frozenset({0, 1}))]
+    >>> C = [Phenomenon("p1", "SYNTHETIC/ANALYTIC", frozenset({1, 2, 3}), frozenset({0, 1}))]
+    >>> agr_w(B, C)
+    0.625
     """
     tables, _ = _tables_of(a, b, tagset)
     return aggregate(tables).values["n.w" + _variant(typewise, pairwise)]
@@ -605,10 +647,16 @@ def tpo_scores(
     ``count(X→Y)`` = X phenomena overlapping (``criterion`` "partial" or "total") a same-pair,
     same-type Y phenomenon; ``F1^X = 2·count(X→Y)/(|X|+|Y|)`` (``None`` iff ``|X|+|Y| = 0``; may exceed
     1); ``agr_o = (count(X→Y)+count(Y→X))/(|X|+|Y|)`` in [0, 1]; ``f1_alt = HM(count(X→Y)/|X|,
-    count(Y→X)/|Y|)`` (0 if exactly one side is empty). Vila et al. (2015) §4.2; spec §3.
+    count(Y→X)/|Y|)`` (0 if exactly one side is empty). Vila et al. (2015) §4.2; docs/measures.md#tpo.
 
-    Example (Vila Fig. 3, pair 1): 5 of B's 6 and 5 of C's 8 phenomena overlap partially, so
-    ``agr_o = 10/14 = 0.714``.
+    Example (Vila Fig. 3, pair 1: 5 of B's 6 and 5 of C's 8 phenomena overlap partially, so
+    ``agr_o = 10/14 = 0.714``):
+
+    >>> B = [Phenomenon("p1", "SA", frozenset({i}), frozenset({i})) for i in range(6)]
+    >>> C = B[:5] + [Phenomenon("p1", "SA", frozenset({9 + i}), frozenset()) for i in range(3)]
+    >>> s = tpo_scores(B, C)
+    >>> s.count_xy, s.count_yx, round(s.agr_o, 3)
+    (5, 5, 0.714)
     """
     if criterion not in ("partial", "total"):
         raise ValueError(f'criterion must be "partial" or "total", got {criterion!r}')
@@ -630,8 +678,17 @@ def do_k(
 ) -> tuple[float | None, float | None]:
     """DO coverage scores ``(K(X→Y), K(Y→X))`` with ``K(X→Y) = (1/|X|)·Σ_x max_y overlapping(x, y)``.
 
-    Range [0, 1]; ``None`` for an empty X. ``tagset`` supplies ``one_sided`` (default: no type is
-    one-sided). Vila et al. (2015) §4.3 (K_B, K_C); spec §4.
+    Range [0, 1]; ``None`` for an empty X. ``tagset`` defines the types (default: those of ``a`` and
+    ``b``); ``a`` of :func:`overlapping` follows each phenomenon's scopes. Vila et al. (2015) §4.3
+    (K_B, K_C); docs/measures.md#do (spec §4).
+
+    Example (docs/measures.md#do, spec §4's two worked overlaps: SYNTHETIC/ANALYTIC 0.75 and 1, ADDITION/DELETION 0.5
+    and 1):
+
+    >>> def sa(s1, s2): return Phenomenon("p1", "S/A", frozenset(s1), frozenset(s2), "local")
+    >>> def ad(s1): return Phenomenon("p1", "A/D", frozenset(s1), frozenset())
+    >>> do_k([sa(range(6), {0, 1}), ad({3, 4})], [sa({1, 2, 3}, {0, 1}), ad({4})])
+    (0.625, 1.0)
     """
     tables, _ = _tables_of(a, b, tagset)
     return aggregate(tables).directional["do.k"]
@@ -648,11 +705,17 @@ def do_f1(
     """DO-measure ``F1(X, Y) = HM(K(X→Y), K(Y→X))`` (the paper's headline measure).
 
     ``None`` if both are empty, 0 if exactly one is. Variants as for :func:`agr_ph` (restrict X and
-    Y to the unit, compute F1, average). ``tagset`` supplies ``one_sided`` (``a = 1`` instead of 0.5).
-    Range [0, 1]. Vila et al. (2015) §4.3; spec §4.
+    Y to the unit, compute F1, average). ``tagset`` defines the types (default: those of ``a``, ``b``).
+    Range [0, 1]. Vila et al. (2015) §4.3; docs/measures.md#do (spec §4).
 
-    Example: Vila Fig. 3 (reconstruction of pair 1, spec cases) gives K_B = 0.736, K_C = 0.625
-    and F1 = 0.676.
+    Vila Fig. 3 (the reconstruction of pair 1 in the spec's cases) gives K_B = 0.736, K_C = 0.625
+    and F1 = 0.676 (tests/metrics/test_cases.py). With the two overlaps of :func:`do_k`'s example,
+    ``F1 = HM(0.625, 1) = 0.769``:
+
+    >>> def sa(s1, s2): return Phenomenon("p1", "S/A", frozenset(s1), frozenset(s2), "local")
+    >>> def ad(s1): return Phenomenon("p1", "A/D", frozenset(s1), frozenset())
+    >>> round(do_f1([sa(range(6), {0, 1}), ad({3, 4})], [sa({1, 2, 3}, {0, 1}), ad({4})]), 3)
+    0.769
     """
     tables, _ = _tables_of(a, b, tagset)
     return aggregate(tables).values["do.f1" + _variant(typewise, pairwise)]
@@ -665,7 +728,8 @@ def by_type(
     measure: Literal["ph", "w", "do"] = "do",
     tagset: Tagset | None = None,
 ) -> dict[str, float | None]:
-    """Per-type ``agr_ph``, ``agr_w`` or DO ``F1`` for the types of either annotator (spec §2, §4)."""
+    """Per-type ``agr_ph``, ``agr_w`` or DO ``F1`` for the types of either annotator
+    (docs/measures.md#variants)."""
     key = {"ph": "n.ph", "w": "n.w", "do": "do.f1"}.get(measure)
     if key is None:
         raise ValueError(f'measure must be "ph", "w" or "do", got {measure!r}')

@@ -49,7 +49,7 @@ def gc_paused() -> Iterator[None]:
 
 
 def mean_defined(values: Sequence[float | None]) -> float | None:
-    """Mean of the non-``None`` values; ``None`` if there is none (spec §0)."""
+    """Mean of the non-``None`` values; ``None`` if there is none (docs/measures.md#conventions)."""
     defined = [v for v in values if v is not None]
     return sum(defined) / len(defined) if defined else None
 
@@ -58,7 +58,7 @@ class PhenomenaAgreement:
     """All ``iapta.*`` measures of a document, kept up to date pair by pair.
 
     ``phenomena`` maps annotator → phenomena; only ``annotators`` present in it take part, in
-    ``annotators`` order (spec §9). ``tagset`` must define every type; ``pairs`` lists every pair
+    ``annotators`` order (docs/measures.md#document). ``tagset`` must define every type; ``pairs`` lists every pair
     id (document order).
     """
 
@@ -86,7 +86,6 @@ class PhenomenaAgreement:
         self.pairs = tuple(pairs)
         self._pair_pos = {pid: p for p, pid in enumerate(self.pairs)}
         self._type_index = {t.name: i for i, t in enumerate(self.tagset.types)}
-        self._a_by_type = [1.0 if t.one_sided else 0.5 for t in self.tagset.types]
         self._counts = {a: len(phenomena[a]) for a in self.annotators}
         for a in self.annotators:
             unknown = {x.pair for x in phenomena[a]} - self._pair_pos.keys()
@@ -111,7 +110,6 @@ class PhenomenaAgreement:
                 self._index[b],
                 pairs=self.pairs,
                 types=self.tagset.names,
-                a_by_type=self._a_by_type,
             )
             for a, b in self._pairs_of_annotators
         }
@@ -154,13 +152,13 @@ class PhenomenaAgreement:
         for a, b in self._pairs_of_annotators:
             if a in changed or b in changed:
                 cells_a, cells_b = self._index[a].get(pair), self._index[b].get(pair)
-                self._tables[a, b].set_row(p, pair_row(cells_a, cells_b, self._a_by_type))
+                self._tables[a, b].set_row(p, pair_row(cells_a, cells_b))
                 self._measures.pop((a, b), None)
         if self._multi is not None:
             self._multi.rows[p] = multi_row([self._index[a].get(pair) for a in self.annotators])
 
     def report(self) -> dict[str, dict[str, Any]]:
-        """The ``iapta.*`` entries of the report (spec §10)."""
+        """The ``iapta.*`` entries of the report (docs/measures.md#report)."""
         entries: dict[str, dict[str, Any]] = {"iapta.phenomena.count": {"by_annotator": dict(self._counts)}}
         for a, b in self._pairs_of_annotators:
             if (a, b) not in self._measures:

@@ -1,6 +1,6 @@
 """Chance-corrected agreement of categorical judgements: Fleiss' κ, Cohen's κ, Krippendorff's α.
 
-Spec §7 (Fujita's two-step evaluation). All three are vectorized with numpy: labels are turned
+docs/measures.md#fleiss, #cohen, #krippendorff (Fujita's two-step evaluation; spec §7). All three are vectorized with numpy: labels are turned
 into integer codes once (``np.unique``, or a direct offset for small integer labels) and the
 count tables are built with ``np.bincount``. Undefined values are ``None`` (never NaN).
 """
@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 IntArray = npt.NDArray[np.int64]
-_EPS = 1e-12  # κ is undefined when 1 − P̄_e ≤ _EPS (spec §7)
+_EPS = 1e-12  # κ is undefined when 1 − P̄_e ≤ _EPS (docs/measures.md#fleiss, #cohen)
 
 
 def codes(values: Any) -> tuple[IntArray, npt.NDArray[Any]]:
@@ -70,7 +70,7 @@ def fleiss_kappa(table: Any) -> FleissResult:
     ``P̄_e = Σ_j p_j²``, ``κ = (P̄ − P̄_e)/(1 − P̄_e)``. Only items with ``n_i ≥ 2`` count. Range
     [−1, 1]; ``None`` if no item qualifies or ``1 − P̄_e ≤ 1e-12`` (a single category used).
     With a constant ``n_i`` this equals ``statsmodels.stats.inter_rater.fleiss_kappa(table,
-    method="fleiss")``. Fleiss (1971), eq. 1–9; spec §7.
+    method="fleiss")``. Fleiss (1971), eq. 1–9; docs/measures.md#fleiss.
 
     >>> fleiss_kappa([[3, 0], [0, 3], [2, 1]]).kappa  # 3 raters, 3 items
     0.55
@@ -131,7 +131,7 @@ def cohen_kappa(y1: Sequence[Any], y2: Sequence[Any]) -> float | None:
 
     ``p_o`` = share of items with equal labels, ``p_e = Σ_k p_1(k)·p_2(k)`` with each rater's own
     marginals. Range [−1, 1]; ``None`` for no items or ``1 − p_e ≤ 1e-12``. Equals
-    ``sklearn.metrics.cohen_kappa_score``. Cohen (1960), eq. 1; spec §7.
+    ``sklearn.metrics.cohen_kappa_score``. Cohen (1960), eq. 1; docs/measures.md#cohen.
 
     >>> cohen_kappa(["OK", "OK", "NG", "NG"], ["OK", "NG", "NG", "NG"])
     0.5
@@ -190,7 +190,8 @@ def krippendorff_alpha_from_counts(counts: Any) -> float | None:
     ``α = 1 − (n − 1)·Σ_{c≠k} o_ck / Σ_{c≠k} n_c·n_k`` with the coincidences
     ``o_ck = Σ_u n_uc·(n_uk − δ_ck)/(m_u − 1)`` over pairable units (``m_u ≥ 2``), ``n_c = Σ_k o_ck``.
     Range [−1, 1]; ``None`` if fewer than two pairable values or only one value occurs.
-    Krippendorff (2011), *Computing Krippendorff's alpha-reliability*, §B (nominal).
+    Krippendorff (2011), *Computing Krippendorff's alpha-reliability*, §B (nominal);
+    docs/measures.md#krippendorff.
     """
     n_uc = np.asarray(counts, dtype=np.float64)
     if n_uc.ndim != 2:

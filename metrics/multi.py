@@ -1,4 +1,5 @@
-"""Multi-annotator TPO agreement: TPO (avg), TPO (union), TPO (gold) (Kovatchev et al., ETPC; spec §3).
+"""Multi-annotator TPO agreement: TPO (avg), TPO (union), TPO (gold) (Kovatchev et al., ETPC;
+docs/measures.md#tpo-multi, spec §3).
 
 Like :mod:`metrics.iapta`, the measures are aggregates of integer statistics per pair (summed over
 the pair's (pair, type) cells), so a changed pair only needs its own row recomputed
@@ -134,7 +135,7 @@ def multi_tables(
 def aggregate_multi(
     tables: MultiTables,
 ) -> dict[str, tuple[float | None, float | None, dict[str, float | None]]]:
-    """Per criterion ``(union, gold, gold F1 by annotator)`` from :class:`MultiTables` (spec §3).
+    """Per criterion ``(union, gold, gold F1 by annotator)`` from :class:`MultiTables` (docs/measures.md#tpo-multi).
 
     ``union = Σ_r matched_r / Σ_r |R_r|``; ``F1_r = HM(count(R_r→G)/|R_r|, count(G→R_r)/|G|)``, 0 if
     exactly one of ``R_r``, ``G`` is empty, ``None`` if both; gold = mean of the defined F1_r.
@@ -168,7 +169,7 @@ def tpo_multi(
     criterion: Criterion = "partial",
     tagset: Tagset | None = None,
 ) -> MultiTPO:
-    """TPO (avg / union / gold) of k ≥ 3 annotators (ETPC, Kovatchev et al.; spec §3).
+    """TPO (avg / union / gold) of k ≥ 3 annotators (ETPC, Kovatchev et al.; docs/measures.md#tpo-multi).
 
     avg = mean over annotator pairs of ``agr_o``; union = share of all phenomena that at least one
     *other* annotator annotated the same way under ``criterion``; gold: ``G`` = distinct
@@ -176,7 +177,15 @@ def tpo_multi(
     ``F1_r = HM(count(R_r→G)/|R_r|, count(G→R_r)/|G|)`` under ``criterion``; gold = mean of F1_r.
     Ranges [0, 1]. With fewer than three annotators all three are ``None`` (``by_annotator`` empty).
 
-    Example: three annotators each marking the same single phenomenon give 1.0 for all three.
+    Example: three annotators marking the same phenomenon agree fully; when R_3 marks nothing, the
+    gold set still holds it (two owners), R_3's F1 is 0 and two of the three annotator pairs score 0:
+
+    >>> x = Phenomenon("p1", "SA", frozenset({1}), frozenset({1}))
+    >>> tpo_multi({"R1": [x], "R2": [x], "R3": [x]})
+    MultiTPO(avg=1.0, union=1.0, gold=1.0, by_annotator={'R1': 1.0, 'R2': 1.0, 'R3': 1.0})
+    >>> m = tpo_multi({"R1": [x], "R2": [x], "R3": []})
+    >>> round(m.avg, 4), m.union, round(m.gold, 4), m.by_annotator["R3"]
+    (0.3333, 1.0, 0.6667, 0.0)
     """
     if criterion not in _CRITERIA:
         raise ValueError(f'criterion must be "partial" or "total", got {criterion!r}')

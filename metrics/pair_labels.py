@@ -1,11 +1,12 @@
 """Agreement on the pair-level decision (paraphrase / non-paraphrase).
 
-An extension of the interchange document (spec §9): the section ``pair_labels`` maps each annotator
+An extension of the interchange document (docs/measures.md#document): the section ``pair_labels`` maps each annotator
 to ``{pair id: label}``. The report keys are
 
 - ``pair_labels.cohen``: Cohen's κ per annotator pair over the pairs both labelled (``by_pair``,
-  ``n_items``), ``value`` = mean over annotator pairs (spec §7's Cohen, applied to pair labels);
-- ``pair_labels.fleiss``: Fleiss' κ over the pairs with ≥ 2 labels (spec §7's Fleiss, varying n_i);
+  ``n_items``), ``value`` = mean over annotator pairs (docs/measures.md#cohen, applied to pair labels);
+- ``pair_labels.fleiss``: Fleiss' κ over the pairs with ≥ 2 labels (docs/measures.md#fleiss, varying n_i);
+  docs/measures.md#pair-labels describes all three;
 - ``pair_labels.disagreeing``: ``value`` = number of pairs labelled in more than one way.
 """
 
@@ -23,7 +24,7 @@ def pair_label_report(doc: Document) -> dict[str, dict[str, Any]]:
     """The ``pair_labels.*`` keys of the report; empty when the document has no ``pair_labels``.
 
     Cohen's κ: ``κ = (p_o − p_e)/(1 − p_e)`` with each annotator's own marginals (Cohen 1960), null with
-    no common pair or ``1 − p_e ≤ 1e-12``. Fleiss' κ: spec §7 with ``n_i`` labels on pair i (Fleiss 1971).
+    no common pair or ``1 − p_e ≤ 1e-12``. Fleiss' κ: docs/measures.md#fleiss (spec §7) with ``n_i`` labels on pair i (Fleiss 1971).
 
     >>> from metrics.document import parse_document
     >>> doc = parse_document({"format": "paraphrase-agreement/1", "annotators": ["A", "B"],

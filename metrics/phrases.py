@@ -1,4 +1,5 @@
-"""Phrase-pair extraction from word alignments; atomic and composite pairs (spec §5.2).
+"""Phrase-pair extraction from word alignments; atomic and composite pairs
+(docs/measures.md#phrase-extraction; spec §5.2).
 
 A phrase pair ``([i1, i2], [j1, j2])`` (contiguous, inclusive) is *extracted* from a link set L on an
 N×M pair iff (1) every link with its source in ``[i1, i2]`` has its target in ``[j1, j2]`` and vice
@@ -123,7 +124,8 @@ def diagonal_runs(eq: BoolArray) -> IntArray:
 def is_identical_phrase_pair(
     pair: PhrasePair, tokens1: Sequence[str], tokens2: Sequence[str], *, identical_match: str = "exact"
 ) -> bool:
-    """True iff the two token sequences of ``pair`` are equal element by element (spec §5)."""
+    """True iff the two token sequences of ``pair`` are equal element by element
+    (docs/measures.md#word-alignment)."""
     _validate_match(identical_match)
     a = tokens1[pair.i1 : pair.i2 + 1]
     b = tokens2[pair.j1 : pair.j2 + 1]
@@ -207,7 +209,8 @@ def _extracted_mask(x: BoolArray) -> tuple[BoolArray, IntArray, IntArray]:
 
 
 def extract_phrase_pairs(links: Iterable[Link], n: int, m: int) -> set[PhrasePair]:
-    """All phrase pairs extracted from a word alignment (Cohn et al. 2008, §4.2; spec §5.2).
+    """All phrase pairs extracted from a word alignment (Cohn et al. 2008, §4.2;
+    docs/measures.md#phrase-extraction).
 
     ``([i1, i2], [j1, j2])`` is extracted iff every link with its source in ``[i1, i2]`` has its
     target in ``[j1, j2]`` and vice versa, at least one link lies inside, and each boundary word
@@ -245,7 +248,8 @@ def extract_phrase_pairs(links: Iterable[Link], n: int, m: int) -> set[PhrasePai
 
 
 def atomic_phrase_pairs(links: Iterable[Link], n: int, m: int) -> set[PhrasePair]:
-    """The atomic extracted phrase pairs of a word alignment (Cohn et al. 2008; spec §5.2).
+    """The atomic extracted phrase pairs of a word alignment (Cohn et al. 2008;
+    docs/measures.md#phrase-extraction).
 
     An extracted pair is composite iff every link inside it lies inside some strictly smaller
     extracted pair contained in it; otherwise it is atomic. Equivalently (see the module docstring)
@@ -277,7 +281,8 @@ def atomic_phrase_pairs(links: Iterable[Link], n: int, m: int) -> set[PhrasePair
 
 
 def split_phrase_pairs(links: Iterable[Link], n: int, m: int) -> tuple[set[PhrasePair], set[PhrasePair]]:
-    """``(atomic, composite)``: the extracted phrase pairs of ``links`` split as in spec §5.2."""
+    """``(atomic, composite)``: the extracted phrase pairs of ``links`` split as in
+    docs/measures.md#phrase-extraction."""
     every = extract_phrase_pairs(links, n, m)
     atomic = atomic_phrase_pairs(links, n, m)
     return atomic, every - atomic

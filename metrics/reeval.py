@@ -1,4 +1,4 @@
-"""Re-evaluation sets of the two-step evaluation (Fujita; spec §7).
+"""Re-evaluation sets of the two-step evaluation (Fujita; docs/measures.md#reeval).
 
 Each rater re-judges the items on which the raters disagreed, mixed with a small random sample of
 items on which they agreed (so that the rater cannot tell which is which). The random draws follow
@@ -15,9 +15,9 @@ from typing import Literal
 
 import numpy as np
 
-from metrics.types import Judgement, scale_label
+from metrics.types import Evaluations, Judgement, scale_label
 
-__all__ = ["ReevalSet", "reevaluation_sets", "sample_size"]
+__all__ = ["ReevalSet", "after_revisions", "reevaluation_sets", "sample_size"]
 
 Viewpoint = Literal["G", "M"]
 
@@ -44,7 +44,7 @@ def sample_size(n_disagreement: int, n_agreeing: int, *, fraction: float) -> int
     """Number of agreeing items to mix in: ``k = min(|agreeing|, floor(fraction·|disagreement| + 0.5))``.
 
     Rounds half up, computed exactly on the decimal value of ``fraction`` (so ``0.35·90 = 31.5 → 32``
-    although the binary double product is 31.4999…). Spec §7.
+    although the binary double product is 31.4999…). docs/measures.md#reeval.
 
     >>> [sample_size(n, 1000, fraction=0.1) for n in (167, 222, 25)]
     [17, 22, 3]
@@ -65,7 +65,8 @@ def reevaluation_sets(
     fraction: float = 0.1,
     raters: Sequence[str] | None = None,
 ) -> dict[str, ReevalSet]:
-    """Re-evaluation set of every rater from the *initial* judgements (spec §7, Fujita).
+    """Re-evaluation set of every rater from the *initial* judgements (Fujita;
+    docs/measures.md#reeval).
 
     Viewpoint "G" uses the binary scale G2, "M" uses M2. An item *disagrees* if its judgements
     (at least two) carry more than one binary class. For rater r (items sorted as strings):
@@ -77,7 +78,14 @@ def reevaluation_sets(
     order (default: order of first appearance). Judgements without a label on the viewpoint are
     ignored.
 
-    Example: 167 disagreements give 17 sampled items, 222 give 22 (Fujita's 10 % samples).
+    Fujita's 10 % samples: 167 disagreements give 17 sampled items, 222 give 22
+    (:func:`sample_size`). A small example — u1 is Perfect/Irredeemable (OK vs NG on G2), u2
+    Perfect/Awkward (both OK); 10 % of one disagreement rounds to no sample:
+
+    >>> js = [Judgement("u1", "E1", "Perfect", None), Judgement("u1", "E2", "Irredeemable", None),
+    ...       Judgement("u2", "E1", "Perfect", None), Judgement("u2", "E2", "Awkward", None)]
+    >>> reevaluation_sets(js, viewpoint="G")["E1"]
+    ReevalSet(disagreement=('u1',), agreeing=('u2',), sampled=(), order=('u1',))
     """
     if viewpoint not in ("G", "M"):
         raise ValueError(f'viewpoint must be "G" or "M", got {viewpoint!r}')
@@ -117,3 +125,24 @@ def _draw(disagreement: list[str], agreeing: list[str], *, seed: int, fraction: 
     order = disagreement + sampled
     perm = rng.permutation(len(order))
     return ReevalSet(tuple(disagreement), tuple(agreeing), tuple(sampled), tuple(order[t] for t in perm))
+
+
+def after_revisions(evaluations: Evaluations) -> tuple[Judgement, ...]:
+    """The initial judgements with the revisions applied (a revision overrides only what it gives).
+
+    These are the "after" judgements of ``fleiss.after.*`` and ``cohen.after.*``
+    (docs/measures.md#revisions).
+
+    >>> ev = Evaluations(("E1",), (Judgement("u1", "E1", "Awkward", "Equivalent"),),
+    ...                  (Judgement("u1", "E1", None, "Missing Info."),))
+    >>> after_revisions(ev)
+    (Judgement(item='u1', rater='E1', G='Awkward', M='Missing Info.'),)
+    """
+    revised = {(r.item, r.rater): r for r in evaluations.revisions}
+    out = []
+    for j in evaluations.ratings:
+        r = revised.get((j.item, j.rater))
+        if r is not None:
+            j = Judgement(j.item, j.rater, r.G if r.G is not None else j.G, r.M if r.M is not None else j.M)
+        out.append(j)
+    return tuple(out)

@@ -1,9 +1,9 @@
-"""The agreement report of an interchange document (spec §10).
+"""The agreement report of an interchange document (docs/measures.md#report; spec §10).
 
 :func:`build_report` returns ``{"format": "paraphrase-agreement-report/1", "measures": {key: entry}}``
 with every key of every section present in the document. Values are plain Python (``float``,
 ``int``, ``str``, ``None``, lists and dicts) and JSON-safe: an undefined value is ``None`` and NaN or
-infinity never appears (spec §0: a non-finite number — e.g. κ_C = −∞ when π̂0 = 1 — is undefined
+infinity never appears (docs/measures.md#conventions, spec §0: a non-finite number — e.g. κ_C = −∞ when π̂0 = 1 — is undefined
 and emitted as ``None``).
 """
 
@@ -14,10 +14,17 @@ from typing import Any
 
 import numpy as np
 
+from metrics.alignment import alignment_report
+from metrics.bootstrap import confidence_intervals
+from metrics.chance import kappa_c_report
+from metrics.corpus_statistics import DEFAULT_BIN_WIDTH, corpus_statistics
 from metrics.incremental import PhenomenaAgreement, gc_paused, mean_defined
 from metrics.kappa import codes, cohen_kappa_pairs, fleiss_kappa, krippendorff_alpha_from_counts, rating_table
-from metrics.reeval import reevaluation_sets
-from metrics.types import SCALES, Document, Evaluations, Judgement, scale_label
+from metrics.layers import sense_layer_report
+from metrics.pair_labels import pair_label_report
+from metrics.reeval import after_revisions, reevaluation_sets
+from metrics.spade import spade_report
+from metrics.types import SCALES, Document, Evaluations, scale_label
 
 __all__ = ["REPORT_FORMAT", "build_report", "phenomena_report", "evaluation_report", "after_revisions"]
 
@@ -26,19 +33,47 @@ Entries = dict[str, dict[str, Any]]
 
 
 def build_report(
-    doc: Document, *, ci: bool = False, ci_resamples: int = 1000, ci_seed: int = 0
+    doc: Document,
+    *,
+    ci: bool = False,
+    ci_resamples: int = 1000,
+    ci_seed: int = 0,
+    statistics: bool = False,
+    bin_width: int = DEFAULT_BIN_WIDTH,
 ) -> dict[str, Any]:
     """All measures of ``doc`` as the §10 report; ``ci`` adds bootstrap 95 % intervals (``<key>.ci95``).
+
+    ``statistics`` adds the section ``"statistics"`` beside ``"measures"``: the corpus tables of
+    :func:`metrics.corpus_statistics.corpus_statistics` (``bin_width`` for Cohn et al.'s Fig. 4;
+    opt-in because that figure repeats κ_C's Monte Carlo; docs/measures.md#statistics).
 
     Sections absent from the document produce no keys. Word alignments add the ``alignment.*`` and
     ``kappa_c*`` keys (:mod:`metrics.alignment`, :mod:`metrics.chance`), phrase alignments the
     ``spade.*`` keys (:mod:`metrics.spade`).
+
+    Every key is explained in docs/measures.md (section "Report keys", docs/measures.md#report).
+
+    Example (Vila Fig. 3, pair 1: B marks 6 phenomena, C 8, so agr_ph = 0.75):
+
+    >>> from metrics.document import parse_document
+    >>> doc = parse_document({
+    ...     "format": "paraphrase-agreement/1", "annotators": ["B", "C"],
+    ...     "tagset": {"types": [{"name": "SA"}]},
+    ...     "pairs": [{"id": "p1", "tokens1": ["w"] * 8, "tokens2": ["v"] * 8}],
+    ...     "phenomena": {r: [{"pair": "p1", "type": "SA", "s1": [i], "s2": [i]} for i in range(n)]
+    ...                   for r, n in (("B", 6), ("C", 8))}})
+    >>> build_report(doc)["measures"]["iapta.n.ph"]
+    {'value': 0.75, 'by_pair': {'B|C': 0.75}}
     """
     if not isinstance(doc, Document):
         raise ValueError(f"doc must be a metrics.types.Document, got {type(doc).__name__}")
     with gc_paused():
         measures = _measures(doc, ci=ci, ci_resamples=ci_resamples, ci_seed=ci_seed)
-    return {"format": REPORT_FORMAT, "measures": _json_safe(dict(sorted(measures.items())), "measures")}
+        tables = corpus_statistics(doc, bin_width=bin_width) if statistics else None
+    report = {"format": REPORT_FORMAT, "measures": _json_safe(dict(sorted(measures.items())), "measures")}
+    if tables is not None:
+        report["statistics"] = _json_safe(tables, "statistics")
+    return report
 
 
 def _measures(doc: Document, *, ci: bool, ci_resamples: int, ci_seed: int) -> Entries:
@@ -46,14 +81,9 @@ def _measures(doc: Document, *, ci: bool, ci_resamples: int, ci_seed: int) -> En
     if doc.phenomena is not None:
         measures.update(phenomena_report(doc))
     if doc.word_alignments is not None:
-        from metrics.alignment import alignment_report
-        from metrics.chance import kappa_c_report
-
         measures.update(alignment_report(doc))
         measures.update(kappa_c_report(doc))
     if doc.phrase_alignments is not None or doc.system_phrase_alignments is not None:
-        from metrics.spade import spade_report
-
         measures.update(spade_report(doc))
     if doc.evaluations is not None:
         measures.update(
@@ -62,41 +92,29 @@ def _measures(doc: Document, *, ci: bool, ci_resamples: int, ci_seed: int) -> En
             )
         )
     if doc.pair_labels is not None:
-        from metrics.pair_labels import pair_label_report
-
         measures.update(pair_label_report(doc))
     if ci:
-        from metrics.bootstrap import confidence_intervals
-
         measures.update(confidence_intervals(doc, measures, n_resamples=ci_resamples, seed=ci_seed))
     return measures
 
 
 def phenomena_report(doc: Document) -> Entries:
-    """The ``iapta.*`` keys (N-, TPO-, DO-measures and multi-annotator TPO; spec §2–4)."""
+    """The ``iapta.*`` keys (N-, TPO-, DO-measures and multi-annotator TPO; docs/measures.md#n,
+    #tpo, #do, #tpo-multi),
+    with the per-layer ``iapta.sense.*`` keys when phenomena are marked sense-preserving or not
+    (:mod:`metrics.layers`, docs/measures.md#sense-layers)."""
     if doc.phenomena is None:
         return {}
     state = PhenomenaAgreement(
         doc.phenomena, annotators=doc.annotators, tagset=doc.tagset, pairs=[p.id for p in doc.pairs]
     )
-    return state.report()
-
-
-def after_revisions(evaluations: Evaluations) -> tuple[Judgement, ...]:
-    """The initial judgements with the revisions applied (a revision overrides only what it gives)."""
-    revised = {(r.item, r.rater): r for r in evaluations.revisions}
-    out = []
-    for j in evaluations.ratings:
-        r = revised.get((j.item, j.rater))
-        if r is not None:
-            j = Judgement(j.item, j.rater, r.G if r.G is not None else j.G, r.M if r.M is not None else j.M)
-        out.append(j)
-    return tuple(out)
+    return {**state.report(), **sense_layer_report(doc)}
 
 
 def evaluation_report(evaluations: Evaluations, *, seed: int = 0, fraction: float = 0.1) -> Entries:
     """Fleiss' κ, Cohen's κ, Krippendorff's α on G5/M6/G2/M2, before and after revisions, and the
-    re-evaluation sets ``reeval.G`` / ``reeval.M`` (spec §7)."""
+    re-evaluation sets ``reeval.G`` / ``reeval.M`` (docs/measures.md#fleiss, #cohen, #krippendorff,
+    #reeval; spec §7)."""
     raters = evaluations.raters
     entries: Entries = {}
     for suffix, judgements in (("", evaluations.ratings), (".after", after_revisions(evaluations))):
@@ -145,7 +163,7 @@ def _cohen_entry(rated: list[tuple[str, str, str]], raters: tuple[str, ...]) -> 
 
 
 def _json_safe(value: Any, where: str) -> Any:
-    """Plain-Python copy of ``value``; numpy scalars converted; NaN/Inf become ``None`` (spec §0)."""
+    """Plain-Python copy of ``value``; numpy scalars converted; NaN/Inf become ``None`` (docs/measures.md#conventions)."""
     if isinstance(value, dict):
         return {str(k): _json_safe(v, f"{where}.{k}") for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -1,4 +1,4 @@
-"""SPADE phrase-alignment agreement: ALIR and ALIP (Arase & Tsujii 2018; spec §6).
+"""SPADE phrase-alignment agreement: ALIR and ALIP (Arase & Tsujii 2018; docs/measures.md#spade).
 
 A phrase alignment is the triple ``(pair, s1, s2)`` (:class:`metrics.types.PhraseAlignment`, whose
 identity ignores the sure/possible label); an annotator's or a system's alignment is the
@@ -31,10 +31,10 @@ def alir(h: Iterable[Any], g: Iterable[Any], g2: Iterable[Any]) -> float | None:
         ALIR = |H ∩ G ∩ G'| / |G ∩ G'|
 
     the share of the alignments both annotators agree on that ``h`` also has. Range [0, 1];
-    ``None`` when ``G ∩ G' = ∅`` (spec §0).
+    ``None`` when ``G ∩ G' = ∅`` (docs/measures.md#conventions).
 
     Reference: Arase & Tsujii 2018, "SPADE: Evaluation dataset for monolingual phrase alignment",
-    LREC, §4; spec §6.
+    LREC, §4; docs/measures.md#spade.
 
     Examples
     --------
@@ -56,7 +56,7 @@ def alip(h: Iterable[Any], g: Iterable[Any], g2: Iterable[Any]) -> float | None:
     the share of ``h``'s alignments that at least one annotator made. Range [0, 1]; ``None`` when
     ``H = ∅``.
 
-    Reference: Arase & Tsujii 2018, LREC, §4; spec §6.
+    Reference: Arase & Tsujii 2018, LREC, §4; docs/measures.md#spade.
 
     Examples
     --------
@@ -79,7 +79,8 @@ def _against_pairs(h: Set[Any], references: list[Set[Any]]) -> tuple[float | Non
 def human_scores(
     alignments: Mapping[str, Iterable[Any]],
 ) -> tuple[dict[str, float | None], dict[str, float | None]]:
-    """Leave-one-out human benchmark: ``(alir_by_annotator, alip_by_annotator)`` (spec §6).
+    """Leave-one-out human benchmark: ``(alir_by_annotator, alip_by_annotator)``
+    (docs/measures.md#spade).
 
     Each annotator in turn is ``H`` against every unordered pair of the *other* annotators; its
     value is the mean over those pairs (``None`` where all are undefined or with fewer than three
@@ -103,7 +104,8 @@ def human_scores(
 def system_scores(
     systems: Mapping[str, Iterable[Any]], annotators: Mapping[str, Iterable[Any]]
 ) -> tuple[dict[str, float | None], dict[str, float | None]]:
-    """``(alir_by_system, alip_by_system)``: each system against all pairs of annotators (spec §6)."""
+    """``(alir_by_system, alip_by_system)``: each system against all pairs of annotators
+    (docs/measures.md#spade)."""
     references = [_as_set(x, name) for name, x in annotators.items()]
     by_alir: dict[str, float | None] = {}
     by_alip: dict[str, float | None] = {}
@@ -113,7 +115,7 @@ def system_scores(
 
 
 def spade_report(doc: Document) -> dict[str, dict[str, Any]]:
-    """The ``spade.*`` measures of a document (spec §6, §10).
+    """The ``spade.*`` measures of a document (docs/measures.md#spade, #report).
 
     ``spade.alir`` / ``spade.alip``: ``{"value", "by_annotator"}`` from the leave-one-out human
     benchmark over the annotators of ``phrase_alignments`` (``value`` is ``None`` with fewer than

@@ -1,4 +1,4 @@
-"""Data types of the agreement measures (spec §1).
+"""Data types of the agreement measures (docs/measures.md#document; spec §1).
 
 Every type is a frozen, slotted dataclass; sets of token indices are ``frozenset[int]`` and links
 are ``(i, j)`` tuples with ``i`` in member 1 and ``j`` in member 2. A section of the interchange
@@ -49,7 +49,7 @@ G2_OK: frozenset[str] = frozenset({"Perfect", "Awkward"})
 M2_OK: frozenset[str] = frozenset({"Equivalent", "Missing Info.", "Additional Info.", "Ignorable Change"})
 
 
-#: The four judgement scales of the two-step evaluation (spec §7).
+#: The four judgement scales of the two-step evaluation (docs/measures.md#fleiss).
 SCALES: tuple[str, ...] = ("G5", "M6", "G2", "M2")
 
 
@@ -126,7 +126,12 @@ class Tagset:
 
 @dataclass(frozen=True, slots=True)
 class Phenomenon:
-    """One annotated paraphrase phenomenon (Vila et al. 2015): scopes, projection and keys."""
+    """One annotated paraphrase phenomenon (Vila et al. 2015): scopes, projection and keys.
+
+    ``sense_preserving`` is ETPC's layer (Kovatchev et al.): ``True`` (+), ``False`` (−) or ``None``
+    (not marked); it selects the layer in per-layer agreement (docs/measures.md#sense-layers) and is
+    ignored by every other measure.
+    """
 
     pair: str
     type: str
@@ -135,6 +140,7 @@ class Phenomenon:
     projection: str | None = None
     key1: frozenset[int] = frozenset()
     key2: frozenset[int] = frozenset()
+    sense_preserving: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +192,7 @@ class Evaluations:
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """Document options (spec §9); defaults are the spec's."""
+    """Document options (docs/measures.md#document); defaults are the spec's (§9)."""
 
     identical_match: str = "exact"
     mc_samples: int = 1000
@@ -197,7 +203,7 @@ class Options:
 
 @dataclass(frozen=True, slots=True)
 class Document:
-    """A parsed, validated interchange document (spec §9). Absent sections are ``None``."""
+    """A parsed, validated interchange document (docs/measures.md#document). Absent sections are ``None``."""
 
     annotators: tuple[str, ...]
     options: Options = Options()
@@ -215,12 +221,13 @@ class Document:
         object.__setattr__(self, "pair_by_id", {p.id: p for p in self.pairs})
 
     def section_annotators(self, section: dict[str, object] | None) -> tuple[str, ...]:
-        """The declared annotators that appear in ``section``, in ``annotators`` order (spec §9)."""
+        """The declared annotators that appear in ``section``, in ``annotators`` order (docs/measures.md#document)."""
         if section is None:
             return ()
         return tuple(a for a in self.annotators if a in section)
 
     def annotator_pairs(self, annotators: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
-        """Unordered annotator pairs ``(a, b)``, ``a`` before ``b`` in document order (spec §0)."""
+        """Unordered annotator pairs ``(a, b)``, ``a`` before ``b`` in document order
+        (docs/measures.md#conventions)."""
         names = self.annotators if annotators is None else annotators
         return [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]

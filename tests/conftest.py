@@ -66,6 +66,46 @@ def specs_dir() -> Path:
     return path
 
 
+# ---- the test world -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hasher() -> Iterator[None]:
+    """Every test user gets a cheap password hash (PBKDF2 costs ~1 s per user here and no test needs
+    it), set once for the whole session. Without Django loaded (the metrics tests alone) there is
+    nothing to set."""
+    if "django.conf" not in sys.modules:
+        yield
+        return
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    if not settings.configured:
+        yield
+        return
+    from tests.make import FAST_HASHERS
+
+    with override_settings(PASSWORD_HASHERS=FAST_HASHERS):
+        yield
+
+
+@pytest.fixture
+def cast(db: None) -> Any:
+    """The one cast of tests/make.py: admin, lead, other_lead, anna, ben, cat, outsider."""
+    from tests import make
+
+    return make.cast()
+
+
+@pytest.fixture
+def eager_celery() -> Iterator[None]:
+    """Run tasks in-process even when REDIS_URL points at a broker (tests without a worker)."""
+    from tests.make import eager_tasks
+
+    with eager_tasks():
+        yield
+
+
 # ---- database -------------------------------------------------------------------------------------
 
 
@@ -78,8 +118,8 @@ def builtin_tagsets(request: pytest.FixtureRequest) -> None:
     if not uses_db:
         return
     request.getfixturevalue("transactional_db" if "transactional_db" in request.fixturenames else "db")
+    from annotator.core.tagsets import install_builtin_tagsets
     from annotator.models import ParaphraseType, Tagset
-    from annotator.tagsets import install_builtin_tagsets
 
     if not Tagset.objects.filter(builtin=True).exists():
         install_builtin_tagsets(Tagset, ParaphraseType)
@@ -258,17 +298,36 @@ def page(chromium: Any) -> Iterator[Any]:
     context.close()
 
 
-def screenshot(page: Any, name: str) -> Path:
-    """Save a screenshot artifact under artifacts/screenshots/."""
-    path = ARTIFACTS / "screenshots" / f"{name}.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(path), full_page=True)
-    return path
+# ---- the task queue -------------------------------------------------------------------------------
 
 
-def login(page: Any, live_server: Any, username: str, password: str) -> None:
-    page.goto(f"{live_server.url}/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+class RecordingQueue:
+    """Stands in for the broker at `annotator.taskqueue`'s public seam: records what is sent (no task
+    runs), or refuses everything like an unreachable broker once `refuse_with` is set."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, tuple[Any, ...]]] = []
+        self.countdowns: list[float | None] = []  # the countdown of each sent task, in order
+        self.refuse_with: BaseException | None = None
+
+    def enqueue(self, name: str, *args: Any, countdown: float | None = None) -> None:
+        from annotator import taskqueue
+
+        if self.refuse_with is not None:
+            raise taskqueue.QueueUnavailable(name, self.refuse_with)
+        self.sent.append((name, args))
+        self.countdowns.append(countdown)
+
+    def args_of(self, name: str) -> list[tuple[Any, ...]]:
+        return [args for sent, args in self.sent if sent == name]
+
+
+@pytest.fixture
+def task_queue(monkeypatch: pytest.MonkeyPatch) -> RecordingQueue:
+    """Worker mode (a broker is configured) with a recording broker in place of the real one."""
+    from annotator import taskqueue
+
+    queue = RecordingQueue()
+    monkeypatch.setattr(taskqueue, "runs_in_process", lambda: False)
+    monkeypatch.setattr(taskqueue, "enqueue", queue.enqueue)
+    return queue

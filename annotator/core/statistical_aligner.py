@@ -32,6 +32,9 @@ import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from annotator.core import nltk_import
+from annotator.core.aligner import identical_token_alignment
+
 Link = tuple[int, int]
 Progress = Callable[[str, int, int], None]
 SYMMETRIZATIONS = ("intersection", "grow-diag-final")
@@ -112,8 +115,6 @@ def grow_diag_final(forward: Iterable[Link], reverse: Iterable[Link], n1: int, n
 
 def identity_fill(links: set[Link], tokens1: Sequence[str], tokens2: Sequence[str]) -> set[Link]:
     """Add identical-token links (the fallback matcher's) whose two tokens are both still unaligned."""
-    from ..aligner import identical_token_alignment  # pure function; no Django model is touched
-
     aligned1 = {i for i, _ in links}
     aligned2 = {j for _, j in links}
     out = set(links)
@@ -172,7 +173,7 @@ def _eflomal(
     side1: list[list[str]], side2: list[list[str]], n: int, settings: AlignerSettings
 ) -> tuple[list[set[Link]], list[set[Link]]]:
     """Train eflomal on the sentences and return the directional links of the first n of them."""
-    import eflomal
+    import eflomal  # heavy optional library (a compiled extension): loaded only when training
 
     with tempfile.TemporaryDirectory(prefix="aligner-") as folder:
         fwd, rev = os.path.join(folder, "fwd"), os.path.join(folder, "rev")
@@ -197,7 +198,8 @@ def _ibm(
     side1: list[list[str]], side2: list[list[str]], n: int, *, model: int, iterations: int
 ) -> tuple[list[set[Link]], list[set[Link]]]:
     """NLTK's IBM model 1 or 2 in both directions (pure Python)."""
-    from nltk.translate import AlignedSent, IBMModel1, IBMModel2
+    nltk_import.nltk()  # without scipy, scikit-learn and pandas
+    from nltk.translate import AlignedSent, IBMModel1, IBMModel2  # heavy optional library: loaded lazily
 
     trainer = IBMModel1 if model == 1 else IBMModel2
 

@@ -24,10 +24,11 @@ from django.db import transaction
 from django.db.models import BooleanField, Count, ExpressionWrapper, Max, Q
 from django.utils import timezone
 
-from ..aligner import SOURCE as IDENTICAL_SOURCE
-from ..core.statistical_aligner import BACKENDS, SYMMETRIZATIONS, AlignerSettings, train_and_align
-from ..models import AlignerRun, Pair, Project
-from ..recompute import project_changed
+from annotator import taskqueue
+from annotator.agreement.changes import project_changed
+from annotator.core.aligner import SOURCE as IDENTICAL_SOURCE
+from annotator.core.statistical_aligner import BACKENDS, SYMMETRIZATIONS, AlignerSettings, train_and_align
+from annotator.models import AlignerRun, Pair, Project
 
 log = logging.getLogger(__name__)
 BATCH = 1000
@@ -86,11 +87,21 @@ def create_run(project: Project, user: Any, settings: AlignerSettings) -> Aligne
 
 def start_training(project: Project, user: Any, *, symmetrize: str = "intersection") -> AlignerRun:
     """Record the run and enqueue it on a worker (in-process without a broker)."""
-    from ..tasks import train_aligner
-
     run = create_run(project, user, settings_from(symmetrize))
-    transaction.on_commit(lambda: train_aligner.delay(run.pk))
+    transaction.on_commit(lambda: _send(run.pk))
     return run
+
+
+def _send(run_id: int) -> None:
+    """Hand the run to a worker; if the queue is unreachable the run fails now, saying so."""
+    try:
+        taskqueue.enqueue("annotator.train_aligner", run_id)
+    except taskqueue.QueueUnavailable as exc:
+        AlignerRun.objects.filter(pk=run_id, status=AlignerRun.Status.QUEUED).update(
+            status=AlignerRun.Status.FAILED,
+            finished_at=timezone.now(),
+            report={"summary": f"{exc} Nothing was changed; train again once the queue is back."},
+        )
 
 
 class _Progress:
@@ -140,7 +151,8 @@ def _train_and_store(run: AlignerRun, progress: _Progress) -> dict[str, Any]:
         .values_list("pk", "tokens1", "tokens2")
     )
     progress("training", 0, len(rows))
-    settings = AlignerSettings(**{k: tuple(v) if isinstance(v, list) else v for k, v in run.settings.items()})
+    stored: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in run.settings.items()}
+    settings = AlignerSettings(**stored)
     aligned = train_and_align([(t1, t2) for _, t1, t2 in rows], settings, progress=progress)
     links = {pk: [list(link) for link in result] for (pk, _, _), result in zip(rows, aligned, strict=True)}
     progress("storing", 0, len(rows))

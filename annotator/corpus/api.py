@@ -8,6 +8,7 @@ GET lists the runs (newest first, with their progress) and the baseline κ_C use
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.db.models import Count
 from django.urls import reverse
@@ -17,16 +18,20 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from ..api_leadtools import INVALID, PROJECT_PK, LeadTool
-from ..core.statistical_aligner import SYMMETRIZATIONS
-from ..models import AlignerRun, AlignmentSystem
-from . import aligner_training as training
-from . import systems
+from annotator.agreement.computation import latest_snapshot
+from annotator.api.leadtools import INVALID, PROJECT_PK, LeadTool
+from annotator.core.statistical_aligner import SYMMETRIZATIONS
+from annotator.corpus import aligner_training as training
+from annotator.corpus import systems
+from annotator.models import AlignerRun, AlignmentSystem
 
 
 class AlignerRunSerializer(serializers.ModelSerializer):
-    source = serializers.CharField(read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    # a declared field named like Field.source: DRF's metaclass takes it out of the class attributes
+    source = serializers.CharField(read_only=True)  # type: ignore[assignment]
+    created_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
 
     class Meta:
         model = AlignerRun
@@ -129,7 +134,6 @@ class SystemViewSet(LeadTool):
         responses=SystemScoresSerializer,
     )
     def list(self, request: Request, project_pk: str) -> Response:
-        from ..agreement import latest_snapshot
 
         project = self.project()
         snapshot = latest_snapshot(project)

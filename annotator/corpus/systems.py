@@ -18,10 +18,10 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from .. import validation
-from ..imports.pharaoh import parse_pharaoh
-from ..models import AlignmentSystem, Pair, Project, SystemAlignment
-from ..recompute import project_changed
+from annotator.agreement.changes import project_changed
+from annotator.core import validation
+from annotator.corpus.imports.pharaoh import parse_pharaoh
+from annotator.models import AlignmentLink, AlignmentSystem, Pair, Project, SystemAlignment
 
 FORMATS = ("pharaoh", "native")
 
@@ -214,7 +214,6 @@ def system_alignments(project: Project) -> dict[str, dict[str, dict[str, Any]]]:
 
 def gold_alignments(project: Project) -> dict[str, dict[str, list[list[int]]]]:
     """The gold layer's word alignment of each pair that has gold links."""
-    from ..models import AlignmentLink
 
     out: dict[str, dict[str, list[list[int]]]] = {}
     rows = AlignmentLink.objects.filter(pair__project=project, is_gold=True).values_list(

@@ -19,9 +19,10 @@ from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Q
 
-from ..core.auto_trees import parse_members
-from ..models import Pair, PhraseAlignment, Project
-from ..trees import tree_nodes
+from annotator import taskqueue
+from annotator.core.auto_trees import parse_members
+from annotator.core.trees import tree_nodes
+from annotator.models import Pair, PhraseAlignment, Project
 
 log = logging.getLogger(__name__)
 PROGRESS_KEY = "parse-trees:{}:progress"
@@ -38,10 +39,22 @@ def _set(project_id: int, **state: Any) -> None:
 
 
 def start_parsing(project: Project, *, backend: str = "spacy") -> None:
-    from ..tasks import parse_trees
-
     _set(project.pk, status="queued", done=0, total=0, summary="")
-    transaction.on_commit(lambda: parse_trees.delay(project.pk, backend))
+    transaction.on_commit(lambda: _send(project.pk, backend))
+
+
+def _send(project_id: int, backend: str) -> None:
+    """Hand the parsing to a worker; if the queue is unreachable, say so in the progress shown."""
+    try:
+        taskqueue.enqueue("annotator.parse_trees", project_id, backend)
+    except taskqueue.QueueUnavailable as exc:
+        _set(
+            project_id,
+            status="failed",
+            done=0,
+            total=0,
+            summary=f"{exc} Start it again once the queue is back.",
+        )
 
 
 def parse_missing_trees(

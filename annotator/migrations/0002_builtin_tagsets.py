@@ -2,7 +2,7 @@ from django.db import migrations
 
 
 def install(apps, schema_editor):
-    from annotator.tagsets import install_builtin_tagsets
+    from annotator.core.tagsets import install_builtin_tagsets
 
     install_builtin_tagsets(
         apps.get_model("annotator", "Tagset"), apps.get_model("annotator", "ParaphraseType")
@@ -10,7 +10,7 @@ def install(apps, schema_editor):
 
 
 def uninstall(apps, schema_editor):
-    from annotator.tagsets import ETPC_NAME, VILA_NAME
+    from annotator.core.tagsets import ETPC_NAME, VILA_NAME
 
     apps.get_model("annotator", "Tagset").objects.filter(
         name__in=[VILA_NAME, ETPC_NAME], builtin=True

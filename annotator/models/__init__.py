@@ -1,12 +1,19 @@
 """Data model: corpus (tagsets, projects, pairs), work (assignments), annotations, evaluation, agreement."""
 
-from .agreement import AgreementSnapshot, AgreementState
-from .annotations import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon, PhraseAlignment
-from .automatic import AlignerRun, AlignmentSystem, SystemAlignment
-from .corpus import Membership, Pair, ParaphraseType, Project, Tagset
-from .evaluation import EvaluationItem, EvaluationUnit, Judgement, ReevaluationSet
-from .jobs import CorpusJob
-from .work import Assignment, ReannotationRound
+from annotator.models.agreement import AgreementSnapshot, AgreementState
+from annotator.models.annotations import (
+    AlignmentLink,
+    AnnotationHistory,
+    PairLabel,
+    Phenomenon,
+    PhraseAlignment,
+)
+from annotator.models.automatic import AlignerRun, AlignmentSystem, SystemAlignment
+from annotator.models.corpus import Membership, Pair, ParaphraseType, Project, Tagset
+from annotator.models.evaluation import EvaluationItem, EvaluationUnit, Judgement, ReevaluationSet
+from annotator.models.jobs import CorpusJob
+from annotator.models.setup import GuidelinesVersion, Invitation
+from annotator.models.work import Assignment, ReannotationRound
 
 __all__ = [
     "AgreementSnapshot",
@@ -20,6 +27,8 @@ __all__ = [
     "CorpusJob",
     "EvaluationItem",
     "EvaluationUnit",
+    "GuidelinesVersion",
+    "Invitation",
     "Judgement",
     "Membership",
     "Pair",

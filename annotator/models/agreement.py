@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from .corpus import Project
+from annotator.models.corpus import Project
 
 
 class AgreementSnapshot(models.Model):

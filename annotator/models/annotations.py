@@ -2,7 +2,7 @@
 
 `PairLabel` is the annotator's sheet for a pair: the pair-level decision, the per-pair comment and the
 sheet `version`, which every change to that annotator's work on the pair increments. Saves carry the
-version they were based on (optimistic concurrency, see `annotator.services.annotations`). Rows marked
+version they were based on (optimistic concurrency, see `annotator.annotation.services`). Rows marked
 `is_gold` form the adjudicated gold layer built by a lead; agreement never mixes them with annotators'.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from .corpus import Pair, ParaphraseType, Project
+from annotator.models.corpus import Pair, ParaphraseType, Project
 
 
 class AnnotationBase(models.Model):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.conf import settings as django_settings
 from django.db import models
 
-from .corpus import Pair, Project
+from annotator.models.corpus import Pair, Project
 
 
 class AlignerRun(models.Model):

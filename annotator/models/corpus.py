@@ -13,6 +13,9 @@ class Tagset(models.Model):
     description = models.TextField(blank=True)
     builtin = models.BooleanField(default=False, help_text="Loaded by a data migration; not editable.")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    cloned_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="clones"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -43,7 +46,10 @@ class ParaphraseType(models.Model):
     colour = models.CharField(max_length=7, default="#4e79a7")
     shortcut = models.CharField(max_length=1, blank=True)
     position = models.PositiveIntegerField(default=0)
-    description = models.TextField(blank=True)
+    description = models.TextField(
+        blank=True, help_text="The type's definition, shown on hover and in the guidelines."
+    )
+    examples = models.TextField(blank=True, help_text="Examples, one per line.")
 
     class Meta:
         ordering = ["tagset", "position", "id"]
@@ -67,6 +73,11 @@ class Project(models.Model):
         AGREEMENT = "agreement", "Agreement"
         FINAL = "final", "Final"
 
+    class Language(models.TextChoices):
+        ENGLISH = "en", "English"
+        SPANISH = "es", "Spanish"
+        CATALAN = "ca", "Catalan"
+
     class PhenomenaFor(models.TextChoices):
         PARAPHRASES = "paraphrases", "Only pairs labelled paraphrase (Vila et al.)"
         ALL = "all", "Every pair (ETPC)"
@@ -82,6 +93,12 @@ class Project(models.Model):
     layer_evaluation = models.BooleanField("evaluation", default=False)
     phenomena_for = models.CharField(max_length=16, choices=PhenomenaFor.choices, default=PhenomenaFor.ALL)
     phase = models.CharField(max_length=16, choices=Phase.choices, default=Phase.TRAINING)
+    language = models.CharField(
+        max_length=8, choices=Language.choices, default=Language.ENGLISH, help_text="Decides tokenization."
+    )
+    reannotation_rules = models.JSONField(
+        default=dict, blank=True, help_text="Defaults of the re-annotation queue: rule, threshold, fraction."
+    )
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -101,10 +118,14 @@ class Membership(models.Model):
     class Role(models.TextChoices):
         LEAD = "lead", "Project lead"
         ANNOTATOR = "annotator", "Annotator"
+        RATER = "rater", "Rater"
 
     project = models.ForeignKey(Project, related_name="memberships", on_delete=models.CASCADE)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="memberships", on_delete=models.CASCADE)
     role = models.CharField(max_length=16, choices=Role.choices)
+    guidelines_seen = models.PositiveIntegerField(
+        default=0, help_text="The guidelines version the member last acknowledged."
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["project", "user", "role"], name="membership_unique")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from .corpus import Project
+from annotator.models.corpus import Project
 
 G5_LABELS = ["Perfect", "Awkward", "Minor Problem", "Major Problem", "Irredeemable"]
 M6_LABELS = [

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from .corpus import Project
+from annotator.models.corpus import Project
 
 
 class CorpusJob(models.Model):

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from .corpus import Pair, Project
+from annotator.models.corpus import Pair, Project
 
 
 class Assignment(models.Model):

@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+
+from annotator.core.measure_docs import anchor_for
 
 register = template.Library()
 
@@ -66,11 +69,25 @@ def level(value: Any) -> str:
 
 
 @register.filter
+def explain(measure_key: str) -> SafeString:
+    """A "?" link to the measure's section of docs/measures.md (nothing for an unknown measure)."""
+
+    anchor = anchor_for(str(measure_key))
+    if anchor is None:
+        return mark_safe("")
+    url = reverse("annotator:measure-explanation", args=[anchor])
+    return mark_safe(
+        f'<a class="explain" href="{escape(url)}" target="_blank" rel="noopener" '
+        f'title="What this measures, its range, where it comes from, when it is undefined">?</a>'
+    )
+
+
+@register.filter
 def measure(label: str) -> SafeString:
     """A measure name as written in the papers: "agr_w^p,t" → agr<sub>w</sub><sup>p,t</sup>."""
     base, _, sup = str(label).partition("^")
     name, _, sub = base.partition("_")
-    html = escape(name)
+    html: str = escape(name)
     if sub:
         html += f"<sub>{escape(sub)}</sub>"
     if sup:

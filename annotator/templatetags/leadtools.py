@@ -6,6 +6,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django import template
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 register = template.Library()
 
@@ -67,8 +69,6 @@ def delta(
     before: float | None, after: float | None, lower_is_better: bool = False, integer: bool = False
 ) -> Any:
     """The change from `before` to `after`, signed and coloured (green = better)."""
-    from django.utils.html import format_html
-    from django.utils.safestring import mark_safe
 
     if before is None or after is None:
         return "—"

@@ -9,6 +9,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
+from tests import make
 from tests.conftest import REPO
 
 FORM = re.compile(r"<form\b(?P<attrs>[^>]*)>(?P<body>.*?)</form>", re.S | re.I)
@@ -45,11 +46,8 @@ def test_csrf_middleware_is_on():
 
 
 @pytest.mark.django_db
-def test_post_without_token_is_rejected(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    from tests import factories
-
-    project = factories.project_with_pairs("C", n_pairs=1, annotators=(factories.user("anna"),))
+def test_post_without_token_is_rejected(cast):
+    project = make.project_with_pairs("C", n_pairs=1, annotators=(cast.anna,))
     pair = project.pairs.get()
     client = Client(enforce_csrf_checks=True)
     client.force_login(project.memberships.get().user)

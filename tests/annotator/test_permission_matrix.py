@@ -8,7 +8,7 @@ annotator is searched for the other annotator's username and data markers, and e
 lead for the markers of the project she does not lead: an annotator never receives another
 annotator's annotations, judgements or agreement numbers, whatever the URL or status.
 
-Columns: anon, ann_own (anna on her own pair/unit), ann_other (anna on benedikt's pair/unit, or on a
+Columns: anon, ann_own (anna on her own pair/unit), ann_other (anna on ben's pair/unit, or on a
 project she is not in), lead_own (lena, her project), lead_other (lena, otto's project), admin.
 Codes: ok (2xx/3xx; for writes also 400/409/422: access passed, the input was judged), login (redirect
 to a login page), unauth (401/403 of the API), 403, 404, deny (403 or 404), 405, 400, any (not 5xx).
@@ -19,6 +19,7 @@ Set MATRIX_PRINT=1 to print the observed table (for a new URL: copy its row afte
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -28,12 +29,10 @@ from django.db import transaction
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
-from annotator.services import adjudication, annotations
-from tests import evaluation_factories as ef
-from tests.annotator.api_helpers import isolate_cache
-from tests.annotator.corpus_helpers import mrpc_file
-from tests.annotator.permission_world import OTHER_ANNOTATOR, SCENARIOS, Objects, PermissionWorld, build
-from tests.factories import PASSWORD
+from annotator.annotation import services as annotation_services
+from annotator.leadtools import adjudication
+from tests import make
+from tests.make import OTHER_ANNOTATOR, PASSWORD, SCENARIOS, Objects, PermissionWorld, mrpc_file
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +50,7 @@ API_OWN_ROW = "unauth ok 404 ok 404 ok"  # a row: its annotator, the project's l
 API_WRITE_OWN = "unauth ok 403 403 404 403"  # writes to the annotator's own sheet
 API_LEAD_WRITE = "unauth 403 403 ok 404 ok"  # an annotator of the project is not its lead
 API_LEAD_PROJECT = "unauth 403 404 ok 404 ok"  # lead tools of a project (anna's other: Beta, not hers)
-API_LEAD_PAIR = "unauth 403 403 ok 404 ok"  # lead tools of a pair (anna's other: benedikt's pair in Alpha)
+API_LEAD_PAIR = "unauth 403 403 ok 404 ok"  # lead tools of a pair (anna's other: ben's pair in Alpha)
 
 TABLE: dict[str, dict[str, str]] = {
     # authentication and core pages
@@ -75,6 +74,7 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:phrase-alignment-add": {"POST": ANNOTATOR_PAIR},
     "annotator:phrase-alignment-remove": {"POST": ANNOTATOR_PAIR},
     "annotator:pair-undo": {"POST": ANNOTATOR_PAIR},
+    "annotator:pair-redo": {"POST": ANNOTATOR_PAIR},
     "annotator:pair-next": {READ: ANNOTATOR_PAIR},
     "annotator:pair-previous": {READ: ANNOTATOR_PAIR},
     "annotator:pair-postpone": {"POST": ANNOTATOR_PAIR},
@@ -118,18 +118,59 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:adjudicate-link-set": {"POST": LEAD_PAIR},
     "annotator:adjudicate-link-remove": {"POST": LEAD_PAIR},
     "annotator:adjudicate-phrase-remove": {"POST": LEAD_PAIR},
-    # Django's admin: its own login and logout pages answer everyone; everything else is ADMIN_NAMESPACE
-    "admin:login": {READ: "login ok ok ok ok ok"},
+    # project set-up: settings, members and invitations, accounts, tagsets, guidelines, tokens
+    "annotator:project-create": {READ: "login 403 403 ok ok ok", "POST": "login 403 403 ok ok ok"},
+    "annotator:project-settings": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
+    "annotator:project-tagset-clone": {"POST": LEAD_PAGE},
+    "annotator:project-members": {READ: LEAD_PAGE},
+    "annotator:member-add": {"POST": LEAD_PAGE},
+    "annotator:member-create": {"POST": LEAD_PAGE},
+    "annotator:member-roles": {"POST": LEAD_PAGE},
+    "annotator:member-remove": {"POST": LEAD_PAGE},
+    "annotator:invitation-create": {"POST": LEAD_PAGE},
+    "annotator:invitation-revoke": {"POST": LEAD_PAGE},
+    "annotator:invitation-accept": {
+        READ: "ok ok ok ok ok ok",
+        "POST": "ok ok ok ok ok ok",
+    },  # the link is the key
+    "annotator:user-create": {READ: "login 403 403 403 403 ok", "POST": "login 403 403 403 403 ok"},
+    "annotator:tagset-list": {READ: "login ok ok ok ok ok"},
+    "annotator:tagset-create": {"POST": "login 403 403 ok ok ok"},
+    "annotator:tagset-detail": {READ: "login ok ok ok ok ok"},  # types and definitions are not secret
+    "annotator:tagset-clone": {"POST": "login 403 403 ok ok ok"},
+    "annotator:type-create": {"POST": "login 403 403 ok 403 ok"},  # lead_other: otto's copy
+    "annotator:type-update": {"POST": "login 403 403 ok 403 ok"},
+    "annotator:type-delete": {"POST": "login 403 403 ok 403 ok"},
+    "annotator:project-guidelines": {READ: "login ok 404 ok 404 ok", "POST": "login 403 404 ok 404 ok"},
+    "annotator:guidelines-acknowledge": {"POST": "login ok 404 ok 404 ok"},
+    "annotator:pair-list": {READ: LEAD_PAGE},
+    "annotator:pair-tokens": {READ: LEAD_PAIR, "POST": LEAD_PAIR},
+    "annotator:measure-explanation": {READ: "login ok ok ok ok ok"},  # documentation: every user
+    # Django's admin: its own login page answers everyone (it is a login page: Django's LoginRequiredMiddleware
+    # exempts it), logout takes any POST; everything else is ADMIN_NAMESPACE
+    "admin:login": {READ: "ok ok ok ok ok ok"},
     "admin:logout": {"POST": "any any any any any any"},
+    # the user's own account, password change and reset; the admins' sign-in security page
+    "annotator:account": {READ: "login ok ok ok ok ok"},
+    "annotator:account-token-issue": {"POST": "login ok ok ok ok ok"},
+    "annotator:account-token-revoke": {"POST": "login ok ok ok ok ok"},
+    "annotator:security": {READ: "login 403 403 403 403 ok"},
+    "annotator:security-unlock": {"POST": "login 403 403 403 403 ok"},
+    "password_change": {READ: "login ok ok ok ok ok", "POST": "login ok ok ok ok ok"},
+    "password_change_done": {READ: "login ok ok ok ok ok"},
+    "password_reset": {READ: "ok ok ok ok ok ok", "POST": "ok ok ok ok ok ok"},
+    "password_reset_done": {READ: "ok ok ok ok ok ok"},
+    "password_reset_confirm": {READ: "ok ok ok ok ok ok"},
+    "password_reset_complete": {READ: "ok ok ok ok ok ok"},
     # REST API: documentation and token
-    "api-schema": {READ: "ok ok ok ok ok ok"},
-    "api-docs": {READ: "ok ok ok ok ok ok"},
-    "api-redoc": {READ: "ok ok ok ok ok ok"},
+    "api-schema": {READ: "unauth ok ok ok ok ok"},  # behind login: the schema maps every endpoint
+    "api-docs": {READ: "unauth ok ok ok ok ok"},
+    "api-redoc": {READ: "unauth ok ok ok ok ok"},
     "api-token": {"POST": "400 ok ok ok ok ok"},
     "api-root": {READ: API_LIST},
     # REST API: resources
     "api-project-list": {READ: API_LIST, "POST": "unauth 403 403 ok ok ok"},
-    "api-project-detail": {READ: "unauth ok 404 ok 404 ok"},
+    "api-project-detail": {READ: "unauth ok 404 ok 404 ok", "PATCH": "unauth 403 404 ok 404 ok"},
     "api-project-agreement": {READ: "unauth 403 404 ok 404 ok"},
     "api-project-members": {READ: "unauth 403 404 ok 404 ok", "POST": "unauth 403 404 ok 404 ok"},
     "api-tagset-list": {READ: API_LIST},
@@ -150,6 +191,7 @@ TABLE: dict[str, dict[str, str]] = {
     },
     "api-link-list": {READ: API_LIST, "POST": API_WRITE_OWN},
     "api-link-remove": {"POST": API_WRITE_OWN},
+    "api-link-toggle": {"POST": API_WRITE_OWN},
     "api-link-detail": {READ: API_OWN_ROW, "DELETE": "unauth ok 404 403 404 403"},
     "api-phrasealignment-list": {READ: API_LIST, "POST": API_WRITE_OWN},
     "api-phrasealignment-detail": {READ: API_OWN_ROW, "DELETE": "unauth ok 404 403 404 403"},
@@ -244,8 +286,8 @@ def targets(world: PermissionWorld, scenario: str, params: list[str]) -> Objects
     if scenario == "lead_other":
         return world.foreign
     if scenario == "ann_other":
-        # a project-level URL: another project; a pair/unit/row-level one: benedikt's in Alpha
-        project_only = bool(params) and set(params) <= {"project_pk", "job_pk"}
+        # a project-level URL: another project; a pair/unit/row-level one: ben's in Alpha
+        project_only = bool(params) and set(params) <= {"project_pk", "job_pk", "invitation_pk", "user_pk"}
         return world.foreign if project_only else world.others
     return world.own
 
@@ -262,10 +304,20 @@ def reverse_for(world: PermissionWorld, name: str, scenario: str) -> str:
             kwargs["pk"] = _api_pk(world, name, scenario, objs)
         elif param == "step":
             kwargs["step"] = "grammaticality"
+        elif name == "password_reset_confirm":  # a reset link that is not (or no longer) valid
+            kwargs[param] = "x"
         elif param == "item_pk":
             kwargs["item_pk"] = objs.item.pk
         elif param == "job_pk":
             kwargs["job_pk"] = objs.job.pk
+        elif param in ("tagset_pk", "type_pk", "invitation_pk"):
+            kwargs[param] = objs.extra[param.removesuffix("_pk")].pk
+        elif param == "anchor":
+            kwargs["anchor"] = "do"
+        elif param == "token":
+            kwargs["token"] = objs.extra["invitation"].token
+        elif param == "user_pk":
+            kwargs["user_pk"] = objs.assignment.annotator_id
         elif param in ("phenomenon_pk", "link_pk", "alignment_pk"):
             field = {"phenomenon_pk": "phenomenon", "link_pk": "link", "alignment_pk": "alignment"}[param]
             row = getattr(objs, f"gold_{field}") if adjudicating else None
@@ -298,6 +350,7 @@ def _ptype(project: Any) -> int:
 
 BODIES: dict[tuple[str, str], Callable[[Objects, Any], dict[str, Any]]] = {
     ("api-project-list", "POST"): lambda o, u: {"name": "New project"},
+    ("api-project-detail", "PATCH"): lambda o, u: {"description": "changed", "language": "ca"},
     ("api-project-members", "POST"): lambda o, u: {"username": "olga", "role": "annotator"},
     ("api-pair-list", "POST"): lambda o, u: {
         "project": o.project.pk,
@@ -325,6 +378,7 @@ BODIES: dict[tuple[str, str], Callable[[Objects, Any], dict[str, Any]]] = {
     ("api-phenomenon-detail", "PATCH"): lambda o, u: {"comment": "changed", "base_version": None},
     ("api-link-list", "POST"): lambda o, u: {"pair": o.pair.pk, "links": [[0, 0]], "base_version": None},
     ("api-link-remove", "POST"): lambda o, u: {"pair": o.pair.pk, "links": [[1, 0]], "base_version": None},
+    ("api-link-toggle", "POST"): lambda o, u: {"pair": o.pair.pk, "links": [[1, 0]], "base_version": None},
     ("api-phrasealignment-list", "POST"): lambda o, u: {
         "pair": o.pair.pk,
         "node1": 0,
@@ -334,10 +388,10 @@ BODIES: dict[tuple[str, str], Callable[[Objects, Any], dict[str, Any]]] = {
     ("api-unit-list", "POST"): lambda o, u: {
         "project": o.project.pk,
         "source_id": "new-unit",
-        "source_sentence": ef.SENTENCE,
-        "phrase": ef.PHRASE,
-        "phrase_start": ef.START,
-        "phrase_end": ef.START + len(ef.PHRASE),
+        "source_sentence": make.SENTENCE,
+        "phrase": make.PHRASE,
+        "phrase_start": make.START,
+        "phrase_end": make.START + len(make.PHRASE),
         "substitutions": [{"id": "n1", "paraphrase": "delayed"}],
     },
     ("api-unit-assign", "POST"): lambda o, u: {"project": o.project.pk, "raters": ["olga"], "r": 1},
@@ -402,7 +456,7 @@ def _query(world: PermissionWorld, name: str, method: str, scenario: str) -> str
         return f"?base_version={adjudication.versions(pair, [])[1].sheet_version}"
     objs = targets(world, scenario, ["pk"])
     row = getattr(objs, API_ROW[name.split("-")[1]])
-    return f"?base_version={annotations.sheet_version(row.pair, row.annotator)}"
+    return f"?base_version={annotation_services.sheet_version(row.pair, row.annotator)}"
 
 
 def request(world: PermissionWorld, name: str, method: str, scenario: str) -> Any:
@@ -467,17 +521,20 @@ def satisfies(response: Any, method: str, expected: str) -> bool:
 
 
 LEAK_MARKERS = {
-    "ann_own": (OTHER_ANNOTATOR, "MARK-benedikt"),
-    "ann_other": (OTHER_ANNOTATOR, "MARK-benedikt"),
-    "lead_own": ("MARK-benedikt-B",),  # lena leads Alpha only: nothing of Beta, on any URL
-    "lead_other": ("MARK-benedikt-B",),
+    "ann_own": (OTHER_ANNOTATOR, "MARK-ben"),
+    "ann_other": (OTHER_ANNOTATOR, "MARK-ben"),
+    "lead_own": ("MARK-ben-B",),  # lena leads Alpha only: nothing of Beta, on any URL
+    "lead_other": ("MARK-ben-B",),
 }
 
 
 def leaks(response: Any, scenario: str) -> list[str]:
     body = b"".join(response.streaming_content) if response.streaming else response.content
     text = body.decode("utf-8", errors="replace")
-    return [marker for marker in LEAK_MARKERS.get(scenario, ()) if marker in text]
+    # whole words only: the other annotator's name "ben" inside another word is no leak
+    return [
+        m for m in LEAK_MARKERS.get(scenario, ()) if re.search(rf"(?<![\w-]){re.escape(m)}(?![\w])", text)
+    ]
 
 
 # ---- the tests ------------------------------------------------------------------------------------
@@ -501,10 +558,8 @@ def test_every_url_is_in_the_table():
 
 @pytest.fixture
 def world(settings) -> PermissionWorld:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.REDIS_URL = ""  # /healthz: in-process mode, independent of the machine's Redis
-    isolate_cache(settings)  # cancel flags and the like are not rolled back with the database
-    return build()
+    return make.permission_world()
 
 
 def test_permission_matrix(world):

@@ -1,8 +1,8 @@
 import pytest
 
+from annotator.core.tagsets import ETPC_NAME, VILA_NAME
 from annotator.models import Tagset
-from annotator.tagsets import ETPC_NAME, VILA_NAME
-from tests import factories
+from tests import make
 
 
 @pytest.mark.django_db
@@ -17,9 +17,9 @@ def test_builtin_tagsets_are_loaded_by_migration():
 
 
 @pytest.mark.django_db
-def test_factory_project_has_pairs_with_tree_nodes():
-    ann = factories.user("ann")
-    project = factories.project_with_pairs(annotators=(ann,))
+def test_factory_project_has_pairs_with_tree_nodes(cast):
+    anna = cast.anna
+    project = make.project_with_pairs(annotators=(anna,))
     pair = project.pairs.first()
     assert pair.nodes1[0]["label"] == "S" and pair.nodes1[0]["end"] == len(pair.tokens1)
-    assert pair.assignments.filter(annotator=ann).exists()
+    assert pair.assignments.filter(annotator=anna).exists()

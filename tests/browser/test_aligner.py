@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.agreement import recompute
+from annotator.agreement.computation import recompute
+from annotator.corpus import projects
 from annotator.models import AlignerRun, AlignmentLink, Pair
-from annotator.services import projects
-from tests import factories
-from tests.annotator.editor_helpers import fast_passwords as fast_passwords
-from tests.conftest import login
+from tests import make
 from tests.conftest import screenshot as save_screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -32,8 +30,9 @@ def screenshot(page, name):
 
 @pytest.fixture
 def world():
-    ann, lead = factories.user("ann"), factories.user("lena")
-    project = projects.create_project("Aligner", tagset=factories.vila(), leads=[lead])
+    cast = make.cast()
+    ann, lead = cast.anna, cast.lead
+    project = projects.create_project("Aligner", tagset=make.vila(), leads=[lead])
     pairs = []
     for n in range(24):
         s1, s2 = SENTENCES[n % len(SENTENCES)]
@@ -44,25 +43,25 @@ def world():
 
 def test_lead_trains_and_annotator_accepts_and_corrects_suggestions(page, live_server, world):
     project, pair, ann = world["project"], world["pair"], world["ann"]
-    login(page, live_server, "lena", factories.PASSWORD)
+    make.sign_in(page, live_server, world["lead"])
     page.goto(f"{live_server.url}/projects/{project.pk}/corpus/")
     page.click("[data-train-aligner]")
     page.wait_for_selector("#aligner-run-1.job-succeeded", timeout=60_000)
     assert "eflomal/intersection v1" in page.locator("#aligner .baseline").inner_text()
-    screenshot(page, "aligner-trained-1280")
+    make.screenshot(page, "aligner-trained-1280")
     run = AlignerRun.objects.get(project=project)
     assert run.version == 1 and run.report["written"] == 24
     pair = Pair.objects.get(pk=pair.pk)
     assert [1, 2] in pair.initial_alignment  # bought ↔ purchased
 
     page.context.clear_cookies()
-    login(page, live_server, "ann", factories.PASSWORD)
+    make.sign_in(page, live_server, ann)
     page.goto(f"{live_server.url}/projects/{project.pk}/pairs/{pair.pk}/")
     page.keyboard.press("Shift+A")
     n_suggested = len(pair.initial_alignment)
     assert page.locator(".link-lines line.link.suggested").count() == n_suggested
     assert "bought – purchased" in page.locator(".suggestion-list").inner_text()
-    screenshot(page, "aligner-suggestions-1280")
+    make.screenshot(page, "aligner-suggestions-1280")
     assert not AlignmentLink.objects.filter(annotator=ann).exists()  # opening recorded nothing
     page.locator(".sugg", has_text="bought – purchased").click()
     page.wait_for_selector('#save-status.is-saved[data-pending="0"]')
@@ -71,13 +70,13 @@ def test_lead_trains_and_annotator_accepts_and_corrects_suggestions(page, live_s
     page.click("[data-accept-all]")
     page.wait_for_selector('#save-status.is-saved[data-pending="0"]')
     page.wait_for_function("document.querySelectorAll('.link-lines line.link.suggested').length === 0")
-    screenshot(page, "aligner-accepted-1280")
+    make.screenshot(page, "aligner-accepted-1280")
     assert AlignmentLink.objects.filter(annotator=ann).count() == n_suggested
 
     recompute(project.pk)
     page.context.clear_cookies()
-    login(page, live_server, "lena", factories.PASSWORD)
+    make.sign_in(page, live_server, world["lead"])
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     text = page.content()
     assert "Annotators against the automatic aligner" in text and "κ_C baseline" in text
-    screenshot(page, "aligner-dashboard-1280")
+    make.screenshot(page, "aligner-dashboard-1280")

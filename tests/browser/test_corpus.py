@@ -8,11 +8,10 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 
+from annotator.core.tagsets import install_builtin_tagsets
 from annotator.models import ParaphraseType, Phenomenon, Project, Tagset
-from annotator.tagsets import install_builtin_tagsets
-from tests import factories
-from tests.annotator.corpus_helpers import TWO_ROWS, relation, relations_file
-from tests.conftest import login, screenshot
+from tests import make
+from tests.make import TWO_ROWS, relation, relations_file, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -33,7 +32,7 @@ def admin(settings: Any, tmp_path: Path) -> Any:
     settings.MEDIA_ROOT = tmp_path
     cache.clear()
     install_builtin_tagsets(Tagset, ParaphraseType)  # transactional tests flush the data migration's rows
-    return factories.user("admin", staff=True)
+    return make.cast().admin
 
 
 def test_admin_imports_mrpc_then_etpc_then_exports(
@@ -49,7 +48,7 @@ def test_admin_imports_mrpc_then_etpc_then_exports(
             relation("2", "25", s1="1", s2="1", sense="no"),
         )
     )
-    login(page, live_server, "admin", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().admin)
     page.goto(f"{live_server.url}/corpus/import/")
     page.fill("input[name=project_name]", "MRPC sample")
     page.select_option("select[name=format]", "mrpc")
@@ -79,18 +78,21 @@ def test_admin_imports_mrpc_then_etpc_then_exports(
 
 
 def test_lead_opens_the_printable_agreement_report(page: Any, live_server: Any, admin: Any) -> None:
-    from annotator.agreement import recompute
-    from annotator.services import annotations
+    from annotator.agreement.computation import recompute
+    from annotator.annotation import services as annotation_services
 
-    lead, anna, ben = factories.user("lead"), factories.user("anna"), factories.user("ben")
-    project = factories.project_with_pairs("Printable", n_pairs=2, lead=lead, annotators=(anna, ben))
-    diathesis = factories.vila().types.get(name="Diathesis")
+    cast = make.cast()
+    lead, anna, ben = cast.lead, cast.anna, cast.ben
+    project = make.project_with_pairs("Printable", n_pairs=2, lead=lead, annotators=(anna, ben))
+    diathesis = make.vila().types.get(name="Diathesis")
     for pair in project.pairs.all():
         for user, links in ((anna, [(1, 0), (4, 2)]), (ben, [(1, 0), (5, 3)])):
-            annotations.set_links(pair, user, links, sure=True, base_version=None)
-            annotations.add_phenomenon(pair, user, diathesis, scope1=[2], scope2=[1], base_version=None)
+            annotation_services.set_links(pair, user, links, sure=True, base_version=None)
+            annotation_services.add_phenomenon(
+                pair, user, diathesis, scope1=[2], scope2=[1], base_version=None
+            )
     recompute(project.pk)
-    login(page, live_server, "lead", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/corpus/agreement-report/")
     page.wait_for_selector("text=Agreement report — Printable")
     assert page.locator("td", has_text="alignment.words.f1").count() >= 1

@@ -7,11 +7,11 @@ import re
 import pytest
 from django.core.cache import cache
 
+from annotator.annotation import services as annotation_services
+from annotator.core.tagsets import install_builtin_tagsets
 from annotator.models import ParaphraseType, Tagset
-from annotator.services import annotations
-from annotator.tagsets import install_builtin_tagsets
-from tests import factories
-from tests.conftest import login, screenshot
+from tests import make
+from tests.make import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -31,13 +31,13 @@ def in_process_tasks():
 def project_team(in_process_tasks):
     cache.clear()
     install_builtin_tagsets(Tagset, ParaphraseType)  # transactional tests flush the data migration's rows
-    lead = factories.user("lead")
-    anns = (factories.user("ana"), factories.user("bo"), factories.user("cleo"))
-    project = factories.project_with_pairs("Live project", n_pairs=4, lead=lead, annotators=anns)
-    diathesis = factories.vila().types.get(name="Diathesis")
+    lead = make.cast().lead
+    anns = make.cast().annotators
+    project = make.project_with_pairs("Live project", n_pairs=4, lead=lead, annotators=anns)
+    diathesis = make.vila().types.get(name="Diathesis")
     for n, pair in enumerate(project.pairs.order_by("position")):
         for who in anns:
-            annotations.add_phenomenon(
+            annotation_services.add_phenomenon(
                 pair,
                 who,
                 diathesis,
@@ -45,8 +45,8 @@ def project_team(in_process_tasks):
                 scope2=[1],
                 base_version=None,
             )
-            annotations.set_links(pair, who, [(1, 0), (4, 2)], sure=True, base_version=None)
-            annotations.set_pair_label(pair, who, "paraphrase", base_version=None)
+            annotation_services.set_links(pair, who, [(1, 0), (4, 2)], sure=True, base_version=None)
+            annotation_services.set_pair_label(pair, who, "paraphrase", base_version=None)
     return project, lead, anns
 
 
@@ -55,8 +55,8 @@ def fleiss_text(page) -> str:
 
 
 def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live_server, project_team):
-    project, lead, (ana, bo, cleo) = project_team
-    login(page, live_server, "lead", factories.PASSWORD)
+    project, lead, (anna, ben, cat) = project_team
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     assert page.locator("#snapshot-status").inner_text().startswith("Last snapshot")
     assert fleiss_text(page) == "—"  # everybody said paraphrase so far
@@ -65,9 +65,11 @@ def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live
     screenshot(page, "dashboard-before-save")
 
     pair = project.pairs.order_by("position").first()
-    annotations.set_pair_label(pair, bo, "non_paraphrase", base_version=None)  # committed → recompute
-    annotations.add_phenomenon(
-        pair, cleo, factories.vila().types.get(name="Punctuation"), scope1=[5], scope2=[3], base_version=None
+    annotation_services.set_pair_label(
+        pair, ben, "non_paraphrase", base_version=None
+    )  # committed → recompute
+    annotation_services.add_phenomenon(
+        pair, cat, make.vila().types.get(name="Punctuation"), scope1=[5], scope2=[3], base_version=None
     )
 
     page.wait_for_function(
@@ -83,7 +85,7 @@ def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live
 def test_dashboard_at_wide_screen(page, live_server, project_team):
     project, lead, _ = project_team
     page.set_viewport_size({"width": 1920, "height": 1080})
-    login(page, live_server, "lead", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     for panel in (
         "progress",

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.aligner import identical_token_alignment
+from annotator.core.aligner import identical_token_alignment
+from annotator.core.tagsets import vila_rows
+from annotator.corpus import projects
 from annotator.models import AlignmentLink, PairLabel, ParaphraseType, Phenomenon, PhraseAlignment, Tagset
-from annotator.services import projects
-from annotator.tagsets import vila_rows
-from tests import factories
-from tests.annotator.editor_helpers import fast_passwords as fast_passwords
-from tests.conftest import login
-from tests.conftest import screenshot as save_screenshot
+from tests import make
+from tests.make import screenshot as save_screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -42,7 +40,8 @@ def world():
     for row in vila_rows():
         row["keys_allowed"] = row["keys_allowed"] or row["name"] == "Semantics"
         ParaphraseType.objects.create(tagset=tagset, **row)
-    ann, bob = factories.user("ann"), factories.user("bob")
+    cast = make.cast()
+    anna, ben = cast.anna, cast.ben
     project = projects.create_project(
         "Browser editor", tagset=tagset, layer_phrase_alignment=True, guidelines=GUIDELINES
     )
@@ -57,8 +56,8 @@ def world():
         initial_alignment_source="pharaoh",
     )
     long = projects.add_pair(project, "mrpc-1", tokens1=LONG1, tokens2=LONG2)
-    projects.assign_pairs(project, [ann, bob], [pair, long])
-    return {"project": project, "pair": pair, "long": long, "ann": ann, "bob": bob}
+    projects.assign_pairs(project, [anna, ben], [pair, long])
+    return {"project": project, "pair": pair, "long": long, "anna": anna, "ben": ben}
 
 
 def screenshot(page, name):
@@ -84,8 +83,8 @@ def links_of(pair, user):
 
 
 def test_annotator_annotates_a_pair_undoes_and_finds_everything_after_reload(page, live_server, world):
-    pair, ann = world["pair"], world["ann"]
-    login(page, live_server, "ann", factories.PASSWORD)
+    pair, anna = world["pair"], world["anna"]
+    make.sign_in(page, live_server, make.cast().anna)
     page.goto(f"{live_server.url}/projects/{pair.project_id}/")
     page.click("text=My queue")
     page.click("#continue")
@@ -127,11 +126,11 @@ def test_annotator_annotates_a_pair_undoes_and_finds_everything_after_reload(pag
     # word alignment: the initial alignment is shown as suggestions, none of them the annotator's yet
     page.keyboard.press("Shift+A")
     assert page.locator(".link-lines line.link.suggested").count() == 3
-    assert page.locator(".link-lines line.link.sure").count() == 0 and not links_of(pair, ann)
+    assert page.locator(".link-lines line.link.sure").count() == 0 and not links_of(pair, anna)
     screenshot(page, "editor-suggestions-1280")
     page.locator(".suggestion-list .sugg").first.click()  # accept one
     saved(page)
-    assert links_of(pair, ann) == {(1, 0, True)}
+    assert links_of(pair, anna) == {(1, 0, True)}
     assert page.locator(".link-lines line.link.suggested").count() == 2
     page.click("[data-accept-all]")  # accept the rest
     saved(page)
@@ -168,26 +167,26 @@ def test_annotator_annotates_a_pair_undoes_and_finds_everything_after_reload(pag
     tok(page, 1, 0).click()
     tok(page, 2, 3).click()
     saved(page)
-    assert (0, 3, True) in links_of(pair, ann)
+    assert (0, 3, True) in links_of(pair, anna)
     page.keyboard.press("Control+z")
     saved(page)
     assert page.locator("#save-status").inner_text().strip() == "Undid the new link"
-    assert (0, 3, True) not in links_of(pair, ann)
+    assert (0, 3, True) not in links_of(pair, anna)
 
     # reload: everything is still there
     page.reload()
     assert page.locator('#pair-label input[value="paraphrase"]').is_checked()
     assert page.locator(".ph").count() == 2
-    assert links_of(pair, ann) == {(1, 0, True), (4, 2, True), (5, 3, True), (2, 1, True), (3, 2, False)}
+    assert links_of(pair, anna) == {(1, 0, True), (4, 2, True), (5, 3, True), (2, 1, True), (3, 2, False)}
     page.keyboard.press("Shift+A")
     assert page.locator(".link-lines line.link").count() == 5
     page.keyboard.press("Shift+T")
     assert page.locator(".pa").count() == 2
-    assert set(PhraseAlignment.objects.filter(annotator=ann).values_list("node1", "node2")) == {
+    assert set(PhraseAlignment.objects.filter(annotator=anna).values_list("node1", "node2")) == {
         (1, 1),
         (6, None),
     }
-    semantics = Phenomenon.objects.get(annotator=ann, ptype__name="Semantics")
+    semantics = Phenomenon.objects.get(annotator=anna, ptype__name="Semantics")
     assert (semantics.scope1, semantics.scope2, semantics.key1, semantics.projection) == (
         [1, 4],
         [0],
@@ -204,20 +203,20 @@ def test_annotator_annotates_a_pair_undoes_and_finds_everything_after_reload(pag
     # a second annotator on the same pair sees none of it
     other = page.context.browser.new_context(viewport={"width": 1280, "height": 800})
     bob_page = other.new_page()
-    login(bob_page, live_server, "bob", factories.PASSWORD)
+    make.sign_in(bob_page, live_server, make.cast().ben)
     bob_page.goto(edit_url(live_server, pair))
     html = bob_page.content()
     assert bob_page.locator(".ph").count() == 0 and "film … Friday" not in html
     assert not bob_page.locator('#pair-label input[value="paraphrase"]').is_checked()
     assert bob_page.locator(".pa").count() == 0
-    assert links_of(pair, world["bob"]) == set()  # opening recorded nothing: the suggestions stay suggestions
+    assert links_of(pair, world["ben"]) == set()  # opening recorded nothing: the suggestions stay suggestions
     screenshot(bob_page, "editor-second-annotator-1280")
     other.close()
 
 
 def test_stale_tab_gets_the_conflict_message_and_a_reload(page, live_server, world):
-    pair, ann = world["pair"], world["ann"]
-    login(page, live_server, "ann", factories.PASSWORD)
+    pair, anna = world["pair"], world["anna"]
+    make.sign_in(page, live_server, make.cast().anna)
     page.goto(edit_url(live_server, pair))
     fresh = page.context.new_page()
     fresh.goto(edit_url(live_server, pair))
@@ -228,7 +227,7 @@ def test_stale_tab_gets_the_conflict_message_and_a_reload(page, live_server, wor
     page.wait_for_selector(".conflict-banner >> text=changed in another tab or on another device")
     assert "is-conflict" in page.locator("#save-status").get_attribute("class")
     assert "pair label" in page.locator(".conflict-banner .unsaved").inner_text()
-    assert PairLabel.objects.get(pair=pair, annotator=ann).label == "non_paraphrase"
+    assert PairLabel.objects.get(pair=pair, annotator=anna).label == "non_paraphrase"
     screenshot(page, "editor-conflict-1280")
     page.click(".conflict-banner [data-reload]")
     page.wait_for_selector("#save-status.is-saved")
@@ -236,8 +235,8 @@ def test_stale_tab_gets_the_conflict_message_and_a_reload(page, live_server, wor
 
 
 def test_offline_editor_keeps_changes_and_sends_them_when_back_online(page, live_server, world):
-    pair, ann = world["long"], world["ann"]
-    login(page, live_server, "ann", factories.PASSWORD)
+    pair, anna = world["long"], world["anna"]
+    make.sign_in(page, live_server, make.cast().anna)
     page.goto(edit_url(live_server, pair))
     page.context.set_offline(True)
     page.fill("#comment-text", "Members differ in what they foreground.")
@@ -247,13 +246,13 @@ def test_offline_editor_keeps_changes_and_sends_them_when_back_online(page, live
     screenshot(page, "editor-offline-1280")
     page.context.set_offline(False)  # the editor resends by itself (the "online" event, or its retry timer)
     saved(page)
-    sheet = PairLabel.objects.get(pair=pair, annotator=ann)
+    sheet = PairLabel.objects.get(pair=pair, annotator=anna)
     assert (sheet.label, sheet.comment) == ("paraphrase", "Members differ in what they foreground.")
 
 
 def test_long_pair_at_both_screen_sizes(page, live_server, world):
     pair = world["long"]
-    login(page, live_server, "ann", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().anna)
     page.goto(edit_url(live_server, pair))
     pair.refresh_from_db()
     page.keyboard.press("Shift+A")

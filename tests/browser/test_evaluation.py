@@ -4,19 +4,20 @@ import re
 
 import pytest
 
-from annotator.agreement import recompute
-from annotator.services import evaluation, reevaluation
-from tests import evaluation_factories as ef
-from tests import factories
-from tests.conftest import login, screenshot
+from annotator.agreement.computation import recompute
+from annotator.evaluation import reevaluation
+from annotator.evaluation import services as evaluation
+from tests import make
+from tests.make import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
 def world():
-    rater, other, lead = factories.user("rita"), factories.user("otto"), factories.user("lena")
-    project = ef.evaluation_project("Substitutions", n_units=2, raters=(rater, other), lead=lead)
+    cast = make.cast()
+    rater, other, lead = cast.anna, cast.ben, cast.lead
+    project = make.evaluation_project("Substitutions", n_units=2, raters=(rater, other), lead=lead)
     return project, list(project.units.order_by("position")), rater, other, lead
 
 
@@ -44,7 +45,7 @@ def badge(page, item, step):
 def test_rater_walks_through_both_steps_and_never_sees_the_original_in_step_1(page, live_server, world):
     project, (u1, _), rater, _, _ = world
     items = list(u1.items.all())
-    login(page, live_server, "rita", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().anna)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/")
     screenshot(page, "evaluation-queue-start")
     page.click("#next-unit")
@@ -98,12 +99,12 @@ def test_rater_walks_through_both_steps_and_never_sees_the_original_in_step_1(pa
 
 def test_postponed_unit_returns_after_the_others(page, live_server, world):
     project, (u1, u2), rater, _, _ = world
-    login(page, live_server, "rita", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().anna)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/units/{u1.pk}/grammaticality/")
     page.get_by_role("button", name="Postpone this unit").click()
     page.wait_for_url(re.compile(rf"/units/{u2.pk}/grammaticality/$"))
     assert "comes back after your other units" in page.locator(".messages").inner_text()
-    ef.rate_unit(u2, rater, "Perfect", "Equivalent")
+    make.rate_unit(u2, rater, "Perfect", "Equivalent")
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/")
     assert page.locator("#postponed-units").is_visible()
     screenshot(page, "evaluation-queue-postponed")
@@ -114,15 +115,15 @@ def test_postponed_unit_returns_after_the_others(page, live_server, world):
 def test_rater_reevaluates_a_disagreed_item_and_the_lead_sees_before_and_after(page, live_server, world):
     project, units, rater, other, _ = world
     for unit in units:
-        ef.rate_unit(unit, rater, ["Perfect", "Awkward", "Major Problem"], "Equivalent")
-        ef.rate_unit(
+        make.rate_unit(unit, rater, ["Perfect", "Awkward", "Major Problem"], "Equivalent")
+        make.rate_unit(
             unit,
             other,
             ["Irredeemable", "Awkward", "Major Problem"],
             ["Equivalent", "Missing Info.", "Completely Different"],
         )
     reevaluation.build_reevaluation_sets(project, seed=0)
-    login(page, live_server, "rita", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().anna)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/")
     page.get_by_role("link", name="Continue re-evaluation").click()
     page.wait_for_url(re.compile(r"/reevaluation/$"))
@@ -144,7 +145,7 @@ def test_rater_reevaluates_a_disagreed_item_and_the_lead_sees_before_and_after(p
 
     recompute(project.pk)
     page.context.clear_cookies()
-    login(page, live_server, "lena", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/setup/")
     assert page.locator("#fleiss-table").is_visible() and page.locator("#cohen-heatmap").is_visible()
     g2 = page.locator('#fleiss-table tr[data-scale="G2"]').inner_text()
@@ -154,7 +155,7 @@ def test_rater_reevaluates_a_disagreed_item_and_the_lead_sees_before_and_after(p
 
 def test_lead_builds_a_unit_and_assigns_raters(page, live_server, world):
     project, _, _, _, _ = world
-    login(page, live_server, "lena", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/setup/")
     form = page.locator("#build-unit")
     form.get_by_label("Source sentence").fill("Prices went up sharply in May.")
@@ -167,13 +168,13 @@ def test_lead_builds_a_unit_and_assigns_raters(page, live_server, world):
     page.locator("#assign-raters").get_by_role("button", name="Assign").click()
     page.wait_for_load_state("networkidle")
     assert "1 unit(s) assigned to 2 raters each" in page.locator(".messages").inner_text()
-    assert evaluation.rating_queue(project, project.members.get(username="rita"))[-1].unit.phrase == "went up"
+    assert evaluation.rating_queue(project, project.members.get(username="anna"))[-1].unit.phrase == "went up"
 
 
 def test_a_change_made_in_another_tab_shows_a_conflict_at_the_item(page, live_server, world):
     project, (u1, _), rater, _, _ = world
     item = u1.items.first()
-    login(page, live_server, "rita", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().anna)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/units/{u1.pk}/grammaticality/")
     answer(page, item, "grammaticality", "Yes")
     evaluation.record_judgement(item, rater, "grammaticality", label="Irredeemable")  # the other tab

@@ -4,27 +4,21 @@ adjudicates a gold annotation — in Chromium, with htmx doing the updates witho
 import pytest
 
 from annotator.models import AlignmentLink, Assignment, PairLabel, Phenomenon, ReannotationRound
-from tests import factories, leadtools_factories
-from tests.conftest import login, screenshot
-from tests.leadtools_factories import FAST_HASHERS
+from tests import make
+from tests.make import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 @pytest.fixture
 def world():
     # A transactional test database is flushed between tests, data migrations included.
+    from annotator.core.tagsets import install_builtin_tagsets
     from annotator.models import ParaphraseType, Tagset
-    from annotator.tagsets import install_builtin_tagsets
 
     if not Tagset.objects.filter(builtin=True).exists():
         install_builtin_tagsets(Tagset, ParaphraseType)
-    return leadtools_factories.world(n_pairs=6)
+    return make.team(n_pairs=6)
 
 
 def settled(page):
@@ -42,7 +36,7 @@ def not_reloaded(page):
 
 def test_planner_preview_follows_the_options_without_reload(page, live_server, world):
     project = world["project"]
-    login(page, live_server, "lead", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/planner/")
     mark_page(page)
     preview = page.locator("#plan-preview")
@@ -60,14 +54,15 @@ def test_planner_preview_follows_the_options_without_reload(page, live_server, w
     assert not_reloaded(page)
     screenshot(page, "leadtools-planner")
     page.click("#confirm-plan")
-    page.wait_for_selector(".messages")
-    assert "Assigned 0 new pairs" in page.locator(".messages").inner_text()
+    page.wait_for_selector("#plan-result")
+    assert "Created 0 new assignments" in page.locator("#plan-result").inner_text()
+    assert page.locator("input[name=per_pair][value=k]").is_checked()  # the selection is kept
     assert Assignment.objects.filter(project=project).count() == 18
 
 
 def test_explorer_lists_lowest_first_filters_and_opens_the_comparison(page, live_server, world):
     project = world["project"]
-    login(page, live_server, "lead", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/explorer/")
     mark_page(page)
     rows = page.locator("table.lt-explorer tbody tr")
@@ -100,14 +95,14 @@ def test_explorer_lists_lowest_first_filters_and_opens_the_comparison(page, live
 
 def test_ticked_pairs_go_to_the_reannotation_queue(page, live_server, world):
     project = world["project"]
-    login(page, live_server, "lead", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/explorer/")
     page.check("input[name=pick][value=p3]")
     page.check("input[name=pick][value=p2]")
     page.click("#send-selected")
     page.wait_for_selector("#reannotation-preview")
     assert "2 pairs meet the rule" in page.locator("#reannotation-preview").inner_text()
-    with leadtools_factories.eager_tasks():
+    with make.eager_tasks():
         page.click("#queue-button")
         page.wait_for_selector("#round-1")
     round_ = ReannotationRound.objects.get()
@@ -119,13 +114,13 @@ def test_ticked_pairs_go_to_the_reannotation_queue(page, live_server, world):
 def test_lead_builds_the_gold_annotation(page, live_server, world):
     project = world["project"]
     pair = project.pairs.get(source_id="p3")
-    login(page, live_server, "lead", factories.PASSWORD)
+    make.sign_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/explorer/{pair.pk}/")
     page.click("#adjudicate-link")
     page.wait_for_selector("#adjudication")
     mark_page(page)
-    # Take ann's version wholesale.
-    page.locator("[data-annotator=ann] .lt-take").click()
+    # Take anna's version wholesale.
+    page.locator("[data-annotator=anna] .lt-take").click()
     page.wait_for_function("document.querySelector('#gold').innerText.includes('version')")
     assert sorted(
         Phenomenon.objects.filter(pair=pair, is_gold=True).values_list("ptype__name", flat=True)

@@ -20,14 +20,13 @@ from metrics.iapta import (
     tpo_scores,
 )
 from metrics.types import Tagset, TypeDef
-from tests.metrics.metrics_helpers import ph, vila_document_data
 
 SA = "SYNTHETIC/ANALYTIC"
 AD = "ADDITION/DELETION"
 
 
 @pytest.fixture(scope="module")
-def vila():
+def vila(vila_document_data):
     return parse_document(vila_document_data())
 
 
@@ -49,20 +48,20 @@ def test_agr_partial_o_of_vila_pair_1_is_ten_fourteenths(vila):
     assert s.agr_o == pytest.approx(10 / 14, abs=1e-15)
 
 
-def test_do_overlapping_synthetic_analytic_example():
+def test_do_overlapping_synthetic_analytic_example(ph):
     b = ph("p1", SA, range(6), [0, 1], "local")
     c = ph("p1", SA, [1, 2, 3], [0, 1], "local")
     assert overlapping(b, c, one_sided=False) == 0.75
     assert overlapping(c, b, one_sided=False) == 1.0
 
 
-def test_do_overlapping_one_sided_example():
+def test_do_overlapping_one_sided_example(ph):
     b = ph("p1", AD, [3, 4], [])
     c = ph("p1", AD, [4], [])
     assert overlapping(b, c, one_sided=True) == 0.5
 
 
-def test_do_overlapping_keys_only_in_x_are_penalised_keys_only_in_y_are_not():
+def test_do_overlapping_keys_only_in_x_are_penalised_keys_only_in_y_are_not(ph):
     b = ph("p1", SA, [1, 2], [3], "local", key1=[2])
     c = ph("p1", SA, [1, 2], [3], "local")
     assert overlapping(b, c, one_sided=False) == 0.875
@@ -79,14 +78,14 @@ def test_do_k_components_of_vila_reconstruction(vila):
     )
 
 
-def test_projection_mismatch_scales_by_three_quarters():
+def test_projection_mismatch_scales_by_three_quarters(ph):
     x = ph("p", SA, [1], [1], "local")
     y = ph("p", SA, [1], [1], "global")
     assert overlapping(x, y, one_sided=False) == 0.75
     assert overlapping(ph("p", SA, [1], [1], None), ph("p", SA, [1], [1], None), one_sided=False) == 1.0
 
 
-def test_different_type_or_pair_never_overlaps():
+def test_different_type_or_pair_never_overlaps(ph):
     x = ph("p", SA, [1], [1])
     assert overlapping(x, ph("p", "ORDER", [1], [1]), one_sided=False) == 0.0
     assert overlapping(x, ph("q", SA, [1], [1]), one_sided=False) == 0.0
@@ -126,7 +125,7 @@ def test_empty_annotators_give_none_everywhere():
     assert (s.f1_x, s.f1_y, s.agr_o, s.f1_alt) == (None, None, None, None)
 
 
-def test_one_empty_side_gives_zero_not_none():
+def test_one_empty_side_gives_zero_not_none(ph):
     x = [ph("p", SA, [1], [1])]
     assert do_f1(x, []) == 0.0
     assert do_k(x, []) == (0.0, None)
@@ -134,7 +133,7 @@ def test_one_empty_side_gives_zero_not_none():
     assert (s.f1_x, s.f1_y, s.agr_o, s.f1_alt) == (0.0, 0.0, 0.0, 0.0)
 
 
-def test_hoo_directional_f1_can_exceed_one_but_agr_o_cannot():
+def test_hoo_directional_f1_can_exceed_one_but_agr_o_cannot(ph):
     xs = [ph("p", SA, [1], [1]), ph("p", SA, [2], [2]), ph("p", SA, [3], [3])]
     ys = [ph("p", SA, [1, 2, 3], [1, 2, 3])]
     s = tpo_scores(xs, ys)
@@ -143,7 +142,7 @@ def test_hoo_directional_f1_can_exceed_one_but_agr_o_cannot():
     assert s.f1_alt == 1.0  # HM(3/3, 1/1)
 
 
-def test_f1_alt_differs_when_counts_differ():
+def test_f1_alt_differs_when_counts_differ(ph):
     xs = [ph("p", SA, [1], [1]), ph("p", SA, [5], [5])]
     ys = [ph("p", SA, [1, 2], [1])]
     s = tpo_scores(xs, ys)
@@ -152,14 +151,14 @@ def test_f1_alt_differs_when_counts_differ():
     assert s.f1_alt == pytest.approx(harmonic_mean(1 / 2, 1 / 1))
 
 
-def test_pairwise_skips_pairs_neither_annotated_and_averages_the_rest():
+def test_pairwise_skips_pairs_neither_annotated_and_averages_the_rest(ph):
     xs = [ph("p", SA, [1], [1]), ph("q", SA, [1], [1]), ph("q", SA, [2], [2])]
     ys = [ph("p", SA, [1], [1]), ph("q", SA, [1], [1])]
     assert agr_ph(xs, ys) == pytest.approx(2 / 3)
     assert agr_ph(xs, ys, pairwise=True) == pytest.approx((1 + 0.5) / 2)
 
 
-def test_pairwise_typewise_averages_types_within_a_pair_first():
+def test_pairwise_typewise_averages_types_within_a_pair_first(ph):
     # pair p: SA 1, ORDER 0, PUNCT 0 → 1/3; pair q: SA 1/2. Mean of pairs 5/12 (flat mean of cells: 3/8)
     xs = [
         ph("p", SA, [1], [1]),
@@ -173,27 +172,48 @@ def test_pairwise_typewise_averages_types_within_a_pair_first():
     assert agr_ph(xs, ys, pairwise=True, typewise=True) == pytest.approx((pair_p + pair_q) / 2)
 
 
-def test_agr_w_counts_overlapping_scopes_of_one_annotator_once():
+def test_agr_w_counts_overlapping_scopes_of_one_annotator_once(ph):
     xs = [ph("p", SA, [1, 2], [1]), ph("p", "ORDER", [2, 3], [1])]  # tokens (1,1),(1,2),(1,3),(2,1) → 4
     ys = [ph("p", SA, [1, 2, 3, 4, 5, 6, 7], [])]  # 7
     assert agr_w(xs, ys) == pytest.approx(4 / 7)
 
 
-def test_keys_are_not_counted_as_words():
+def test_keys_are_not_counted_as_words(ph):
     xs = [ph("p", SA, [1], [1], key1=[5, 6])]
     ys = [ph("p", SA, [1], [1])]
     assert agr_w(xs, ys) == 1.0
 
 
-def test_do_uses_the_tagset_one_sided_flag_not_the_type_name():
+def test_do_factor_a_counts_the_members_with_a_scope_not_the_type_flag(ph):
+    """Spec 1.1: a = 1/(members in which x has a scope); the one_sided flag no longer matters."""
     x, y = [ph("p", "X", [3, 4], [])], [ph("p", "X", [4], [])]
     one = Tagset((TypeDef("X", one_sided=True),))
     two = Tagset((TypeDef("X", one_sided=False),))
     assert do_k(x, y, tagset=one)[0] == 0.5
-    assert do_k(x, y, tagset=two)[0] == 0.25
+    assert do_k(x, y, tagset=two)[0] == 0.5  # 0.25 under spec 1.0
 
 
-def test_max_over_candidates_in_do():
+def test_do_identical_one_sided_phenomena_of_a_two_sided_type_agree_fully(ph):
+    """ETPC's one-sided Negation: identical phenomena score 1 (spec 1.0 gave 0.5)."""
+    neg = [ph("p", "Negation switching", [], [2])]
+    assert do_f1(neg, list(neg)) == 1.0
+    assert overlapping(neg[0], neg[0]) == 1.0
+
+
+def test_do_two_sided_against_one_sided_is_weighted_by_each_side(ph):
+    """Spec case do_any_sided_extremes: A two-sided (a = 0.5) vs B one-sided (a = 1)."""
+    a = ph("p", "Non-paraphrase", [0, 1], [0])
+    b = ph("p", "Non-paraphrase", [0, 1], [])
+    assert overlapping(a, b) == 0.5
+    assert overlapping(b, a) == 1.0
+
+
+def test_overlapping_rejects_both_scopes_for_a_one_sided_type(ph):
+    with pytest.raises(ValueError, match="one-sided but both scopes"):
+        overlapping(ph("p", AD, [1], [1]), ph("p", AD, [1], []), one_sided=True)
+
+
+def test_max_over_candidates_in_do(ph):
     x = [ph("p", SA, [1, 2], [1])]
     ys = [ph("p", SA, [1], [9]), ph("p", SA, [1, 2], [1])]
     assert do_k(x, ys)[0] == 1.0
@@ -202,23 +222,23 @@ def test_max_over_candidates_in_do():
 # -- validation -----------------------------------------------------------------------------------
 
 
-def test_non_phenomenon_input_is_rejected_with_position():
+def test_non_phenomenon_input_is_rejected_with_position(ph):
     with pytest.raises(ValueError, match=r"a\[1\] must be a Phenomenon"):
         agr_ph([ph("p", SA, [1])], [])  # fine
         agr_ph([ph("p", SA, [1]), "x"], [])  # type: ignore[list-item]
 
 
-def test_unknown_type_with_a_tagset_is_rejected():
+def test_unknown_type_with_a_tagset_is_rejected(ph):
     with pytest.raises(ValueError, match="not in the tagset"):
         do_f1([ph("p", "NOPE", [1])], [], tagset=Tagset((TypeDef(SA),)))
 
 
-def test_empty_scopes_are_rejected():
+def test_empty_scopes_are_rejected(ph):
     with pytest.raises(ValueError, match="both scopes are empty"):
         agr_ph([ph("p", SA)], [])
 
 
-def test_negative_index_is_rejected():
+def test_negative_index_is_rejected(ph):
     with pytest.raises(ValueError, match="non-negative"):
         agr_ph([ph("p", SA, [-1])], [])
 

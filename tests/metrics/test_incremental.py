@@ -68,3 +68,22 @@ def test_one_annotators_change_among_many_gives_exactly_the_full_result():
         phenomena[who] = [x for x in phenomena[who] if x.pair != pid] + new[who]
         state.update_pair(pid, {a: xs for a, xs in new.items() if xs})
         assert state.report() == full(phenomena, doc).report()
+
+
+def test_making_phenomena_one_sided_gives_exactly_the_full_result():
+    """Spec 1.1: the DO factor a follows each phenomenon's scopes, also in a recomputed row."""
+    doc = synthetic_document(n_pairs=8, n_annotators=3, seed=7, with_alignments=False)
+    state = full(doc.phenomena, doc)
+    before = state.report()["iapta.do.f1"]
+    pid = doc.pairs[0].id
+    phenomena = {a: list(xs) for a, xs in doc.phenomena.items()}
+    new = {}
+    for a in doc.annotators:
+        new[a] = [
+            dataclasses.replace(x, s2=frozenset()) if x.s1 else x for x in phenomena[a] if x.pair == pid
+        ]
+        phenomena[a] = [x for x in phenomena[a] if x.pair != pid] + new[a]
+    state.update_pair(pid, new)
+    after = state.report()
+    assert after == full(phenomena, doc).report()
+    assert after["iapta.do.f1"] != before

@@ -13,7 +13,6 @@ import pytest
 
 from metrics.document import parse_document
 from metrics.report import build_report
-from tests.metrics.metrics_helpers import vila_document_data
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -30,21 +29,6 @@ def write(tmp_path: Path, data: Any, name: str = "doc.json") -> Path:
     return path
 
 
-def evaluations() -> dict[str, Any]:
-    ratings = []
-    for n, item in enumerate(["i1", "i2", "i3", "i4"]):
-        for r in ("E1", "E2", "E3"):
-            g = "Perfect" if (n + len(r)) % 2 else ("Awkward" if r == "E2" else "Irredeemable")
-            ratings.append(
-                {"item": item, "rater": r, "G": g, "M": "Equivalent" if r != "E3" else "Completely Different"}
-            )
-    return {
-        "raters": ["E1", "E2", "E3"],
-        "ratings": ratings,
-        "revisions": [{"item": "i1", "rater": "E3", "M": "Equivalent"}],
-    }
-
-
 def no_nan(value: Any) -> bool:
     if isinstance(value, dict):
         return all(no_nan(v) for v in value.values())
@@ -53,7 +37,7 @@ def no_nan(value: Any) -> bool:
     return not (isinstance(value, float) and not math.isfinite(value))
 
 
-def test_report_prints_json_with_every_iapta_key(tmp_path):
+def test_report_prints_json_with_every_iapta_key(vila_document_data, tmp_path):
     proc = run_cli("report", str(write(tmp_path, vila_document_data())))
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
@@ -89,8 +73,8 @@ def test_absent_sections_produce_no_keys():
     assert report == {"format": "paraphrase-agreement-report/1", "measures": {}}
 
 
-def test_evaluation_keys_and_revisions():
-    doc = parse_document({"format": "paraphrase-agreement/1", "evaluations": evaluations()})
+def test_evaluation_keys_and_revisions(evaluation_ratings):
+    doc = parse_document({"format": "paraphrase-agreement/1", "evaluations": evaluation_ratings()})
     m = build_report(doc)["measures"]
     for scale in ("G5", "M6", "G2", "M2"):
         for prefix in (
@@ -110,7 +94,7 @@ def test_evaluation_keys_and_revisions():
     assert no_nan(m)
 
 
-def test_one_annotator_gives_values_without_pairs():
+def test_one_annotator_gives_values_without_pairs(vila_document_data):
     data = vila_document_data()
     data["annotators"] = ["B"]
     del data["phenomena"]["C"]
@@ -120,7 +104,7 @@ def test_one_annotator_gives_values_without_pairs():
     assert m["iapta.do.k"] == {"by_ordered_pair": {}}
 
 
-def test_table_format_is_an_aligned_text_table(tmp_path):
+def test_table_format_is_an_aligned_text_table(vila_document_data, tmp_path):
     proc = run_cli("report", str(write(tmp_path, vila_document_data())), "--format", "table")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
@@ -128,9 +112,9 @@ def test_table_format_is_an_aligned_text_table(tmp_path):
     assert any(line.startswith("iapta.n.ph ") and line.rstrip().endswith("0.7500") for line in lines)
 
 
-def test_ci_flag_adds_bootstrap_intervals(tmp_path):
+def test_ci_flag_adds_bootstrap_intervals(vila_document_data, tmp_path, evaluation_ratings):
     data = vila_document_data()
-    data["evaluations"] = evaluations()
+    data["evaluations"] = evaluation_ratings()
     proc = run_cli("report", str(write(tmp_path, data)), "--ci")
     assert proc.returncode == 0, proc.stderr
     m = json.loads(proc.stdout)["measures"]
@@ -158,7 +142,7 @@ INVALID = {
 
 
 @pytest.mark.parametrize("case", list(INVALID))
-def test_invalid_document_exits_1_with_one_line_naming_the_field(tmp_path, case):
+def test_invalid_document_exits_1_with_one_line_naming_the_field(vila_document_data, tmp_path, case):
     path, value, field = INVALID[case]
     doc = write(tmp_path, _invalid(vila_document_data(), path, value))
     proc = run_cli("report", str(doc))
@@ -177,7 +161,7 @@ def test_bad_json_exits_1_without_traceback(tmp_path):
     assert proc.stderr.startswith(f"{doc}: $: invalid JSON") and proc.stderr.count("\n") == 1
 
 
-def test_missing_format_exits_1(tmp_path):
+def test_missing_format_exits_1(vila_document_data, tmp_path):
     data = vila_document_data()
     del data["format"]
     doc = write(tmp_path, data)
@@ -192,7 +176,7 @@ def test_missing_file_exits_1(tmp_path):
     assert proc.stderr.startswith(f"{tmp_path / 'nope.json'}: $: cannot read file")
 
 
-def test_report_is_json_safe_for_degenerate_input():
+def test_report_is_json_safe_for_degenerate_input(vila_document_data):
     data = vila_document_data()
     data["phenomena"] = {"B": [], "C": []}
     report = build_report(parse_document(data))
@@ -201,9 +185,7 @@ def test_report_is_json_safe_for_degenerate_input():
     assert report["measures"]["iapta.tpo.partial.f1"]["by_pair"] == {"B|C": None}
 
 
-def test_spec_example_document_reports_every_section(tmp_path):
-    from tests.metrics.test_types import full_document
-
+def test_spec_example_document_reports_every_section(full_document, tmp_path):
     proc = run_cli("report", str(write(tmp_path, full_document())))
     assert proc.returncode == 0, proc.stderr
     m = json.loads(proc.stdout)["measures"]

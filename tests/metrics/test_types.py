@@ -21,66 +21,9 @@ from metrics.types import (
     WordAlignment,
     scale_label,
 )
-from tests.metrics.metrics_helpers import vila_document_data
 
 
-def full_document() -> dict[str, Any]:
-    """The example document of spec §9."""
-    return {
-        "format": "paraphrase-agreement/1",
-        "annotators": ["B", "C"],
-        "options": {
-            "identical_match": "exact",
-            "mc_samples": 1000,
-            "mc_seed": 0,
-            "reeval_seed": 0,
-            "reeval_fraction": 0.1,
-        },
-        "tagset": {
-            "types": [{"name": "SYNTHETIC/ANALYTIC"}, {"name": "ADDITION/DELETION", "one_sided": True}]
-        },
-        "pairs": [
-            {
-                "id": "p1",
-                "tokens1": ["The", "film", "opened"],
-                "tokens2": ["Film", "opened"],
-                "initial_alignment": [[1, 0], [2, 1]],
-            }
-        ],
-        "phenomena": {
-            "B": [
-                {
-                    "pair": "p1",
-                    "type": "SYNTHETIC/ANALYTIC",
-                    "s1": [0, 1],
-                    "s2": [0],
-                    "projection": "local",
-                    "key1": [],
-                    "key2": [],
-                }
-            ],
-            "C": [],
-        },
-        "word_alignments": {
-            "B": {"p1": {"sure": [[1, 0]], "possible": [[2, 1]]}},
-            "C": {"p1": {"sure": [[1, 0], [2, 1]]}},
-        },
-        "phrase_alignments": {
-            "B": [
-                {"pair": "p1", "s1": [0, 1], "s2": [0], "label": "sure"},
-                {"pair": "p1", "s1": [2], "s2": None, "label": "possible"},
-            ]
-        },
-        "system_phrase_alignments": {"aligner-x": [{"pair": "p1", "s1": [2], "s2": [1]}]},
-        "evaluations": {
-            "raters": ["E1", "E2", "E3"],
-            "ratings": [{"item": "u01e1", "rater": "E1", "G": "Perfect", "M": "Equivalent"}],
-            "revisions": [{"item": "u01e1", "rater": "E1", "G": "Awkward"}],
-        },
-    }
-
-
-def test_spec_example_document_parses_into_types():
+def test_spec_example_document_parses_into_types(full_document):
     doc = parse_document(full_document())
     assert isinstance(doc, Document)
     assert doc.annotators == ("B", "C")
@@ -136,8 +79,8 @@ def test_frozen_types_are_immutable():
         Pair("p", (), (), None).id = "q"  # type: ignore[misc]
 
 
-def _mutate(path: list[Any], value: Any, base: dict[str, Any] | None = None) -> dict[str, Any]:
-    data = copy.deepcopy(base if base is not None else vila_document_data())
+def _mutate(base: dict[str, Any], path: list[Any], value: Any) -> dict[str, Any]:
+    data = copy.deepcopy(base)
     target = data
     for step in path[:-1]:
         target = target[step]
@@ -177,8 +120,8 @@ INVALID = [
 
 
 @pytest.mark.parametrize(("name", "path", "value", "field", "message"), INVALID, ids=[c[0] for c in INVALID])
-def test_invalid_document_is_rejected_naming_the_field(name, path, value, field, message):
-    data = _mutate(path, value)
+def test_invalid_document_is_rejected_naming_the_field(vila_document_data, name, path, value, field, message):
+    data = _mutate(vila_document_data(), path, value)
     with pytest.raises(DocumentError) as info:
         parse_document(data)
     assert info.value.field == field
@@ -186,15 +129,15 @@ def test_invalid_document_is_rejected_naming_the_field(name, path, value, field,
     assert isinstance(info.value, ValueError)
 
 
-def test_both_scopes_empty_is_rejected():
-    data = _mutate(["phenomena", "C", 0, "s1"], [])
+def test_both_scopes_empty_is_rejected(vila_document_data):
+    data = _mutate(vila_document_data(), ["phenomena", "C", 0, "s1"], [])
     data["phenomena"]["C"][0]["s2"] = []
     with pytest.raises(DocumentError) as info:
         parse_document(data)
     assert info.value.field == "phenomena.C[0].s1" and "s1 = s2 = ∅" in info.value.message
 
 
-def test_word_alignment_link_out_of_range_is_rejected():
+def test_word_alignment_link_out_of_range_is_rejected(full_document):
     data = full_document()
     data["word_alignments"]["C"]["p1"]["sure"].append([0, 5])
     with pytest.raises(DocumentError) as info:
@@ -202,7 +145,7 @@ def test_word_alignment_link_out_of_range_is_rejected():
     assert info.value.field == "word_alignments.C.p1.sure[2][1]"
 
 
-def test_phrase_alignment_with_both_sides_null_is_rejected():
+def test_phrase_alignment_with_both_sides_null_is_rejected(full_document):
     data = full_document()
     data["phrase_alignments"]["B"].append({"pair": "p1", "s1": None, "s2": None})
     with pytest.raises(DocumentError) as info:
@@ -210,7 +153,7 @@ def test_phrase_alignment_with_both_sides_null_is_rejected():
     assert info.value.field == "phrase_alignments.B[2].s1"
 
 
-def test_unknown_judgement_label_and_second_judgement_are_rejected():
+def test_unknown_judgement_label_and_second_judgement_are_rejected(full_document):
     data = full_document()
     data["evaluations"]["ratings"].append({"item": "u01e1", "rater": "E2", "G": "Great", "M": "Equivalent"})
     with pytest.raises(DocumentError, match="unknown label") as info:
@@ -221,7 +164,7 @@ def test_unknown_judgement_label_and_second_judgement_are_rejected():
         parse_document(data)
 
 
-def test_revision_of_a_missing_judgement_is_rejected():
+def test_revision_of_a_missing_judgement_is_rejected(full_document):
     data = full_document()
     data["evaluations"]["revisions"].append({"item": "nope", "rater": "E2", "M": "Equivalent"})
     with pytest.raises(DocumentError) as info:
@@ -229,7 +172,7 @@ def test_revision_of_a_missing_judgement_is_rejected():
     assert info.value.field == "evaluations.revisions[1]"
 
 
-def test_load_document_reports_bad_json_and_missing_files(tmp_path):
+def test_load_document_reports_bad_json_and_missing_files(full_document, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     with pytest.raises(DocumentError, match="invalid JSON"):

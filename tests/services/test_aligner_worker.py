@@ -4,16 +4,16 @@ visible while it runs, and a re-delivered task of a finished run changes nothing
 import pytest
 
 from annotator.corpus import aligner_training as training
+from annotator.corpus import projects
 from annotator.models import AlignerRun, Pair
-from annotator.services import projects
 from annotator.tasks import train_aligner
-from tests import factories
+from tests import make
 
 pytestmark = [pytest.mark.services]
 
 
 def test_worker_trains_and_stores_a_version(postgres_required, celery_worker_process):
-    project = projects.create_project("Worker aligner", tagset=factories.vila())
+    project = projects.create_project("Worker aligner", tagset=make.vila())
     for n in range(40):
         projects.add_pair(
             project,

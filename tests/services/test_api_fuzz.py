@@ -16,10 +16,12 @@ from collections import Counter
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
+from rest_framework.authtoken.models import Token
 from schemathesis.checks import content_type_conformance, not_a_server_error, response_schema_conformance
 
 from annotator.wsgi import application
-from tests.annotator.api_helpers import annotate_marked, client_for, make_world
+from tests import make
+from tests.make import annotate_marked
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -28,8 +30,8 @@ CHECKS = [not_a_server_error, response_schema_conformance, content_type_conforma
 
 
 def _token(user) -> str:
-    client = client_for(user)
-    return client._credentials["HTTP_AUTHORIZATION"]
+    token, _ = Token.objects.get_or_create(user=user)
+    return f"Token {token.key}"
 
 
 def _fuzz(schema, authorization: str) -> Counter:
@@ -53,17 +55,16 @@ def _fuzz(schema, authorization: str) -> Counter:
     return statuses
 
 
-def test_no_server_errors_and_schema_conformant_responses(settings_, monkeypatch):
-    from annotator import tasks
-
-    # No worker serves this test: a re-annotation round queued by a generated request runs in-process,
-    # rather than waiting on the shared broker for a later worker to queue it in another test's project.
-    queue = tasks.queue_reannotation
-    monkeypatch.setattr(queue, "delay", lambda *args: queue.apply(args=args))
-    world = make_world(settings_)
+def test_no_server_errors_and_schema_conformant_responses(settings_, eager_celery):
+    # No worker serves this test (eager_celery): work queued by a generated request runs in-process,
+    # rather than waiting on the shared broker for a later worker to run it in another test's project.
+    make.isolate_cache(settings_)
+    world = make.two_projects()
     annotate_marked(world, world.anna)
     annotate_marked(world, world.ben, marker=5)
-    schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", application)
+    schema = schemathesis.openapi.from_wsgi(
+        "/api/schema/?format=json", application, headers={"Authorization": _token(world.anna)}
+    )
     for user in (world.anna, world.lead):
         statuses = _fuzz(schema, _token(user))
         print(user, dict(statuses))

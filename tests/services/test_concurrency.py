@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from annotator.annotation import services as annotation_services
+from annotator.corpus import projects
 from annotator.models import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon
-from annotator.services import annotations, projects
-from tests import factories
-from tests.annotator.api_helpers import client_for, make_world
+from tests import make
+from tests.make import api_client
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -27,8 +28,9 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def world(postgres_required, settings, monkeypatch):
     recomputes: list[int] = []
-    monkeypatch.setattr("annotator.tasks.schedule_recompute", recomputes.append)
-    world = make_world(settings)
+    monkeypatch.setattr("annotator.agreement.scheduling.schedule", recomputes.append)
+    make.isolate_cache(settings)
+    world = make.two_projects()
     world.recomputes = recomputes
     return world
 
@@ -58,7 +60,7 @@ def run_together(jobs: list[Callable[[], Any]]) -> list[Any]:
 
 def test_two_tabs_adding_to_the_same_sheet_one_wins_the_other_gets_409(world):
     pair, ptype = world.pair, world.any_ptype()
-    tabs = [client_for(world.anna), client_for(world.anna)]
+    tabs = [api_client(world.anna), api_client(world.anna)]
     version = 0
     for round_ in range(5):
         bodies = [
@@ -79,20 +81,20 @@ def test_two_tabs_adding_to_the_same_sheet_one_wins_the_other_gets_409(world):
         version = winner["version"]
     assert Phenomenon.objects.filter(annotator=world.anna).count() == 5
     assert PairLabel.objects.filter(pair=pair, annotator=world.anna).count() == 1
-    assert annotations.sheet_version(pair, world.anna) == version
+    assert annotation_services.sheet_version(pair, world.anna) == version
 
 
 def test_two_devices_editing_one_phenomenon_no_lost_update(world):
-    phenomenon, version = annotations.add_phenomenon(
+    phenomenon, version = annotation_services.add_phenomenon(
         world.pair, world.anna, world.any_ptype(), scope1=[0], scope2=[0], base_version=0
     )
     url = f"/api/phenomena/{phenomenon.pk}/"
     responses = run_together(
         [
-            lambda: client_for(world.anna).patch(
+            lambda: api_client(world.anna).patch(
                 url, {"scope1": [2], "base_version": version}, format="json"
             ),
-            lambda: client_for(world.anna).patch(
+            lambda: api_client(world.anna).patch(
                 url, {"scope1": [4], "base_version": version}, format="json"
             ),
         ]
@@ -108,13 +110,13 @@ def test_two_devices_editing_one_phenomenon_no_lost_update(world):
 
 
 def test_many_annotators_saving_at_once_no_deadlock_no_duplicates(world):
-    annotators = [factories.user(f"a{n}") for n in range(12)]
+    annotators = [make.user(f"a{n}") for n in range(12)]
     projects.assign_pairs(world.project, annotators, list(world.project.pairs.all()))
     pair, ptype = world.pair, world.any_ptype()
     saves_each = 4
 
     def annotate(user: Any) -> list[int]:
-        client, version, codes = client_for(user), 0, []
+        client, version, codes = api_client(user), 0, []
         for n in range(saves_each):
             body = {
                 "pair": pair.pk,
@@ -143,7 +145,7 @@ def test_many_annotators_saving_at_once_no_deadlock_no_duplicates(world):
         assert Phenomenon.objects.filter(pair=pair, annotator=user).count() == saves_each
         assert AlignmentLink.objects.filter(pair=pair, annotator=user).count() == saves_each
         assert PairLabel.objects.filter(pair=pair, annotator=user).count() == 1  # one sheet, never two
-        assert annotations.sheet_version(pair, user) == 1 + 2 * saves_each
+        assert annotation_services.sheet_version(pair, user) == 1 + 2 * saves_each
     assert len(world.recomputes) == 12 * saves_each * 2  # every committed save asked for a recompute
 
 
@@ -152,7 +154,7 @@ def test_first_saves_of_one_annotator_racing_create_one_sheet(world):
     pair = world.pair
     bodies = [{"pair": pair.pk, "links": [[n, n]], "sure": True, "base_version": None} for n in range(4)]
     responses = run_together(
-        [lambda b=b: client_for(world.ben).post("/api/links/", b, format="json") for b in bodies]
+        [lambda b=b: api_client(world.ben).post("/api/links/", b, format="json") for b in bodies]
     )
     assert [r.status_code for r in responses] == [200] * 4
     assert PairLabel.objects.filter(pair=pair, annotator=world.ben).count() == 1

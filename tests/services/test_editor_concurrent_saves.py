@@ -11,21 +11,21 @@ import threading
 import pytest
 from django.db import connections
 
+from annotator.annotation import services as annotation_services
+from annotator.annotation.services import sheet_version
 from annotator.models import AlignmentLink, Pair
-from annotator.services import annotations
-from annotator.services.annotations import sheet_version
-from tests.annotator.editor_helpers import HTMX, logged_in, make_desk, url
-from tests.annotator.editor_helpers import fast_passwords as fast_passwords
+from tests import make
+from tests.make import HTMX, logged_in, url
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 
 def test_concurrent_saves_from_one_version_one_wins_the_other_conflicts(postgres_required):
-    desk = make_desk()
+    desk = make.desk()
     Pair.objects.filter(pk=desk.pair.pk).update(initial_alignment=[])
-    clients = [logged_in(desk.ann), logged_in(desk.ann)]
-    annotations.set_pair_label(desk.pair, desk.ann, "paraphrase", base_version=None)
-    base = sheet_version(desk.pair, desk.ann)
+    clients = [logged_in(desk.anna), logged_in(desk.anna)]
+    annotation_services.set_pair_label(desk.pair, desk.anna, "paraphrase", base_version=None)
+    base = sheet_version(desk.pair, desk.anna)
     barrier = threading.Barrier(2)
     statuses: list[int] = []
 
@@ -43,5 +43,5 @@ def test_concurrent_saves_from_one_version_one_wins_the_other_conflicts(postgres
     for thread in threads:
         thread.join(30)
     assert sorted(statuses) == [200, 409]
-    assert AlignmentLink.objects.filter(pair=desk.pair, annotator=desk.ann).count() == 1
-    assert sheet_version(desk.pair, desk.ann) == base + 1
+    assert AlignmentLink.objects.filter(pair=desk.pair, annotator=desk.anna).count() == 1
+    assert sheet_version(desk.pair, desk.anna) == base + 1

@@ -10,13 +10,14 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from annotator.agreement import fingerprint, latest_snapshot, project_document
-from annotator.evaluation_stats import snapshot_measures
+from annotator.agreement.computation import latest_snapshot
+from annotator.agreement.document import project_document
+from annotator.agreement.results import fingerprint
+from annotator.evaluation.stats import snapshot_measures
 from annotator.models import Assignment, ReevaluationSet
 from metrics.document import parse_document
 from metrics.report import build_report
-from tests import evaluation_factories as ef
-from tests import factories
+from tests import make
 
 pytestmark = pytest.mark.services
 
@@ -38,18 +39,18 @@ def wait_for(check: Any, timeout: float = 40) -> Any:
 
 
 def rated_project(lead: Any) -> tuple[Any, list[Any]]:
-    raters = ef.raters(3)
-    project = ef.evaluation_project(n_units=4, raters=tuple(raters), lead=lead, r=3)
+    raters = make.raters(3)
+    project = make.evaluation_project(n_units=4, raters=tuple(raters), lead=lead, r=3)
     for n, unit in enumerate(project.units.order_by("position")):
         for k, rater in enumerate(raters):
             g = "Irredeemable" if (n + k) % 3 == 0 else "Perfect"
             m = "Completely Different" if (n * k) % 4 == 1 else "Equivalent"
-            ef.rate_unit(unit, rater, g, m)
+            make.rate_unit(unit, rater, g, m)
     return project, raters
 
 
 def test_finalizing_the_last_unit_has_the_worker_draw_the_sets(worker: Any) -> None:
-    lead = factories.user("lena")
+    lead = make.cast().lead
     project, raters = rated_project(lead)  # each finalize commits; the last one enqueues the draw
     wait_for(lambda: ReevaluationSet.objects.filter(project=project).count() == 6)
     measures = build_report(parse_document(project_document(project)))["measures"]
@@ -61,7 +62,7 @@ def test_finalizing_the_last_unit_has_the_worker_draw_the_sets(worker: Any) -> N
 
 
 def test_lead_starts_reevaluation_with_a_seed_and_sees_the_workers_numbers(worker: Any) -> None:
-    lead = factories.user("lena")
+    lead = make.cast().lead
     project, _ = rated_project(lead)
     wait_for(lambda: ReevaluationSet.objects.filter(project=project, seed=0).count() == 6)
     client = Client()

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 
-from annotator import corpus_jobs
-from annotator.exports import export_project
+from annotator.core.tagsets import install_builtin_tagsets
+from annotator.corpus import jobs as corpus_jobs
+from annotator.corpus.exports import export_project
+from annotator.corpus.services import import_corpus
 from annotator.models import CorpusJob, Pair, ParaphraseType, Project, Tagset
-from annotator.services.corpus import import_corpus
-from annotator.tagsets import install_builtin_tagsets
-from tests import factories
-from tests.annotator.corpus_helpers import counts
+from tests import make
+from tests.make import counts
 
 pytestmark = pytest.mark.services
 
@@ -57,7 +57,7 @@ def test_large_import_runs_on_the_worker_with_progress(
 ) -> None:
     cache.clear()
     install_builtin_tagsets(Tagset, ParaphraseType)  # a transactional test flushed the data migration's rows
-    lead = factories.user("lead")
+    lead = make.cast().lead
     monkeypatch.setattr(corpus_jobs, "INLINE_LIMIT", 1000)
     job = corpus_jobs.start_import(lead, "mrpc", "Worker", mrpc_files(corpora_dir))
     seen = set()
@@ -78,7 +78,7 @@ def test_cancelled_import_on_the_worker_writes_nothing(
 ) -> None:
     cache.clear()
     install_builtin_tagsets(Tagset, ParaphraseType)
-    lead = factories.user("lead")
+    lead = make.cast().lead
     monkeypatch.setattr(corpus_jobs, "INLINE_LIMIT", 1000)
     before = counts()
     job = corpus_jobs.start_import(lead, "mrpc", "Cancelled", mrpc_files(corpora_dir))

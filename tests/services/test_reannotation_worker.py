@@ -2,18 +2,12 @@
 
 import pytest
 
+from annotator.core.tagsets import install_builtin_tagsets
 from annotator.models import Assignment, ParaphraseType, ReannotationRound, Tagset
-from annotator.tagsets import install_builtin_tagsets
 from annotator.tasks import queue_reannotation
-from tests import leadtools_factories
-from tests.leadtools_factories import FAST_HASHERS
+from tests import make
 
 pytestmark = [pytest.mark.services]
-
-
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 def test_worker_queues_the_round_and_a_repeated_task_changes_nothing(
@@ -21,7 +15,7 @@ def test_worker_queues_the_round_and_a_repeated_task_changes_nothing(
 ):
     if not Tagset.objects.filter(builtin=True).exists():
         install_builtin_tagsets(Tagset, ParaphraseType)
-    world = leadtools_factories.world(n_pairs=6)
+    world = make.team(n_pairs=6)
     project = world["project"]
     first = queue_reannotation.delay(project.pk, "do_f1_below", {"threshold": 0.5}, 21, world["lead"].pk)
     assert first.get(timeout=60) == 1

@@ -15,19 +15,22 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from annotator.agreement import fingerprint, latest_snapshot, project_document
+from annotator.agreement.computation import latest_snapshot
+from annotator.agreement.document import project_document
+from annotator.agreement.results import fingerprint
+from annotator.annotation import services as annotation_services
+from annotator.core.tagsets import install_builtin_tagsets
 from annotator.models import AgreementSnapshot, AgreementState, ParaphraseType, Tagset
-from annotator.services import annotations
-from annotator.tagsets import install_builtin_tagsets
 from metrics.document import parse_document
 from metrics.report import build_report
-from tests import factories
+from tests import make
+from tests.make import logged_in
 
 pytestmark = pytest.mark.services
 
 
 def ptype(name: str) -> ParaphraseType:
-    return factories.vila().types.get(name=name)
+    return make.vila().types.get(name=name)
 
 
 @pytest.fixture
@@ -45,12 +48,12 @@ def worker(short_visibility: None, postgres_required: None, celery_worker_proces
 
 def team(n_pairs: int = 6) -> tuple[Any, Any, tuple[Any, ...]]:
     install_builtin_tagsets(Tagset, ParaphraseType)  # a transactional test flushed the data migration's rows
-    lead = factories.user("lead")
-    anns = (factories.user("ana"), factories.user("bo"), factories.user("cleo"))
-    project = factories.project_with_pairs(n_pairs=n_pairs, lead=lead, annotators=anns)
+    lead = make.cast().lead
+    anns = make.cast().annotators
+    project = make.project_with_pairs(n_pairs=n_pairs, lead=lead, annotators=anns)
     for n, pair in enumerate(project.pairs.order_by("position")):
         for who in anns:
-            annotations.add_phenomenon(
+            annotation_services.add_phenomenon(
                 pair,
                 who,
                 ptype("Diathesis"),
@@ -58,10 +61,10 @@ def team(n_pairs: int = 6) -> tuple[Any, Any, tuple[Any, ...]]:
                 scope2=[1],
                 base_version=None,
             )
-            annotations.set_links(
+            annotation_services.set_links(
                 pair, who, [(1, 0), (4, 2)] if who != anns[2] else [(1, 0)], sure=True, base_version=None
             )
-            annotations.set_pair_label(pair, who, "paraphrase", base_version=None)
+            annotation_services.set_pair_label(pair, who, "paraphrase", base_version=None)
     return project, lead, anns
 
 
@@ -88,16 +91,10 @@ def assert_exact(project: Any, snapshot: AgreementSnapshot) -> None:
     assert snapshot.results["report"] == build_report(parse_document(project_document(project)))
 
 
-def client_for(user: Any) -> Client:
-    client = Client()
-    client.login(username=user.username, password=factories.PASSWORD)
-    return client
-
-
 def save_label(client: Client, project: Any, pair: Any, who: Any, label: str) -> None:
     response = client.post(
         reverse("annotator:pair-label", args=[project.pk, pair.pk]),
-        {"label": label, "base_version": annotations.sheet_version(pair, who)},
+        {"label": label, "base_version": annotation_services.sheet_version(pair, who)},
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 200, response.content[:500]
@@ -115,14 +112,14 @@ def fleiss_on_dashboard(lead_client: Client, project: Any) -> str:
 
 
 def test_saves_through_the_web_change_the_dashboard_numbers(worker):
-    project, lead, (ana, bo, cleo) = team()
+    project, lead, (anna, ben, cat) = team()
     assert_exact(project, settled(project))
-    lead_client = client_for(lead)
+    lead_client = logged_in(lead)
     before = fleiss_on_dashboard(lead_client, project)
     assert before == "—"  # everybody said paraphrase: κ undefined
-    bo_client = client_for(bo)
+    bo_client = logged_in(ben)
     for pair in list(project.pairs.order_by("position"))[:3]:
-        save_label(bo_client, project, pair, bo, "non_paraphrase")
+        save_label(bo_client, project, pair, ben, "non_paraphrase")
     snapshot = settled(project)
     assert_exact(project, snapshot)
     after = fleiss_on_dashboard(lead_client, project)
@@ -135,15 +132,15 @@ def recompute_runs(worker: Any) -> int:
 
 
 def test_burst_of_100_saves_yields_a_handful_of_recomputes(worker):
-    project, lead, (ana, bo, cleo) = team(n_pairs=4)
+    project, lead, (anna, ben, cat) = team(n_pairs=4)
     settled(project)
     runs_before = recompute_runs(worker)
     snapshots_before = AgreementSnapshot.objects.filter(project=project).count()
-    bo_client = client_for(bo)
+    bo_client = logged_in(ben)
     pairs = list(project.pairs.order_by("position"))
     started = time.monotonic()
     for n in range(100):
-        save_label(bo_client, project, pairs[n % 4], bo, "non_paraphrase" if n % 3 else "paraphrase")
+        save_label(bo_client, project, pairs[n % 4], ben, "non_paraphrase" if n % 3 else "paraphrase")
     burst_seconds = time.monotonic() - started
     snapshot = settled(project)
     assert_exact(project, snapshot)
@@ -157,13 +154,13 @@ def test_burst_of_100_saves_yields_a_handful_of_recomputes(worker):
 
 
 def test_killing_the_worker_mid_task_still_produces_a_correct_snapshot(worker, settings):
-    project, lead, (ana, bo, cleo) = team(n_pairs=40)  # κ_C over 40 pairs × 3 annotator pairs: seconds
+    project, lead, (anna, ben, cat) = team(n_pairs=40)  # κ_C over 40 pairs × 3 annotator pairs: seconds
     settled(project, timeout=120)
     pair = project.pairs.order_by("position").first()
     # A changed link makes the task recompute κ_C's Monte Carlo: it first stores a provisional snapshot
     # (κ_C pending), then spends seconds on κ_C — the window in which the worker is killed.
     before = set(AgreementSnapshot.objects.filter(project=project).values_list("pk", flat=True))
-    annotations.set_links(pair, bo, [(0, 3)], sure=False, base_version=None)
+    annotation_services.set_links(pair, ben, [(0, 3)], sure=False, base_version=None)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         provisional = (
@@ -181,4 +178,4 @@ def test_killing_the_worker_mid_task_still_produces_a_correct_snapshot(worker, s
     assert not snapshot.results.get("pending")
     assert_exact(project, snapshot)
     links = snapshot.results["report"]["measures"]["alignment.words.possible.f1"]["by_pair"]
-    assert set(links) == {"ana|bo", "ana|cleo", "bo|cleo"}
+    assert set(links) == {"anna|ben", "anna|cat", "ben|cat"}

@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotator.exports import FORMATS, export_project
-from annotator.exports.report import NoSnapshot
+from annotator.corpus.exports import FORMATS, export_project
+from annotator.corpus.exports.report import NoSnapshot
 from annotator.models import Project
 
 
@@ -46,6 +47,8 @@ class Command(BaseCommand):
                 history=options["history"],
                 report_format=suffix if suffix in ("csv", "html") else "json",
             )
+        except ValidationError as exc:
+            raise CommandError(" ".join(exc.messages)) from exc
         except (ValueError, NoSnapshot) as exc:
             raise CommandError(str(exc)) from exc
         output.write_bytes(exported.data)

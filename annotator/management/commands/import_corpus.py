@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotator.services.corpus import FORMATS, import_corpus, report_lines
+from annotator.corpus.services import FORMATS, import_corpus, report_lines
 
 
 class Command(BaseCommand):

@@ -7,7 +7,8 @@ from typing import Any
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from annotator import demo, recompute
+from annotator.agreement import changes as recompute
+from annotator.demo import loader as demo
 from annotator.models import Project
 
 

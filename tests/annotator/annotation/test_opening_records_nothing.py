@@ -12,8 +12,11 @@ from typing import Any
 
 import pytest
 
-from annotator.agreement import latest_snapshot, recompute
-from annotator.exports import export_project
+from annotator.agreement.computation import latest_snapshot, recompute
+from annotator.annotation import services as annotation_services
+from annotator.annotation import worklist as work
+from annotator.corpus import projects
+from annotator.corpus.exports import export_project
 from annotator.models import (
     AgreementSnapshot,
     AlignmentLink,
@@ -24,10 +27,8 @@ from annotator.models import (
     Phenomenon,
     PhraseAlignment,
 )
-from annotator.services import annotations, projects, work
-from tests import factories
-from tests.annotator.editor_helpers import fast_passwords as fast_passwords
-from tests.annotator.editor_helpers import logged_in, save, url
+from tests import make
+from tests.make import logged_in, save, url
 
 pytestmark = pytest.mark.django_db
 ANNOTATION_MODELS = (AlignmentLink, PairLabel, Phenomenon, PhraseAlignment, AnnotationHistory, Pair)
@@ -59,16 +60,16 @@ def _without_assignment_status(data: bytes) -> bytes:
 
 @pytest.fixture
 def world():
-    anna, ben, lead = factories.user("anna"), factories.user("ben"), factories.user("lena")
-    project = factories.project_with_pairs(
+    anna, ben, lead = make.user("anna"), make.user("ben"), make.user("lena")
+    project = make.project_with_pairs(
         "MRPC", n_pairs=3, lead=lead, annotators=(anna, ben), layer_phrase_alignment=True
     )
     plain = projects.add_pair(project, "4237", tokens1=["He", "left", "."], tokens2=["He", "went", "."])
     projects.assign_pairs(project, [anna, ben], [plain])
     first = project.pairs.order_by("position").first()
     # Real work by anna on the first pair, so the snapshot has numbers to keep.
-    annotations.set_links(first, anna, [(1, 0), (4, 2)], sure=True, base_version=None)
-    annotations.set_pair_label(first, anna, "paraphrase", base_version=None)
+    annotation_services.set_links(first, anna, [(1, 0), (4, 2)], sure=True, base_version=None)
+    annotation_services.set_pair_label(first, anna, "paraphrase", base_version=None)
     assert recompute(project.pk) == "stored"
     return project, anna, ben, plain
 
@@ -103,9 +104,9 @@ def test_a_pair_counts_as_word_aligned_once_marked_done_after_seeing_it(world):
     project, anna, ben, plain = world
     client = logged_in(ben)
     client.get(url("pair-edit", plain))
-    annotations.set_pair_label(plain, ben, "paraphrase", base_version=None)
+    annotation_services.set_pair_label(plain, ben, "paraphrase", base_version=None)
     identical = project.tagset.types.get(name="Identical")
-    annotations.add_phenomenon(plain, ben, identical, scope1=[0], scope2=[0], base_version=None)
+    annotation_services.add_phenomenon(plain, ben, identical, scope1=[0], scope2=[0], base_version=None)
     assignment = work.assignment_for(ben, plain)
     assert work.mark_done(assignment, plain, ben) == []
     recompute(project.pk)

@@ -4,9 +4,9 @@ tokens are the ones the workbench's MRPC import gives those pairs."""
 import json
 from pathlib import Path
 
-from annotator.aligner import identical_token_alignment
+from annotator.core.aligner import identical_token_alignment
 from annotator.core.statistical_aligner import alignment_quality
-from annotator.imports.mrpc import parse_mrpc
+from annotator.corpus.imports.mrpc import parse_mrpc
 
 GOLD = Path(__file__).resolve().parents[2] / "fixtures" / "mrpc_gold_alignments.json"
 

@@ -8,12 +8,12 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
 
+from annotator.annotation import services as annotation_services
 from annotator.corpus import aligner_training as training
+from annotator.corpus import projects
 from annotator.models import AlignerRun, AlignmentLink, Pair
-from annotator.services import annotations, projects
-from tests import factories
-from tests.annotator.editor_helpers import HTMX, logged_in
-from tests.annotator.editor_helpers import fast_passwords as fast_passwords
+from tests import make
+from tests.make import HTMX, logged_in
 
 pytestmark = pytest.mark.django_db
 SENTENCES = [
@@ -25,20 +25,15 @@ SENTENCES = [
 
 
 @pytest.fixture(autouse=True)
-def tasks_in_process():
+def tasks_in_process(eager_celery):
     """The training task runs in-process here, even when REDIS_URL points at a broker."""
-    from celery import current_app
-
-    eager = current_app.conf.task_always_eager
-    current_app.conf.task_always_eager = True
-    yield
-    current_app.conf.task_always_eager = eager
 
 
 @pytest.fixture
 def world():
-    ann, lead = factories.user("ann"), factories.user("lena")
-    project = projects.create_project("Train", tagset=factories.vila(), leads=[lead])
+    cast = make.cast()
+    ann, lead = cast.anna, cast.lead
+    project = projects.create_project("Train", tagset=make.vila(), leads=[lead])
     pairs = []
     for n in range(24):
         s1, s2 = SENTENCES[n % len(SENTENCES)]
@@ -64,7 +59,7 @@ def _train(project, symmetrize="intersection"):
 
 def test_a_run_writes_versioned_initial_alignments_and_keeps_imported_ones(world):
     project, ann, _, pairs, imported = world
-    annotations.set_links(pairs[0], ann, [(0, 0)], sure=False, base_version=None)
+    annotation_services.set_links(pairs[0], ann, [(0, 0)], sure=False, base_version=None)
     run = _train(project)
     pair = Pair.objects.get(pk=pairs[0].pk)
     assert pair.initial_alignment_source == "eflomal/intersection" and pair.initial_alignment_version == 1
@@ -94,7 +89,7 @@ def test_one_run_at_a_time_and_none_without_pairs(world):
     training.create_run(project, None, training.settings_from())
     with pytest.raises(training.TrainingError, match="still queued"):
         training.create_run(project, None, training.settings_from())
-    empty = projects.create_project("Empty", tagset=factories.vila())
+    empty = projects.create_project("Empty", tagset=make.vila())
     with pytest.raises(training.TrainingError, match="no pairs"):
         training.create_run(empty, None, training.settings_from())
 

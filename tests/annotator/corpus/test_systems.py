@@ -7,26 +7,25 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotator.agreement import latest_snapshot, recompute
+from annotator.agreement.computation import latest_snapshot, recompute
+from annotator.annotation import services as annotation_services
 from annotator.corpus import systems
 from annotator.models import AlignmentLink, AlignmentSystem, SystemAlignment
-from annotator.services import annotations
-from tests import factories
-from tests.annotator.editor_helpers import fast_passwords as fast_passwords
-from tests.annotator.editor_helpers import logged_in
+from tests import make
+from tests.make import logged_in
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def world():
-    anna, ben, lead = factories.user("anna"), factories.user("ben"), factories.user("lena")
-    project = factories.project_with_pairs(
+    anna, ben, lead = make.user("anna"), make.user("ben"), make.user("lena")
+    project = make.project_with_pairs(
         "Systems", n_pairs=2, lead=lead, annotators=(anna, ben), layer_phrase_alignment=True
     )
     pair = project.pairs.order_by("position").first()
-    annotations.set_links(pair, anna, [(1, 0), (2, 1), (4, 2)], sure=True, base_version=None)
-    annotations.set_links(pair, ben, [(1, 0), (2, 1)], sure=True, base_version=None)
+    annotation_services.set_links(pair, anna, [(1, 0), (2, 1), (4, 2)], sure=True, base_version=None)
+    annotation_services.set_links(pair, ben, [(1, 0), (2, 1)], sure=True, base_version=None)
     return project, anna, ben, lead, pair
 
 
@@ -66,7 +65,7 @@ def test_snapshot_scores_aligner_and_systems_and_the_dashboard_shows_them(world)
     systems.import_for(project, "giza", "g.txt", b"p1\t1-0 2-1\n", "pharaoh")
     good = {"pairs": {"p1": {"phrases": [{"s1": [1], "s2": [0], "label": "sure"}]}}}
     systems.import_for(project, "giza", "g.json", json.dumps(good).encode(), "native")
-    annotations.set_links(pair, lead, [(1, 0), (2, 1)], sure=True, base_version=None, is_gold=True)
+    annotation_services.set_links(pair, lead, [(1, 0), (2, 1)], sure=True, base_version=None, is_gold=True)
     recompute(project.pk)
     results = latest_snapshot(project).results
     assert [r["annotator"] for r in results["machine"]["aligner"]] == ["anna", "ben"]

@@ -3,13 +3,17 @@ PTB import replaces an automatic tree, pairs with phrase alignments keep theirs;
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 
+from annotator.annotation import services as annotation_services
 from annotator.core.auto_trees import ParserUnavailable, dependency_tree, parse_members
+from annotator.core.trees import tree_nodes
+from annotator.corpus import projects
+from annotator.corpus import services as corpus
 from annotator.corpus.tree_parsing import parse_missing_trees, tree_progress
 from annotator.models import Pair
-from annotator.services import annotations, corpus, projects
-from annotator.trees import tree_nodes
-from tests import factories
+from tests import make
+from tests.make import HTMX, logged_in
 
 spacy = pytest.importorskip("spacy", reason="spaCy is not installed")
 
@@ -70,10 +74,8 @@ def test_benepar_backend_says_what_is_missing():
 @pytest.mark.django_db
 def test_missing_trees_are_parsed_and_imported_ones_win():
     _spacy_model_or_skip()
-    anna = factories.user("anna")
-    project = factories.project_with_pairs(
-        "Trees", n_pairs=1, annotators=(anna,), layer_phrase_alignment=True
-    )
+    anna = make.user("anna")
+    project = make.project_with_pairs("Trees", n_pairs=1, annotators=(anna,), layer_phrase_alignment=True)
     imported = project.pairs.get()
     bare = projects.add_pair(
         project, "bare", tokens1="A cat sat .".split(), tokens2="The cat was sitting .".split()
@@ -98,12 +100,12 @@ def test_missing_trees_are_parsed_and_imported_ones_win():
 @pytest.mark.django_db
 def test_pairs_with_phrase_alignments_keep_their_trees_and_the_command_runs(capsys):
     _spacy_model_or_skip()
-    anna = factories.user("anna")
-    project = factories.project_with_pairs("Kept", n_pairs=1, annotators=(anna,), layer_phrase_alignment=True)
+    anna = make.user("anna")
+    project = make.project_with_pairs("Kept", n_pairs=1, annotators=(anna,), layer_phrase_alignment=True)
     pair = projects.add_pair(project, "p", tokens1="A b .".split(), tokens2="A b .".split())
     parse_missing_trees(project)
     pair.refresh_from_db()
-    annotations.add_phrase_alignment(pair, anna, 0, 0, base_version=None)
+    annotation_services.add_phrase_alignment(pair, anna, 0, 0, base_version=None)
     kept = (pair.tree1, pair.tree2)
     call_command("parse_trees", "--project", "Kept")
     assert "0 members parsed" in capsys.readouterr().out
@@ -114,21 +116,11 @@ def test_pairs_with_phrase_alignments_keep_their_trees_and_the_command_runs(caps
 @pytest.mark.django_db
 def test_lead_starts_parsing_from_the_corpus_page(django_capture_on_commit_callbacks):
     _spacy_model_or_skip()
-    from celery import current_app
-    from django.urls import reverse
-
-    from tests.annotator.editor_helpers import HTMX, logged_in
-
-    lead = factories.user("lena")
-    project = projects.create_project("Page", tagset=factories.vila(), leads=[lead])
+    lead = make.user("lena")
+    project = projects.create_project("Page", tagset=make.vila(), leads=[lead])
     pair = projects.add_pair(project, "p", tokens1="A cat sat .".split(), tokens2="The cat sat .".split())
-    eager = current_app.conf.task_always_eager
-    current_app.conf.task_always_eager = True
-    try:
-        with django_capture_on_commit_callbacks(execute=True):
-            response = logged_in(lead).post(reverse("annotator:corpus-trees", args=[project.pk]), **HTMX)
-    finally:
-        current_app.conf.task_always_eager = eager
+    with make.eager_tasks(), django_capture_on_commit_callbacks(execute=True):
+        response = logged_in(lead).post(reverse("annotator:corpus-trees", args=[project.pk]), **HTMX)
     assert response.status_code == 200 and "Parse missing trees" in response.content.decode()
     pair.refresh_from_db()
     assert pair.tree_source == "spacy" and pair.tree1.startswith("(S")

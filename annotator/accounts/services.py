@@ -1,0 +1,144 @@
+"""Accounts: API tokens (issue, revoke, expire), sign-in through the lockout, locks and the sign-in log.
+
+Sign-in throttling is django-axes' (database handler): after AXES_FAILURE_LIMIT wrong passwords for a
+username, that username is locked for AXES_COOLOFF_TIME, on the login page and on the token endpoint
+alike, even with the right password. Admins see the locks and lift them (`unlock`); every successful and
+failed sign-in is logged (axes' AccessLog and AccessFailureLog).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
+from axes.utils import reset
+from django.conf import settings
+from django.contrib.auth import authenticate
+from django.http import HttpRequest
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+
+class SignInRefused(Exception):
+    """A sign-in that did not give a token: wrong credentials, an inactive user, or a locked username."""
+
+    def __init__(self, message: str, *, locked: bool = False) -> None:
+        super().__init__(message)
+        self.locked = locked
+
+
+WRONG_CREDENTIALS = "Wrong username or password."
+LOCKED = (
+    "Too many failed sign-ins for this username: it is locked for {minutes} minutes. "
+    "An admin can lift the lock sooner."
+)
+
+
+def lockout_minutes() -> int:
+    cool_off = settings.AXES_COOLOFF_TIME
+    return int(cool_off.total_seconds() // 60) if isinstance(cool_off, timedelta) else 0
+
+
+def token_lifetime() -> timedelta | None:
+    """How long an API token is valid (API_TOKEN_TTL_DAYS; 0 or unset: until revoked)."""
+    days = int(getattr(settings, "API_TOKEN_TTL_DAYS", 0) or 0)
+    return timedelta(days=days) if days > 0 else None
+
+
+def token_expires_at(token: Token) -> datetime | None:
+    lifetime = token_lifetime()
+    return token.created + lifetime if lifetime else None
+
+
+def token_expired(token: Token, now: datetime | None = None) -> bool:
+    expires = token_expires_at(token)
+    return expires is not None and (now or timezone.now()) >= expires
+
+
+def api_token(user: Any) -> Token | None:
+    """The user's current API token, if they have one."""
+    return Token.objects.filter(user=user).first()
+
+
+def issue_token(user: Any) -> Token:
+    """A new API token for the user; the previous one (if any) stops working at once."""
+    Token.objects.filter(user=user).delete()
+    return Token.objects.create(user=user)
+
+
+def revoke_token(user: Any) -> bool:
+    """Revoke the user's API token; returns whether there was one."""
+    deleted, _ = Token.objects.filter(user=user).delete()
+    return bool(deleted)
+
+
+def token_for_credentials(request: HttpRequest, username: str, password: str) -> Token:
+    """The user's API token for a correct username and password (issued on first use, or anew when
+    the old one expired). Counts towards the username's lockout like the login page.
+
+    Raises `SignInRefused` (with `locked=True` while the username is locked).
+    """
+    user = authenticate(request, username=username, password=password)
+    if getattr(request, "axes_locked_out", False):
+        raise SignInRefused(LOCKED.format(minutes=lockout_minutes()), locked=True)
+    if user is None or not user.is_active:
+        raise SignInRefused(WRONG_CREDENTIALS)
+    token = api_token(user)
+    if token is None or token_expired(token):
+        token = issue_token(user)
+    return token
+
+
+@dataclass(frozen=True)
+class Lock:
+    username: str
+    ip_address: str | None
+    failures: int
+    last_attempt: datetime
+    locked_until: datetime | None
+
+
+def locks(now: datetime | None = None) -> list[Lock]:
+    """Usernames locked right now (failures at the limit, cool-off not yet over), newest first."""
+    now = now or timezone.now()
+    cool_off = settings.AXES_COOLOFF_TIME
+    rows = AccessAttempt.objects.filter(failures_since_start__gte=settings.AXES_FAILURE_LIMIT).order_by(
+        "-attempt_time"
+    )
+    found = []
+    for row in rows:
+        until = row.attempt_time + cool_off if isinstance(cool_off, timedelta) else None
+        if until is None or until > now:
+            found.append(
+                Lock(row.username or "", row.ip_address, row.failures_since_start, row.attempt_time, until)
+            )
+    return found
+
+
+def unlock(username: str) -> int:
+    """Lift the lock (and forget the failed attempts) of a username; returns how many records went."""
+    return reset(username=username)
+
+
+@dataclass(frozen=True)
+class SignInEvent:
+    when: datetime
+    username: str
+    ip_address: str | None
+    succeeded: bool
+    path: str
+
+
+def sign_in_log(limit: int = 100) -> list[SignInEvent]:
+    """The most recent sign-ins and failed attempts, newest first."""
+    succeeded = [
+        SignInEvent(row.attempt_time, row.username or "", row.ip_address, True, row.path_info)
+        for row in AccessLog.objects.order_by("-attempt_time")[:limit]
+    ]
+    failed = [
+        SignInEvent(row.attempt_time, row.username or "", row.ip_address, False, row.path_info)
+        for row in AccessFailureLog.objects.order_by("-attempt_time")[:limit]
+    ]
+    return sorted(succeeded + failed, key=lambda e: e.when, reverse=True)[:limit]

@@ -1,0 +1,64 @@
+"""Telling the agreement pipeline that a project's annotations changed.
+
+Called inside the transaction that changed the data; the Celery task is enqueued only after commit so
+a worker never reads uncommitted rows. Coalescing of bursts happens in `annotator.agreement.scheduling`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotator import taskqueue
+from annotator.agreement import scheduling
+from annotator.core import sql
+from annotator.models import AgreementState
+
+log = logging.getLogger(__name__)
+_batch = threading.local()
+
+
+@contextmanager
+def batched() -> Iterator[set[int]]:
+    """Within the block, changes are only recorded; the caller recomputes the collected projects once.
+
+    For bulk loads (demo, imports) where a recompute after each of hundreds of saves would be wasted.
+    """
+    outer = getattr(_batch, "projects", None)
+    _batch.projects = outer if outer is not None else set()
+    try:
+        yield _batch.projects
+    finally:
+        if outer is None:
+            _batch.projects = None
+
+
+def project_changed(project_id: int) -> None:
+    """Record that the project changed and enqueue a recompute once the transaction commits.
+
+    Hand-written UPDATE (`annotator.core.sql`): every save runs it.
+    """
+    now = timezone.now()
+    if not sql.mark_changed(project_id, now):
+        AgreementState.objects.get_or_create(project_id=project_id, defaults={"changed_at": now})
+    collected = getattr(_batch, "projects", None)
+    if collected is not None:
+        collected.add(project_id)
+        return
+    transaction.on_commit(lambda: enqueue_recompute(project_id))
+
+
+def enqueue_recompute(project_id: int) -> bool:
+    """Send the recompute task; if the broker is down, remember it so the next chance re-sends it."""
+    try:
+        scheduling.schedule(project_id)
+    except taskqueue.QueueUnavailable as exc:  # the save stands, dashboards are behind
+        log.warning("could not enqueue recompute of project %s: %s", project_id, exc)
+        AgreementState.objects.filter(project_id=project_id).update(enqueue_failed=True)
+        return False
+    return True

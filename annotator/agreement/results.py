@@ -1,0 +1,590 @@
+"""From an interchange document to the results stored in an AgreementSnapshot (pure; no database).
+
+`snapshot_results(doc, previous)` returns::
+
+    {"report": the metrics report — exactly what `python -m metrics report` prints for `doc`,
+     "sections": {section: fingerprint of its inputs},   # which parts can be reused next time
+     "section_keys": {section: [report keys it produced]},
+     "pending": [],                                      # ["kappa_c"] in a provisional snapshot
+     "pairs": {pair id: {"do_f1", "label_disagreement", "annotators"}},   # for the explorer
+     "pair_labels": {"cohen": …, "fleiss": …, "counts": …}}
+
+The report is assembled section by section: a section (phenomena, word alignments, κ_C, phrase
+alignments, evaluations, pair labels — every top-level section of the document) whose inputs — the section itself plus annotators, options, tagset and
+pairs — have the fingerprint stored in the previous snapshot is copied from it; the others are computed
+with `metrics.report.build_report` on a document holding only that section. The sections of the
+report are independent of each other (each reads only its own section and the shared parts), so the
+assembly equals `build_report` of the whole document; a test holds this against the CLI.
+
+κ_C (spec §5.4) is a Monte Carlo estimate whose cost grows with pairs × samples; with
+`defer_kappa_c=True` the word-alignment P/R/F1 is computed now and κ_C is carried over from the
+previous snapshot and listed in `pending`, so the caller can store a provisional snapshot at once and
+the exact one when κ_C is done.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from metrics.alignment import alignment_report
+from metrics.chance import kappa_c_report, kappa_c_work
+from metrics.document import parse_document
+from metrics.iapta import CELL_FIELDS, PairTables, harmonic_mean, index_phenomena, pair_tables
+from metrics.incremental import PhenomenaAgreement, gc_paused
+from metrics.memo import PairwiseMemo
+from metrics.report import build_report
+from metrics.types import (
+    Document,
+    Evaluations,
+    Judgement,
+    Options,
+    Pair,
+    Phenomenon,
+    PhraseAlignment,
+    Tagset,
+    TypeDef,
+    WordAlignment,
+)
+
+
+def canonical_json(value: Any) -> str:
+    """The one serialisation used for fingerprints: sorted keys, no spaces, no NaN."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def fingerprint(value: Any) -> str:
+    """sha256 of the canonical JSON of `value`."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+SHARED = ("format", "annotators", "options", "tagset", "pairs")
+#: κ_C is split from the rest of the word-alignment section because only it is expensive (spec §5.4).
+KAPPA_C = "kappa_c"
+
+
+def report_section_names(doc: Mapping[str, Any]) -> list[str]:
+    """The report's sections: every document section (also extensions such as `pair_labels`), with κ_C
+    split from the word-alignment section."""
+    names = [key for key in doc if key not in SHARED]
+    if "word_alignments" in names:
+        names.append(KAPPA_C)
+    return names
+
+
+def _source(name: str) -> str:
+    return "word_alignments" if name == KAPPA_C else name
+
+
+@dataclasses.dataclass(frozen=True)
+class Fingerprints:
+    """`fingerprint(doc)` (`document`), the shared parts' fingerprint and each report section's."""
+
+    document: str
+    shared: str
+    sections: dict[str, str]
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def document_fingerprints(doc: Mapping[str, Any]) -> Fingerprints:
+    """The document's and its sections' fingerprints from one serialisation of each top-level value.
+
+    Canonical JSON of an object is `{"key":value,…}` in sorted key order, so the text of the whole
+    document and of each section's inputs `[shared, name, section]` are assembled from the same parts:
+    the digests equal `fingerprint(doc)` and `fingerprint([fingerprint(shared parts), name, section])`
+    (a test holds this) at the cost of one serialisation instead of three.
+    """
+    parts = {key: canonical_json(value) for key, value in doc.items()}
+
+    def text_of(keys: Any) -> str:
+        return "{" + ",".join(f"{canonical_json(k)}:{parts.get(k, 'null')}" for k in sorted(keys)) + "}"
+
+    shared = _sha256(text_of(SHARED))
+    prefix = canonical_json(shared)
+    sections = {
+        name: _sha256(f"[{prefix},{canonical_json(name)},{parts[_source(name)]}]")
+        for name in report_section_names(doc)
+    }
+    return Fingerprints(_sha256(text_of(parts)), shared, sections)
+
+
+def section_fingerprints(doc: Mapping[str, Any]) -> dict[str, str]:
+    """Fingerprint of each report section's inputs (its document section plus the shared parts)."""
+    return document_fingerprints(doc).sections
+
+
+# ---- the document as metrics types, without re-validation ----------------------------------------
+
+_DOCUMENT_SECTIONS = (
+    "phenomena",
+    "word_alignments",
+    "phrase_alignments",
+    "evaluations",
+    "pair_labels",
+)
+
+
+def trusted_document(doc: Mapping[str, Any], *, sections: tuple[str, ...] | None = None) -> Document:
+    """`metrics.types.Document` of a document that `annotator.agreement.project_document` built.
+
+    Equals `metrics.document.parse_document(doc)` (a test holds this) without its validation, which costs
+    more than the measures at MSRP-A scale: every value comes from rows the services validated. Only
+    the `sections` given (default: all) are converted; the others are left out (None), as in a document
+    without them. A document with keys this builder does not know goes through `parse_document`.
+    """
+    wanted = [s for s in (_DOCUMENT_SECTIONS if sections is None else sections) if s in doc]
+    if not doc.keys() <= {*SHARED, *_DOCUMENT_SECTIONS} or doc.get("format") != "paraphrase-agreement/1":
+        return parse_document({**{k: doc[k] for k in SHARED if k in doc}, **{s: doc[s] for s in wanted}})
+    raw_options = doc.get("options") or {}
+    defaults = Options()
+    options = Options(
+        raw_options.get("identical_match", defaults.identical_match),
+        raw_options.get("mc_samples", defaults.mc_samples),
+        raw_options.get("mc_seed", defaults.mc_seed),
+        raw_options.get("reeval_seed", defaults.reeval_seed),
+        float(raw_options.get("reeval_fraction", defaults.reeval_fraction)),
+    )
+    tagset = None
+    if "tagset" in doc:
+        tagset = Tagset(tuple(TypeDef(t["name"], t.get("one_sided", False)) for t in doc["tagset"]["types"]))
+    converters: dict[str, Callable[[Any], Any]] = {
+        "phenomena": _trusted_phenomena,
+        "word_alignments": _trusted_word_alignments,
+        "phrase_alignments": _trusted_phrase_alignments,
+        "evaluations": _trusted_evaluations,
+        "pair_labels": lambda raw: {a: dict(labels) for a, labels in raw.items()},
+    }
+    return Document(
+        annotators=tuple(doc["annotators"]),
+        options=options,
+        tagset=tagset,
+        pairs=tuple(_trusted_pair(p) for p in doc.get("pairs", ())),
+        **{name: converters[name](doc[name]) for name in wanted},
+    )
+
+
+def _trusted_pair(p: Mapping[str, Any]) -> Pair:
+    initial = p.get("initial_alignment")
+    return Pair(
+        p["id"],
+        tuple(p["tokens1"]),
+        tuple(p["tokens2"]),
+        frozenset((i, j) for i, j in initial) if initial is not None else None,
+    )
+
+
+def _trusted_phenomena(raw: Mapping[str, list[dict[str, Any]]]) -> dict[str, tuple[Phenomenon, ...]]:
+    return {a: tuple(_phenomenon(x) for x in xs) for a, xs in raw.items()}
+
+
+def _trusted_word_alignments(raw: Mapping[str, Any]) -> dict[str, dict[str, WordAlignment]]:
+    return {
+        a: {
+            pid: WordAlignment(
+                frozenset((i, j) for i, j in entry.get("sure", ())),
+                frozenset((i, j) for i, j in entry.get("possible", ())),
+            )
+            for pid, entry in entries.items()
+        }
+        for a, entries in raw.items()
+    }
+
+
+def _trusted_phrase_alignments(raw: Mapping[str, Any]) -> dict[str, tuple[PhraseAlignment, ...]]:
+    def side(value: list[int] | None) -> frozenset[int] | None:
+        return frozenset(value) if value is not None else None
+
+    return {
+        a: tuple(PhraseAlignment(x["pair"], side(x.get("s1")), side(x.get("s2")), x.get("label")) for x in xs)
+        for a, xs in raw.items()
+    }
+
+
+def _trusted_evaluations(raw: Mapping[str, Any]) -> Evaluations:
+    ratings = raw.get("ratings", [])
+    raters = raw["raters"] if "raters" in raw else dict.fromkeys(x["rater"] for x in ratings)
+
+    def judgements(xs: list[dict[str, Any]]) -> tuple[Judgement, ...]:
+        return tuple(Judgement(x["item"], x["rater"], x.get("G"), x.get("M")) for x in xs)
+
+    return Evaluations(tuple(raters), judgements(ratings), judgements(raw.get("revisions", [])))
+
+
+# ---- phenomena: one PhenomenaAgreement per project, kept up to date pair by pair ---------------------
+
+
+@dataclasses.dataclass
+class _PhenomenaState:
+    digest: str  # the phenomena section fingerprint `agreement` was computed for
+    by_pair: dict[str, dict[str, list[dict[str, Any]]]]  # pair id → annotator → its phenomena there
+    agreement: PhenomenaAgreement
+
+
+#: The worker keeps the last few projects' phenomena statistics: after a change only the changed pairs
+#: are recomputed (`PhenomenaAgreement.update_pair`, whose report equals a fresh build's).
+_PHENOMENA_STATES: OrderedDict[tuple[str, tuple[str, ...]], _PhenomenaState] = OrderedDict()
+PHENOMENA_STATES_KEPT = 2
+_PHENOMENA_STATES_LOCK = threading.Lock()
+
+
+def _phenomena_by_pair(raw: Mapping[str, list[dict[str, Any]]]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for a, xs in raw.items():
+        for x in xs:
+            out.setdefault(x["pair"], {}).setdefault(a, []).append(x)
+    return out
+
+
+def phenomena_agreement(doc: Mapping[str, Any], fingerprints: Fingerprints) -> PhenomenaAgreement:
+    """The `PhenomenaAgreement` of `doc["phenomena"]`: the kept state of the same project (same shared
+    parts and annotators) updated at the pairs whose phenomena differ, or a fresh one."""
+    raw = doc["phenomena"]
+    key = (fingerprints.shared, tuple(a for a in doc["annotators"] if a in raw))
+    digest = fingerprints.sections["phenomena"]
+    by_pair = _phenomena_by_pair(raw)
+    with _PHENOMENA_STATES_LOCK:
+        state = _PHENOMENA_STATES.pop(key, None)  # in use: no other thread sees it half-updated
+    with gc_paused():
+        if state is None:
+            document = trusted_document(doc, sections=("phenomena",))
+            agreement = PhenomenaAgreement(
+                document.phenomena or {},
+                annotators=document.annotators,
+                tagset=document.tagset,
+                pairs=[p.id for p in document.pairs],
+            )
+            state = _PhenomenaState(digest, by_pair, agreement)
+        elif state.digest != digest:
+            for pid in by_pair.keys() | state.by_pair.keys():
+                mine = by_pair.get(pid, {})
+                if mine != state.by_pair.get(pid, {}):
+                    state.agreement.update_pair(
+                        pid, {a: [_phenomenon(x) for x in xs] for a, xs in mine.items()}
+                    )
+            state.digest, state.by_pair = digest, by_pair
+    with _PHENOMENA_STATES_LOCK:
+        _PHENOMENA_STATES[key] = state
+        while len(_PHENOMENA_STATES) > PHENOMENA_STATES_KEPT:
+            _PHENOMENA_STATES.popitem(last=False)
+    return state.agreement
+
+
+def forget_phenomena_states() -> None:
+    """Drop the kept phenomena statistics (tests use it to force a fresh build)."""
+    with _PHENOMENA_STATES_LOCK:
+        _PHENOMENA_STATES.clear()
+
+
+# ---- the report, section by section ----------------------------------------------------------------
+
+
+def _only(document: Document, source: str) -> Document:
+    fields = (*_DOCUMENT_SECTIONS, "system_phrase_alignments")
+    cleared: dict[str, Any] = {f: None for f in fields if f != source}
+    return dataclasses.replace(document, **cleared)
+
+
+def _section_measures(
+    name: str, doc: Mapping[str, Any], fingerprints: Fingerprints, documents: dict[str, Document]
+) -> dict[str, Any]:
+    """The report keys of section `name`, as `build_report` of a document with only its source section
+    gives them (the metrics call each section makes inside `build_report`, then the same JSON-safe copy)."""
+    source = _source(name)
+    if name == "phenomena":
+        return json_safe(phenomena_agreement(doc, fingerprints).report())
+    if source not in documents:
+        documents[source] = trusted_document(doc, sections=(source,))
+    document = documents[source]
+    with gc_paused():
+        if name == "word_alignments":
+            with _kept_memo(fingerprints, name) as memo:
+                return json_safe(alignment_report(document, memo=memo))
+        if name == KAPPA_C:
+            with _kept_memo(fingerprints, name) as memo:
+                return json_safe(kappa_c_report(document, memo=memo))
+        return _split(name, build_report(_only(document, source))["measures"])
+
+
+#: The worker keeps, per project (shared parts), the pairwise results of the word-alignment and κ_C
+#: sections: after one annotator's change only that annotator's pairs are computed again.
+_MEMOS: OrderedDict[tuple[str, str], PairwiseMemo] = OrderedDict()
+MEMOS_KEPT = 4  # two sections × the last two projects
+_MEMOS_LOCK = threading.Lock()
+
+
+@contextmanager
+def _kept_memo(fingerprints: Fingerprints, name: str) -> Iterator[PairwiseMemo]:
+    key = (fingerprints.shared, name)
+    with _MEMOS_LOCK:
+        memo = _MEMOS.pop(key, None) or PairwiseMemo()  # in use: no other thread sees it half-updated
+    try:
+        yield memo
+    except BaseException:
+        memo = PairwiseMemo()  # a computation that failed midway leaves nothing to reuse
+        raise
+    finally:
+        with _MEMOS_LOCK:
+            _MEMOS[key] = memo
+            while len(_MEMOS) > MEMOS_KEPT:
+                _MEMOS.popitem(last=False)
+
+
+def kappa_c_pending_work(
+    doc: Mapping[str, Any],
+    fingerprints: Fingerprints,
+    previous: Mapping[str, Any] | None = None,
+    documents: dict[str, Document] | None = None,
+) -> int:
+    """Monte Carlo work (items × samples) a κ_C computation of `doc` would do now: none when the
+    previous snapshot's κ_C section has the same inputs (it is copied), else what the kept memo of
+    the project cannot serve (`metrics.chance.kappa_c_work`). `documents` (shared with
+    `report_sections`) keeps the converted word-alignment section for the computation that follows."""
+    if not doc.get("word_alignments"):
+        return 0
+    if _reusable(KAPPA_C, fingerprints.sections.get(KAPPA_C), previous or {}):
+        return 0
+    documents = documents if documents is not None else {}
+    if "word_alignments" not in documents:
+        documents["word_alignments"] = trusted_document(doc, sections=("word_alignments",))
+    with _MEMOS_LOCK:
+        memo = _MEMOS.get((fingerprints.shared, KAPPA_C))
+    return kappa_c_work(documents["word_alignments"], memo)
+
+
+def forget_memos() -> None:
+    """Drop the kept pairwise results (tests use it to force a fresh computation)."""
+    with _MEMOS_LOCK:
+        _MEMOS.clear()
+
+
+def _split(name: str, measures: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys of report section `name` among the measures computed from its document section."""
+    if name == "word_alignments":
+        return {k: v for k, v in measures.items() if not k.startswith(KAPPA_C)}
+    if name == KAPPA_C:
+        return {k: v for k, v in measures.items() if k.startswith(KAPPA_C)}
+    return dict(measures)
+
+
+def report_sections(
+    doc: Mapping[str, Any],
+    previous: Mapping[str, Any] | None = None,
+    *,
+    defer_kappa_c: bool = False,
+    fingerprints: Fingerprints | None = None,
+    documents: dict[str, Document] | None = None,
+) -> tuple[dict[str, Any], dict[str, str], dict[str, list[str]], list[str]]:
+    """(report, section fingerprints, keys of each section, pending sections) of `doc`.
+
+    Sections whose fingerprint equals the one in `previous` (an earlier snapshot's results) are copied
+    from it; `fingerprints` (of `doc`, from `document_fingerprints`) saves serialising it again. Raises
+    `metrics.types.DocumentError` / `ValueError` for an invalid document (a bug in the document builder:
+    the services validate every annotation).
+    """
+    fingerprints = fingerprints or document_fingerprints(doc)
+    sections = fingerprints.sections
+    previous = previous or {}
+    old_keys = previous.get("section_keys", {})
+    old_measures = previous.get("report", {}).get("measures", {})
+    measures: dict[str, Any] = {}
+    keys: dict[str, list[str]] = {}
+    pending: list[str] = []
+    documents = documents if documents is not None else {}  # section → its metrics Document, built once
+    for name, digest in sections.items():
+        if _reusable(name, digest, previous):
+            part = {k: old_measures[k] for k in old_keys[name] if k in old_measures}
+        elif name == KAPPA_C and defer_kappa_c:
+            part = {k: old_measures[k] for k in old_keys.get(name, []) if k in old_measures}
+            pending.append(name)
+        else:
+            part = _section_measures(name, doc, fingerprints, documents)
+        measures.update(part)
+        keys[name] = sorted(part)
+    report = {"format": "paraphrase-agreement-report/1", "measures": dict(sorted(measures.items()))}
+    return report, sections, keys, pending
+
+
+def _reusable(name: str, digest: str | None, previous: Mapping[str, Any]) -> bool:
+    """Whether report section `name` can be copied from the `previous` snapshot's results: same inputs
+    (fingerprint `digest`), stored complete (not pending) and with its keys listed."""
+    return (
+        previous.get("sections", {}).get(name) == digest
+        and name not in previous.get("pending", [])
+        and name in previous.get("section_keys", {})
+    )
+
+
+def json_safe(value: Any) -> Any:
+    """Plain-Python, JSON-safe copy (numpy scalars converted; NaN/±inf → None), as `build_report` does.
+
+    Exact-type checks first (a report of 50 annotators holds ~10⁵ values): plain dicts, floats, ints,
+    strings and None take one dictionary lookup each; anything else goes through `_json_safe_other`.
+    """
+    kind = type(value)
+    if kind is dict:
+        return {k if type(k) is str else str(k): json_safe(v) for k, v in value.items()}
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is int or kind is str or kind is bool or value is None:
+        return value
+    return _json_safe_other(value)
+
+
+def _json_safe_other(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if isinstance(value, bool | str) or value is None:
+        return value
+    if isinstance(value, int | np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        return float(value) if math.isfinite(value) else None
+    raise ValueError(f"value of type {type(value).__name__} is not JSON-serialisable")
+
+
+# ---- per pair, for the disagreement explorer -------------------------------------------------------
+
+
+def _phenomenon(x: Mapping[str, Any]) -> Phenomenon:
+    return Phenomenon(
+        x["pair"],
+        x["type"],
+        frozenset(x["s1"]),
+        frozenset(x["s2"]),
+        x.get("projection"),
+        frozenset(x.get("key1", ())),
+        frozenset(x.get("key2", ())),
+    )
+
+
+def _do_f1_by_pair(
+    doc: Mapping[str, Any], tables: Mapping[tuple[str, str], PairTables] | None = None
+) -> dict[tuple[str, str], list[float | None]]:
+    """Per annotator pair (a, b): DO F1 of every document pair, from `metrics.iapta.pair_tables`.
+
+    Per pair p: `F1 = HM(K(a→b), K(b→a))` with `K(x→y) = do_xy / n_x` over p's phenomena (spec §4), 0 when
+    exactly one annotator has phenomena on p and None when neither has — `metrics.iapta.do_f1` of the
+    pair's phenomena, computed for all pairs in one table per annotator pair. `tables` (those of the
+    `PhenomenaAgreement` that computed the report) saves building the tables again.
+    """
+    types = doc["tagset"]["types"]
+    phenomena = doc.get("phenomena") or {}
+    names = [a for a in doc["annotators"] if a in phenomena]
+    if tables is None:
+        type_index = {t["name"]: n for n, t in enumerate(types)}
+        a_by_type = [1.0 if t.get("one_sided") else 0.5 for t in types]
+        pair_ids = [p["id"] for p in doc["pairs"]]
+        index = {a: index_phenomena([_phenomenon(x) for x in phenomena[a]], type_index) for a in names}
+        tables = {
+            (a, b): pair_tables(
+                index[a], index[b], pairs=pair_ids, types=[t["name"] for t in types], a_by_type=a_by_type
+            )
+            for n, a in enumerate(names)
+            for b in names[n + 1 :]
+        }
+    col = {f: n for n, f in enumerate(CELL_FIELDS)}
+    out: dict[tuple[str, str], list[float | None]] = {}
+    for n, a in enumerate(names):
+        for b in names[n + 1 :]:
+            per_pair = tables[a, b].cells.sum(axis=1)
+            n_x, n_y = per_pair[:, col["n_x"]], per_pair[:, col["n_y"]]
+            values: list[float | None] = []
+            for nx, ny, dxy, dyx in zip(
+                n_x, n_y, per_pair[:, col["do_xy"]], per_pair[:, col["do_yx"]], strict=True
+            ):
+                if nx == 0 and ny == 0:
+                    values.append(None)
+                elif nx == 0 or ny == 0:
+                    values.append(0.0)
+                else:
+                    values.append(harmonic_mean(float(dxy / nx), float(dyx / ny)))
+            out[a, b] = values
+    return out
+
+
+def pair_results(
+    doc: Mapping[str, Any],
+    done: Mapping[str, set[str]] | None = None,
+    previous: Mapping[str, Any] | None = None,
+    *,
+    tables: Mapping[tuple[str, str], PairTables] | None = None,
+) -> dict[str, Any]:
+    """Per pair: mean DO F1 over the pairs of annotators who worked on it, label disagreement, who.
+
+    An annotator "worked on" a pair when they have a phenomenon, a label or a word alignment on it, or
+    their assignment is done (`done`: annotator → pair ids). `do_f1` averages the pair's DO F1 of each
+    two of them (defined values only; null when fewer than two worked on it or the layer is off);
+    `label_disagreement` is true when their pair labels differ. `previous` (an earlier snapshot's
+    `pairs`) is reused for `do_f1` by the caller when the phenomena section did not change; `tables`
+    (the `PhenomenaAgreement.tables` of `doc`'s phenomena) saves building them again.
+    """
+    order = doc["annotators"]
+    labels = doc.get("pair_labels") or {}
+    workers: dict[str, set[str]] = {}
+    for name, xs in (doc.get("phenomena") or {}).items():
+        for x in xs:
+            workers.setdefault(x["pair"], set()).add(name)
+    for source in (labels, doc.get("word_alignments") or {}, done or {}):
+        for name, pair_ids in source.items():
+            for pid in pair_ids:
+                workers.setdefault(pid, set()).add(name)
+    by_annotators = _do_f1_by_pair(doc, tables) if previous is None and "phenomena" in doc else {}
+    out: dict[str, Any] = {}
+    for p, pair in enumerate(doc["pairs"]):
+        pid = pair["id"]
+        who = [name for name in order if name in workers.get(pid, ())]
+        given = {labels[name][pid] for name in who if pid in labels.get(name, {})}
+        if previous is not None:
+            do_f1 = (previous.get(pid) or {}).get("do_f1")
+        else:
+            values = [
+                value
+                for n, a in enumerate(who)
+                for b in who[n + 1 :]
+                if (a, b) in by_annotators and (value := by_annotators[a, b][p]) is not None
+            ]
+            do_f1 = sum(values) / len(values) if values else None
+        out[pid] = {"do_f1": do_f1, "label_disagreement": len(given) > 1, "annotators": who}
+    return out
+
+
+# ---- pair labels (paraphrase / non-paraphrase) -----------------------------------------------------
+
+
+def pair_label_agreement(doc: Mapping[str, Any], measures: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Pair-label agreement for the dashboard: Cohen's κ per annotator pair and Fleiss' κ as the metrics
+    report gives them (`pair_labels.cohen`, `pair_labels.fleiss`; `metrics.pair_labels`), plus each
+    annotator's label counts and the number of pairs labelled both ways. None without `pair_labels`."""
+    labels: dict[str, dict[str, str]] | None = doc.get("pair_labels")
+    if labels is None:
+        return None
+    names = [a for a in doc["annotators"] if a in labels]
+    cohen = dict(measures.get("pair_labels.cohen") or {"value": None})
+    cohen.setdefault("by_pair", {})
+    cohen.setdefault("n_items", {})
+    return {
+        "cohen": cohen,
+        "fleiss": measures.get("pair_labels.fleiss") or {"value": None, "n_items": 0},
+        "disagreeing_pairs": (measures.get("pair_labels.disagreeing") or {}).get("value", 0),
+        "counts": {
+            a: {
+                "paraphrase": sum(1 for v in labels[a].values() if v == "paraphrase"),
+                "non_paraphrase": sum(1 for v in labels[a].values() if v == "non_paraphrase"),
+            }
+            for a in names
+        },
+    }

@@ -1,0 +1,199 @@
+"""Scheduling of agreement recomputes: coalescing, the per-project lock, catch-up after a broker outage.
+
+The pipeline (`schedule` here; `annotator.agreement.computation.recompute`; the Celery task
+`annotator.recompute_agreement` in `annotator.tasks` joins them and schedules the rerun):
+
+- Coalescing. `schedule(project)` enqueues the task only if no recompute of the project is already
+  waiting (a cache key `agreement:scheduled:<project>` added with NX), with a short countdown, so a burst
+  of saves yields one task. A task deletes the key when it starts: a change committed after that enqueues
+  a fresh task, and the running one reads everything committed before it.
+- One computation per project at a time: a PostgreSQL session advisory lock (released by the server if
+  the worker dies), or a cache key with a TTL on other databases (the in-process default). While a
+  computation runs (cache key `agreement:running:<project>`), changes only leave a "rerun" mark instead
+  of enqueuing; a task that finds the project busy leaves the same mark; the holder re-schedules once
+  when it finishes. A worker killed mid-task leaves a stale "running" key: its redelivered task clears
+  it, and the key expires after AGREEMENT_LOCK_TTL in any case.
+- Idempotent: the snapshot stores the sha256 of the canonical document; a task whose document has the
+  fingerprint of the latest complete snapshot stores nothing.
+- Incremental: unchanged report sections are copied from the latest snapshot (see
+  `annotator.agreement.results`). When κ_C has to be recomputed and that is expensive, a provisional
+  snapshot (everything fresh but κ_C, `pending = ["kappa_c"]`) is stored first, then the exact one.
+- Failures: a bug is recorded in `AgreementState.last_error` and raised (the task fails once); transient
+  database/broker errors are retried by the task with back-off. If the broker is down at save time
+  `AgreementState.enqueue_failed` is set; the next successful enqueue (of any project) and the
+  dashboard's status poll re-schedule such projects.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+
+from annotator import taskqueue
+from annotator.core import sql
+from annotator.models import AgreementState
+
+log = logging.getLogger(__name__)
+
+TASK = "annotator.recompute_agreement"
+SCHEDULED_KEY = "agreement:scheduled:{}"
+RERUN_KEY = "agreement:rerun:{}"
+RUNNING_KEY = "agreement:running:{}"
+LOCK_KEY = "agreement:lock:{}"
+ADVISORY_LOCK_CLASS = 0x5041_5257  # "PARW": namespace of the advisory locks of this pipeline
+
+
+def setting(name: str, default: float) -> float:
+    """An AGREEMENT_* setting (seconds, TTLs, work limits) with the pipeline's default."""
+    return getattr(settings, name, default)
+
+
+def schedule(project_id: int, *, catch_up: bool = True, countdown: float | None = None) -> bool:
+    """Enqueue a recompute of the project unless one is already waiting. Returns whether it enqueued.
+
+    Raises `taskqueue.QueueUnavailable` when the broker (or the Redis cache that coalesces) cannot be
+    reached; the caller, `annotator.agreement.changes`, records it. In-process mode (no REDIS_URL) runs
+    the task now; a failure there is already recorded in `AgreementState.last_error` by the task and
+    is logged, not raised into the save that triggered it.
+    """
+    key = SCHEDULED_KEY.format(project_id)
+    try:
+        claimed = _claim_schedule(project_id)
+    except taskqueue.BROKER_ERRORS as exc:
+        raise taskqueue.QueueUnavailable(TASK, exc) from exc
+    if not claimed:
+        return False
+    if taskqueue.runs_in_process():
+        try:
+            taskqueue.enqueue(TASK, project_id)
+        except Exception:
+            log.exception("in-process recompute of project %s failed", project_id)
+    else:
+        if countdown is None:
+            countdown = setting("AGREEMENT_COALESCE_SECONDS", 0.3)
+        try:
+            taskqueue.enqueue(TASK, project_id, countdown=countdown)
+        except taskqueue.QueueUnavailable:
+            cache.delete(key)  # let the next change try again
+            raise
+    if catch_up:
+        _catch_up_failed_enqueues(exclude=project_id)
+    return True
+
+
+def _claim_schedule(project_id: int) -> bool:
+    """Whether this caller should enqueue the project's recompute (it then holds the "scheduled" key).
+
+    While a computation runs, leave a mark instead of a task: the holder re-schedules once when it
+    finishes (mark first, then look, so a holder finishing in between still sees the mark). Otherwise
+    claim the "scheduled" key; whoever claims it enqueues, every other caller of the burst does not.
+    On Redis the three steps are one server-side script (one round trip per save instead of three).
+    """
+    scheduled, rerun, running = (k.format(project_id) for k in (SCHEDULED_KEY, RERUN_KEY, RUNNING_KEY))
+    lock_ttl, scheduled_ttl = (
+        int(setting("AGREEMENT_LOCK_TTL", 1800)),
+        int(setting("AGREEMENT_SCHEDULED_TTL", 60)),
+    )
+    if taskqueue.runs_in_process():
+        return bool(cache.add(scheduled, 1, timeout=scheduled_ttl))
+    backend = getattr(cache, "_cache", None)
+    if hasattr(backend, "get_client"):  # Django's RedisCache
+        keys = [cache.make_and_validate_key(k) for k in (rerun, running, scheduled)]
+        script, client = _claim_script(backend)
+        return bool(script(keys=keys, args=[lock_ttl, scheduled_ttl], client=client))
+    cache.set(rerun, 1, timeout=lock_ttl)
+    if cache.get(running):
+        return False
+    return bool(cache.add(scheduled, 1, timeout=scheduled_ttl))
+
+
+# KEYS: rerun, running, scheduled; ARGV: their TTLs. Values are Django's encoding of the integer 1.
+_CLAIM_LUA = """
+redis.call('SET', KEYS[1], 1, 'EX', ARGV[1])
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if redis.call('SET', KEYS[3], 1, 'NX', 'EX', ARGV[2]) then return 1 end
+return 0
+"""
+
+
+@functools.lru_cache(maxsize=64)
+def _claim_script(backend: Any) -> tuple[Any, Any]:
+    """The registered script (EVALSHA, loaded again by redis-py if the server forgot it) and one client
+    of the cache's connection pool, kept per cache backend (Django makes one per thread): its
+    RedisCache builds a new client object for every call, which cost more than the round trip."""
+    client = backend.get_client(write=True)
+    return client.register_script(_CLAIM_LUA), client
+
+
+def _catch_up_failed_enqueues(exclude: int) -> None:
+    """Re-schedule projects whose change could not be enqueued while the broker was down."""
+    for project_id in (
+        AgreementState.objects.filter(enqueue_failed=True)
+        .exclude(project_id=exclude)
+        .values_list("project_id", flat=True)
+    ):
+        try:
+            schedule(project_id, catch_up=False)
+        except taskqueue.QueueUnavailable as exc:
+            log.warning("catch-up enqueue of project %s failed: %s", project_id, exc)
+            return
+
+
+def catch_up(state: AgreementState | None) -> None:
+    """Called by the dashboard's status poll: re-send a recompute the broker refused earlier."""
+    if state is None or not state.enqueue_failed or taskqueue.runs_in_process():
+        return
+    try:
+        if schedule(state.project_id, catch_up=False) or cache.get(SCHEDULED_KEY.format(state.project_id)):
+            AgreementState.objects.filter(pk=state.pk).update(enqueue_failed=False)
+    except taskqueue.QueueUnavailable as exc:
+        log.warning("dashboard catch-up of project %s: broker still unreachable (%s)", state.project_id, exc)
+
+
+class ProjectLock:
+    """Exclusive right to compute one project's agreement (non-blocking)."""
+
+    def __init__(self, project_id: int) -> None:
+        self.project_id = project_id
+        self.token = uuid.uuid4().hex
+        self.held = False
+
+    def acquire(self) -> bool:
+        if connection.vendor == "postgresql":
+            self.held = sql.try_advisory_lock(ADVISORY_LOCK_CLASS, self.project_id)
+        else:
+            ttl = int(setting("AGREEMENT_LOCK_TTL", 1800))
+            self.held = cache.add(LOCK_KEY.format(self.project_id), self.token, timeout=ttl)
+        return self.held
+
+    def release(self) -> None:
+        if not self.held:
+            return
+        self.held = False
+        if connection.vendor == "postgresql":
+            sql.advisory_unlock(ADVISORY_LOCK_CLASS, self.project_id)
+        elif cache.get(LOCK_KEY.format(self.project_id)) == self.token:
+            cache.delete(LOCK_KEY.format(self.project_id))
+
+
+def take_rerun_mark(project_id: int) -> bool:
+    """Whether changes arrived while the project was computing (and clear that mark)."""
+    return bool(cache.delete(RERUN_KEY.format(project_id)))
+
+
+def rerun_delay(elapsed: float) -> float:
+    """How long a rerun waits after a computation that took `elapsed` seconds (wall time).
+
+    Under a steady stream of saves, leave the worker a breather between computations — at least
+    AGREEMENT_RERUN_DELAY_SECONDS, and at least as long as the computation took (a worker at a lower
+    CPU priority than the web takes longer when requests need the CPU), so that a project whose
+    computation is expensive (many annotators) keeps a worker busy at most half of the time while
+    people are saving.
+    """
+    return max(setting("AGREEMENT_RERUN_DELAY_SECONDS", 0.7), elapsed)

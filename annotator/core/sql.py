@@ -1,0 +1,413 @@
+"""Every hand-written SQL statement of the workbench, and the helpers that read their rows as models.
+
+Compiling an ORM query costs 0.1–3 ms of CPU here (more with subqueries), several times what
+PostgreSQL needs to answer a one-row lookup. Only where that pays is a statement written by hand: the
+statements every save or API request runs (who the token belongs to, may the user annotate this pair,
+lock and bump the annotator's sheet, mark the project changed, read the sheet's links), the bulk
+inserts of an import, and what the ORM cannot say (PostgreSQL's advisory locks, the health probe).
+Plain inserts and the paraphrase-type lookup went back to the ORM: measured on the save path, the
+hand-written versions saved tens of microseconds per save, within the noise of one request.
+
+Each statement is built from the models' `_meta` (a renamed column or a new field cannot drift from
+the models) by a builder whose docstring gives the ORM equivalent and the statement as rendered on
+PostgreSQL and SQLite (both quote names with double quotes); `tests/annotator/core/test_sql.py` holds
+each statement equal to its ORM equivalent on both databases and the docstrings equal to the
+statements. Built statements are cached per connection alias and database vendor (`statement`), since
+quoting belongs to the connection. Values pass through the same converters the ORM applies
+(`from_db_value`, the backend's converters), and rows become model instances with `Model.from_db`,
+exactly as a queryset would produce them. `UPDATE … RETURNING` needs SQLite ≥ 3.35 (a system check
+in `annotator.core.checks` says so at start-up).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+from django.contrib.auth import get_user_model
+from django.db import connection, models
+from django.db.models import Field, Model
+from rest_framework.authtoken.models import Token
+
+from annotator.models import AgreementState, Assignment, Membership, Pair, PairLabel, Project
+
+M = TypeVar("M", bound=Model)
+
+Converter = Callable[[Any, Any, Any], Any]
+Builder = TypeVar("Builder", bound=Callable[..., str])
+
+
+def statement(build: Builder) -> Builder:
+    """Cache a statement builder's text per (connection alias, vendor, arguments)."""
+    built: dict[tuple[Any, ...], str] = {}
+
+    @functools.wraps(build)
+    def cached(*args: Any) -> str:
+        key = (connection.alias, connection.vendor, *args)
+        text = built.get(key)
+        if text is None:
+            text = built[key] = build(*args)
+        return text
+
+    cached.cache_clear = built.clear  # type: ignore[attr-defined]
+    return cached  # type: ignore[return-value]
+
+
+def quote(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+def table(model: type[Model]) -> str:
+    return quote(model._meta.db_table)
+
+
+def column(model: type[Model], name: str) -> str:
+    """The quoted column of a field (by field name)."""
+    return field_column(model._meta.get_field(name))  # type: ignore[arg-type]
+
+
+def field_column(field: Field) -> str:
+    """The quoted column of a concrete field (which always has one)."""
+    return quote(str(field.column))
+
+
+@functools.cache
+def _fields(model: type[Model], names: tuple[str, ...] | None) -> tuple[Field, ...]:
+    concrete = model._meta.concrete_fields
+    if names is None:
+        return tuple(concrete)
+    wanted = set(names)
+    unknown = wanted - {f.name for f in concrete} - {f.attname for f in concrete}
+    if unknown:
+        raise ValueError(f"{model.__name__}: no concrete field {sorted(unknown)[0]!r}")
+    # Model.from_db takes a subset of the columns in concrete-field order.
+    return tuple(f for f in concrete if f.name in wanted or f.attname in wanted)
+
+
+def columns(model: type[Model], alias: str, names: Sequence[str] | None = None) -> str:
+    """`alias."col1", alias."col2", …` of the model's concrete fields (or the named subset)."""
+    return ", ".join(f"{alias}.{field_column(f)}" for f in _fields(model, _key(names)))
+
+
+def _key(names: Sequence[str] | None) -> tuple[str, ...] | None:
+    return tuple(names) if names is not None else None
+
+
+_converter_cache: dict[tuple[Any, ...], tuple[tuple[Any, list[Converter]], ...]] = {}
+
+
+def _converters(model: type[Model], names: tuple[str, ...] | None) -> tuple[tuple[Any, list[Converter]], ...]:
+    """Per field: the column expression and the converters the ORM's compiler would apply to it
+    (per connection alias and vendor: the backend's converters differ)."""
+    key = (connection.alias, connection.vendor, model, names)
+    found = _converter_cache.get(key)
+    if found is None:
+        out = []
+        for field in _fields(model, names):
+            col = field.get_col(model._meta.db_table)
+            out.append((col, connection.ops.get_db_converters(col) + col.get_db_converters(connection)))
+        found = _converter_cache[key] = tuple(out)
+    return found
+
+
+def instance(model: type[M], values: Sequence[Any], names: Sequence[str] | None = None) -> M:
+    """A model instance from a row of `columns(model, …, names)`; fields not selected stay deferred."""
+    key = _key(names)
+    converted = []
+    for value, (col, converters) in zip(values, _converters(model, key), strict=True):
+        for convert in converters:
+            value = convert(value, col, connection)
+        converted.append(value)
+    fields = _fields(model, key)
+    return model.from_db(connection.alias, [f.attname for f in fields], converted)
+
+
+def width(model: type[Model], names: Sequence[str] | None = None) -> int:
+    """How many columns `columns(model, …, names)` selects."""
+    return len(_fields(model, _key(names)))
+
+
+def fetch_one(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+def execute(sql: str, params: Sequence[Any]) -> int:
+    """Run a statement; the number of rows it changed."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount
+
+
+def _datetime(value: datetime) -> Any:
+    return connection.ops.adapt_datetimefield_value(value)
+
+
+# ---- the annotator's sheet --------------------------------------------------------------------------
+
+
+@statement
+def bump_sheet_sql() -> str:
+    """Lock an annotator's sheet of a pair and bump its version, returning the whole row.
+
+    ORM equivalent (two statements; the ORM has no UPDATE … RETURNING)::
+
+        PairLabel.objects.filter(pair_id=p, annotator_id=a, is_gold=g).update(
+            version=F("version") + 1, updated_at=now)
+        PairLabel.objects.select_for_update().get(pair_id=p, annotator_id=a, is_gold=g)
+
+    Rendered::
+
+        UPDATE "annotator_pairlabel" SET "version" = "version" + 1, "updated_at" = %s
+        WHERE "pair_id" = %s AND "annotator_id" = %s AND "is_gold" = %s
+        RETURNING "id", "pair_id", "annotator_id", "is_gold", "version", "created_at", "updated_at",
+        "label", "comment"
+    """
+
+    def col(name: str) -> str:
+        return column(PairLabel, name)
+
+    returning = ", ".join(field_column(f) for f in PairLabel._meta.concrete_fields)
+    return (
+        f"UPDATE {table(PairLabel)} SET {col('version')} = {col('version')} + 1, {col('updated_at')} = %s "
+        f"WHERE {col('pair')} = %s AND {col('annotator')} = %s AND {col('is_gold')} = %s "
+        f"RETURNING {returning}"
+    )
+
+
+def bump_sheet(pair_id: int, annotator_id: int, is_gold: bool, now: datetime) -> PairLabel | None:
+    """The sheet locked (until the transaction ends) at its new version; None when it does not exist."""
+    row = fetch_one(bump_sheet_sql(), [_datetime(now), pair_id, annotator_id, is_gold])
+    return None if row is None else instance(PairLabel, row)
+
+
+# ---- the agreement pipeline's change mark ----------------------------------------------------------
+
+
+@statement
+def mark_changed_sql() -> str:
+    """Record when a project's annotations last changed.
+
+    ORM equivalent::
+
+        AgreementState.objects.filter(project_id=project_id).update(changed_at=now)
+
+    Rendered::
+
+        UPDATE "annotator_agreementstate" SET "changed_at" = %s WHERE "project_id" = %s
+    """
+    changed_at, project = column(AgreementState, "changed_at"), column(AgreementState, "project")
+    return f"UPDATE {table(AgreementState)} SET {changed_at} = %s WHERE {project} = %s"
+
+
+def mark_changed(project_id: int, now: datetime) -> int:
+    """How many agreement states were marked (0 when the project has none yet)."""
+    return execute(mark_changed_sql(), [_datetime(now), project_id])
+
+
+# ---- who may annotate a pair -------------------------------------------------------------------------
+
+PAIR_PROJECT_FIELDS = tuple(
+    f.name for f in Project._meta.concrete_fields if f.name not in ("description", "guidelines")
+)
+
+
+@statement
+def pair_for_annotation_sql() -> str:
+    """A pair with its project (description and guidelines deferred) and the three facts the access
+    rule needs: is the user a member of the project, a member as annotator, assigned the pair.
+
+    ORM equivalent::
+
+        member = Membership.objects.filter(project=OuterRef("project_id"), user_id=u)
+        Pair.objects.select_related("project").defer("project__description", "project__guidelines")
+        .annotate(
+            is_member=Exists(member),
+            is_annotator=Exists(member.filter(role=Membership.Role.ANNOTATOR)),
+            is_assigned=Exists(Assignment.objects.filter(pair=OuterRef("pk"), annotator_id=u)),
+        ).filter(pk=pair_id).first()
+
+    Rendered (the pair's and the project's columns elided)::
+
+        SELECT p."id", …, pr."id", …, EXISTS(SELECT 1 FROM "annotator_membership" m
+        WHERE m."project_id" = p."project_id" AND m."user_id" = %s), EXISTS(SELECT 1 FROM
+        "annotator_membership" m WHERE m."project_id" = p."project_id" AND m."user_id" = %s AND
+        m."role" = %s), EXISTS(SELECT 1 FROM "annotator_assignment" a WHERE a."pair_id" = p."id" AND
+        a."annotator_id" = %s) FROM "annotator_pair" p JOIN "annotator_project" pr ON pr."id" =
+        p."project_id" WHERE p."id" = %s
+    """
+    membership = (
+        f"SELECT 1 FROM {table(Membership)} m WHERE m.{column(Membership, 'project')} = "
+        f"p.{column(Pair, 'project')} AND m.{column(Membership, 'user')} = %s"
+    )
+    assigned = (
+        f"SELECT 1 FROM {table(Assignment)} a WHERE a.{column(Assignment, 'pair')} = p.{column(Pair, 'id')} "
+        f"AND a.{column(Assignment, 'annotator')} = %s"
+    )
+    return (
+        f"SELECT {columns(Pair, 'p')}, {columns(Project, 'pr', PAIR_PROJECT_FIELDS)}, "
+        f"EXISTS({membership}), EXISTS({membership} AND m.{column(Membership, 'role')} = %s), "
+        f"EXISTS({assigned}) "
+        f"FROM {table(Pair)} p JOIN {table(Project)} pr ON pr.{column(Project, 'id')} = "
+        f"p.{column(Pair, 'project')} WHERE p.{column(Pair, 'id')} = %s"
+    )
+
+
+def pair_for_annotation(user_id: int, pair_id: int) -> tuple[Pair, bool, bool, bool] | None:
+    """The pair (its project loaded) and whether the user is a member, an annotator member and
+    assigned the pair; None when there is no such pair."""
+    params = [user_id, user_id, Membership.Role.ANNOTATOR, user_id, pair_id]
+    row = fetch_one(pair_for_annotation_sql(), params)
+    if row is None:
+        return None
+    n_pair, n_project = width(Pair), width(Project, PAIR_PROJECT_FIELDS)
+    pair = instance(Pair, row[:n_pair])
+    pair.project = instance(Project, row[n_pair : n_pair + n_project], PAIR_PROJECT_FIELDS)
+    is_member, is_annotator, is_assigned = (bool(flag) for flag in row[n_pair + n_project :])
+    return pair, is_member, is_annotator, is_assigned
+
+
+# ---- API token authentication ---------------------------------------------------------------------
+
+
+@statement
+def token_with_user_sql() -> str:
+    """An API token and its user.
+
+    ORM equivalent::
+
+        Token.objects.select_related("user").filter(key=key).first()
+
+    Rendered (the user's columns elided)::
+
+        SELECT t."key", t."user_id", t."created", u."id", … FROM "authtoken_token" t
+        JOIN "auth_user" u ON u."id" = t."user_id" WHERE t."key" = %s
+    """
+    user_model = get_user_model()
+    return (
+        f"SELECT {columns(Token, 't')}, {columns(user_model, 'u')} "
+        f"FROM {table(Token)} t JOIN {table(user_model)} u "
+        f"ON u.{field_column(user_model._meta.pk)} = t.{column(Token, 'user')} "
+        f"WHERE t.{column(Token, 'key')} = %s"
+    )
+
+
+def token_with_user(key: str) -> Token | None:
+    """The token with its user loaded, or None for an unknown key."""
+    row = fetch_one(token_with_user_sql(), [key])
+    if row is None:
+        return None
+    n = width(Token)
+    token = instance(Token, row[:n])
+    token.user = instance(get_user_model(), row[n:])
+    return token
+
+
+# ---- rows by equality ---------------------------------------------------------------------------------
+
+
+def select(model: type[M], where: Mapping[str, Any], *, order_by: Sequence[str] | None = None) -> list[M]:
+    """`model.objects.filter(**where)` for equality on fields (a model instance stands for its key),
+    ordered like the model's `Meta.ordering` unless `order_by` (field names, no "-") says otherwise."""
+    order = tuple(str(name) for name in (order_by if order_by is not None else model._meta.ordering or ()))
+    params = [value.pk if isinstance(value, Model) else value for value in where.values()]
+    with connection.cursor() as cursor:
+        cursor.execute(select_sql(model, tuple(where), order), params)
+        return [instance(model, row) for row in cursor.fetchall()]
+
+
+@statement
+def select_sql(model: type[Model], where: tuple[str, ...], order: tuple[str, ...]) -> str:
+    """The rows of a model with the given fields equal to parameters, in the given order.
+
+    ORM equivalent::
+
+        model.objects.filter(**{name: value for name in where}).order_by(*order)
+
+    Rendered for the links of a sheet (`select(AlignmentLink, {"pair": …, "annotator": …,
+    "is_gold": …})`)::
+
+        SELECT t."id", t."pair_id", t."annotator_id", t."is_gold", t."version", t."created_at",
+        t."updated_at", t."i", t."j", t."sure" FROM "annotator_alignmentlink" t WHERE t."pair_id" = %s
+        AND t."annotator_id" = %s AND t."is_gold" = %s ORDER BY t."pair_id", t."i", t."j"
+    """
+
+    def col(name: str) -> str:
+        return f"t.{column(model, name)}"
+
+    if any(name.startswith("-") for name in order):
+        raise ValueError(f"{model.__name__}: descending order is not supported here ({order})")
+    sql = f"SELECT {columns(model, 't')} FROM {table(model)} t"
+    if where:
+        sql += " WHERE " + " AND ".join(f"{col(name)} = %s" for name in where)
+    if order:
+        sql += " ORDER BY " + ", ".join(col(name) for name in order)
+    return sql
+
+
+# ---- bulk inserts of an import ----------------------------------------------------------------------
+
+
+@statement
+def insert_rows_sql(model: type[Model], names: tuple[str, ...]) -> str:
+    """One row of the named fields, for `executemany`.
+
+    ORM equivalent::
+
+        model.objects.bulk_create([model(**row) for row in rows])
+
+    Rendered for history rows of the fields project and model (an import gives every field)::
+
+        INSERT INTO "annotator_annotationhistory" ("project_id", "model") VALUES (%s, %s)
+    """
+    cols = ", ".join(column(model, name) for name in names)
+    return f"INSERT INTO {table(model)} ({cols}) VALUES ({', '.join(['%s'] * len(names))})"
+
+
+def insert_rows(model: type[Model], rows: Sequence[dict[str, Any]]) -> None:
+    """INSERT plain rows (field name → value) with one executemany.
+
+    Used for pairs and history rows, the bulk of an import: profiling the MRPC import showed Django's
+    bulk_create spending four times as long preparing values as the database spent storing them. Values
+    are adapted as bulk_create would (JSON and datetimes through the backend's adapters); no model
+    instances, no pks returned, no defaults filled in (give every column).
+    """
+    if not rows:
+        return
+    names = tuple(rows[0])
+    fields = [model._meta.get_field(name) for name in names]
+    ops = connection.ops
+    adapters: dict[int, Callable[[Any], Any]] = {}
+    for n, f in enumerate(fields):
+        if isinstance(f, models.JSONField):
+            adapters[n] = lambda value: None if value is None else ops.adapt_json_value(value, None)
+        elif isinstance(f, models.DateTimeField):
+            adapters[n] = ops.adapt_datetimefield_value
+    values = [
+        tuple(adapters[n](row[name]) if n in adapters else row[name] for n, name in enumerate(names))
+        for row in rows
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(insert_rows_sql(model, names), values)
+
+
+# ---- what the ORM cannot say ------------------------------------------------------------------------
+
+
+def try_advisory_lock(kind: int, key: int) -> bool:
+    """PostgreSQL: take the session-level advisory lock (kind, key) if free (no ORM equivalent)."""
+    row = fetch_one("SELECT pg_try_advisory_lock(%s, %s)", [kind, key])
+    return bool(row and row[0])
+
+
+def advisory_unlock(kind: int, key: int) -> None:
+    """PostgreSQL: release the session-level advisory lock (kind, key)."""
+    fetch_one("SELECT pg_advisory_unlock(%s, %s)", [kind, key])
+
+
+def ping() -> None:
+    """One round trip to the database (the health probe); raises when it does not answer."""
+    fetch_one("SELECT 1", [])

@@ -1,0 +1,431 @@
+"""The native format: one JSON document per project (or JSON Lines for large ones) holding everything.
+
+The document IS the metrics interchange document (spec §9 of `shared/specs/agreement-metrics.md`), built
+by `annotator.agreement.project_document`, so `python -m metrics report FILE.json` re-analyses an
+exported project offline with the dashboard's numbers. Everything else a lossless round trip needs is
+under one extension key that the metrics library ignores:
+
+    "workbench": {
+      "version": 1,
+      "project": {name, description, guidelines, layers: [...], phase, phenomena_for},
+      "tagset": {name, description, types: [{code, name, type_class, subclass, projection_required,
+                 keys_allowed, scope_sides, sense_preserving, colour, shortcut, position, description}]},
+      "members": {"leads": [username…], "annotators": [username…]},
+      "pairs": {source_id: {position, text1, text2, corpus_labels, tree1, tree2, initial_alignment_source,
+                            initial_alignment_stored: false when the pair has none (κ_C's fallback)}},
+      "pair_labels": {annotator: {source_id: {label, comment}}},
+      "phenomena_extra": {annotator: [{sense_preserving, comment}, …]},   # same order as "phenomena"
+      "phrase_nodes": {annotator: [[node1, node2], …]},                   # same order as "phrase_alignments"
+      "sections": {section: …},   # sections of layers that are switched off (not in the metrics part)
+      "gold": {"pair_labels": [...], "phenomena": [...], "links": [...], "phrase_alignments": [...]},
+      "evaluation_units": [{source_id, position, source_sentence, phrase, phrase_start, phrase_end,
+                            items: [{source_id, position, paraphrase, sentence, substitution_start,
+                                     substitution_end, candidate_source}]}],
+      "judgements": [{item: "<unit>/<item>", rater, step, phase, label, answers}],
+      "assignments": [{annotator, pair | unit, phase, round, status, step, queue_position, time_spent}],
+      "history": [...]            # only with --history; not imported back
+    }
+
+JSON Lines variant (`.jsonl`), for projects too large to hold as one JSON value: the first line is the
+header — the document without its per-pair data (format, annotators, options, tagset, evaluations, and
+"workbench" without pairs/pair_labels/phenomena_extra/phrase_nodes/gold) plus `"jsonl": 1`; then one line
+per pair, in pair order: `{"pair": {id, tokens1, tokens2, initial_alignment}, "workbench": {the pair's
+extras}, "phenomena": {annotator: [...]}, "phenomena_extra": {...}, "word_alignments": {annotator: {...}},
+"phrase_alignments": {...}, "phrase_nodes": {...}, "pair_labels": {annotator: label},
+"workbench_pair_labels": {annotator: {label, comment}}, "gold": {kind: [...]}}` (empty parts left out).
+`annotator.corpus.imports.native.from_jsonl` joins the lines into the same document.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import defaultdict
+from typing import Any, TextIO
+
+from django.db.models import BooleanField, ExpressionWrapper, Q
+
+from annotator.agreement.document import evaluation_item_ids, project_document
+from annotator.models import (
+    AlignmentLink,
+    AnnotationHistory,
+    Assignment,
+    EvaluationUnit,
+    Judgement,
+    Membership,
+    Pair,
+    PairLabel,
+    ParaphraseType,
+    Phenomenon,
+    PhraseAlignment,
+    Project,
+)
+
+VERSION = 1
+LAYER_SECTIONS = ("phenomena", "word_alignments", "phrase_alignments", "evaluations", "pair_labels")
+TYPE_FIELDS = [
+    "code",
+    "name",
+    "type_class",
+    "subclass",
+    "projection_required",
+    "keys_allowed",
+    "scope_sides",
+    "sense_preserving",
+    "colour",
+    "shortcut",
+    "position",
+    "description",
+]
+PAIR_FIELDS = ["position", "text1", "text2", "corpus_labels", "tree1", "tree2", "initial_alignment_source"]
+PER_PAIR = ("pairs", "pair_labels", "phenomena_extra", "phrase_nodes", "gold")
+
+
+def native_document(project: Project, *, history: bool = False) -> dict[str, Any]:
+    """The project as one document: the metrics part from `project_document`, plus "workbench"."""
+    doc = project_document(project)
+    names = dict(
+        Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR).values_list(
+            "user_id", "user__username"
+        )
+    )
+    source_ids = dict(Pair.objects.filter(project=project).values_list("pk", "source_id"))
+    doc["workbench"] = {
+        "version": VERSION,
+        "project": _project(project),
+        "tagset": _tagset(project),
+        "members": _members(project),
+        "pairs": _pairs(project),
+        "pair_labels": _pair_labels(project, source_ids),
+        "phenomena_extra": _phenomena_extra(project, names),
+        "phrase_nodes": _phrase_nodes(project, names),
+        "sections": _switched_off_sections(project, doc),
+        "gold": _gold(project, source_ids),
+        "evaluation_units": _units(project),
+        "judgements": _judgements(project),
+        "assignments": _assignments(project, source_ids),
+    }
+    if history:
+        doc["workbench"]["history"] = _history(project, source_ids)
+    return doc
+
+
+def write_native(project: Project, out: TextIO, *, jsonl: bool = False, history: bool = False) -> None:
+    doc = native_document(project, history=history)
+    if jsonl:
+        for line in to_jsonl(doc):
+            out.write(json.dumps(line, ensure_ascii=False))
+            out.write("\n")
+    else:
+        json.dump(doc, out, ensure_ascii=False)
+
+
+def _project(project: Project) -> dict[str, Any]:
+    return {
+        "name": project.name,
+        "description": project.description,
+        "guidelines": project.guidelines,
+        "layers": project.layers,
+        "phase": project.phase,
+        "phenomena_for": project.phenomena_for,
+    }
+
+
+def _tagset(project: Project) -> dict[str, Any] | None:
+    tagset = project.tagset
+    if tagset is None:
+        return None
+    types = ParaphraseType.objects.filter(tagset=tagset).order_by("position", "pk").values(*TYPE_FIELDS)
+    return {"name": tagset.name, "description": tagset.description, "types": list(types)}
+
+
+def _members(project: Project) -> dict[str, list[str]]:
+    rows = Membership.objects.filter(project=project).values_list("role", "user__username")
+    out: dict[str, list[str]] = {"leads": [], "annotators": []}
+    for role, username in rows:
+        out["leads" if role == Membership.Role.LEAD else "annotators"].append(username)
+    return {key: sorted(value) for key, value in out.items()}
+
+
+def _pairs(project: Project) -> dict[str, dict[str, Any]]:
+    """Each pair's extras. A pair without a stored initial alignment says so: its `initial_alignment`
+    in the metrics part is κ_C's identical-token fallback, which an import must not store."""
+    rows = (
+        Pair.objects.filter(project=project)
+        .order_by("position", "pk")
+        .annotate(unstored=ExpressionWrapper(Q(initial_alignment__isnull=True), output_field=BooleanField()))
+        .values_list("source_id", *PAIR_FIELDS, "unstored")
+    )
+    out: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        out[row[0]] = dict(zip(PAIR_FIELDS, row[1:-1], strict=True))
+        if row[-1]:
+            out[row[0]]["initial_alignment_stored"] = False
+    return out
+
+
+def _pair_labels(project: Project, source_ids: dict[int, str]) -> dict[str, dict[str, dict[str, str]]]:
+    rows = (
+        PairLabel.objects.filter(pair__project=project, is_gold=False)
+        .exclude(label="", comment="")
+        .order_by("annotator__username", "pair__position", "pair_id")
+        .values_list("annotator__username", "pair_id", "label", "comment")
+    )
+    out: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
+    for username, pair_id, label, comment in rows:
+        out[username][source_ids[pair_id]] = {"label": label, "comment": comment}
+    return dict(out)
+
+
+def _phenomena_extra(project: Project, names: dict[int, str]) -> dict[str, list[Any]]:
+    """sense_preserving and comment of each phenomenon, in the order of the document's "phenomena"."""
+    rows = (
+        Phenomenon.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names))
+        .order_by("pair__position", "pair_id", "pk")
+        .values_list("annotator_id", "sense_preserving", "comment")
+    )
+    out: dict[str, list[Any]] = defaultdict(list)
+    for annotator_id, sense, comment in rows:
+        out[names[annotator_id]].append({"sense_preserving": sense, "comment": comment})
+    return {name: out[name] for name in sorted(out)}
+
+
+def _phrase_nodes(project: Project, names: dict[int, str]) -> dict[str, list[list[Any]]]:
+    rows = (
+        PhraseAlignment.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names))
+        .order_by("pair__position", "pair_id", "pk")
+        .values_list("annotator_id", "node1", "node2")
+    )
+    out: dict[str, list[list[Any]]] = defaultdict(list)
+    for annotator_id, node1, node2 in rows:
+        out[names[annotator_id]].append([node1, node2])
+    return {name: out[name] for name in sorted(out)}
+
+
+def _switched_off_sections(project: Project, doc: dict[str, Any]) -> dict[str, Any]:
+    """Annotations of layers that are off: not in the metrics part, kept here so nothing is lost."""
+    missing = [s for s in LAYER_SECTIONS if s not in doc and _has_rows(project, s)]
+    if not missing:
+        return {}
+    everything = copy.copy(project)
+    for layer in ("pair_label", "phenomena", "word_alignment", "phrase_alignment", "evaluation"):
+        setattr(everything, f"layer_{layer}", True)
+    full = project_document(everything)
+    return {s: full[s] for s in missing if _has_content(full.get(s))}
+
+
+def _has_rows(project: Project, section: str) -> bool:
+    """Whether the project has any rows of a section (a cheap check before building it)."""
+    model: Any = {
+        "phenomena": Phenomenon,
+        "word_alignments": AlignmentLink,
+        "phrase_alignments": PhraseAlignment,
+        "pair_labels": PairLabel,
+        "evaluations": Judgement,
+    }[section]
+    if section == "evaluations":
+        return model.objects.filter(item__unit__project=project).exists()
+    return model.objects.filter(pair__project=project, is_gold=False).exists()
+
+
+def _has_content(section: Any) -> bool:
+    if isinstance(section, dict):
+        return any(_has_content(v) for k, v in section.items() if k != "raters")
+    if isinstance(section, list):
+        return bool(section)
+    return section is not None
+
+
+def _gold(project: Project, source_ids: dict[int, str]) -> dict[str, list[dict[str, Any]]]:
+    base = {"pair__project": project, "is_gold": True}
+    order = ("pair__position", "pair_id", "pk")
+
+    def rows(model: Any, *fields: str) -> list[dict[str, Any]]:
+        out = []
+        for row in (
+            model.objects.filter(**base).order_by(*order).values("annotator__username", "pair_id", *fields)
+        ):
+            row["annotator"] = row.pop("annotator__username")
+            row["pair"] = source_ids[row.pop("pair_id")]
+            out.append(row)
+        return out
+
+    gold = {
+        "pair_labels": rows(PairLabel, "label", "comment"),
+        "phenomena": rows(
+            Phenomenon,
+            "ptype__name",
+            "scope1",
+            "scope2",
+            "projection",
+            "key1",
+            "key2",
+            "sense_preserving",
+            "comment",
+        ),
+        "links": rows(AlignmentLink, "i", "j", "sure"),
+        "phrase_alignments": rows(PhraseAlignment, "node1", "node2", "sure"),
+    }
+    for row in gold["phenomena"]:
+        row["type"] = row.pop("ptype__name")
+    return {kind: value for kind, value in gold.items() if value}
+
+
+def _units(project: Project) -> list[dict[str, Any]]:
+    units = (
+        EvaluationUnit.objects.filter(project=project).order_by("position", "pk").prefetch_related("items")
+    )
+    return [
+        {
+            "source_id": unit.source_id,
+            "position": unit.position,
+            "source_sentence": unit.source_sentence,
+            "phrase": unit.phrase,
+            "phrase_start": unit.phrase_start,
+            "phrase_end": unit.phrase_end,
+            "items": [
+                {
+                    "source_id": item.source_id,
+                    "position": item.position,
+                    "paraphrase": item.paraphrase,
+                    "sentence": item.sentence,
+                    "substitution_start": item.substitution_start,
+                    "substitution_end": item.substitution_end,
+                    "candidate_source": item.candidate_source,
+                }
+                for item in sorted(unit.items.all(), key=lambda i: (i.position, i.pk))
+            ],
+        }
+        for unit in units
+    ]
+
+
+def _judgements(project: Project) -> list[dict[str, Any]]:
+    items = evaluation_item_ids(project)
+    order = {item_id: n for n, item_id in enumerate(items.values())}
+    rows = Judgement.objects.filter(item__unit__project=project).values_list(
+        "item_id", "rater__username", "step", "phase", "label", "answers"
+    )
+    out = [
+        {"item": items[i], "rater": r, "step": s, "phase": p, "label": label, "answers": answers}
+        for i, r, s, p, label, answers in rows
+    ]
+    return sorted(out, key=lambda j: (order[j["item"]], j["rater"], j["step"], j["phase"]))
+
+
+def _assignments(project: Project, source_ids: dict[int, str]) -> list[dict[str, Any]]:
+    rows = (
+        Assignment.objects.filter(project=project)
+        .order_by("annotator__username", "round", "queue_position", "pair__position", "unit__position", "pk")
+        .values(
+            "annotator__username",
+            "pair_id",
+            "unit__source_id",
+            "phase",
+            "round",
+            "status",
+            "step",
+            "queue_position",
+            "time_spent",
+        )
+    )
+    out = []
+    for row in rows:
+        entry: dict[str, Any] = {"annotator": row["annotator__username"]}
+        pair_id = row["pair_id"]
+        entry.update({"pair": source_ids[pair_id]} if pair_id else {"unit": row["unit__source_id"]})
+        entry.update(
+            (k, v) for k, v in row.items() if k not in ("annotator__username", "pair_id", "unit__source_id")
+        )
+        out.append(entry)
+    return out
+
+
+def _history(project: Project, source_ids: dict[int, str]) -> list[dict[str, Any]]:
+    rows = (
+        AnnotationHistory.objects.filter(project=project)
+        .order_by("at", "pk")
+        .values(
+            "pair_id",
+            "unit__source_id",
+            "owner__username",
+            "actor__username",
+            "model",
+            "object_id",
+            "action",
+            "before",
+            "after",
+            "at",
+        )
+    )
+    return [
+        {
+            "pair": source_ids.get(row["pair_id"]) if row["pair_id"] else None,
+            "unit": row["unit__source_id"],
+            "owner": row["owner__username"],
+            "actor": row["actor__username"],
+            "model": row["model"],
+            "object_id": row["object_id"],
+            "action": row["action"],
+            "before": row["before"],
+            "after": row["after"],
+            "at": row["at"].isoformat(),
+        }
+        for row in rows
+    ]
+
+
+# ---- JSON Lines -------------------------------------------------------------------------------------
+
+
+def to_jsonl(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The document as a header line and one line per pair (see the module docstring)."""
+    header = {
+        key: value for key, value in doc.items() if key not in ("pairs", *LAYER_SECTIONS[:3], "pair_labels")
+    }
+    header["jsonl"] = 1
+    if "evaluations" in doc:
+        header["evaluations"] = doc["evaluations"]
+    workbench = doc.get("workbench", {})
+    header["workbench"] = {key: value for key, value in workbench.items() if key not in PER_PAIR}
+    # Which annotators each per-pair section lists (some have an entry without any rows, e.g. a done pair).
+    header["section_annotators"] = {
+        s: list(doc[s])
+        for s in ("phenomena", "word_alignments", "phrase_alignments", "pair_labels")
+        if s in doc
+    }
+    lines: dict[str, dict[str, Any]] = {}
+    for pair in doc.get("pairs", []):
+        line: dict[str, Any] = {"pair": pair}
+        extra = workbench.get("pairs", {}).get(pair["id"])
+        if extra is not None:
+            line["workbench"] = extra
+        lines[pair["id"]] = line
+
+    def put(pair_id: str, part: str, annotator: str, value: Any, *, append: bool) -> None:
+        target = lines[pair_id].setdefault(part, {})
+        if append:
+            target.setdefault(annotator, []).append(value)
+        else:
+            target[annotator] = value
+
+    for section, extra_key in (("phenomena", "phenomena_extra"), ("phrase_alignments", "phrase_nodes")):
+        for annotator, entries in (doc.get(section) or {}).items():
+            extras = workbench.get(extra_key, {}).get(annotator)
+            for n, entry in enumerate(entries):
+                put(entry["pair"], section, annotator, entry, append=True)
+                if extras is not None:
+                    put(entry["pair"], extra_key, annotator, extras[n], append=True)
+    for annotator, by_pair in (doc.get("word_alignments") or {}).items():
+        for pair_id, alignment in by_pair.items():
+            put(pair_id, "word_alignments", annotator, alignment, append=False)
+    for annotator, by_pair in (doc.get("pair_labels") or {}).items():
+        for pair_id, label in by_pair.items():
+            put(pair_id, "pair_labels", annotator, label, append=False)
+    for annotator, by_pair in workbench.get("pair_labels", {}).items():
+        for pair_id, label in by_pair.items():
+            put(pair_id, "workbench_pair_labels", annotator, label, append=False)
+    for kind, rows in workbench.get("gold", {}).items():
+        for row in rows:
+            lines[row["pair"]].setdefault("gold", {}).setdefault(kind, []).append(row)
+    return [header, *lines.values()]

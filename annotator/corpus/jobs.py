@@ -1,0 +1,262 @@
+"""Import and export jobs: small files run inline, large ones as Celery tasks with progress and cancel.
+
+A `CorpusJob` row records each run (its options, the stored upload paths, the output file and the
+report). The work itself is `annotator.corpus.services.import_corpus` / `annotator.corpus.exports.export_project`
+— the same functions the management commands call.
+
+Progress and cancellation go through the cache, not the job row: an import runs inside one database
+transaction, so a progress update written to the row would stay invisible (and be rolled back), and a
+cancel flag written by the web request could be invisible to the import's snapshot (SQLite). The row
+gets the final state when the job ends. With Redis (REDIS_URL) the cache is shared by web and workers.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from annotator import taskqueue
+from annotator.corpus.exports import check_options, export_project
+from annotator.corpus.exports.report import NoSnapshot
+from annotator.corpus.services import import_corpus
+from annotator.models import CorpusJob, Project
+
+log = logging.getLogger(__name__)
+
+INLINE_LIMIT = 256 * 1024  # bytes of upload below which an import runs within the request
+PROGRESS_KEY = "corpus-job:{}:progress"
+CANCEL_KEY = "corpus-job:{}:cancel"
+KEY_TTL = 24 * 3600
+FINISHED = (CorpusJob.Status.SUCCEEDED, CorpusJob.Status.FAILED, CorpusJob.Status.CANCELLED)
+
+
+def job_dir(job: CorpusJob) -> Path:
+    path = Path(settings.MEDIA_ROOT) / "corpus_jobs" / str(job.pk)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _safe_name(name: str) -> str:
+    name = Path(name).name
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name) or "upload"
+
+
+def check_new_project_name(name: str) -> None:
+    if Project.objects.filter(name=name).exists():
+        raise ValidationError(
+            {"project_name": f"A project named {name!r} exists: import into it from its own page."}
+        )
+
+
+def start_import(
+    user: Any,
+    format: str,
+    project_name: str,
+    files: list[tuple[str, bytes]],
+    *,
+    project: Project | None = None,
+    annotator: str | None = None,
+    dry_run: bool = False,
+    skip_invalid: bool = False,
+    new_project: dict[str, Any] | None = None,
+) -> CorpusJob:
+    """Store the uploads, record the job, and run it: inline when small, else on a worker.
+
+    `new_project`: the language and tagset id (`tagset_id`) of the project an import creates.
+    An import into a new project (`project=None`) needs a name no project has yet (ValidationError on
+    `project_name`: importing into an existing project goes through that project)."""
+    if project is None:
+        check_new_project_name(project_name)
+    job = CorpusJob.objects.create(
+        kind=CorpusJob.Kind.IMPORT,
+        format=format,
+        project=project,
+        project_name=project_name,
+        created_by=user,
+        options={
+            "annotator": annotator or "",
+            "dry_run": dry_run,
+            "skip_invalid": skip_invalid,
+            "new_project": project is None,
+            "project_fields": new_project or {},
+        },
+    )
+    directory = job_dir(job)
+    stored = []
+    for n, (name, data) in enumerate(files):
+        path = directory / f"{n:02d}-{_safe_name(name)}"
+        path.write_bytes(data)
+        stored.append({"name": Path(name).name, "path": str(path)})
+    job.input_files = stored
+    job.save(update_fields=["input_files"])
+    if sum(len(data) for _, data in files) <= INLINE_LIMIT:
+        run_import(job.pk)
+    else:
+        transaction.on_commit(lambda: _send("annotator.run_import_job", job.pk))
+    job.refresh_from_db()
+    return job
+
+
+def start_export(user: Any, project: Project, format: str, **options: Any) -> CorpusJob:
+    """Record an export job and run it on a worker (inline when tasks run in-process); options the
+    format does not take are refused first (`exports.check_options`: ValidationError)."""
+    check_options(format, annotator=options.get("annotator"), gold=options.get("gold", False))
+    job = CorpusJob.objects.create(
+        kind=CorpusJob.Kind.EXPORT,
+        format=format,
+        project=project,
+        project_name=project.name,
+        created_by=user,
+        options=options,
+    )
+    transaction.on_commit(lambda: _send("annotator.run_export_job", job.pk))
+    return job
+
+
+def _send(task: str, job_id: int) -> None:
+    """Hand the job to a worker; if the queue is unreachable the job fails now, saying so, instead of
+    staying "queued" for ever."""
+    try:
+        taskqueue.enqueue(task, job_id)
+    except taskqueue.QueueUnavailable as exc:
+        CorpusJob.objects.filter(pk=job_id, status=CorpusJob.Status.QUEUED).update(
+            status=CorpusJob.Status.FAILED,
+            finished_at=timezone.now(),
+            report={"summary": f"{exc} Nothing was changed; start the job again once the queue is back."},
+        )
+
+
+def request_cancel(job: CorpusJob) -> None:
+    """Ask a job to stop: a queued one is cancelled at once, a running one at its next checkpoint."""
+    cache.set(CANCEL_KEY.format(job.pk), True, KEY_TTL)
+    CorpusJob.objects.filter(pk=job.pk).update(cancel_requested=True)
+    CorpusJob.objects.filter(pk=job.pk, status=CorpusJob.Status.QUEUED).update(
+        status=CorpusJob.Status.CANCELLED,
+        finished_at=timezone.now(),
+        report={"summary": "Cancelled before it started; nothing was imported."},
+    )
+
+
+def progress_of(job: CorpusJob) -> tuple[int, int]:
+    """(done, total) of a running job from the cache, or the row's values."""
+    if job.status == CorpusJob.Status.RUNNING:
+        live = cache.get(PROGRESS_KEY.format(job.pk))
+        if live:
+            return live
+    return job.progress, job.total
+
+
+class Checkpoints:
+    """A running job's progress to the cache (at most every 0.2 s) and its cancel flag from it: what
+    `run_import` reports and reads, and what `progress_of` and `request_cancel` meet from the web side."""
+
+    def __init__(self, job_id: int) -> None:
+        self.job_id, self.last = job_id, 0.0
+
+    def progress(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self.last >= 0.2 or done >= total:
+            self.last = now
+            cache.set(PROGRESS_KEY.format(self.job_id), (done, total), KEY_TTL)
+
+    def cancelled(self) -> bool:
+        return bool(cache.get(CANCEL_KEY.format(self.job_id)))
+
+
+def _claim(job_id: int) -> CorpusJob | None:
+    job = CorpusJob.objects.filter(pk=job_id).first()
+    if job is None:
+        log.warning("corpus job %s no longer exists; skipped", job_id)
+        return None
+    if job.status in FINISHED:
+        return None  # a re-delivered task of a finished job: nothing to do
+    if job.cancel_requested or cache.get(CANCEL_KEY.format(job.pk)):
+        _finish(
+            job, CorpusJob.Status.CANCELLED, {"summary": "Cancelled before it started; nothing was imported."}
+        )
+        return None
+    job.status = CorpusJob.Status.RUNNING
+    job.save(update_fields=["status"])
+    return job
+
+
+def _finish(job: CorpusJob, status: str, report: dict[str, Any], **fields: Any) -> None:
+    done, total = cache.get(PROGRESS_KEY.format(job.pk)) or (job.progress, job.total)
+    job.status, job.report, job.finished_at = status, report, timezone.now()
+    job.progress, job.total = (total, total) if status == CorpusJob.Status.SUCCEEDED else (done, total)
+    for name, value in fields.items():
+        setattr(job, name, value)
+    job.save()
+
+
+def run_import(job_id: int) -> str | None:
+    """Run a stored import job; returns its final status."""
+
+    job = _claim(job_id)
+    if job is None:
+        return None
+    checkpoints = Checkpoints(job.pk)
+    files = [(f["name"], Path(f["path"]).read_bytes()) for f in job.input_files]
+    options = job.options
+    try:
+        report = import_corpus(
+            job.format,
+            job.project_name,
+            files,
+            annotator=options.get("annotator") or None,
+            dry_run=options.get("dry_run", False),
+            skip_invalid=options.get("skip_invalid", False),
+            progress=checkpoints.progress,
+            cancelled=checkpoints.cancelled,
+            actor=job.created_by,
+            new_project=options.get("project_fields") or None,
+        )
+    except Exception as exc:  # a bug: record it on the job, then fail loudly
+        _finish(job, CorpusJob.Status.FAILED, {"summary": f"Internal error: {exc.__class__.__name__}: {exc}"})
+        raise
+    if report.cancelled:
+        status = CorpusJob.Status.CANCELLED
+    else:
+        status = CorpusJob.Status.SUCCEEDED if report.ok else CorpusJob.Status.FAILED
+    project = Project.objects.filter(name=job.project_name).first() if report.written else job.project
+    _finish(job, status, report.to_dict(), project=project)
+    return status
+
+
+def run_export(job_id: int) -> str | None:
+    """Run an export job: write the file under MEDIA_ROOT and remember its path."""
+
+    job = _claim(job_id)
+    if job is None:
+        return None
+    if job.project is None:
+        _finish(job, CorpusJob.Status.FAILED, {"summary": "The project no longer exists."})
+        return CorpusJob.Status.FAILED
+    try:
+        exported = export_project(job.format, job.project, **job.options)
+    except ValidationError as exc:
+        _finish(job, CorpusJob.Status.FAILED, {"summary": " ".join(exc.messages)})
+        return CorpusJob.Status.FAILED
+    except (ValueError, NoSnapshot) as exc:
+        _finish(job, CorpusJob.Status.FAILED, {"summary": str(exc)})
+        return CorpusJob.Status.FAILED
+    path = job_dir(job) / exported.filename
+    path.write_bytes(exported.data)
+    _finish(
+        job,
+        CorpusJob.Status.SUCCEEDED,
+        {
+            "summary": f"{exported.filename}: {len(exported.data):,} bytes",
+            "content_type": exported.content_type,
+        },
+        output_file=str(path),
+    )
+    return CorpusJob.Status.SUCCEEDED

@@ -1,0 +1,500 @@
+"""Writing a native document (metrics part + "workbench" extension) into a project.
+
+Used by `annotator.corpus.services.import_corpus(format="native")`. Everything is matched on content so
+that importing the same document twice creates nothing the second time: pairs on their source id,
+units/items on theirs, links and phrase alignments on their unique keys, phenomena as a multiset of
+their fields, judgements on (item, rater, step, phase), assignments on (annotator, pair/unit, round).
+A document without the "workbench" part (e.g. written by another tool for the metrics library) is
+imported too: pair texts are the tokens joined by spaces, the tagset is created from the type names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypedDict
+
+from django.core.exceptions import ValidationError
+
+from annotator.core import validation
+from annotator.core.tagsets import PALETTE
+from annotator.corpus.imports import native
+from annotator.corpus.imports.problems import Problem
+from annotator.corpus.imports.records import PairRecord, PhenomenonRecord
+from annotator.corpus.writing import (
+    BATCH,
+    Context,
+    ensure_user,
+    record_created,
+    use_tagset,
+    write_pairs,
+    write_phenomena,
+)
+from annotator.models import (
+    AlignmentLink,
+    Assignment,
+    EvaluationItem,
+    EvaluationUnit,
+    Judgement,
+    Membership,
+    Pair,
+    PairLabel,
+    ParaphraseType,
+    PhraseAlignment,
+    Tagset,
+)
+
+PROJECT_FIELDS = ("description", "guidelines", "phase", "phenomena_for")
+LAYERS = ("pair_label", "phenomena", "word_alignment", "phrase_alignment", "evaluation")
+
+
+def import_native(ctx: Context, sources: Sequence[tuple[str, bytes]]) -> None:
+    for name, data in sources:
+        doc, problems = native.parse_native(data, name)
+        ctx.report.problems += problems
+        if doc is not None and not problems:
+            NativeWriter(ctx, name, doc).write()
+        if ctx.report.problems:
+            return
+
+
+class StoredPair(TypedDict):
+    """A pair of the project as the document's sections refer to it (by source id)."""
+
+    pk: int
+    tokens: tuple[list[str], list[str]]
+    nodes: tuple[list[dict[str, Any]], list[dict[str, Any]]]
+
+
+class NativeWriter:
+    """One document into one project, section by section."""
+
+    def __init__(self, ctx: Context, filename: str, doc: dict[str, Any]) -> None:
+        self.ctx, self.file, self.doc = ctx, filename, doc
+        self.wb: dict[str, Any] = doc.get("workbench") or {}
+        self.project = ctx.project
+        self.users: dict[str, Any] = {}
+        self.roles: set[tuple[str, str]] = set()
+
+    def problem(self, field: str, message: str) -> None:
+        self.ctx.invalid(Problem(self.file, None, field, message))
+
+    def user(self, username: str, role: str | None = None) -> Any:
+        """The user (created with an unusable password if new); a member in `role` when one is given."""
+        if username not in self.users:
+            self.users[username] = ensure_user(username)
+        user = self.users[username]
+        if role is not None and (username, role) not in self.roles:
+            Membership.objects.get_or_create(project=self.project, user=user, role=role)
+            self.roles.add((username, role))
+        return user
+
+    def write(self) -> None:
+        self.write_project()
+        tagset = self.write_tagset()
+        if tagset is not None and not use_tagset(self.ctx, tagset, self.file):
+            return
+        self.types = {t.name: t for t in tagset.types.all()} if tagset else {}
+        self.write_members()
+        self.ctx.total = len(self.doc.get("pairs", []))
+        self.write_pairs()
+        rows = Pair.objects.filter(project=self.project).values_list(
+            "pk", "source_id", "tokens1", "tokens2", "nodes1", "nodes2"
+        )
+        self.pairs: dict[str, StoredPair] = {
+            sid: {"pk": pk, "tokens": (t1, t2), "nodes": (n1, n2)} for pk, sid, t1, t2, n1, n2 in rows
+        }
+        sections = {**self.wb.get("sections", {}), **{k: v for k, v in self.doc.items() if k != "workbench"}}
+        self.write_pair_labels(sections)
+        self.write_phenomena(sections.get("phenomena") or {})
+        self.write_links(sections.get("word_alignments") or {})
+        self.write_phrase_alignments(sections.get("phrase_alignments") or {})
+        items = self.write_units()
+        self.write_judgements(sections.get("evaluations") or {}, items)
+        self.write_assignments()
+
+    # ---- project, tagset, members ----
+
+    def write_project(self) -> None:
+        meta = self.wb.get("project")
+        if not meta or not self.ctx.report.created["projects"]:
+            return  # an existing project keeps its settings
+        for name in PROJECT_FIELDS:
+            if name in meta:
+                setattr(self.project, name, meta[name])
+        for layer in LAYERS:
+            setattr(self.project, f"layer_{layer}", layer in meta.get("layers", []))
+        self.project.save()
+
+    def write_tagset(self) -> Tagset | None:
+        meta = self.wb.get("tagset")
+        if meta is None and not self.doc.get("tagset", {}).get("types"):
+            return None
+        if meta is None:
+            meta = {
+                "name": f"{self.project.name} tagset",
+                "description": "From an interchange document.",
+                "types": [
+                    {
+                        "code": str(n + 1),
+                        "name": t["name"],
+                        "type_class": "",
+                        "scope_sides": "one" if t.get("one_sided") else "both",
+                        "position": n,
+                    }
+                    for n, t in enumerate(self.doc["tagset"]["types"])
+                ],
+            }
+        tagset, created = Tagset.objects.get_or_create(
+            name=meta["name"], defaults={"description": meta.get("description", "")}
+        )
+        have = {t.name for t in tagset.types.all()}
+        for n, row in enumerate(meta["types"]):
+            if row["name"] in have:
+                continue
+            if not created:
+                self.problem(
+                    "workbench.tagset", f"tagset {tagset.name!r} exists here without the type {row['name']!r}"
+                )
+                continue
+            fields = {k: v for k, v in row.items() if k in {f.name for f in ParaphraseType._meta.fields}}
+            fields.setdefault("colour", PALETTE[n % len(PALETTE)])
+            ParaphraseType.objects.create(tagset=tagset, **fields)
+        if created:
+            self.ctx.report.created["tagsets"] += 1
+        return tagset
+
+    def write_members(self) -> None:
+        members = self.wb.get("members", {})
+        for username in members.get("leads", []):
+            self.user(username, Membership.Role.LEAD)
+        for username in [*members.get("annotators", []), *self.doc.get("annotators", [])]:
+            self.user(username, Membership.Role.ANNOTATOR)
+
+    # ---- pairs ----
+
+    def write_pairs(self) -> None:
+        extras = self.wb.get("pairs", {})
+        records = []
+        for n, pair in enumerate(self.doc.get("pairs", [])):
+            extra = extras.get(pair["id"], {})
+            records.append(
+                PairRecord(
+                    source_id=pair["id"],
+                    position=extra.get("position", n),
+                    text1=extra.get("text1", " ".join(pair["tokens1"])),
+                    text2=extra.get("text2", " ".join(pair["tokens2"])),
+                    tokens1=pair["tokens1"],
+                    tokens2=pair["tokens2"],
+                    corpus_labels=extra.get("corpus_labels", {}),
+                    file=self.file,
+                    line=None,
+                    tree1=extra.get("tree1", ""),
+                    tree2=extra.get("tree2", ""),
+                    initial_alignment=(
+                        None
+                        if extra.get("initial_alignment_stored") is False
+                        else pair.get("initial_alignment")
+                    ),
+                    initial_alignment_source=extra.get("initial_alignment_source", ""),
+                )
+            )
+        write_pairs(self.ctx, records)
+
+    def pair_pk(self, source_id: str) -> int:
+        return self.pairs[source_id]["pk"]
+
+    # ---- annotations ----
+
+    def write_pair_labels(self, sections: dict[str, Any]) -> None:
+        wanted: dict[tuple[str, bool], dict[str, dict[str, str]]] = {}
+        if "pair_labels" in self.wb:
+            for annotator, by_pair in self.wb["pair_labels"].items():
+                wanted[annotator, False] = by_pair
+        else:
+            for annotator, by_pair in (sections.get("pair_labels") or {}).items():
+                wanted[annotator, False] = {
+                    p: {"label": label, "comment": ""} for p, label in by_pair.items()
+                }
+        for row in self.wb.get("gold", {}).get("pair_labels", []):
+            wanted.setdefault((row["annotator"], True), {})[row["pair"]] = row
+        new = []
+        for (annotator, is_gold), by_pair in wanted.items():
+            user = self.user(annotator)
+            have = {
+                (pk, gold)
+                for pk, gold in PairLabel.objects.filter(
+                    annotator=user, pair__project=self.project
+                ).values_list("pair_id", "is_gold")
+            }
+            for source_id, row in by_pair.items():
+                if (self.pair_pk(source_id), is_gold) in have:
+                    self.ctx.report.unchanged["pair labels"] += 1
+                    continue
+                new.append(
+                    PairLabel(
+                        pair_id=self.pair_pk(source_id),
+                        annotator=user,
+                        is_gold=is_gold,
+                        label=row["label"],
+                        comment=row.get("comment", ""),
+                    )
+                )
+        PairLabel.objects.bulk_create(new, batch_size=BATCH)
+        self.ctx.report.created["pair labels"] += len(new)
+
+    def phenomenon_record(
+        self, raw: dict[str, Any], extra: dict[str, Any], where: str
+    ) -> PhenomenonRecord | None:
+        ptype = self.types.get(raw["type"])
+        if ptype is None:
+            self.problem(where, f"unknown type {raw['type']!r}: not in the project's tagset")
+            return None
+        tokens = self.pairs[raw["pair"]]["tokens"]
+        try:
+            clean = validation.phenomenon_fields(
+                ptype,
+                tokens[0],
+                tokens[1],
+                scope1=raw["s1"],
+                scope2=raw["s2"],
+                projection=raw.get("projection"),
+                key1=raw.get("key1"),
+                key2=raw.get("key2"),
+            )
+        except ValidationError as exc:
+            self.problem(where, "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items()))
+            return None
+        return PhenomenonRecord(
+            pair=raw["pair"],
+            type_code=ptype.code,
+            sense_preserving=extra.get("sense_preserving"),
+            comment=extra.get("comment", ""),
+            file=self.file,
+            **clean,
+        )
+
+    def write_phenomena(self, section: dict[str, list[dict[str, Any]]]) -> None:
+        by_code = {t.code: t for t in self.types.values()}
+        pair_pks = {sid: row["pk"] for sid, row in self.pairs.items()}
+        for annotator, entries in section.items():
+            extras = self.wb.get("phenomena_extra", {}).get(annotator, [{}] * len(entries))
+            records = [
+                self.phenomenon_record(raw, extras[n], f"phenomena.{annotator}[{n}]")
+                for n, raw in enumerate(entries)
+            ]
+            write_phenomena(self.ctx, [r for r in records if r], pair_pks, by_code, self.user(annotator))
+        gold = self.wb.get("gold", {}).get("phenomena", [])
+        for n, row in enumerate(gold):
+            raw = {**row, "s1": row["scope1"], "s2": row["scope2"]}
+            record = self.phenomenon_record(raw, row, f"workbench.gold.phenomena[{n}]")
+            if record:
+                write_phenomena(
+                    self.ctx, [record], pair_pks, by_code, self.user(row["annotator"]), is_gold=True
+                )
+
+    def write_links(self, section: dict[str, dict[str, dict[str, list[list[int]]]]]) -> None:
+        wanted: list[tuple[Any, bool, int, int, int, bool]] = []
+        for annotator, by_pair in section.items():
+            user = self.user(annotator)
+            for source_id, alignment in by_pair.items():
+                for kind in ("sure", "possible"):
+                    for i, j in alignment.get(kind, []):
+                        wanted.append((user, False, self.pair_pk(source_id), i, j, kind == "sure"))
+        for row in self.wb.get("gold", {}).get("links", []):
+            wanted.append(
+                (
+                    self.user(row["annotator"]),
+                    True,
+                    self.pair_pk(row["pair"]),
+                    row["i"],
+                    row["j"],
+                    row["sure"],
+                )
+            )
+        have = set(
+            AlignmentLink.objects.filter(pair__project=self.project).values_list(
+                "annotator_id", "is_gold", "pair_id", "i", "j"
+            )
+        )
+        new = []
+        for user, is_gold, pair_id, i, j, sure in wanted:
+            if (user.pk, is_gold, pair_id, i, j) in have:
+                self.ctx.report.unchanged["links"] += 1
+                continue
+            have.add((user.pk, is_gold, pair_id, i, j))
+            new.append(AlignmentLink(pair_id=pair_id, annotator=user, is_gold=is_gold, i=i, j=j, sure=sure))
+        AlignmentLink.objects.bulk_create(new, batch_size=BATCH)
+        self.ctx.report.created["links"] += len(new)
+        for user in {link.annotator for link in new}:
+            record_created(
+                self.ctx,
+                [link for link in new if link.annotator == user],
+                "alignmentlink",
+                user,
+                ["i", "j", "sure"],
+            )
+
+    def node_of(self, source_id: str, member: int, span: list[int] | None) -> int | None:
+        if span is None:
+            return None
+        nodes = self.pairs[source_id]["nodes"][member - 1]
+        start, end = min(span), max(span) + 1
+        return next((n for n, node in enumerate(nodes) if (node["start"], node["end"]) == (start, end)), None)
+
+    def write_phrase_alignments(self, section: dict[str, list[dict[str, Any]]]) -> None:
+        wanted: list[tuple[Any, bool, int, int | None, int | None, bool]] = []
+        for annotator, entries in section.items():
+            user = self.user(annotator)
+            nodes = self.wb.get("phrase_nodes", {}).get(annotator)
+            for n, raw in enumerate(entries):
+                node1, node2 = (
+                    nodes[n]
+                    if nodes
+                    else (self.node_of(raw["pair"], 1, raw["s1"]), self.node_of(raw["pair"], 2, raw["s2"]))
+                )
+                if node1 is None and node2 is None:
+                    self.problem(f"phrase_alignments.{annotator}[{n}]", "no parse-tree node has this span")
+                    continue
+                wanted.append(
+                    (user, False, self.pair_pk(raw["pair"]), node1, node2, raw.get("label") != "possible")
+                )
+        for row in self.wb.get("gold", {}).get("phrase_alignments", []):
+            wanted.append(
+                (
+                    self.user(row["annotator"]),
+                    True,
+                    self.pair_pk(row["pair"]),
+                    row["node1"],
+                    row["node2"],
+                    row["sure"],
+                )
+            )
+        have = set(
+            PhraseAlignment.objects.filter(pair__project=self.project).values_list(
+                "annotator_id", "is_gold", "pair_id", "node1", "node2"
+            )
+        )
+        new = []
+        for user, is_gold, pair_id, node1, node2, sure in wanted:
+            if (user.pk, is_gold, pair_id, node1, node2) in have:
+                self.ctx.report.unchanged["phrase alignments"] += 1
+                continue
+            have.add((user.pk, is_gold, pair_id, node1, node2))
+            new.append(
+                PhraseAlignment(
+                    pair_id=pair_id, annotator=user, is_gold=is_gold, node1=node1, node2=node2, sure=sure
+                )
+            )
+        PhraseAlignment.objects.bulk_create(new, batch_size=BATCH)
+        self.ctx.report.created["phrase alignments"] += len(new)
+        for user in {a.annotator for a in new}:
+            record_created(
+                self.ctx,
+                [a for a in new if a.annotator == user],
+                "phrasealignment",
+                user,
+                ["node1", "node2", "sure"],
+            )
+
+    # ---- evaluation ----
+
+    def write_units(self) -> dict[str, int]:
+        """Units and items (missing ones created); returns item id "<unit>/<item>" → EvaluationItem pk."""
+        have_units = dict(EvaluationUnit.objects.filter(project=self.project).values_list("source_id", "pk"))
+        units = self.wb.get("evaluation_units", [])
+        new_units = [
+            EvaluationUnit(project=self.project, **{k: v for k, v in u.items() if k != "items"})
+            for u in units
+            if u["source_id"] not in have_units
+        ]
+        EvaluationUnit.objects.bulk_create(new_units, batch_size=BATCH)
+        self.ctx.report.created["units"] += len(new_units)
+        have_units.update({u.source_id: u.pk for u in new_units})
+        have_items = {
+            (unit, item): pk
+            for pk, unit, item in EvaluationItem.objects.filter(unit__project=self.project).values_list(
+                "pk", "unit__source_id", "source_id"
+            )
+        }
+        new_items = []
+        for unit in units:
+            for item in unit["items"]:
+                if (unit["source_id"], item["source_id"]) not in have_items:
+                    new_items.append(EvaluationItem(unit_id=have_units[unit["source_id"]], **item))
+        EvaluationItem.objects.bulk_create(new_items, batch_size=BATCH)
+        self.ctx.report.created["items"] += len(new_items)
+        unit_sids = {pk: sid for sid, pk in have_units.items()}
+        have_items.update({(unit_sids[i.unit_id], i.source_id): i.pk for i in new_items})
+        return {f"{unit}/{item}": pk for (unit, item), pk in have_items.items()}
+
+    def write_judgements(self, evaluations: dict[str, Any], items: dict[str, int]) -> None:
+        rows = self.wb.get("judgements")
+        if rows is None:  # a plain interchange document: ratings and revisions
+            rows = []
+            for section, phase in (("ratings", "initial"), ("revisions", "reevaluation")):
+                for r in evaluations.get(section, []):
+                    for key, step in (("G", "grammaticality"), ("M", "meaning")):
+                        if key in r:
+                            rows.append(
+                                {
+                                    "item": r["item"],
+                                    "rater": r["rater"],
+                                    "step": step,
+                                    "phase": phase,
+                                    "label": r[key],
+                                    "answers": {},
+                                }
+                            )
+        have = set(
+            Judgement.objects.filter(item__unit__project=self.project).values_list(
+                "item_id", "rater__username", "step", "phase"
+            )
+        )
+        new = []
+        for n, row in enumerate(rows):
+            item = items.get(row["item"])
+            if item is None:
+                self.problem(f"workbench.judgements[{n}].item", f"no evaluation item {row['item']!r}")
+                continue
+            if (item, row["rater"], row["step"], row["phase"]) in have:
+                self.ctx.report.unchanged["judgements"] += 1
+                continue
+            new.append(
+                Judgement(
+                    item_id=item,
+                    rater=self.user(row["rater"]),
+                    step=row["step"],
+                    phase=row["phase"],
+                    label=row["label"],
+                    answers=row.get("answers") or {},
+                )
+            )
+        Judgement.objects.bulk_create(new, batch_size=BATCH)
+        self.ctx.report.created["judgements"] += len(new)
+
+    def write_assignments(self) -> None:
+        units = dict(EvaluationUnit.objects.filter(project=self.project).values_list("source_id", "pk"))
+        have = set(
+            Assignment.objects.filter(project=self.project).values_list(
+                "annotator__username", "pair_id", "unit_id", "round"
+            )
+        )
+        new = []
+        for row in self.wb.get("assignments", []):
+            pair_id = self.pair_pk(row["pair"]) if "pair" in row else None
+            unit_id = units.get(row["unit"]) if "unit" in row else None
+            if (row["annotator"], pair_id, unit_id, row["round"]) in have:
+                self.ctx.report.unchanged["assignments"] += 1
+                continue
+            fields = {k: row[k] for k in ("phase", "round", "status", "step", "queue_position", "time_spent")}
+            new.append(
+                Assignment(
+                    project=self.project,
+                    annotator=self.user(row["annotator"]),
+                    pair_id=pair_id,
+                    unit_id=unit_id,
+                    **fields,
+                )
+            )
+        Assignment.objects.bulk_create(new, batch_size=BATCH)
+        self.ctx.report.created["assignments"] += len(new)

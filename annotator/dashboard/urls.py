@@ -1,0 +1,11 @@
+"""URLs of the dashboard area (included by annotator.urls, namespace `annotator`)."""
+
+from django.urls import path
+
+from annotator.dashboard.measure_docs import measure_explanation
+from annotator.dashboard.views import dashboard_view
+
+urlpatterns = [
+    path("projects/<int:project_pk>/dashboard/", dashboard_view, name="dashboard"),
+    path("measures/<slug:anchor>/", measure_explanation, name="measure-explanation"),
+]

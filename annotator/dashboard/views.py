@@ -1,0 +1,148 @@
+"""The lead's live agreement dashboard (URL name `annotator:dashboard`).
+
+One view serves the page and, for htmx requests, the panel named by `HX-Target` (one template partial
+per panel, named after its DOM id). `#snapshot-status` polls while the tab is visible; when it sees a
+snapshot newer than the one the page shows it triggers `snapshot-updated`, on which every other
+panel reloads itself. Only stored snapshots are read; nothing is computed during a request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Field
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template, render_to_string
+from django.views.decorators.http import require_GET
+from django_htmx.http import trigger_client_event
+
+from annotator import access
+from annotator.agreement import computation, scheduling
+from annotator.core.web_request import SignedInRequest
+from annotator.dashboard import tables as dashboard
+from annotator.evaluation.stats import lead_summary_context, project_precision, rater_progress
+from annotator.home import health
+from annotator.models import AgreementSnapshot, AgreementState, Project
+
+TEMPLATE = "dashboard/dashboard.html"
+PANELS = (
+    "progress",
+    "phenomena-agreement",
+    "alignment-agreement",
+    "label-agreement",
+    "evaluation",
+    "trend",
+    "heatmap",
+)
+LEAD_SUMMARY = "evaluation/_lead_summary.html"
+
+
+@require_GET
+def dashboard_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
+    """Lead / admin: progress, agreement tables, heatmaps and trend of the project's latest snapshot."""
+    project = access.project_for_lead(request.user, project_pk)
+    target = request.htmx.target if request.htmx else None
+    if target == "snapshot-status":
+        return _status_response(request, project)
+    if target in PANELS:
+        return render(request, f"{TEMPLATE}#{target}", _context(project, {target}))
+    return render(request, TEMPLATE, _context(project, set(PANELS) | {"snapshot-status"}))
+
+
+def _status_response(request: SignedInRequest, project: Project) -> HttpResponse:
+    context = _status_context(project)
+    scheduling.catch_up(context["state"])
+    response = render(request, f"{TEMPLATE}#snapshot-status", context)
+    latest = context["status"]["latest"]
+    if latest is not None and request.GET.get("seen") != str(latest["id"]):
+        trigger_client_event(response, "snapshot-updated")
+    return response
+
+
+def _latest(project: Project, fields: tuple[str, ...]) -> dict[str, Any] | None:
+    """The latest snapshot's id, time and the requested top-level keys of its results (in the database)."""
+    return (
+        AgreementSnapshot.objects.filter(project=project, scope="project")
+        .order_by("-computed_at", "-id")
+        .values("id", "computed_at", "duration_ms", "results__pending", *(f"results__{f}" for f in fields))
+        .first()
+    )
+
+
+def _status_context(project: Project) -> dict[str, Any]:
+    state = AgreementState.objects.filter(project=project).first()
+    latest = _latest(project, ())
+    if latest is not None:
+        latest["pending"] = latest.pop("results__pending") or []
+    status = dashboard.status(state, latest)
+    status["freshness"] = health.figures_freshness(state, latest["computed_at"] if latest else None)
+    return {"project": project, "state": state, "status": status}
+
+
+def _layer_name(layer: str) -> str:
+    """The layer as its switch on the project is labelled ("word alignment")."""
+    field = Project._meta.get_field(f"layer_{layer}")
+    return str(field.verbose_name) if isinstance(field, Field) else layer
+
+
+def _context(project: Project, parts: set[str]) -> dict[str, Any]:
+    context: dict[str, Any] = {
+        "project": project,
+        "layer_names": [_layer_name(n) for n in project.layers],
+    }
+    if "snapshot-status" in parts:
+        context.update(_status_context(project))
+    if "progress" in parts:
+        context["work_progress"] = computation.progress(project)
+    if "trend" in parts:
+        context["trend_svg"] = dashboard.trend(project.pk)
+    needs_results = parts & {
+        "phenomena-agreement",
+        "alignment-agreement",
+        "label-agreement",
+        "evaluation",
+        "heatmap",
+    }
+    if not needs_results:
+        return context
+    row = _latest(project, ("report", "pair_labels", "annotators", "machine", "kappa_c_baseline"))
+    context["has_snapshot"] = row is not None
+    if row is None:
+        return context
+    results = {
+        "report": row["results__report"] or {"measures": {}},
+        "pair_labels": row["results__pair_labels"],
+        "pending": row["results__pending"] or [],
+    }
+    names = row["results__annotators"] or []
+    measures = results["report"]["measures"]
+    context.update(
+        {
+            "snapshot": {"id": row["id"], "computed_at": row["computed_at"]},
+            "names": names,
+            "phenomena": dashboard.phenomena_tables(measures, names),
+            "alignment": dashboard.alignment_tables(measures, names, results["pending"]),
+            "labels": dashboard.label_tables(results, names),
+            "evaluation_rows": dashboard.evaluation_rows(measures),
+            "heatmaps": dashboard.heatmaps(results, names),
+            "machine": row["results__machine"] or {},
+            "kappa_c_baseline": row["results__kappa_c_baseline"] or {},
+            "system_spade": dashboard.system_spade_rows(measures),
+        }
+    )
+    if "evaluation" in parts and project.layer_evaluation:
+        context.update(_lead_summary(project, measures))
+    return context
+
+
+def _lead_summary(project: Project, measures: dict[str, Any]) -> dict[str, Any]:
+    """The evaluation area's lead summary partial, when that area provides it."""
+    try:
+        get_template(LEAD_SUMMARY)
+    except (TemplateDoesNotExist, ImportError):
+        return {}
+    summary = lead_summary_context(measures, project_precision(project), rater_progress(project))
+    # Rendered with its own context: its keys (e.g. `progress`) must not replace the dashboard's.
+    return {"lead_summary_html": render_to_string(LEAD_SUMMARY, {"project": project, **summary})}

@@ -1,0 +1,97 @@
+"""Home page, project overview and health check."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_not_required
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from annotator import access
+from annotator.home import health
+from annotator.models import Assignment, Membership, Project
+from annotator.projects import guidelines
+
+
+def _queue_counts(user, project: Project) -> dict[str, int]:
+    return _queue_counts_by_project(user, [project.pk]).get(project.pk, _empty_counts())
+
+
+def _empty_counts() -> dict[str, int]:
+    return {"total": 0, "done": 0, "postponed": 0, "todo": 0, "percent": 0, "units": 0, "units_open": 0}
+
+
+def _queue_counts_by_project(user, project_ids: list[int]) -> dict[int, dict[str, int]]:
+    """The user's own assignment counts per project, in one query: pairs counted as the editor's queue
+    counts them (`services.work.queue_counts`), evaluation units apart (the rating queue's)."""
+    pairs = Q(pair__isnull=False)
+    rows = (
+        Assignment.objects.filter(project_id__in=project_ids, annotator=user)
+        .values("project_id")
+        .annotate(
+            total=Count("id", filter=pairs),
+            done=Count("id", filter=pairs & Q(status=Assignment.Status.DONE)),
+            postponed=Count("id", filter=pairs & Q(status=Assignment.Status.POSTPONED)),
+            units=Count("id", filter=Q(unit__isnull=False)),
+            units_open=Count("id", filter=Q(unit__isnull=False) & ~Q(status=Assignment.Status.DONE)),
+        )
+    )
+    counts: dict[int, dict[str, int]] = {}
+    for row in rows:
+        total, done, postponed = row["total"], row["done"], row["postponed"]
+        counts[row["project_id"]] = {
+            "total": total,
+            "done": done,
+            "postponed": postponed,
+            "todo": total - done - postponed,
+            "percent": round(100 * done / total) if total else 0,
+            "units": row["units"],
+            "units_open": row["units_open"],
+        }
+    return counts
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    """Each role's starting page: the annotator's queues, the lead's projects, the admin's tools."""
+    projects = list(access.visible_projects(request.user).select_related("tagset"))
+    roles = access.roles_by_project(request.user, [p.pk for p in projects])
+    counts = _queue_counts_by_project(request.user, [p.pk for p in projects])
+    admin = access.is_admin(request.user)
+    rows = [
+        {
+            "project": project,
+            "is_lead": admin or Membership.Role.LEAD in roles.get(project.pk, set()),
+            "is_annotator": Membership.Role.ANNOTATOR in roles.get(project.pk, set()),
+            "queue": counts.get(project.pk, _empty_counts()),
+        }
+        for project in projects
+    ]
+    return render(request, "core/home.html", {"projects": rows})
+
+
+@require_GET
+def project_detail(request: HttpRequest, project_pk: int) -> HttpResponse:
+    project = access.project_for_member(request.user, project_pk)
+    context = {
+        "project": project,
+        "is_project_lead": access.is_lead(request.user, project),
+        "is_project_annotator": access.is_annotator(request.user, project),
+        "queue": _queue_counts(request.user, project),
+        "n_pairs": project.pairs.count(),
+        "n_units": project.units.count(),
+        "guidelines_unseen": guidelines.unseen_version(project, request.user),
+    }
+    return render(request, "core/project_detail.html", context)
+
+
+@login_not_required
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    """The database, the broker and the workers' last heartbeat, each reported (annotator.home.health);
+    200 when the database and the broker answer, 503 otherwise."""
+    status, body = health.report()
+    return JsonResponse(body, status=status)

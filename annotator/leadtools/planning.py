@@ -1,0 +1,431 @@
+"""Planning the work: which annotators get which pairs, previewed before anything is written.
+
+`plan_assignments(...)` is pure with respect to the database (it only reads): it chooses the pairs
+(all, a seeded random sample of n, or a filter), distributes them over the chosen annotators
+(everyone, one each — the final phase's split of Vila et al.'s three phases — or k each with balanced
+overlap) and returns a `Plan` with the load per annotator. `apply_plan(plan)` writes the Assignment
+rows idempotently; `reassign(...)` moves the unfinished work of an annotator who left.
+
+Vila et al. (2015) annotate in three phases: training and agreement (everyone annotates the same
+pairs, so agreement can be measured) and the final phase, in which the remaining pairs are split
+between the annotators. "k with balanced overlap" sits between the two: every pair gets k annotators,
+each annotator about n·k/m pairs, and every two annotators share about the same number of pairs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count, Q, Sum
+
+from annotator.corpus import projects
+from annotator.models import AlignmentLink, Assignment, Membership, Pair, PairLabel, Phenomenon, Project
+
+SELECTIONS = ("all", "sample", "filter")
+PER_PAIR = ("everyone", "one", "k")
+UNFINISHED = (Assignment.Status.TODO, Assignment.Status.IN_PROGRESS, Assignment.Status.POSTPONED)
+
+
+@dataclass(frozen=True)
+class PairFilter:
+    """Conditions of the "filter" selection; empty fields do not filter."""
+
+    label_key: str = ""
+    label_value: str = ""
+    source_prefix: str = ""
+    unannotated: bool = False
+    unassigned: bool = False
+
+
+@dataclass(frozen=True)
+class Load:
+    """One annotator's pair assignments in the plan's phase and round: before, new, after."""
+
+    annotator_id: int
+    username: str
+    existing: int
+    new: int
+    done: int
+
+    @property
+    def total(self) -> int:
+        return self.existing + self.new
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A previewed distribution of pairs over annotators (nothing written yet)."""
+
+    project_id: int
+    phase: str
+    round: int
+    per_pair: str
+    k: int
+    seed: int | None
+    pair_ids: tuple[int, ...]
+    annotator_ids: tuple[int, ...]
+    assignments: tuple[tuple[int, int], ...]  # (annotator id, pair id), in queue order
+    existing: frozenset[tuple[int, int]] = field(default_factory=frozenset)
+    loads: tuple[Load, ...] = ()
+
+    @property
+    def new_assignments(self) -> list[tuple[int, int]]:
+        return [a for a in self.assignments if a not in self.existing]
+
+    @property
+    def overlap(self) -> dict[tuple[int, int], int]:
+        """How many planned pairs every two annotators share (balanced-overlap check)."""
+        by_pair: dict[int, list[int]] = {}
+        for annotator_id, pair_id in self.assignments:
+            by_pair.setdefault(pair_id, []).append(annotator_id)
+        shared: Counter[tuple[int, int]] = Counter()
+        for ids in by_pair.values():
+            ids = sorted(ids)
+            for n, a in enumerate(ids):
+                for b in ids[n + 1 :]:
+                    shared[a, b] += 1
+        return dict(shared)
+
+
+def select_pairs(
+    project: Project,
+    *,
+    selection: str = "all",
+    n: int | None = None,
+    seed: int | None = None,
+    conditions: PairFilter | None = None,
+) -> list[int]:
+    """Pks of the chosen pairs, in pair order (position).
+
+    - "all": every pair of the project;
+    - "sample": a random sample of `n` pairs drawn with `random.Random(seed)` (same seed, same sample);
+    - "filter": the pairs meeting `conditions` (corpus label key = value, source id prefix, no
+      annotations yet by anyone, no assignment yet).
+    """
+    if selection not in SELECTIONS:
+        raise ValidationError({"selection": f"Choose all, sample or filter, not {selection!r}."})
+    rows = list(Pair.objects.filter(project=project).order_by("position", "pk").values_list("pk", flat=True))
+    if selection == "all":
+        return rows
+    if selection == "sample":
+        if n is None or n < 1:
+            raise ValidationError({"n": "Give the number of pairs to sample."})
+        if n > len(rows):
+            raise ValidationError({"n": f"The project has only {len(rows)} pairs; cannot sample {n}."})
+        chosen = set(random.Random(seed).sample(rows, n))
+        return [pk for pk in rows if pk in chosen]
+    conditions = conditions or PairFilter()
+    if conditions.label_value and not conditions.label_key:
+        raise ValidationError({"label_key": "Name the corpus label the value belongs to."})
+    return _filtered(project, rows, conditions)
+
+
+def _filtered(project: Project, rows: list[int], conditions: PairFilter) -> list[int]:
+    qs = Pair.objects.filter(project=project)
+    if conditions.source_prefix:
+        qs = qs.filter(source_id__startswith=conditions.source_prefix)
+    if conditions.unassigned:
+        qs = qs.exclude(
+            pk__in=Assignment.objects.filter(project=project, pair__isnull=False).values("pair_id")
+        )
+    if conditions.unannotated:
+        labelled = PairLabel.objects.filter(pair__project=project, is_gold=False).exclude(label="")
+        qs = qs.exclude(pk__in=labelled.values("pair_id"))
+        qs = qs.exclude(
+            pk__in=Phenomenon.objects.filter(pair__project=project, is_gold=False).values("pair_id")
+        )
+        qs = qs.exclude(
+            pk__in=AlignmentLink.objects.filter(pair__project=project, is_gold=False).values("pair_id")
+        )
+    keep = set(qs.values_list("pk", flat=True))
+    if conditions.label_key:
+        labels = dict(Pair.objects.filter(pk__in=keep).values_list("pk", "corpus_labels"))
+        keep = {pk for pk, found in labels.items() if _label_matches(found, conditions)}
+    return [pk for pk in rows if pk in keep]
+
+
+def _label_matches(labels: Any, conditions: PairFilter) -> bool:
+    # Corpus labels come from many formats ("1", 1, True); compare their text.
+    if not isinstance(labels, dict) or conditions.label_key not in labels:
+        return False
+    return not conditions.label_value or str(labels[conditions.label_key]) == conditions.label_value
+
+
+def project_annotators(project: Project) -> list[tuple[int, str]]:
+    """(user id, username) of the project's annotators, in username order."""
+    rows = Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR).values_list(
+        "user_id", "user__username"
+    )
+    return sorted(set(rows), key=lambda row: row[1])
+
+
+def distribute(
+    pair_ids: Sequence[int],
+    annotator_ids: Sequence[int],
+    *,
+    per_pair: str,
+    k: int | None = 1,
+    seed: int | None = None,
+) -> list[tuple[int, int]]:
+    """(annotator id, pair id) for every pair: all annotators, one, or k of them.
+
+    "one" and "k" pick, for each pair in turn, among the groups of k annotators that keep every load
+    within one of the lowest, the group with the smallest total load plus pairs already shared
+    within the group; ties follow a seeded shuffle of the annotators. Loads then differ by at most one and every two annotators share about
+    n·k(k−1)/(m(m−1)) pairs. Beyond `MAX_GROUPS` possible groups the group is built greedily.
+    """
+    if per_pair not in PER_PAIR:
+        raise ValidationError({"per_pair": f"Choose everyone, one or k, not {per_pair!r}."})
+    if not annotator_ids:
+        raise ValidationError({"annotators": "Choose at least one annotator."})
+    if per_pair == "everyone":
+        return [(a, p) for p in pair_ids for a in annotator_ids]
+    if per_pair == "one":
+        k = 1
+    if k is None:
+        raise ValidationError({"k": "Give how many annotators each pair gets."})
+    if k < 1 or k > len(annotator_ids):
+        raise ValidationError(
+            {"k": f"Annotators per pair must be between 1 and {len(annotator_ids)} (the annotators chosen)."}
+        )
+    order = list(annotator_ids)
+    random.Random(seed).shuffle(order)
+    rank = {a: n for n, a in enumerate(order)}
+    load = dict.fromkeys(order, 0)
+    shared: Counter[tuple[int, int]] = Counter()
+    groups = _groups(order, k)
+    out: list[tuple[int, int]] = []
+    for pair_id in pair_ids:
+        if groups is not None:
+            floor = min(load.values())
+            best = min(groups, key=lambda group: _group_cost(group, load, shared, floor))
+            chosen = list(best)
+        else:
+            chosen = _greedy_group(order, k, load, shared)
+        for n, a in enumerate(chosen):
+            load[a] += 1
+            for b in chosen[n + 1 :]:
+                shared[_key(a, b)] += 1
+        out.extend((a, pair_id) for a in sorted(chosen, key=rank.__getitem__))
+    return out
+
+
+# Up to this many k-subsets of annotators are compared exhaustively for every pair.
+MAX_GROUPS = 2000
+
+
+def _key(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a < b else (b, a)
+
+
+def _groups(order: list[int], k: int) -> list[tuple[int, ...]] | None:
+    if math.comb(len(order), k) > MAX_GROUPS:
+        return None
+    return list(itertools.combinations(order, k))
+
+
+def _group_cost(
+    group: tuple[int, ...], load: dict[int, int], shared: Counter[tuple[int, int]], floor: int
+) -> tuple[bool, int]:
+    # Loads never drift more than one apart; within that, low load and little shared work win.
+    loads = [load[a] for a in group]
+    overlap = sum(shared[_key(a, b)] for n, a in enumerate(group) for b in group[n + 1 :])
+    return max(loads) > floor + 1, sum(loads) + overlap
+
+
+def _greedy_group(
+    order: list[int], k: int, load: dict[int, int], shared: Counter[tuple[int, int]]
+) -> list[int]:
+    chosen: list[int] = []
+    for _ in range(k):
+        chosen.append(
+            min(
+                (a for a in order if a not in chosen),
+                key=lambda a: (load[a], sum(shared[_key(a, b)] for b in chosen)),
+            )
+        )
+    return chosen
+
+
+def plan_assignments(
+    project: Project,
+    *,
+    annotator_ids: Sequence[int],
+    selection: str = "all",
+    n: int | None = None,
+    seed: int | None = None,
+    conditions: PairFilter | None = None,
+    per_pair: str = "everyone",
+    k: int | None = 1,
+    phase: str | None = None,
+    round: int = 0,
+) -> Plan:
+    """Preview: the pairs chosen, who gets which, and the resulting load per annotator. Writes nothing."""
+    phase = phase or project.phase
+    if phase not in Project.Phase.values:
+        raise ValidationError({"phase": f"Phase must be training, agreement or final, not {phase!r}."})
+    known = dict(project_annotators(project))
+    unknown = [a for a in annotator_ids if a not in known]
+    if unknown:
+        raise ValidationError({"annotators": f"User {unknown[0]} is not an annotator of this project."})
+    pair_ids = select_pairs(project, selection=selection, n=n, seed=seed, conditions=conditions)
+    planned = distribute(pair_ids, list(annotator_ids), per_pair=per_pair, k=k, seed=seed)
+    existing = _existing(project, planned, round)
+    return Plan(
+        project_id=project.pk,
+        phase=phase,
+        round=round,
+        per_pair=per_pair,
+        k=1 if per_pair == "one" else (len(annotator_ids) if per_pair == "everyone" else k or 1),
+        seed=seed,
+        pair_ids=tuple(pair_ids),
+        annotator_ids=tuple(annotator_ids),
+        assignments=tuple(planned),
+        existing=frozenset(existing),
+        loads=tuple(_loads(project, known, planned, existing, round)),
+    )
+
+
+def _existing(project: Project, planned: list[tuple[int, int]], round: int) -> set[tuple[int, int]]:
+    have = Assignment.objects.filter(project=project, pair__isnull=False, round=round).values_list(
+        "annotator_id", "pair_id"
+    )
+    planned_set = set(planned)
+    return {row for row in have if row in planned_set}
+
+
+def _loads(
+    project: Project,
+    annotators: dict[int, str],
+    planned: list[tuple[int, int]],
+    existing: set[tuple[int, int]],
+    round: int,
+) -> list[Load]:
+    counts: dict[int, Mapping[str, Any]] = {
+        row["annotator_id"]: row
+        for row in Assignment.objects.filter(project=project, pair__isnull=False, round=round)
+        .values("annotator_id")
+        .annotate(total=Count("id"), done=Count("id", filter=Q(status=Assignment.Status.DONE)))
+    }
+    new = Counter(a for a, p in planned if (a, p) not in existing)
+    return [
+        Load(
+            annotator_id=user_id,
+            username=name,
+            existing=counts.get(user_id, {}).get("total", 0),
+            new=new.get(user_id, 0),
+            done=counts.get(user_id, {}).get("done", 0),
+        )
+        for user_id, name in annotators.items()
+    ]
+
+
+@transaction.atomic
+def apply_plan(plan: Plan) -> int:
+    """Write the plan's Assignment rows that do not exist yet (idempotent). Returns how many were new."""
+    project = Project.objects.select_for_update().get(pk=plan.project_id)
+    have = _existing(project, list(plan.assignments), plan.round)
+    positions = dict(Pair.objects.filter(pk__in=plan.pair_ids).values_list("pk", "position"))
+    for annotator_id in plan.annotator_ids:
+        projects.add_member(project, _user(annotator_id), Membership.Role.ANNOTATOR)
+    new = [
+        Assignment(
+            project=project,
+            annotator_id=annotator_id,
+            pair_id=pair_id,
+            phase=plan.phase,
+            round=plan.round,
+            queue_position=positions[pair_id],
+        )
+        for annotator_id, pair_id in plan.assignments
+        if (annotator_id, pair_id) not in have and pair_id in positions
+    ]
+    Assignment.objects.bulk_create(new)
+    return len(new)
+
+
+def _user(user_id: int) -> Any:
+
+    return get_user_model().objects.get(pk=user_id)
+
+
+@dataclass(frozen=True)
+class Reassignment:
+    moved: int
+    already_held: int
+    removed_from_project: bool
+
+
+@transaction.atomic
+def reassign(project: Project, from_user: Any, to_user: Any, *, remove_member: bool = False) -> Reassignment:
+    """Move `from_user`'s unfinished pair assignments (to do, in progress, postponed) to `to_user`.
+
+    Finished work stays with its author. A pair (and round) `to_user` already holds is not duplicated:
+    `from_user`'s row for it is dropped and counted in `already_held`. Moved rows start afresh (to do,
+    no time spent) because `to_user` has not started them. With `remove_member`, `from_user` stops
+    being an annotator of the project, which also leaves their work out of agreement.
+    """
+    if from_user.pk == to_user.pk:
+        raise ValidationError({"to_user": "Choose a different annotator to take the work over."})
+    if not project.memberships.filter(user=to_user, role=Membership.Role.ANNOTATOR).exists():
+        raise ValidationError({"to_user": f"{to_user} is not an annotator of this project."})
+    rows = Assignment.objects.select_for_update().filter(
+        project=project, annotator=from_user, pair__isnull=False, status__in=UNFINISHED
+    )
+    held = set(
+        Assignment.objects.filter(project=project, annotator=to_user, pair__isnull=False).values_list(
+            "pair_id", "round"
+        )
+    )
+    duplicate = [row.pk for row in rows if (row.pair_id, row.round) in held]
+    Assignment.objects.filter(pk__in=duplicate).delete()
+    moved = (
+        Assignment.objects.filter(
+            project=project, annotator=from_user, pair__isnull=False, status__in=UNFINISHED
+        )
+        .exclude(pk__in=duplicate)
+        .update(annotator=to_user, status=Assignment.Status.TODO, started_at=None, time_spent=0)
+    )
+    if remove_member:
+        Membership.objects.filter(project=project, user=from_user, role=Membership.Role.ANNOTATOR).delete()
+    return Reassignment(moved=moved, already_held=len(duplicate), removed_from_project=remove_member)
+
+
+def assignment_summary(project: Project) -> list[dict[str, Any]]:
+    """Per annotator of the project: pair assignments total / done / postponed / to do, time spent."""
+    rows: dict[int, Mapping[str, Any]] = {
+        row["annotator_id"]: row
+        for row in Assignment.objects.filter(project=project, pair__isnull=False)
+        .values("annotator_id")
+        .annotate(
+            total=Count("id"),
+            done=Count("id", filter=Q(status=Assignment.Status.DONE)),
+            postponed=Count("id", filter=Q(status=Assignment.Status.POSTPONED)),
+            seconds=Sum("time_spent"),
+        )
+    }
+    out = []
+    for user_id, name in project_annotators(project):
+        row = rows.get(user_id, {})
+        total, done, postponed = row.get("total", 0), row.get("done", 0), row.get("postponed", 0)
+        out.append(
+            {
+                "annotator_id": user_id,
+                "username": name,
+                "total": total,
+                "done": done,
+                "postponed": postponed,
+                "todo": total - done - postponed,
+                "seconds": row.get("seconds") or 0,
+            }
+        )
+    return out

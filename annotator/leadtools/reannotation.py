@@ -1,0 +1,309 @@
+"""Sending pairs back to their annotators: a rule flags pairs, agreeing pairs are mixed in, all shuffled.
+
+Rules (on the agreement of each pair, `annotator.leadtools.disagreement.pair_agreement`, the same
+values the explorer shows; `do_f1` and `label_disagreement` mean what the snapshot's `results["pairs"]`
+holds):
+
+- `label_disagreement`: the annotators' pair labels differ;
+- `do_f1_below` (params `{"threshold": t}`): the pair's mean phenomena DO F1 is below t;
+- `selected` (params `{"pairs": [source ids]}`): the pairs the lead picked.
+
+So that being sent back is not a signal, k agreeing pairs are mixed in and the list is shuffled. The
+draw follows the spec's re-evaluation recipe (§7, `metrics.reeval`): k = `sample_size(|flagged|,
+|agreeing|, fraction)` (fraction·|flagged| rounded half up, at most |agreeing|), candidates sorted as
+strings, `Generator(PCG64(seed))`, `choice(…, replace=False)` then `permutation`. Everything is stored
+in a `ReannotationRound`, with each queued pair's agreement before re-annotation.
+
+Queuing creates Assignment rows with round = the project's highest round + 1, status to do, for the
+annotators who worked on each pair. Nothing is deleted: annotators revise their existing annotations
+in the editor, whose history keeps every earlier state. The latest snapshot is copied under the scope
+`before-reannotation-<round>` so dashboards can show agreement before and after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+
+from annotator.agreement.computation import latest_snapshot
+from annotator.agreement.results import fingerprint
+from annotator.leadtools import disagreement
+from annotator.models import AgreementSnapshot, Assignment, Membership, Pair, Project, ReannotationRound
+from metrics.document import parse_document
+from metrics.reeval import sample_size
+from metrics.report import build_report
+
+Rule = ReannotationRound.Rule
+
+
+@dataclass(frozen=True)
+class Draw:
+    """The pairs a rule sends back (source ids), before anything is written."""
+
+    rule: str
+    params: dict[str, Any]
+    seed: int
+    fraction: float
+    flagged: list[str]
+    agreeing: list[str]
+    sampled: list[str]
+    order: list[str]
+
+
+def clean_params(rule: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Check a rule's parameters; messages name the field."""
+    params = dict(params or {})
+    if rule not in Rule.values:
+        raise ValidationError({"rule": f"Unknown rule {rule!r}; choose one of {', '.join(Rule.values)}."})
+    if rule == Rule.DO_F1_BELOW:
+        try:
+            threshold = float(params.get("threshold", ""))
+        except (TypeError, ValueError):
+            raise ValidationError(
+                {"threshold": "Give the DO F1 threshold as a number between 0 and 1."}
+            ) from None
+        if not 0 < threshold <= 1:
+            raise ValidationError({"threshold": f"The threshold must be in (0, 1], not {threshold}."})
+        return {"threshold": threshold}
+    if rule == Rule.SELECTED:
+        pairs = params.get("pairs") or []
+        if not isinstance(pairs, list) or not pairs or not all(isinstance(p, str) for p in pairs):
+            raise ValidationError({"pairs": "Select at least one pair."})
+        return {"pairs": sorted(set(pairs))}
+    return {}
+
+
+def _flagged(rule: str, params: dict[str, Any], row: Mapping[str, Any], pid: str) -> bool:
+    if rule == Rule.LABEL_DISAGREEMENT:
+        return bool(row["label_disagreement"])
+    if rule == Rule.DO_F1_BELOW:
+        return row["score"] is not None and row["score"] < params["threshold"]
+    return pid in params["pairs"]
+
+
+def _comparable(rule: str, row: Mapping[str, Any]) -> bool:
+    """Whether the rule can call the pair agreeing: two annotators worked on it and the value exists."""
+    if len(row["annotators"]) < 2:
+        return False
+    if rule == Rule.LABEL_DISAGREEMENT:
+        return len(row["labels"]) >= 2
+    if rule == Rule.DO_F1_BELOW:
+        return row["score"] is not None
+    return True
+
+
+def draw(
+    rows: Mapping[str, Mapping[str, Any]],
+    rule: str,
+    params: Mapping[str, Any] | None,
+    *,
+    seed: int,
+    fraction: float = 0.1,
+) -> Draw:
+    """Flag pairs by `rule`, sample agreeing ones, shuffle (pure; `rows` from `pair_agreement`)."""
+    params = clean_params(rule, params)
+    if rule == Rule.SELECTED:
+        unknown = [p for p in params["pairs"] if p not in rows]
+        if unknown:
+            raise ValidationError({"pairs": f"Pair {unknown[0]!r} is not in this project."})
+    flagged = sorted(pid for pid, row in rows.items() if _flagged(rule, params, row, pid))
+    agreeing = sorted(
+        pid
+        for pid, row in rows.items()
+        if pid not in flagged and _comparable(rule, row) and not _flagged(rule, params, row, pid)
+    )
+    k = sample_size(len(flagged), len(agreeing), fraction=fraction)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    sampled = [agreeing[i] for i in sorted(rng.choice(len(agreeing), size=k, replace=False))] if k else []
+    queued = flagged + sampled
+    order = [queued[i] for i in rng.permutation(len(queued))]
+    return Draw(rule, params, seed, fraction, flagged, agreeing, sampled, order)
+
+
+def _before_values(rows: Mapping[str, Mapping[str, Any]], order: list[str]) -> dict[str, Any]:
+    out = {}
+    for pid in order:
+        row = rows[pid]
+        out[pid] = {
+            "score": row["score"],
+            "label_disagreement": row["label_disagreement"],
+            "alignment_f1": disagreement.row_value(row, "alignment_f1"),
+        }
+    return out
+
+
+def round_fingerprint(document_fingerprint: str, draw: Draw) -> str:
+
+    return fingerprint([document_fingerprint, draw.rule, draw.params, draw.seed, repr(float(draw.fraction))])
+
+
+def queue_reannotation(
+    project: Project,
+    rule: str,
+    params: Mapping[str, Any] | None,
+    *,
+    seed: int,
+    fraction: float = 0.1,
+    actor: Any = None,
+) -> ReannotationRound:
+    """Draw and queue a re-annotation round (idempotent: the same draw on unchanged annotations
+    returns the round already queued instead of queuing a second one)."""
+
+    raw, rows = disagreement.project_rows(project)
+    chosen = draw(rows, rule, params, seed=seed, fraction=fraction)
+    digest = round_fingerprint(fingerprint(raw), chosen)
+    with transaction.atomic():
+        Project.objects.select_for_update().filter(pk=project.pk).first()
+        existing = ReannotationRound.objects.filter(project=project, fingerprint=digest).first()
+        if existing is not None:
+            return existing
+        return _store_round(project, chosen, rows, raw, digest, actor)
+
+
+def _store_round(
+    project: Project,
+    chosen: Draw,
+    rows: Mapping[str, Mapping[str, Any]],
+    raw: Mapping[str, Any],
+    digest: str,
+    actor: Any,
+) -> ReannotationRound:
+    number = (
+        Assignment.objects.filter(project=project, pair__isnull=False).aggregate(top=Max("round"))["top"] or 0
+    ) + 1
+    number = max(number, (project.reannotation_rounds.aggregate(top=Max("round"))["top"] or 0) + 1)
+    snapshot = _snapshot_before(project, raw, number)
+    new = _assignments(project, chosen.order, rows, number)
+    Assignment.objects.bulk_create(new)
+    return ReannotationRound.objects.create(
+        project=project,
+        round=number,
+        rule=chosen.rule,
+        params=chosen.params,
+        seed=chosen.seed,
+        fraction=chosen.fraction,
+        flagged=chosen.flagged,
+        agreeing=chosen.agreeing,
+        sampled=chosen.sampled,
+        order=chosen.order,
+        before=_before_values(rows, chosen.order),
+        before_snapshot=snapshot,
+        fingerprint=digest,
+        n_assignments=len(new),
+        created_by=actor if getattr(actor, "pk", None) else None,
+    )
+
+
+def _assignments(
+    project: Project, order: list[str], rows: Mapping[str, Mapping[str, Any]], number: int
+) -> list[Assignment]:
+    pair_pks = dict(Pair.objects.filter(project=project, source_id__in=order).values_list("source_id", "pk"))
+    members = dict(
+        Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR).values_list(
+            "user__username", "user_id"
+        )
+    )
+    assigned: dict[int, list[int]] = {}
+    for pair_id, user_id in Assignment.objects.filter(
+        project=project, pair_id__in=pair_pks.values()
+    ).values_list("pair_id", "annotator_id"):
+        assigned.setdefault(pair_id, []).append(user_id)
+    new: list[Assignment] = []
+    for position, pid in enumerate(order):
+        pair_pk = pair_pks[pid]
+        # The annotators who worked on the pair; for a selected pair nobody touched yet, its assignees.
+        users = [members[name] for name in rows[pid]["annotators"] if name in members]
+        users = users or sorted(set(assigned.get(pair_pk, [])) & set(members.values()))
+        new.extend(
+            Assignment(
+                project=project,
+                annotator_id=user_id,
+                pair_id=pair_pk,
+                phase=project.phase,
+                round=number,
+                queue_position=position,
+            )
+            for user_id in users
+        )
+    return new
+
+
+def _snapshot_before(project: Project, raw: Mapping[str, Any], number: int) -> AgreementSnapshot:
+    """Keep agreement as it stands under the scope `before-reannotation-<round>`."""
+
+    digest = fingerprint(raw)
+    latest = latest_snapshot(project)
+    if latest is not None and latest.fingerprint == digest:
+        results = latest.results
+    else:
+        # No snapshot of the current annotations yet (the worker is behind): compute the report now.
+
+        results = {"report": build_report(parse_document(dict(raw)))}
+    return AgreementSnapshot.objects.create(
+        project=project, scope=f"before-reannotation-{number}", fingerprint=digest, results=results
+    )
+
+
+# ---- before and after ------------------------------------------------------------------------------
+
+HEADLINES = [
+    ("iapta.do.f1", "Phenomena DO F1"),
+    ("iapta.tpo.partial.f1", "TPO partial F1"),
+    ("alignment.words.f1", "Word alignment F1"),
+    ("kappa_c", "κ_C"),
+]
+
+
+def _measure(results: Mapping[str, Any] | None, key: str) -> float | None:
+    if not results:
+        return None
+    if key == "pair_labels.cohen":
+        return ((results.get("pair_labels") or {}).get("cohen") or {}).get("value")
+    entry = (results.get("report") or {}).get("measures", {}).get(key) or {}
+    return entry.get("value")
+
+
+def before_after(round_: ReannotationRound, rows: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Agreement before the round and now: project headlines (snapshots) and the round's pairs (live)."""
+
+    before = round_.before_snapshot.results if round_.before_snapshot else None
+    after_snapshot = latest_snapshot(round_.project_id)
+    after = after_snapshot.results if after_snapshot else None
+    headlines = [
+        {"label": label, "before": _measure(before, key), "after": _measure(after, key)}
+        for key, label in [*HEADLINES, ("pair_labels.cohen", "Pair label Cohen's κ")]
+    ]
+    headlines = [h for h in headlines if h["before"] is not None or h["after"] is not None]
+    pairs = [pid for pid in round_.order if pid in rows]
+    now = {
+        pid: {"score": rows[pid]["score"], "label_disagreement": rows[pid]["label_disagreement"]}
+        for pid in pairs
+    }
+    return {
+        "headlines": headlines,
+        "after_computed_at": after_snapshot.computed_at if after_snapshot else None,
+        "pairs": {
+            "n": len(pairs),
+            "score_before": _mean(round_.before.get(pid, {}).get("score") for pid in pairs),
+            "score_after": _mean(now[pid]["score"] for pid in pairs),
+            "labels_before": sum(1 for pid in pairs if round_.before.get(pid, {}).get("label_disagreement")),
+            "labels_after": sum(1 for pid in pairs if now[pid]["label_disagreement"]),
+            "flagged_score_before": _mean(round_.before.get(pid, {}).get("score") for pid in round_.flagged),
+            "flagged_score_after": _mean(now[pid]["score"] for pid in round_.flagged if pid in now),
+        },
+        "done": Assignment.objects.filter(
+            project_id=round_.project_id, round=round_.round, status=Assignment.Status.DONE
+        ).count(),
+        "total": round_.n_assignments,
+    }
+
+
+def _mean(values: Any) -> float | None:
+    defined = [v for v in values if v is not None]
+    return sum(defined) / len(defined) if defined else None

@@ -1,0 +1,564 @@
+"""The lead's tools: assignment planner, disagreement explorer, re-annotation queue, adjudication.
+
+Leads of the project and admins only: every view starts with `access.project_for_lead` or
+`access.pair_for_lead` (annotators 403, outsiders 404). Pages serve their htmx regions as named
+partials (`template.html#<dom id>`); the logic lives in `annotator.leadtools.planning`,
+`.disagreement`, `.reannotation` and `.adjudication`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import trigger_client_event
+
+from annotator import access, taskqueue
+from annotator.annotation.services import ConflictError
+from annotator.core.web_request import SignedInRequest
+from annotator.leadtools import adjudication, disagreement, planning, reannotation
+from annotator.leadtools import forms as f
+from annotator.models import Pair, ParaphraseType, Project, ReannotationRound
+
+# ---- planner --------------------------------------------------------------------------------------
+
+
+def _plan_defaults(project: Project, annotators: list[tuple[int, str]]) -> dict[str, Any]:
+    return {
+        "selection": "all",
+        "seed": f.new_seed(),
+        "annotators": [user_id for user_id, _ in annotators],
+        "per_pair": "everyone",
+        "k": 2,
+        "phase": project.phase,
+    }
+
+
+@require_http_methods(["GET", "POST"])
+def planner(request: SignedInRequest, project_pk: int) -> HttpResponse:
+    """Choose pairs, annotators and annotators per pair; preview the load (htmx); confirm (POST)."""
+    project = access.project_for_lead(request.user, project_pk)
+    annotators = planning.project_annotators(project)
+    data = request.POST if request.method == "POST" else request.GET or None
+    form = f.PlanForm(data or _as_form_data(_plan_defaults(project, annotators)), annotators=annotators)
+    plan = None
+    if form.is_valid():
+        try:
+            plan = planning.plan_assignments(project, **form.plan_kwargs())
+        except ValidationError as error:
+            f.add_service_errors(form, error)
+    result = None
+    needs_confirmation = False
+    if request.method == "POST" and plan is not None:
+        # The POST carries the number of new assignments the preview showed; a plan that grew beyond
+        # it (the selection changed, or the preview never loaded) is shown again to be confirmed.
+        previewed = request.POST.get("confirm_new", "")
+        if not previewed.isdigit() or len(plan.new_assignments) > int(previewed):
+            needs_confirmation = True
+        else:
+            loads = [(load.username, load.new) for load in plan.loads if load.new]
+            result = {"created": planning.apply_plan(plan), "kept": len(plan.existing), "loads": loads}
+            plan = planning.plan_assignments(project, **form.plan_kwargs())  # the same selection, now held
+    context = {
+        "project": project,
+        "form": form,
+        "plan": plan,
+        "result": result,
+        "needs_confirmation": needs_confirmation,
+        **_plan_view(plan, dict(annotators)),
+    }
+    if request.htmx and request.method == "GET":
+        return render(request, "leadtools/planner.html#plan-preview", context)
+    context |= {
+        "summary": planning.assignment_summary(project),
+        "reassign_form": f.ReassignForm(annotators=annotators),
+        "n_pairs": project.pairs.count(),
+    }
+    status = 422 if needs_confirmation or not (plan or not data) else 200
+    return render(request, "leadtools/planner.html", context, status=status)
+
+
+def _plan_view(plan: planning.Plan | None, names: dict[int, str]) -> dict[str, Any]:
+    """What the preview shows besides the loads: bar scale, overlap per two annotators, first pairs."""
+    if plan is None:
+        return {}
+    first = list(plan.pair_ids[:8])
+    ids = dict(Pair.objects.filter(pk__in=first).values_list("pk", "source_id"))
+    return {
+        "plan_max": max([load.total for load in plan.loads] + [1]),
+        "overlap": [(names[a], names[b], n) for (a, b), n in sorted(plan.overlap.items())],
+        "first_pairs": [ids[pk] for pk in first if pk in ids],
+        "phase_label": Project.Phase(plan.phase).label,
+    }
+
+
+def _as_form_data(values: dict[str, Any]) -> Any:
+
+    data = QueryDict(mutable=True)
+    for key, value in values.items():
+        data.setlist(key, [str(v) for v in value] if isinstance(value, list) else [str(value)])
+    return data
+
+
+@require_POST
+def planner_reassign(request: SignedInRequest, project_pk: int) -> HttpResponse:
+    """Move the unfinished work of an annotator who left to another annotator."""
+    project = access.project_for_lead(request.user, project_pk)
+    annotators = planning.project_annotators(project)
+    form = f.ReassignForm(request.POST, annotators=annotators)
+    if form.is_valid():
+        users = _users([form.cleaned_data["from_user"], form.cleaned_data["to_user"]])
+        try:
+            result = planning.reassign(
+                project,
+                users[form.cleaned_data["from_user"]],
+                users[form.cleaned_data["to_user"]],
+                remove_member=form.cleaned_data["remove_member"],
+            )
+        except ValidationError as error:
+            f.add_service_errors(form, error)
+        else:
+            names = dict(annotators)
+            messages.success(
+                request,
+                f"Moved {result.moved} unfinished pair{'s' if result.moved != 1 else ''} from "
+                f"{names[form.cleaned_data['from_user']]} to {names[form.cleaned_data['to_user']]}"
+                + (f"; {result.already_held} they already had were dropped" if result.already_held else "")
+                + (
+                    f"; {names[form.cleaned_data['from_user']]} left the project"
+                    if result.removed_from_project
+                    else ""
+                )
+                + ".",
+            )
+            return redirect("annotator:planner", project_pk=project.pk)
+    for field, errors in form.errors.items():
+        for message in errors:
+            messages.error(
+                request,
+                f"Reassign — {form.fields[field].label if field in form.fields else 'form'}: {message}",
+            )
+    return redirect("annotator:planner", project_pk=project.pk)
+
+
+def _users(ids: list[int]) -> dict[int, Any]:
+
+    return {user.pk: user for user in get_user_model().objects.filter(pk__in=ids)}
+
+
+# ---- disagreement explorer ------------------------------------------------------------------------
+
+PAGE_SIZE = 50
+
+
+def _explorer_filters(request: SignedInRequest, rows: dict[str, Any], measure_default: str) -> dict[str, Any]:
+    measure = request.GET.get("measure") or measure_default
+    if measure not in disagreement.MEASURES:
+        measure = measure_default
+    pairs = disagreement.annotator_pairs(rows.values())
+    annotator_pair = request.GET.get("annotators", "")
+    types = sorted({t for row in rows.values() for t in row["types"]})
+    ptype = request.GET.get("type", "")
+    return {
+        "measure": measure,
+        "annotator_pair": annotator_pair if annotator_pair in pairs else "",
+        "ptype": ptype if ptype in types else "",
+        "annotator_pairs": pairs,
+        "types": types,
+    }
+
+
+@require_GET
+def explorer(request: SignedInRequest, project_pk: int) -> HttpResponse:
+    """Pairs ordered by agreement, lowest first; filter by measure, type and annotator pair."""
+    project = access.project_for_lead(request.user, project_pk)
+    _, rows = disagreement.project_rows(project)
+    filters = _explorer_filters(request, rows, disagreement.default_measure(project))
+    ordered = disagreement.ordered_pairs(
+        rows, measure=filters["measure"], annotator_pair=filters["annotator_pair"], ptype=filters["ptype"]
+    )
+    page = Paginator(ordered, PAGE_SIZE).get_page(request.GET.get("page"))
+    pairs = {
+        p.source_id: p for p in Pair.objects.filter(project=project, source_id__in=[pid for pid, _ in page])
+    }
+    items = [
+        {"pair": pairs[pid], "value": value, "row": rows[pid], "per": _per_annotator_pair(rows[pid], filters)}
+        for pid, value in page
+        if pid in pairs
+    ]
+    context = {
+        "project": project,
+        "items": items,
+        "page": page,
+        "filters": filters,
+        "measures": disagreement.MEASURES,
+        "n_compared": sum(1 for _, value in ordered if value is not None),
+        "query": _query_without_page(request),
+    }
+    if request.htmx and request.htmx.target == "explorer-results":
+        return render(request, "leadtools/explorer.html#explorer-results", context)
+    return render(request, "leadtools/explorer.html", context)
+
+
+def _per_annotator_pair(row: dict[str, Any], filters: dict[str, Any]) -> list[tuple[str, float | None]]:
+    return disagreement.per_annotator_pair(
+        row, filters["measure"], annotator_pair=filters["annotator_pair"], ptype=filters["ptype"]
+    )
+
+
+def _query_without_page(request: SignedInRequest) -> str:
+    query = request.GET.copy()
+    query.pop("page", None)
+    return query.urlencode()
+
+
+@require_GET
+def explorer_pair(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    """Two annotators' versions of a pair side by side, differences highlighted."""
+    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
+    project = pair.project
+    _, rows = disagreement.project_rows(project)
+    row = rows.get(pair.source_id) or disagreement.empty_row()
+    names = dict(planning.project_annotators(project))
+    ids_by_name = {name: user_id for user_id, name in names.items()}
+    workers = [name for name in row["annotators"] if name in ids_by_name]
+    a, b = disagreement.choose_annotators(row, workers, request.GET.get("a", ""), request.GET.get("b", ""))
+    context: dict[str, Any] = {
+        "project": project,
+        "pair": pair,
+        "row": row,
+        "workers": workers,
+        "a": a,
+        "b": b,
+    }
+    if a and b:
+        (va, vb), _ = adjudication.versions(pair, [ids_by_name[a], ids_by_name[b]])
+        context |= {
+            "va": va,
+            "vb": vb,
+            "key": disagreement.comparison_key(row, a, b),
+            "phenomena": disagreement.compare_phenomena(pair, va.phenomena, vb.phenomena),
+            "links": disagreement.compare_links(pair, va.links, vb.links),
+            "phrases": disagreement.compare_phrases(pair, va.phrases, vb.phrases),
+        }
+    if request.htmx and request.htmx.target == "comparison":
+        return render(request, "leadtools/explorer_pair.html#comparison", context)
+    return render(request, "leadtools/explorer_pair.html", context)
+
+
+# ---- re-annotation queue --------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def reannotation_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
+    """Pick a rule, preview the draw, queue it (Celery task); earlier rounds with before and after."""
+    project = access.project_for_lead(request.user, project_pk)
+    rule, seed = ReannotationRound.Rule.LABEL_DISAGREEMENT, f.new_seed()
+    form = f.ReannotationForm(_reannotation_data(request), initial={"rule": rule, "seed": seed})
+    _, rows = disagreement.project_rows(project)
+    # An unbound page previews its initial choice, so the preview always matches the form.
+    preview = None if form.is_bound else reannotation.draw(rows, rule, {}, seed=seed)
+    if form.is_bound and form.is_valid():
+        try:
+            preview = reannotation.draw(
+                rows, form.cleaned_data["rule"], form.params(), seed=form.cleaned_data["seed"]
+            )
+        except ValidationError as error:
+            f.add_service_errors(form, error)
+    if request.method == "POST" and preview is not None:
+        try:
+            taskqueue.enqueue(
+                "annotator.queue_reannotation",
+                project.pk,
+                form.cleaned_data["rule"],
+                form.params(),
+                form.cleaned_data["seed"],
+                request.user.pk,
+            )
+        except taskqueue.QueueUnavailable as exc:  # nothing was queued; say so
+            messages.error(request, str(exc))
+            return redirect(reverse("annotator:reannotation", args=[project.pk]))
+        messages.success(
+            request,
+            f"Queued {len(preview.order)} pairs for re-annotation "
+            f"({len(preview.flagged)} flagged, {len(preview.sampled)} agreeing mixed in).",
+        )
+        return redirect(
+            reverse("annotator:reannotation", args=[project.pk]) + f"?waiting={form.cleaned_data['seed']}"
+        )
+    context = {"project": project, "form": form, "preview": preview, "rows_total": len(rows)}
+    if request.htmx and request.htmx.target == "reannotation-preview":
+        return render(request, "leadtools/reannotation.html#reannotation-preview", context)
+    context |= _rounds_context(request, project, rows)
+    if request.htmx and request.htmx.target == "reannotation-rounds":
+        return render(request, "leadtools/reannotation.html#reannotation-rounds", context)
+    return render(
+        request,
+        "leadtools/reannotation.html",
+        context,
+        status=422 if form.is_bound and preview is None else 200,
+    )
+
+
+def _reannotation_data(request: SignedInRequest) -> Any:
+    """POST, or a GET that names a rule (the htmx preview, or pairs ticked in the explorer: `pick`)."""
+    if request.method == "POST":
+        return request.POST
+    if "rule" not in request.GET:
+        return None
+    data = request.GET.copy()
+    if data.getlist("pick"):
+        data["pairs"] = " ".join(data.getlist("pick"))
+    if not data.get("seed"):
+        data["seed"] = str(f.new_seed())
+    return data
+
+
+def _rounds_context(request: SignedInRequest, project: Project, rows: dict[str, Any]) -> dict[str, Any]:
+    rounds = list(
+        ReannotationRound.objects.filter(project=project).select_related("before_snapshot", "created_by")
+    )
+    waiting = request.GET.get("waiting", "")
+    still_waiting = bool(waiting) and not any(str(r.seed) == waiting for r in rounds)
+    return {
+        "rounds": [{"round": r, "compare": reannotation.before_after(r, rows)} for r in rounds],
+        "waiting": waiting if still_waiting else "",
+    }
+
+
+# ---- adjudication ---------------------------------------------------------------------------------
+
+
+def _adjudication_context(pair: Pair, **extra: Any) -> dict[str, Any]:
+    project = pair.project
+    version_list, gold = adjudication.pair_versions(pair)
+    gold_keys = {
+        "phenomena": {adjudication.phenomenon_key(x) for x in gold.phenomena},
+        "links": {adjudication.link_key(x) for x in gold.links},
+        "phrases": {adjudication.phrase_key(x) for x in gold.phrases},
+    }
+    types = _type_choices(project)
+    return {
+        "project": project,
+        "pair": pair,
+        "versions": version_list,
+        "gold": gold,
+        "gold_keys": gold_keys,
+        "in_gold": _in_gold(version_list, gold),
+        "phenomenon_form": extra.pop("phenomenon_form", None) or f.GoldPhenomenonForm(types=types),
+        "link_form": extra.pop("link_form", None) or f.GoldLinkForm(),
+        "tokens1": list(enumerate(pair.tokens1)),
+        "tokens2": list(enumerate(pair.tokens2)),
+        **extra,
+    }
+
+
+def _type_choices(project: Project) -> list[tuple[int, str]]:
+    """The types of the project's tagset as (pk, name) choices; none without a tagset."""
+    if project.tagset_id is None:
+        return []
+    return list(ParaphraseType.objects.filter(tagset_id=project.tagset_id).values_list("pk", "name"))
+
+
+def _in_gold(version_list: list[adjudication.Version], gold: adjudication.Version) -> set[str]:
+    """Ids ("p12", "l7", "a3") of annotators' rows gold already has, to mark them in the page."""
+    found = adjudication.rows_in_gold(version_list, gold)
+    prefixes = {"phenomena": "p", "links": "l", "phrases": "a"}
+    return {f"{prefixes[kind]}{pk}" for kind, ids in found.items() for pk in ids}
+
+
+@require_GET
+def adjudicate(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    """The annotators' versions next to the gold layer the lead builds from them."""
+    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
+    context = _adjudication_context(pair)
+    if request.htmx and request.htmx.target == "adjudication":
+        return render(request, "leadtools/adjudicate.html#adjudication", context)
+    return render(request, "leadtools/adjudicate.html", context)
+
+
+def _base_version(request: SignedInRequest) -> int | None:
+    raw = request.POST.get("base_version", "")
+    return int(raw) if raw.isdigit() else None
+
+
+def _after_change(request: SignedInRequest, pair: Pair, action: Any, **extra: Any) -> HttpResponse:
+    """Run a gold change; answer the re-rendered #adjudication (htmx) or redirect back to the page."""
+    status = 200
+    try:
+        action()
+    except ConflictError as error:
+        extra["problem"], status = str(error), 409
+    except ValidationError as error:
+        extra["problem"], status = "; ".join(_messages(error)), 422
+    if not request.htmx:
+        if "problem" in extra:
+            messages.error(request, extra["problem"])
+        return redirect("annotator:adjudicate", project_pk=pair.project_id, pair_pk=pair.pk)
+    response = render(
+        request, "leadtools/adjudicate.html#adjudication", _adjudication_context(pair, **extra), status=status
+    )
+    if status == 200:
+        trigger_client_event(response, "gold-saved")
+    return response
+
+
+def _messages(error: ValidationError) -> list[str]:
+    if hasattr(error, "error_dict"):
+        return [f"{field}: {message}" for field, msgs in error.message_dict.items() for message in msgs]
+    return list(error.messages)
+
+
+def _member(pair: Pair, user_id: str) -> Any:
+    return adjudication.project_annotator(pair, int(user_id) if user_id.isdigit() else None)
+
+
+@require_POST
+def adjudicate_take(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
+
+    def action() -> None:
+        source = _member(pair, request.POST.get("source", ""))
+        adjudication.take_version(pair, source, request.user, base_version=_base_version(request))
+
+    return _after_change(request, pair, action)
+
+
+@require_POST
+def adjudicate_merge(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
+
+    def action() -> None:
+        label_from = request.POST.get("label_from", "")
+        adjudication.merge_into_gold(
+            pair,
+            request.user,
+            phenomenon_ids=_ids(request, "phenomena"),
+            link_ids=_ids(request, "links"),
+            phrase_ids=_ids(request, "phrases"),
+            label_from=_member(pair, label_from) if label_from else None,
+            base_version=_base_version(request),
+        )
+
+    return _after_change(request, pair, action)
+
+
+def _ids(request: SignedInRequest, name: str) -> list[int]:
+    values = request.POST.getlist(name)
+    bad = [v for v in values if not v.isdigit()]
+    if bad:
+        raise ValidationError({name: f"{bad[0]!r} is not a row id."})
+    return [int(v) for v in values]
+
+
+@require_POST
+def adjudicate_label(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
+    return _after_change(
+        request,
+        pair,
+        lambda: adjudication.set_gold_label(
+            pair, request.user, request.POST.get("label", ""), base_version=_base_version(request)
+        ),
+    )
+
+
+@require_POST
+def adjudicate_phenomenon_add(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
+    types = _type_choices(pair.project)
+    form = f.GoldPhenomenonForm(request.POST, types=types)
+
+    def action() -> None:
+        if not form.is_valid():
+            raise ValidationError({name: list(errors) for name, errors in form.errors.items()})
+        data = dict(form.cleaned_data)
+        adjudication.add_gold_phenomenon(
+            pair, request.user, data.pop("ptype"), base_version=_base_version(request), **data
+        )
+
+    return _after_change(request, pair, action, phenomenon_form=form if not form.is_valid() else None)
+
+
+@require_POST
+def adjudicate_phenomenon_update(
+    request: SignedInRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
+) -> HttpResponse:
+    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
+    types = _type_choices(pair.project)
+    form = f.GoldPhenomenonForm(request.POST, types=types)
+
+    def action() -> None:
+        if not form.is_valid():
+            raise ValidationError({name: list(errors) for name, errors in form.errors.items()})
+        data = dict(form.cleaned_data)
+        adjudication.update_gold_phenomenon(
+            pair, request.user, phenomenon_pk, base_version=_base_version(request), **data
+        )
+
+    return _after_change(request, pair, action)
+
+
+@require_POST
+def adjudicate_phenomenon_remove(
+    request: SignedInRequest, project_pk: int, pair_pk: int, phenomenon_pk: int
+) -> HttpResponse:
+    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
+    return _after_change(
+        request,
+        pair,
+        lambda: adjudication.remove_gold_phenomenon(
+            pair, request.user, phenomenon_pk, base_version=_base_version(request)
+        ),
+    )
+
+
+@require_POST
+def adjudicate_link_set(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
+    form = f.GoldLinkForm(request.POST)
+
+    def action() -> None:
+        if not form.is_valid():
+            raise ValidationError({name: list(errors) for name, errors in form.errors.items()})
+        data = form.cleaned_data
+        adjudication.set_gold_link(
+            pair, request.user, data["i"], data["j"], sure=data["sure"], base_version=_base_version(request)
+        )
+
+    return _after_change(request, pair, action, link_form=form if not form.is_valid() else None)
+
+
+@require_POST
+def adjudicate_link_remove(
+    request: SignedInRequest, project_pk: int, pair_pk: int, link_pk: int
+) -> HttpResponse:
+    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
+    return _after_change(
+        request,
+        pair,
+        lambda: adjudication.remove_gold_link(
+            pair, request.user, link_pk, base_version=_base_version(request)
+        ),
+    )
+
+
+@require_POST
+def adjudicate_phrase_remove(
+    request: SignedInRequest, project_pk: int, pair_pk: int, alignment_pk: int
+) -> HttpResponse:
+    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
+    return _after_change(
+        request,
+        pair,
+        lambda: adjudication.remove_gold_phrase(
+            pair, request.user, alignment_pk, base_version=_base_version(request)
+        ),
+    )

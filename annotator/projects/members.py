@@ -1,0 +1,228 @@
+"""Members and roles of a project, accounts and one-time invitation links — without the Django admin.
+
+Roles are per project: lead, annotator, rater (a person may hold several). Removing a member ends
+their roles only: everything they annotated or judged stays, attributed to them; their unfinished
+assignments can move to another annotator (`annotator.leadtools.planning.reassign`). A project keeps
+at least one lead. An invitation link is single use and expires; it makes whoever opens it (after
+signing up or logging in) a member in the invitation's role.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from annotator.leadtools import planning
+from annotator.models import Assignment, Invitation, Membership, Project
+
+ROLES = tuple(Membership.Role.values)
+INVITATION_DAYS = 7
+UNFINISHED = (Assignment.Status.TODO, Assignment.Status.IN_PROGRESS, Assignment.Status.POSTPONED)
+
+
+@dataclass
+class MemberRow:
+    user: Any
+    roles: list[str]
+    open: int
+    done: int
+
+
+def member_rows(project: Project) -> list[MemberRow]:
+    """Every member with their roles and their assignments' counts (three queries)."""
+    by_user: dict[int, MemberRow] = {}
+    for membership in project.memberships.select_related("user").order_by("user__username", "role"):
+        row = by_user.setdefault(membership.user_id, MemberRow(membership.user, [], 0, 0))
+        row.roles.append(membership.role)
+    counts = (
+        Assignment.objects.filter(project=project, annotator_id__in=by_user)
+        .values("annotator_id")
+        .annotate(
+            open=Count("id", filter=Q(status__in=UNFINISHED)), done=Count("id", filter=Q(status="done"))
+        )
+    )
+    for count in counts:
+        by_user[count["annotator_id"]].open = count["open"]
+        by_user[count["annotator_id"]].done = count["done"]
+    return list(by_user.values())
+
+
+def _check_role(role: str) -> None:
+    if role not in ROLES:
+        raise ValidationError({"role": f"Unknown role {role!r}; choose lead, annotator or rater."})
+
+
+def add_member(project: Project, username: str, role: str) -> Membership:
+    """Give an existing user a role in the project (a role they hold already is kept)."""
+    _check_role(role)
+    user = get_user_model().objects.filter(username=username.strip()).first()
+    if user is None:
+        raise ValidationError(
+            {
+                "username": f"No user named {username.strip()!r}: create the account or send an invitation link."
+            }
+        )
+    membership, _ = Membership.objects.get_or_create(project=project, user=user, role=role)
+    return membership
+
+
+@transaction.atomic
+def set_roles(project: Project, user: Any, roles: list[str]) -> None:
+    """The member's roles become exactly `roles` (at least one; the last lead keeps the lead role)."""
+    for role in roles:
+        _check_role(role)
+    if not roles:
+        raise ValidationError({"roles": "Keep at least one role, or remove the member."})
+    if Membership.Role.LEAD not in roles:
+        _keep_a_lead(project, user)
+    Membership.objects.filter(project=project, user=user).exclude(role__in=roles).delete()
+    for role in roles:
+        Membership.objects.get_or_create(project=project, user=user, role=role)
+
+
+def _keep_a_lead(project: Project, leaving: Any) -> None:
+    others = project.memberships.filter(role=Membership.Role.LEAD).exclude(user=leaving)
+    if project.memberships.filter(user=leaving, role=Membership.Role.LEAD).exists() and not others.exists():
+        raise ValidationError(
+            {"roles": f"{leaving} is the project's only lead: make someone else lead first."}
+        )
+
+
+@dataclass
+class Removal:
+    moved: int
+    kept_open: int
+
+
+@transaction.atomic
+def remove_member(project: Project, user: Any, *, reassign_to: Any = None) -> Removal:
+    """End all of `user`'s roles in the project. Their annotations and judgements stay, attributed to
+    them; their unfinished pair assignments move to `reassign_to` when given (else they stay, unopened)."""
+    _keep_a_lead(project, user)
+    moved = 0
+    if reassign_to is not None:
+        moved = planning.reassign(project, user, reassign_to).moved
+    kept = Assignment.objects.filter(project=project, annotator=user, status__in=UNFINISHED).count()
+    Membership.objects.filter(project=project, user=user).delete()
+    return Removal(moved=moved, kept_open=kept)
+
+
+# ---- accounts -------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def create_account(
+    username: str,
+    password: str,
+    *,
+    email: str = "",
+    is_admin: bool = False,
+    may_create_projects: bool = False,
+) -> Any:
+    """A new user account; the password must pass the site's password validators."""
+    User = get_user_model()
+    username = username.strip()
+    errors: dict[str, Any] = {}
+    if not username:
+        errors["username"] = "Choose a user name."
+    elif User.objects.filter(username__iexact=username).exists():
+        errors["username"] = f"The user name {username!r} is taken."
+    try:
+        validate_password(password, User(username=username, email=email))
+    except ValidationError as error:
+        errors["password"] = error.messages
+    if errors:
+        raise ValidationError(errors)
+    user = User.objects.create_user(username=username, password=password, email=email)
+    if is_admin:
+        user.is_staff = user.is_superuser = True
+        user.save(update_fields=["is_staff", "is_superuser"])
+    if may_create_projects:
+        user.user_permissions.add(
+            Permission.objects.get(content_type__app_label="annotator", codename="add_project")
+        )
+    return user
+
+
+# ---- invitations ----------------------------------------------------------------------------------
+
+
+def create_invitation(
+    project: Project, role: str, created_by: Any, *, note: str = "", days: int = INVITATION_DAYS
+) -> Invitation:
+    _check_role(role)
+    if not 1 <= days <= 60:
+        raise ValidationError({"days": "An invitation is valid for 1 to 60 days."})
+    return Invitation.objects.create(
+        project=project,
+        role=role,
+        note=note.strip(),
+        token=secrets.token_urlsafe(32),
+        created_by=created_by,
+        expires_at=timezone.now() + timedelta(days=days),
+    )
+
+
+def invitation_status(invitation: Invitation) -> str:
+    """valid, used, expired or revoked."""
+    if invitation.revoked:
+        return "revoked"
+    if invitation.used_at is not None:
+        return "used"
+    if invitation.expires_at <= timezone.now():
+        return "expired"
+    return "valid"
+
+
+STATUS_MESSAGES = {
+    "used": "This invitation link has been used already; each link works once. Ask the project's lead for a new one.",
+    "expired": "This invitation link has expired. Ask the project's lead for a new one.",
+    "revoked": "This invitation link was withdrawn by the project's lead.",
+}
+
+
+def _claim(token: str) -> Invitation:
+    invitation = Invitation.objects.select_for_update().select_related("project").filter(token=token).first()
+    if invitation is None:
+        raise ValidationError({"token": "No such invitation link."})
+    state = invitation_status(invitation)
+    if state != "valid":
+        raise ValidationError({"token": STATUS_MESSAGES[state]})
+    return invitation
+
+
+@transaction.atomic
+def accept_invitation(token: str, user: Any) -> Membership:
+    """Make `user` a member in the invitation's role and use the link up (single use, even when two
+    people open it at once: the row is locked)."""
+    invitation = _claim(token)
+    membership, _ = Membership.objects.get_or_create(
+        project=invitation.project, user=user, role=invitation.role
+    )
+    invitation.used_at, invitation.used_by = timezone.now(), user
+    invitation.save(update_fields=["used_at", "used_by"])
+    return membership
+
+
+@transaction.atomic
+def sign_up_with_invitation(token: str, username: str, password: str, *, email: str = "") -> Any:
+    """A new account created through an invitation link, which it then uses up."""
+    _claim(token)
+    user = create_account(username, password, email=email)
+    accept_invitation(token, user)
+    return user
+
+
+def revoke_invitation(invitation: Invitation) -> None:
+    invitation.revoked = True
+    invitation.save(update_fields=["revoked"])

@@ -1,0 +1,151 @@
+// Word alignment: linking the selected tokens, unlinking, the sure/possible kind, and the two views
+// (lines drawn between the members, or a matrix of cells).
+
+import { $, clientMessage, editor, escapeHtml, joined, linksData, tokenEl } from "./dom.js";
+import { enqueue } from "./savequeue.js";
+import { applySelection, clearSelection } from "./selection.js";
+import { state } from "./state.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+export function commitLinks(kind) {
+  if (!state.sel[1].size || !state.sel[2].size) {
+    clientMessage("#link-message", "Select at least one token in member 1 and one in member 2.");
+    return;
+  }
+  const data = { i: joined(state.sel[1]), j: joined(state.sel[2]), kind: kind || state.kind };
+  const n = state.sel[1].size * state.sel[2].size;
+  const label = `${n} new ${data.kind} link${n > 1 ? "s" : ""}`;
+  enqueue({ url: editor.dataset.linkAddUrl, data, target: "#links", label });
+  clearSelection();
+}
+
+function removeLinks(i, j, label) {
+  enqueue({ url: editor.dataset.linkRemoveUrl, data: { i, j }, target: "#links", label });
+}
+
+export function unlinkSelected() {
+  if (state.lineSel.size) {
+    for (const key of state.lineSel) {
+      const [i, j] = key.split("-");
+      removeLinks(i, j, "removed link");
+    }
+  } else if (state.sel[1].size && state.sel[2].size) {
+    removeLinks(joined(state.sel[1]), joined(state.sel[2]), "removed links");
+  } else {
+    clientMessage("#link-message", "Select a link (click its line) or tokens on both sides to unlink.");
+    return;
+  }
+  clearSelection();
+}
+
+export function toggleLink(i, j) {
+  enqueue({ url: editor.dataset.linkToggleUrl, data: { i, j }, target: "#links", label: "sure/possible switch" });
+}
+
+/** Accept one automatic suggestion as a sure link (nothing is the annotator's until they accept it). */
+export function acceptSuggestion(i, j) {
+  enqueue({ url: editor.dataset.linkAcceptUrl, data: { i, j }, target: "#links", label: "accepted suggestion" });
+}
+
+function drawLine(svg, coords, cls, i, j) {
+  const line = document.createElementNS(SVG, "line");
+  for (const [k, v] of Object.entries(coords)) line.setAttribute(k, v.toFixed(1));
+  line.setAttribute("class", cls);
+  line.dataset.i = i;
+  line.dataset.j = j;
+  svg.append(line);
+}
+
+export function drawLines() {
+  const svg = $(".link-lines");
+  const members = $("#members");
+  if (!svg || !members) return;
+  svg.replaceChildren();
+  if (state.mode !== "align" || state.view !== "lines") return;
+  const box = members.getBoundingClientRect();
+  svg.setAttribute("width", box.width);
+  svg.setAttribute("height", box.height);
+  const data = linksData();
+  const ends = (i, j) => {
+    const a = tokenEl(1, i);
+    const b = tokenEl(2, j);
+    if (!a || !b) return null;
+    const ra = a.getBoundingClientRect();
+    const rb = b.getBoundingClientRect();
+    return {
+      x1: ra.left + ra.width / 2 - box.left,
+      y1: ra.bottom - box.top,
+      x2: rb.left + rb.width / 2 - box.left,
+      y2: rb.top - box.top,
+    };
+  };
+  // Suggestions first (underneath): dotted amber, a click accepts one as a sure link.
+  for (const [i, j] of data.suggested || []) {
+    const coords = ends(i, j);
+    if (!coords) continue;
+    drawLine(svg, coords, "hit suggested-hit", i, j);
+    drawLine(svg, coords, "link suggested", i, j);
+  }
+  for (const [i, j, sure] of data.links) {
+    const coords = ends(i, j);
+    if (!coords) continue;
+    for (const cls of ["hit", `link ${sure ? "sure" : "possible"}`]) drawLine(svg, coords, cls, i, j);
+  }
+  applySelection();
+}
+
+export function buildMatrix() {
+  const box = $(".link-matrix");
+  if (!box) return;
+  box.hidden = state.view !== "matrix";
+  if (box.hidden) return;
+  const data = linksData();
+  const kind = new Map(data.links.map(([i, j, sure]) => [`${i}-${j}`, sure ? "sure" : "possible"]));
+  const initial = new Set((data.suggested || []).map(([i, j]) => `${i}-${j}`));
+  const head = data.tokens2
+    .map((t, j) => `<th class="mx-col" data-j="${j}"><span>${escapeHtml(t)}</span></th>`)
+    .join("");
+  const rows = data.tokens1.map((t, i) => {
+    const cells = data.tokens2.map((_, j) => {
+      const key = `${i}-${j}`;
+      const cls = `mx-cell ${kind.get(key) || ""}${initial.has(key) ? " init" : ""}`;
+      return `<td class="${cls}" data-i="${i}" data-j="${j}" title="${escapeHtml(t)} – ${escapeHtml(data.tokens2[j])}"></td>`;
+    });
+    return `<tr><th class="mx-row" data-i="${i}">${escapeHtml(t)}</th>${cells.join("")}</tr>`;
+  });
+  const other = state.kind === "sure" ? "possible" : "sure";
+  box.innerHTML = `<table class="matrix"><thead><tr><th class="mx-corner"><span>1 ↓ · 2 →</span></th>${head}</tr></thead><tbody>${rows.join("")}</tbody></table>
+    <p class="muted small">Click a cell: empty → ${state.kind} → ${other} → empty. Amber dots mark suggestions of the automatic aligner: clicking one accepts it.</p>`;
+}
+
+/** A matrix cell cycles: empty → the current kind → the other kind → empty; a suggestion is accepted. */
+export function onMatrixCell(cell) {
+  const { i, j } = cell.dataset;
+  const linked = cell.classList.contains("sure") || cell.classList.contains("possible");
+  if (cell.classList.contains("init") && !linked) return acceptSuggestion(i, j);
+  if (cell.classList.contains("sure") || cell.classList.contains("possible")) {
+    const other = cell.classList.contains("sure") ? "possible" : "sure";
+    if (other === state.kind) removeLinks(i, j, "removed link");
+    else toggleLink(i, j);
+  } else {
+    const data = { i, j, kind: state.kind };
+    enqueue({ url: editor.dataset.linkAddUrl, data, target: "#links", label: `new ${state.kind} link` });
+  }
+}
+
+export function setKind(kind) {
+  state.kind = kind;
+  editor.classList.toggle("kind-sure", kind === "sure");
+  editor.classList.toggle("kind-possible", kind === "possible");
+  buildMatrix();
+}
+
+export function setView(view) {
+  state.view = view;
+  editor.classList.toggle("view-lines", view === "lines");
+  editor.classList.toggle("view-matrix", view === "matrix");
+  localStorage.setItem("editor-view", view);
+  drawLines();
+  buildMatrix();
+}

@@ -1,0 +1,107 @@
+// Phenomena: choosing a type for the selection, key mode, projection, editing an existing phenomenon,
+// the palette filter.
+
+import { $, $$, editor, joined } from "./dom.js";
+import { rememberType } from "./palette.js";
+import { enqueue } from "./savequeue.js";
+import { applySelection, clearSelection } from "./selection.js";
+import { state } from "./state.js";
+
+function projectionValue() {
+  const checked = $('input[name="projection"]:checked');
+  return checked ? checked.value : "";
+}
+
+export function setProjection(value) {
+  const radio = $(`input[name="projection"][value="${value}"]`);
+  if (radio) radio.checked = true;
+}
+
+export function setKeyMode(on) {
+  state.keyMode = on;
+  editor.classList.toggle("key-mode", on);
+  const button = $(".key-toggle");
+  if (button) button.setAttribute("aria-pressed", String(on));
+}
+
+function selectionSnapshot() {
+  return [1, 2].map((m) => `${joined(state.sel[m])}|${joined(state.keys[m])}`).join("/") + (state.editing?.id ?? "");
+}
+
+export function chooseType(button) {
+  rememberType(button.dataset.ptype);
+  const snapshot = selectionSnapshot();
+  const data = {
+    ptype: button.dataset.ptype,
+    scope1: joined(state.sel[1]),
+    scope2: joined(state.sel[2]),
+    key1: joined(state.keys[1]),
+    key2: joined(state.keys[2]),
+    projection: button.dataset.projection === "1" ? projectionValue() : "",
+  };
+  const editing = state.editing;
+  enqueue({
+    url: editing ? editing.url : editor.dataset.phenomenaUrl,
+    data,
+    target: "#phenomena",
+    label: `${editing ? "edit of" : "new"} ${button.dataset.name}`,
+    onSaved: () => {
+      if (selectionSnapshot() === snapshot) {
+        state.editing = null;
+        setKeyMode(false);
+        clearSelection();
+      }
+    },
+  });
+}
+
+/** Load a listed phenomenon into the selection for editing (the caller switches to phenomena mode). */
+export function startEdit(li) {
+  const parse = (text) => new Set(text ? text.split(",").map(Number) : []);
+  state.sel = { 1: parse(li.dataset.scope1), 2: parse(li.dataset.scope2) };
+  state.keys = { 1: parse(li.dataset.key1), 2: parse(li.dataset.key2) };
+  const type = $(`.ptype[data-ptype="${li.dataset.ptype}"]`);
+  state.editing = {
+    id: li.dataset.ph,
+    url: li.dataset.updateUrl,
+    ptype: li.dataset.ptype,
+    name: type ? type.dataset.name : "phenomenon",
+  };
+  setProjection(li.dataset.projection || "");
+  markEditing();
+  applySelection();
+}
+
+/** Keep the edited phenomenon's entry highlighted; forget the edit once it is gone from the list. */
+export function markEditing() {
+  for (const li of $$(".ph")) li.classList.toggle("editing", state.editing?.id === li.dataset.ph);
+  if (state.editing && !$(`.ph[data-ph="${state.editing.id}"]`)) state.editing = null;
+}
+
+/** Save the phenomenon being edited with its own type (Enter). */
+export function keepEditedType() {
+  if (!state.editing) return;
+  const button = $(`.ptype[data-ptype="${state.editing.ptype}"]`);
+  if (button) chooseType(button);
+}
+
+export function highlightPhenomenon(id, on) {
+  for (const mark of $$(`.mk[data-ph="${id}"]`)) {
+    mark.classList.toggle("hl", on);
+    mark.parentElement.classList.toggle(mark.classList.contains("key") ? "hlkey" : "hl", on);
+  }
+}
+
+export function filterPalette(query) {
+  const q = query.trim().toLowerCase();
+  for (const button of $$(".ptype")) {
+    const hay = `${button.dataset.name} ${button.title}`.toLowerCase();
+    button.hidden = Boolean(q) && !hay.includes(q) && button.dataset.shortcut !== q;
+  }
+  for (const group of $$(".pgroup")) group.hidden = !group.querySelector(".ptype:not([hidden])");
+}
+
+/** The type whose one-letter shortcut is `key`, among those the palette filter leaves visible. */
+export function typeForShortcut(key) {
+  return $$(".ptype").find((b) => b.dataset.shortcut === key.toLowerCase() && !b.hidden);
+}

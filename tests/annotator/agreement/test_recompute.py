@@ -1,0 +1,360 @@
+"""The recompute pipeline: snapshots equal the CLI, coalescing, idempotency, the lock, failures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+from sklearn.metrics import cohen_kappa_score
+
+from annotator import tasks
+from annotator.agreement import computation, results, scheduling
+from annotator.agreement import results as agreement_results
+from annotator.agreement.changes import enqueue_recompute
+from annotator.agreement.computation import latest_snapshot, recompute
+from annotator.agreement.document import project_document
+from annotator.annotation import services as annotation_services
+from annotator.models import (
+    AgreementSnapshot,
+    AgreementState,
+    Assignment,
+    EvaluationItem,
+    EvaluationUnit,
+    Judgement,
+    ParaphraseType,
+)
+from metrics.document import parse_document
+from metrics.report import build_report
+from tests import make
+
+pytestmark = pytest.mark.django_db
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(autouse=True)
+def clean_cache():
+    cache.clear()
+    agreement_results.forget_memos()  # every test starts from a cold worker
+    agreement_results.forget_phenomena_states()
+    yield
+    cache.clear()
+
+
+def ptype(name: str) -> ParaphraseType:
+    return make.vila().types.get(name=name)
+
+
+@pytest.fixture
+def team():
+    lead = make.cast().lead
+    anns = make.cast().annotators
+    project = make.project_with_pairs(n_pairs=4, lead=lead, annotators=anns)
+    return project, anns
+
+
+def cli_report(doc: dict, tmp_path: Path) -> dict:
+    path = tmp_path / "project.json"
+    path.write_text(json.dumps(doc))
+    out = subprocess.run(
+        [sys.executable, "-m", "metrics", "report", str(path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin"},
+    )
+    return json.loads(out.stdout)
+
+
+def test_snapshot_report_equals_metrics_cli_on_the_exported_document(team, tmp_path):
+    project, anns = team
+    make.partly_agree(project, anns)
+    assert recompute(project.pk) == "stored"
+    snapshot = latest_snapshot(project)
+    report = snapshot.results["report"]
+    assert report == cli_report(project_document(project), tmp_path)
+    assert "iapta.do.f1" in report["measures"] and "kappa_c" in report["measures"]
+    assert snapshot.fingerprint == results.fingerprint(project_document(project))
+
+
+def test_snapshot_after_partial_change_still_equals_cli(team, tmp_path):
+    project, anns = team
+    make.partly_agree(project, anns)
+    recompute(project.pk)
+    first = latest_snapshot(project)
+    pair = project.pairs.get(source_id="p2")
+    annotation_services.add_phenomenon(
+        pair, anns[1], ptype("Diathesis"), scope1=[3], scope2=[1], base_version=None
+    )
+    assert recompute(project.pk) == "stored"
+    second = latest_snapshot(project)
+    assert second.pk != first.pk
+    assert second.results["sections"]["word_alignments"] == first.results["sections"]["word_alignments"]
+    assert second.results["sections"]["phenomena"] != first.results["sections"]["phenomena"]
+    assert second.results["report"] == cli_report(project_document(project), tmp_path)
+
+
+def test_same_inputs_store_no_second_snapshot(team):
+    project, anns = team
+    make.partly_agree(project, anns)
+    assert recompute(project.pk) == "stored"
+    assert recompute(project.pk) == "unchanged"
+    assert AgreementSnapshot.objects.filter(project=project).count() == 1
+    state = AgreementState.objects.get(project=project)
+    assert state.finished_at is not None and state.last_error == "" and not state.is_behind
+
+
+def test_expensive_kappa_c_is_stored_provisionally_then_exactly(team, settings, tmp_path):
+    project, anns = team
+    make.partly_agree(project, anns)
+    settings.AGREEMENT_KAPPA_C_DEFER_WORK = 0
+    assert recompute(project.pk) == "stored provisional+final"
+    provisional, final = AgreementSnapshot.objects.filter(project=project).order_by("id")
+    assert provisional.results["pending"] == ["kappa_c"]
+    assert "kappa_c" not in provisional.results["report"]["measures"]  # nothing to carry over yet
+    assert "alignment.words.f1" in provisional.results["report"]["measures"]
+    assert final.results["pending"] == []
+    assert final.results["report"] == cli_report(project_document(project), tmp_path)
+
+
+def test_after_one_annotators_change_only_their_pairs_run_kappa_c_again(team, settings, tmp_path):
+    """The worker keeps each annotator pair's κ_C: a change by one annotator leaves the pairs of the
+    other two as they were, and the Monte Carlo left (that annotator's two pairs) is small enough to
+    run at once — no provisional snapshot — while the report still equals the CLI's."""
+    project, anns = team
+    make.partly_agree(project, anns)
+    # 4 pairs × 1,000 samples per annotator pair: all three pairs are 12,000, the changed two 8,000
+    settings.AGREEMENT_KAPPA_C_DEFER_WORK = 10_000
+    assert recompute(project.pk) == "stored provisional+final"  # cold: all three pairs to compute
+    pair = project.pairs.order_by("position").first()
+    annotation_services.set_links(pair, anns[2], [(0, 0)], sure=True, base_version=None)
+    assert recompute(project.pk) == "stored"
+    latest = latest_snapshot(project)
+    assert latest.results["pending"] == []
+    assert latest.results["report"] == cli_report(project_document(project), tmp_path)
+
+
+def test_results_hold_pairs_pair_labels_progress_and_headline(team):
+    project, anns = team
+    make.partly_agree(project, anns)
+    Assignment.objects.filter(annotator=anns[0], pair__source_id="p1").update(
+        status=Assignment.Status.DONE, time_spent=90
+    )
+    recompute(project.pk)
+    results = latest_snapshot(project).results
+    assert results["pairs"]["p3"]["label_disagreement"] is True
+    assert results["pairs"]["p1"]["label_disagreement"] is False
+    assert results["pairs"]["p1"]["do_f1"] == pytest.approx(1.0)
+    assert results["pairs"]["p2"]["do_f1"] < 1
+    assert results["pairs"]["p1"]["annotators"] == ["anna", "ben", "cat"]
+    ana_training = [r for r in results["progress"] if r["annotator"] == "anna"][0]
+    assert ana_training == {
+        "annotator": "anna",
+        "phase": "training",
+        "kind": "pairs",
+        "done": 1,
+        "postponed": 0,
+        "todo": 3,
+        "total": 4,
+        "time_spent": 90,
+    }
+    assert results["headline"]["iapta.do.f1"] == results["report"]["measures"]["iapta.do.f1"]["value"]
+
+
+def test_pair_label_kappas_match_scikit_learn(team):
+    project, anns = team
+    make.partly_agree(project, anns)
+    recompute(project.pk)
+    labels = latest_snapshot(project).results["pair_labels"]
+    doc = project_document(project)["pair_labels"]
+    ids = sorted(doc["anna"])
+    expected = cohen_kappa_score([doc["anna"][i] for i in ids], [doc["ben"][i] for i in ids])
+    assert labels["cohen"]["by_pair"]["anna|ben"] == pytest.approx(expected)
+    assert labels["cohen"]["by_pair"]["anna|cat"] is None  # one category only: undefined
+    assert labels["fleiss"]["n_items"] == 4
+    assert labels["counts"]["ben"] == {"paraphrase": 3, "non_paraphrase": 1}
+    measures = latest_snapshot(project).results["report"]["measures"]
+    if "pair_labels.cohen" in measures:  # the metrics report reads the extension section too
+        assert measures["pair_labels.cohen"]["by_pair"] == labels["cohen"]["by_pair"]
+        assert measures["pair_labels.fleiss"]["value"] == pytest.approx(labels["fleiss"]["value"])
+
+
+def test_evaluation_judgements_reach_the_report(team, tmp_path):
+    project, anns = team
+    project.layer_evaluation = True
+    project.save()
+    unit = EvaluationUnit.objects.create(
+        project=project, source_id="u1", source_sentence="a b c", phrase="b", phrase_start=2, phrase_end=3
+    )
+    grades = [("Perfect", "Awkward", "Perfect"), ("Major Problem", "Irredeemable", "Awkward")]
+    for n, row in enumerate(grades):
+        item = EvaluationItem.objects.create(
+            unit=unit,
+            source_id=f"e{n}",
+            position=n,
+            paraphrase="x",
+            sentence="a x c",
+            substitution_start=2,
+            substitution_end=3,
+        )
+        for who, label in zip(anns, row, strict=True):
+            Judgement.objects.create(item=item, rater=who, step="grammaticality", label=label)
+            Judgement.objects.create(item=item, rater=who, step="meaning", label="Equivalent")
+    recompute(project.pk)
+    report = latest_snapshot(project).results["report"]
+    assert report == cli_report(project_document(project), tmp_path)
+    assert report["measures"]["fleiss.G2"]["n_items"] == 2
+
+
+RECOMPUTE = "annotator.recompute_agreement"
+
+
+def test_burst_of_changes_enqueues_one_recompute(team, task_queue):
+    project, _ = team
+    for _ in range(100):
+        scheduling.schedule(project.pk)
+    assert task_queue.sent == [(RECOMPUTE, (project.pk,))] and task_queue.countdowns[0] > 0
+
+
+def test_change_after_the_task_started_enqueues_again(team, task_queue):
+    project, anns = team
+    scheduling.schedule(project.pk)
+    recompute(project.pk)  # the worker picks the task up: the "scheduled" mark is cleared
+    scheduling.schedule(project.pk)
+    scheduling.schedule(project.pk)
+    assert task_queue.sent == [(RECOMPUTE, (project.pk,))] * 2
+
+
+def test_second_worker_on_a_busy_project_leaves_it_to_the_holder(team, monkeypatch):
+    project, anns = team
+    make.partly_agree(project, anns)
+    outcomes = []
+    real = computation.project_document
+
+    def compute_while_another_worker_arrives(p):
+        if not outcomes:
+            # a second worker, same project, same moment; it has its own database session, so the lock
+            # held here is not its own (PostgreSQL advisory locks are re-entrant within one session)
+            with monkeypatch.context() as m:
+                m.setattr(scheduling.ProjectLock, "acquire", lambda self: False)
+                outcomes.append(recompute(project.pk))
+        return real(p)
+
+    # the computation starts by reading the project's document: the second worker arrives then
+    monkeypatch.setattr(computation, "project_document", compute_while_another_worker_arrives)
+    assert tasks.recompute_agreement(project.pk) == "stored"
+    assert outcomes == ["busy"]
+    # the holder saw the busy mark and re-scheduled (in-process: ran again, nothing new to store)
+    assert AgreementSnapshot.objects.filter(project=project).count() == 1
+    assert cache.get(scheduling.RERUN_KEY.format(project.pk)) is None
+
+
+def test_bug_fails_loudly_and_is_recorded(team, monkeypatch):
+    project, _ = team
+
+    def broken(project):
+        raise KeyError("tokens1")
+
+    monkeypatch.setattr(computation, "project_document", broken)
+    with pytest.raises(KeyError):
+        recompute(project.pk)
+    state = AgreementState.objects.get(project=project)
+    assert "KeyError" in state.last_error and "tokens1" in state.last_error
+    assert not AgreementSnapshot.objects.filter(project=project).exists()
+
+
+def test_deleted_project_is_skipped():
+    assert recompute(987654) == "deleted"
+
+
+def test_broker_down_marks_project_behind_and_next_enqueue_catches_up(team, task_queue):
+    from kombu.exceptions import OperationalError
+
+    project, _ = team
+    other = make.project_with_pairs("Other", n_pairs=1)
+    AgreementState.objects.create(project=project)
+    task_queue.refuse_with = OperationalError("connection refused")
+    assert enqueue_recompute(project.pk) is False
+    assert AgreementState.objects.get(project=project).enqueue_failed
+    task_queue.refuse_with = None  # the broker is back
+    assert enqueue_recompute(other.pk) is True
+    assert sorted(args[0] for args in task_queue.args_of(RECOMPUTE)) == sorted([other.pk, project.pk])
+    assert len(task_queue.sent) == 2
+
+
+def test_dashboard_catch_up_resends_refused_enqueue(team, task_queue):
+    project, _ = team
+    state = AgreementState.objects.create(project=project, enqueue_failed=True)
+    scheduling.catch_up(state)
+    assert task_queue.sent == [(RECOMPUTE, (project.pk,))]
+    assert not AgreementState.objects.get(project=project).enqueue_failed
+
+
+def test_report_sections_equal_build_report_of_whole_document(team):
+    project, anns = team
+    make.partly_agree(project, anns)
+    doc = project_document(project)
+    from annotator.agreement.results import report_sections
+
+    report, _, _, pending = report_sections(doc)
+    assert pending == []
+    assert report == build_report(parse_document(doc))
+
+
+def test_changes_during_a_computation_leave_a_mark_and_the_task_reschedules_once(
+    team, task_queue, monkeypatch
+):
+    project, anns = team
+    real = computation.project_document
+
+    def compute_while_annotators_save(p):
+        for _ in range(20):
+            scheduling.schedule(project.pk)  # saves committed while the worker computes
+        assert task_queue.sent == []  # nothing enqueued while the computation runs
+        return real(p)
+
+    # the computation starts by reading the project's document: the saves arrive then
+    monkeypatch.setattr(computation, "project_document", compute_while_annotators_save)
+    tasks.recompute_agreement(project.pk)
+    assert task_queue.sent == [(RECOMPUTE, (project.pk,))]  # re-scheduled once, after the computation
+    assert task_queue.countdowns[0] >= 0.7  # after a breather (AGREEMENT_RERUN_DELAY_SECONDS at least)
+
+
+def test_per_pair_do_f1_equals_the_library_on_each_pair(team):
+    from annotator.agreement.results import pair_results
+    from metrics.iapta import do_f1
+
+    project, anns = team
+    make.partly_agree(project, anns)
+    doc = project_document(project)
+    library = parse_document(doc)  # the document as the metrics library reads it
+    results = pair_results(doc)
+    for pair in doc["pairs"]:
+        pid = pair["id"]
+        mine = {a: [x for x in xs if x.pair == pid] for a, xs in library.phenomena.items()}
+        values = [
+            do_f1(mine[a], mine[b], tagset=library.tagset)
+            for a, b in (("anna", "ben"), ("anna", "cat"), ("ben", "cat"))
+        ]
+        defined = [v for v in values if v is not None]
+        assert results[pid]["do_f1"] == pytest.approx(sum(defined) / len(defined))
+
+
+def test_a_change_made_while_a_computation_ran_keeps_the_project_behind():
+    """The computation read the annotations when it started: a change made while it ran is not in its
+    snapshot, although the computation finished after the change."""
+    from datetime import datetime, timedelta
+
+    t0 = datetime(2026, 1, 1, 12, 0)
+    state = AgreementState(started_at=t0, finished_at=t0 + timedelta(seconds=2))
+    assert not state.is_behind  # nothing changed
+    state.changed_at = t0 - timedelta(seconds=1)
+    assert not state.is_behind  # changed before the computation started: in its snapshot
+    state.changed_at = t0 + timedelta(seconds=1)
+    assert state.is_behind  # changed while it ran
+    state.started_at, state.changed_at = t0 + timedelta(seconds=3), t0 - timedelta(seconds=1)
+    assert state.is_behind  # a computation is running

@@ -1,0 +1,270 @@
+"""Each hand-written statement of `annotator.core.sql` gives what its ORM equivalent gives.
+
+The same tests run on SQLite (the default) and on PostgreSQL (with DATABASE_URL set); the
+`*_on_postgresql` tests need it. Each builder's docstring shows the statement as rendered, and a test
+holds the two equal, so the documentation cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from types import SimpleNamespace
+
+import pytest
+from django.core import checks
+from django.db import connection, connections, transaction
+from django.db.models import Exists, F, OuterRef
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from annotator.annotation import services as annotation_services
+from annotator.core import sql
+from annotator.core.checks import returning_supported
+from annotator.models import (
+    AgreementState,
+    AlignmentLink,
+    AnnotationHistory,
+    Assignment,
+    Membership,
+    Pair,
+    PairLabel,
+)
+from tests import make
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world(settings):
+    return make.two_projects()
+
+
+def _row(instance, skip=()):
+    return {
+        f.attname: getattr(instance, f.attname)
+        for f in type(instance)._meta.concrete_fields
+        if f.attname not in skip
+    }
+
+
+# ---- the sheet bump (UPDATE … RETURNING) ----------------------------------------------------------
+
+
+def test_sheet_bump_returns_the_row_the_orm_reads_after_its_update(world):
+    pair = world.pair
+    annotation_services.set_pair_label(pair, world.anna, "paraphrase", base_version=None)
+    before = PairLabel.objects.get(pair=pair, annotator=world.anna)
+    now = timezone.now() + timedelta(seconds=5)
+    with transaction.atomic():
+        bumped = sql.bump_sheet(pair.pk, world.anna.pk, False, now)
+    stored = PairLabel.objects.get(pk=before.pk)
+    assert _row(bumped) == _row(stored)
+    assert bumped.version == before.version + 1 and bumped.updated_at == now
+    assert not bumped._state.adding and bumped._state.db == connection.alias
+
+    later = now + timedelta(seconds=5)  # the ORM equivalent, two statements
+    with transaction.atomic():
+        mine = {"pair_id": pair.pk, "annotator_id": world.anna.pk, "is_gold": False}
+        PairLabel.objects.filter(**mine).update(version=F("version") + 1, updated_at=later)
+        by_orm = PairLabel.objects.select_for_update().get(**mine)
+    assert by_orm.version == bumped.version + 1
+    assert _row(by_orm, {"version", "updated_at"}) == _row(bumped, {"version", "updated_at"})
+
+
+def test_sheet_bump_of_a_sheet_not_yet_there_is_none_as_the_orm_update_changes_nothing(world):
+    with transaction.atomic():
+        assert sql.bump_sheet(world.pair.pk, world.ben.pk, False, timezone.now()) is None
+    updated = PairLabel.objects.filter(pair=world.pair, annotator=world.ben).update(version=F("version") + 1)
+    assert updated == 0
+
+
+# ---- the change mark --------------------------------------------------------------------------------
+
+
+def test_mark_changed_counts_and_stores_as_the_orm_update(world):
+    project = world.project
+    assert sql.mark_changed(project.pk, timezone.now()) == AgreementState.objects.filter(
+        project=project
+    ).update(changed_at=timezone.now())
+    AgreementState.objects.get_or_create(project=project)
+    now = timezone.now() - timedelta(hours=1)
+    assert sql.mark_changed(project.pk, now) == 1
+    assert AgreementState.objects.get(project=project).changed_at == now
+    assert AgreementState.objects.filter(project=project).update(changed_at=now) == 1
+
+
+# ---- who may annotate a pair ------------------------------------------------------------------------
+
+
+def _orm_pair_for_annotation(user, pair_id):
+    member = Membership.objects.filter(project=OuterRef("project_id"), user_id=user.pk)
+    return (
+        Pair.objects.select_related("project")
+        .defer("project__description", "project__guidelines")
+        .annotate(
+            is_member=Exists(member),
+            is_annotator=Exists(member.filter(role=Membership.Role.ANNOTATOR)),
+            is_assigned=Exists(Assignment.objects.filter(pair=OuterRef("pk"), annotator_id=user.pk)),
+        )
+        .filter(pk=pair_id)
+        .first()
+    )
+
+
+def test_pair_for_annotation_gives_the_orm_rows_and_facts_for_every_role(world):
+    pair_ids = [world.pair.pk, world.other_project.pairs.first().pk, 10**9]
+    for user in (world.anna, world.ben, world.lead, world.other_lead, world.admin, world.outsider):
+        for pair_id in pair_ids:
+            found, expected = (
+                sql.pair_for_annotation(user.pk, pair_id),
+                _orm_pair_for_annotation(user, pair_id),
+            )
+            if expected is None:
+                assert found is None
+                continue
+            pair, *facts = found
+            assert facts == [expected.is_member, expected.is_annotator, expected.is_assigned], (user, pair_id)
+            assert _row(pair) == _row(expected)
+            assert _row(pair.project, {"description", "guidelines"}) == _row(
+                expected.project, {"description", "guidelines"}
+            )
+            assert pair.project.get_deferred_fields() == expected.project.get_deferred_fields()
+
+
+# ---- token authentication ---------------------------------------------------------------------------
+
+
+def test_token_with_user_is_the_orm_select_related(world):
+    make.api_client(world.anna)  # makes the token
+    key = Token.objects.get(user=world.anna).key
+    token, expected = sql.token_with_user(key), Token.objects.select_related("user").get(key=key)
+    assert _row(token) == _row(expected) and _row(token.user) == _row(expected.user)
+    assert token.created.tzinfo is not None and token.user.date_joined.tzinfo is not None
+    assert sql.token_with_user("no-such-key") is None
+    assert Token.objects.select_related("user").filter(key="no-such-key").first() is None
+
+
+# ---- rows by equality -------------------------------------------------------------------------------
+
+
+def test_select_is_the_orm_filter_in_the_models_order(world):
+    pair = world.pair
+    annotation_services.set_links(pair, world.anna, [(4, 2), (1, 0), (1, 3)], sure=True, base_version=None)
+    annotation_services.set_links(pair, world.ben, [(0, 0)], sure=False, base_version=None)
+    where = {"pair": pair, "annotator": world.anna, "is_gold": False}
+    assert [_row(link) for link in sql.select(AlignmentLink, where)] == [
+        _row(link) for link in AlignmentLink.objects.filter(**where)
+    ]
+    by_j = sql.select(AlignmentLink, {"pair": pair}, order_by=["j", "i"])
+    assert [_row(link) for link in by_j] == [
+        _row(link) for link in AlignmentLink.objects.filter(pair=pair).order_by("j", "i")
+    ]
+    with pytest.raises(ValueError, match="descending order is not supported"):
+        sql.select(AlignmentLink, where, order_by=["-i"])
+
+
+# ---- bulk inserts -----------------------------------------------------------------------------------
+
+
+def test_insert_rows_stores_what_bulk_create_stores(world):
+    now = timezone.now()
+    base = {
+        "project_id": world.project.pk,
+        "pair_id": world.pair.pk,
+        "unit_id": None,
+        "owner_id": world.anna.pk,
+        "actor_id": None,
+        "model": "phenomenon",
+        "action": "create",
+        "before": None,
+        "after": {"scope1": [0, 2], "note": "ünï"},
+        "batch": None,
+        "reverts": None,
+        "at": now,
+    }
+    sql.insert_rows(AnnotationHistory, [{**base, "object_id": 1}, {**base, "object_id": 2}])
+    AnnotationHistory.objects.bulk_create(
+        [AnnotationHistory(**{**base, "object_id": 101}), AnnotationHistory(**{**base, "object_id": 102})]
+    )
+    stored = {h.object_id: h for h in AnnotationHistory.objects.all()}
+    rows = {n: _row(h, {"id", "object_id", "at"}) for n, h in stored.items()}  # bulk_create sets `at` itself
+    assert rows[1] == rows[2] == rows[101] == rows[102]
+    assert rows[1]["after"] == {"scope1": [0, 2], "note": "ünï"}
+    assert stored[1].at == stored[2].at == now
+
+
+# ---- what the ORM cannot say ------------------------------------------------------------------------
+
+
+def test_advisory_locks_on_postgresql(postgres_required):
+    assert sql.try_advisory_lock(4242, 7)
+    sql.advisory_unlock(4242, 7)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 7")
+        assert cursor.fetchone()[0] == 0
+
+
+def test_ping_answers():
+    sql.ping()
+
+
+# ---- the docstrings show the statements -------------------------------------------------------------
+
+RENDERED = [
+    (sql.bump_sheet_sql, ()),
+    (sql.mark_changed_sql, ()),
+    (sql.pair_for_annotation_sql, ()),
+    (sql.token_with_user_sql, ()),
+    (sql.select_sql, (AlignmentLink, ("pair", "annotator", "is_gold"), ("pair", "i", "j"))),
+    (sql.insert_rows_sql, (AnnotationHistory, ("project", "model"))),
+]
+
+
+def _rendered(doc: str) -> re.Pattern[str]:
+    """The statement after the docstring's "Rendered …::", a "…" standing for any columns."""
+    block = doc.split("Rendered", 1)[1].split("::", 1)[1]
+    text = " ".join(block.split())
+    return re.compile(re.escape(text).replace("…", ".*?") + r"\Z")
+
+
+@pytest.mark.parametrize("builder, args", RENDERED, ids=[b.__name__ for b, _ in RENDERED])
+def test_docstring_shows_the_statement_and_its_orm_equivalent(builder, args):
+    doc = builder.__doc__
+    assert "ORM equivalent" in doc
+    assert _rendered(doc).match(builder(*args)), builder(*args)
+
+
+def test_built_statements_are_cached_per_connection_alias_and_vendor(monkeypatch):
+    builds = []
+
+    @sql.statement
+    def probe() -> str:
+        builds.append(connection.vendor)
+        return f"SELECT {sql.quote('x')}"
+
+    assert probe() == probe() and len(builds) == 1
+    other = SimpleNamespace(alias="other", vendor="othervendor", ops=connection.ops)
+    monkeypatch.setattr(sql, "connection", other)
+    probe()
+    assert len(builds) == 2  # another alias and vendor: built again, not taken from the first
+    monkeypatch.undo()
+    probe()
+    assert len(builds) == 2
+
+
+# ---- the system check -------------------------------------------------------------------------------
+
+
+def test_the_returning_check_is_registered_and_passes_here():
+    assert returning_supported in checks.registry.registry.get_checks()
+    assert returning_supported() == []
+
+
+def test_the_returning_check_fails_without_returning(monkeypatch):
+    features = connections["default"].features
+    monkeypatch.setattr(features, "can_return_columns_from_insert", False)
+    errors = returning_supported()
+    assert [e.id for e in errors] == ["annotator.E001"]
+    assert "cannot return rows from a write (UPDATE … RETURNING)" in errors[0].msg
+    assert "SQLite 3.35" in errors[0].hint

@@ -1,0 +1,176 @@
+"""The shape of the code: areas as packages, one way to the task queue, no import cycles.
+
+The import graph is read from the source (every `import` statement, inside functions too), so a cycle
+hidden behind a function-level import fails here just like a top-level one.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+TOP_LEVEL_MODULES = {
+    "__init__",
+    "settings",
+    "urls",
+    "celery",
+    "wsgi",
+    "asgi",
+    "apps",
+    "admin",
+    "access",
+    "tasks",
+    "taskqueue",
+}
+AREAS = {
+    "core",
+    "corpus",
+    "annotation",
+    "evaluation",
+    "leadtools",
+    "agreement",
+    "dashboard",
+    "api",
+    "home",
+    "accounts",
+    "projects",
+    "demo",
+    # Django's own places inside the app
+    "models",
+    "migrations",
+    "management",
+    "templatetags",
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def source_modules(*packages: str) -> dict[str, Path]:
+    return {
+        module_name(path): path
+        for package in packages
+        for path in (REPO / package).rglob("*.py")
+        if "migrations" not in path.parts
+    }
+
+
+def imported_names(path: Path, module: str) -> Iterator[str]:
+    """Every module an import statement in `path` names (relative imports resolved)."""
+    is_package = path.name == "__init__.py"
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            yield target
+            yield from (f"{target}.{alias.name}" for alias in node.names)
+
+
+def import_graph(*packages: str) -> dict[str, set[str]]:
+    modules = source_modules(*packages)
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for target in imported_names(path, name):
+            # `import a.b.c` also runs a and a.b; edges to packages' __init__ count as well
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                graph[name].add(target)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+@pytest.mark.parametrize("package", ["annotator", "metrics"])
+def test_no_import_cycles(package):
+    graph = import_graph(package)
+    assert cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle_behind_a_function_level_import(tmp_path, monkeypatch):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from pkg import b\n")
+    (package / "b.py").write_text("def f():\n    from pkg.a import x\n")
+    monkeypatch.setattr(f"{__name__}.REPO", tmp_path)
+    assert cycles(import_graph("pkg")) == [["pkg.a", "pkg.b"]]
+
+
+def test_annotator_modules_live_in_area_packages():
+    strays = sorted(
+        path.name for path in (REPO / "annotator").glob("*.py") if path.stem not in TOP_LEVEL_MODULES
+    )
+    folders = sorted(
+        path.name
+        for path in (REPO / "annotator").iterdir()
+        if path.is_dir() and path.name not in AREAS and not path.name.startswith("__")
+    )
+    assert strays == [] and folders == []
+
+
+def test_nothing_imports_the_celery_entry_points():
+    """Work is sent by task name through annotator.taskqueue; annotator.tasks is only for the worker."""
+    importers = sorted(
+        name
+        for name, targets in import_graph("annotator").items()
+        if "annotator.tasks" in targets and name != "annotator.tasks"
+    )
+    assert importers == []
+
+
+def test_metrics_never_imports_django_or_annotator():
+    offenders = sorted(
+        f"{name} imports {target}"
+        for name, path in source_modules("metrics").items()
+        for target in imported_names(path, name)
+        if target.split(".")[0] in {"django", "annotator", "rest_framework", "celery"}
+    )
+    assert offenders == []
