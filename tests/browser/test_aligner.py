@@ -12,7 +12,7 @@ from annotator.agreement.computation import recompute
 from annotator.corpus import projects
 from annotator.models import AlignerRun, AlignmentLink, Pair
 from tests import make
-from tests.conftest import screenshot as save_screenshot
+from tests.make import screenshot as save_screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SENTENCES = [
@@ -48,7 +48,7 @@ def test_lead_trains_and_annotator_accepts_and_corrects_suggestions(page, live_s
     page.click("[data-train-aligner]")
     page.wait_for_selector("#aligner-run-1.job-succeeded", timeout=60_000)
     assert "eflomal/intersection v1" in page.locator("#aligner .baseline").inner_text()
-    make.screenshot(page, "aligner-trained-1280")
+    screenshot(page, "aligner-trained-1280")
     run = AlignerRun.objects.get(project=project)
     assert run.version == 1 and run.report["written"] == 24
     pair = Pair.objects.get(pk=pair.pk)
@@ -61,7 +61,7 @@ def test_lead_trains_and_annotator_accepts_and_corrects_suggestions(page, live_s
     n_suggested = len(pair.initial_alignment)
     assert page.locator(".link-lines line.link.suggested").count() == n_suggested
     assert "bought – purchased" in page.locator(".suggestion-list").inner_text()
-    make.screenshot(page, "aligner-suggestions-1280")
+    screenshot(page, "aligner-suggestions-1280")
     assert not AlignmentLink.objects.filter(annotator=ann).exists()  # opening recorded nothing
     page.locator(".sugg", has_text="bought – purchased").click()
     page.wait_for_selector('#save-status.is-saved[data-pending="0"]')
@@ -70,7 +70,7 @@ def test_lead_trains_and_annotator_accepts_and_corrects_suggestions(page, live_s
     page.click("[data-accept-all]")
     page.wait_for_selector('#save-status.is-saved[data-pending="0"]')
     page.wait_for_function("document.querySelectorAll('.link-lines line.link.suggested').length === 0")
-    make.screenshot(page, "aligner-accepted-1280")
+    screenshot(page, "aligner-accepted-1280")
     assert AlignmentLink.objects.filter(annotator=ann).count() == n_suggested
 
     recompute(project.pk)
@@ -79,4 +79,4 @@ def test_lead_trains_and_annotator_accepts_and_corrects_suggestions(page, live_s
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     text = page.content()
     assert "Annotators against the automatic aligner" in text and "κ_C baseline" in text
-    make.screenshot(page, "aligner-dashboard-1280")
+    screenshot(page, "aligner-dashboard-1280")
