@@ -36,14 +36,14 @@ def check(pair, ann):
 
 
 def open_pair(page, live_server, pair):
-    make.sign_in(page, live_server, "ann")
+    make.sign_in(page, live_server, "anna")
     page.goto(edit_url(live_server, pair))
     page.evaluate("localStorage.clear()")
     page.reload()
 
 
 def test_mouse(page, live_server, world):
-    pair, ann = world["long"], world["ann"]
+    pair, ann = world["long"], world["anna"]
     open_pair(page, live_server, pair)
     clicks = keys = 0
 
@@ -81,7 +81,7 @@ def test_mouse(page, live_server, world):
 
 
 def test_keyboard(page, live_server, world):
-    pair, ann = world["long"], world["ann"]
+    pair, ann = world["long"], world["anna"]
     page.add_init_script(COUNT_POINTER)
     open_pair(page, live_server, pair)
     page.evaluate("window.__pointer = 0")

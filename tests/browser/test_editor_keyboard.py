@@ -53,7 +53,7 @@ def focused(page) -> str:
 def keyboard_login(page, live_server, keys: Keys) -> None:
     page.goto(f"{live_server.url}/accounts/login/")
     page.focus("input[name=username]")
-    keys.type("ann")
+    keys.type("anna")
     keys.press("Tab")
     keys.type(make.PASSWORD)
     keys.press("Enter")
@@ -61,7 +61,7 @@ def keyboard_login(page, live_server, keys: Keys) -> None:
 
 
 def test_a_whole_pair_annotated_from_the_keyboard_alone(page, live_server, world):
-    pair, ann = world["pair"], world["ann"]
+    pair, ann = world["pair"], world["anna"]
     page.add_init_script(COUNT_POINTER)
     missing = []
     page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)

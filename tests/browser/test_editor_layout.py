@@ -15,7 +15,6 @@ from annotator.models import Tagset
 from tests import make
 from tests.browser.axe import axe_violations, describe
 from tests.browser.test_editor import LONG1, LONG2, edit_url
-from tests.make import fast_passwords as fast_passwords
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

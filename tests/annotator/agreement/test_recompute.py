@@ -229,7 +229,7 @@ def test_change_after_the_task_started_enqueues_again(team, task_queue):
     assert task_queue.sent == [(RECOMPUTE, (project.pk,))] * 2
 
 
-def test_second_worker_on_a_busy_project_leaves_it_to_the_holder(team, monkeypatch):
+def test_second_worker_on_a_busy_project_leaves_it_to_the_holder(team, monkeypatch, eager_celery):
     project, anns = team
     make.partly_agree(project, anns)
     outcomes = []

@@ -5,6 +5,7 @@ import json
 
 import pandas
 import pytest
+from django.core.exceptions import ValidationError
 
 from annotator.annotation import services as annotation_services
 from annotator.corpus.exports import export_project
@@ -50,7 +51,7 @@ def test_conll_marks_scopes_keys_and_links(project):
     assert "# member = 1" in block and "# label = paraphrase" in block
     assert block[7].split("\t") == ["2", "film", "1:Diathesis", "_", "1"]
     assert block[8].split("\t") == ["3", "opened", "1:Diathesis", "1", "_"]
-    with pytest.raises(ValueError, match="one annotator"):
+    with pytest.raises(ValidationError, match="one annotator"):
         export_project("conll", project)
 
 
