@@ -19,6 +19,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from annotator.agreement import computation, scheduling
+from annotator.agreement.statistics import compute_statistics as compute_project_statistics
 from annotator.corpus import aligner_training, jobs, tree_parsing
 from annotator.evaluation.reevaluation import build_reevaluation_sets as build_sets
 from annotator.leadtools.reannotation import queue_reannotation as queue_round
@@ -64,6 +65,16 @@ def recompute_agreement(project_id: int) -> str | None:
     if outcome != "busy" and scheduling.take_rerun_mark(project_id):
         scheduling.schedule(project_id, countdown=scheduling.rerun_delay(time.monotonic() - started))
     return outcome
+
+
+@shared_task(name="annotator.compute_statistics", **RETRYING)
+def compute_statistics(project_id: int) -> str:
+    """Compute the project's corpus statistics (the papers' tables) and keep them for the dashboard."""
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None:
+        return "deleted"
+    compute_project_statistics(project)
+    return "stored"
 
 
 @shared_task(name="annotator.queue_reannotation", **RETRYING)

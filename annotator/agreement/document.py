@@ -8,7 +8,9 @@ from the database, with a few queries over the whole project (values_list, no mo
 - `options`: the metrics library's defaults, spelled out so the document says what it was computed with.
 - `tagset`: the project tagset's types in position order, `one_sided` = `ParaphraseType.one_sided`.
 - `pairs`: `{id: Pair.source_id, tokens1, tokens2, initial_alignment}` in `Pair.position` order.
-- `phenomena` (layer on): annotator → their non-gold phenomena. An annotator appears in the section
+- `phenomena` (layer on): annotator → their non-gold phenomena, each with `sense_preserving` (ETPC's
+  layer, spec extension of metrics 1.1, docs/measures.md#sense-layers) when it is marked; an
+  unmarked phenomenon has no such key, so projects without marks keep their documents unchanged. An annotator appears in the section
   once they have started (≥ 1 phenomenon or ≥ 1 finished pair), so a colleague who has not begun does
   not drag every measure to 0.
 - `word_alignments` (layer on): annotator → pair → `{sure, possible}`. A pair counts as aligned by an
@@ -177,24 +179,26 @@ def _phenomena(
             "scope2_text",
             "key1_text",
             "key2_text",
+            "sense_preserving",
         )
     )
     spans = json.loads("[" + ",".join(f"[{r[4]},{r[5]},{r[6]},{r[7]}]" for r in rows) + "]")
     by_annotator: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for (annotator_id, pair_id, type_name, projection, *_), (s1, s2, key1, key2) in zip(
+    for (annotator_id, pair_id, type_name, projection, *_, sense), (s1, s2, key1, key2) in zip(
         rows, spans, strict=True
     ):
-        by_annotator[annotator_id].append(
-            {
-                "pair": pairs[pair_id]["id"],
-                "type": type_name,
-                "s1": s1,
-                "s2": s2,
-                "projection": projection or None,
-                "key1": key1,
-                "key2": key2,
-            }
-        )
+        entry = {
+            "pair": pairs[pair_id]["id"],
+            "type": type_name,
+            "s1": s1,
+            "s2": s2,
+            "projection": projection or None,
+            "key1": key1,
+            "key2": key2,
+        }
+        if sense is not None:
+            entry["sense_preserving"] = sense
+        by_annotator[annotator_id].append(entry)
     return {
         name: by_annotator.get(user_id, [])
         for user_id, name in names.items()

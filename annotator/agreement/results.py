@@ -12,7 +12,8 @@
 The report is assembled section by section: a section (phenomena, word alignments, κ_C, phrase
 alignments, evaluations, pair labels — every top-level section of the document) whose inputs — the section itself plus annotators, options, tagset and
 pairs — have the fingerprint stored in the previous snapshot is copied from it; the others are computed
-with `metrics.report.build_report` on a document holding only that section. The sections of the
+with `metrics.report.build_report` on a document holding only that section (the phenomena section
+includes ETPC's per-layer `iapta.sense.*` keys when a phenomenon is marked sense-preserving or not). The sections of the
 report are independent of each other (each reads only its own section and the shared parts), so the
 assembly equals `build_report` of the whole document; a test holds this against the CLI.
 
@@ -41,6 +42,7 @@ from metrics.chance import kappa_c_report, kappa_c_work
 from metrics.document import parse_document
 from metrics.iapta import CELL_FIELDS, PairTables, harmonic_mean, index_phenomena, pair_tables
 from metrics.incremental import PhenomenaAgreement, gc_paused
+from metrics.layers import sense_layer_report
 from metrics.memo import PairwiseMemo
 from metrics.report import build_report
 from metrics.types import (
@@ -303,7 +305,12 @@ def _section_measures(
     gives them (the metrics call each section makes inside `build_report`, then the same JSON-safe copy)."""
     source = _source(name)
     if name == "phenomena":
-        return json_safe(phenomena_agreement(doc, fingerprints).report())
+        measures = json_safe(phenomena_agreement(doc, fingerprints).report())
+        if _any_sense_mark(doc["phenomena"]):
+            if source not in documents:
+                documents[source] = trusted_document(doc, sections=(source,))
+            measures.update(json_safe(sense_layer_report(documents[source])))
+        return measures
     if source not in documents:
         documents[source] = trusted_document(doc, sections=(source,))
     document = documents[source]
@@ -315,6 +322,12 @@ def _section_measures(
             with _kept_memo(fingerprints, name) as memo:
                 return json_safe(kappa_c_report(document, memo=memo))
         return _split(name, build_report(_only(document, source))["measures"])
+
+
+def _any_sense_mark(raw: Mapping[str, list[dict[str, Any]]]) -> bool:
+    """True iff a phenomenon carries ETPC's sense-preserving mark: the report then has the per-layer
+    `iapta.sense.*` keys (`metrics.layers`, docs/measures.md#sense-layers)."""
+    return any(x.get("sense_preserving") is not None for xs in raw.values() for x in xs)
 
 
 #: The worker keeps, per project (shared parts), the pairwise results of the word-alignment and κ_C
@@ -468,6 +481,7 @@ def _phenomenon(x: Mapping[str, Any]) -> Phenomenon:
         x.get("projection"),
         frozenset(x.get("key1", ())),
         frozenset(x.get("key2", ())),
+        x.get("sense_preserving"),
     )
 
 

@@ -21,6 +21,7 @@ FIELD_NAMES = {
     "key1": "Keys in member 1",
     "key2": "Keys in member 2",
     "projection": "Projection",
+    "sense_preserving": "Sense-preserving",
     "ptype": "Type",
     "i": "Member 1 token",
     "j": "Member 2 token",
@@ -78,6 +79,12 @@ class PhenomenonForm(SaveForm):
     key2 = IndexListField()
     projection = forms.ChoiceField(
         choices=[("", "None"), ("local", "Local"), ("global", "Global")], required=False
+    )
+    sense_preserving = forms.TypedChoiceField(
+        choices=[("", "Unmarked"), ("yes", "Yes (+)"), ("no", "No (−)")],
+        coerce=lambda value: {"yes": True, "no": False}.get(value),
+        empty_value=None,
+        required=False,
     )
     comment = forms.CharField(required=False, max_length=2000)
 

@@ -29,7 +29,16 @@ from annotator.models import (
     Project,
 )
 
-PHENOMENON_FIELDS = ["ptype_id", "scope1", "scope2", "projection", "key1", "key2", "comment"]
+PHENOMENON_FIELDS = [
+    "ptype_id",
+    "scope1",
+    "scope2",
+    "projection",
+    "key1",
+    "key2",
+    "sense_preserving",
+    "comment",
+]
 LINK_FIELDS = ["i", "j", "sure"]
 PHRASE_FIELDS = ["node1", "node2", "sure"]
 
@@ -204,6 +213,7 @@ def add_phenomenon(
     projection: str | None = None,
     key1: Sequence[int] = (),
     key2: Sequence[int] = (),
+    sense_preserving: bool | None = None,
     comment: str = "",
     base_version: int | None,
     actor: Any = None,
@@ -215,6 +225,7 @@ def add_phenomenon(
     On an annotator's sheet the project must annotate phenomena and, if it types paraphrases only,
     the sheet's label must be paraphrase (`phenomena_open`); `check_open=False` skips that for
     restoring an earlier state (undo) and scripted loads of work done elsewhere.
+    `sense_preserving` is ETPC's layer mark: True (+), False (−) or None (not marked).
     """
     rule = check_open and not is_gold
     if rule:
@@ -234,7 +245,13 @@ def add_phenomenon(
         key2=key2,
     )
     phenomenon = Phenomenon.objects.create(
-        pair=pair, annotator=annotator, is_gold=is_gold, ptype=ptype, comment=comment, **clean
+        pair=pair,
+        annotator=annotator,
+        is_gold=is_gold,
+        ptype=ptype,
+        comment=comment,
+        sense_preserving=_sense(sense_preserving),
+        **clean,
     )
     _record(
         pair,
@@ -257,7 +274,8 @@ def update_phenomenon(
     check_open: bool = True,
     **changes: Any,
 ) -> tuple[Phenomenon, int]:
-    """Change a phenomenon's type, scopes, projection, keys or comment (validated as a whole).
+    """Change a phenomenon's type, scopes, projection, keys, sense-preserving mark or comment
+    (validated as a whole).
 
     The rule of `add_phenomenon` holds on an annotator's sheet (unless `check_open=False`)."""
     pair = phenomenon.pair
@@ -280,6 +298,8 @@ def update_phenomenon(
     phenomenon.ptype = ptype
     if "comment" in changes:
         phenomenon.comment = changes["comment"]
+    if "sense_preserving" in changes:
+        phenomenon.sense_preserving = _sense(changes["sense_preserving"])
     phenomenon.version += 1
     phenomenon.save()
     _record(
@@ -292,6 +312,15 @@ def update_phenomenon(
         history.snapshot(phenomenon, PHENOMENON_FIELDS),
     )
     return phenomenon, _finish(sheet, pair)
+
+
+def _sense(value: Any) -> bool | None:
+    """The sense-preserving mark as stored: True, False or None; anything else is refused."""
+    if value is None or isinstance(value, bool):
+        return value
+    raise ValidationError(
+        {"sense_preserving": f"Sense-preserving must be yes, no or unmarked, not {value!r}."}
+    )
 
 
 @transaction.atomic

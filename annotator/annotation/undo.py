@@ -26,7 +26,7 @@ from django.db import transaction
 from annotator.annotation import services as annotation_services
 from annotator.models import AnnotationHistory, Pair, Phenomenon, PhraseAlignment
 
-PHENOMENON_KEYS = ("scope1", "scope2", "projection", "key1", "key2", "comment")
+PHENOMENON_KEYS = ("scope1", "scope2", "projection", "key1", "key2", "sense_preserving", "comment")
 
 
 @dataclass(frozen=True)

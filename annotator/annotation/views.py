@@ -248,7 +248,9 @@ def pair_comment(request: SignedInRequest, project_pk: int, pair_pk: int) -> Htt
 
 
 def _phenomenon_fields(data: dict[str, Any]) -> dict[str, Any]:
-    return {name: data[name] for name in ("scope1", "scope2", "key1", "key2", "projection")}
+    return {
+        name: data[name] for name in ("scope1", "scope2", "key1", "key2", "projection", "sense_preserving")
+    }
 
 
 @require_POST
@@ -287,6 +289,8 @@ def phenomenon_update(
 
     def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
         changes = _phenomenon_fields(data)
+        if "sense_preserving" not in request.POST:
+            del changes["sense_preserving"]
         if "comment" in request.POST:
             changes["comment"] = data["comment"]
         _, version = annotation_services.update_phenomenon(

@@ -428,6 +428,9 @@ class GoldPhenomenonCreateSerializer(serializers.Serializer):
     )
     key1 = s._indices(default=list)
     key2 = s._indices(default=list)
+    sense_preserving = serializers.BooleanField(
+        required=False, allow_null=True, default=None, help_text="ETPC's layer: true (+), false (−), null."
+    )
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=10000)
     base_version = s._base_version()
 

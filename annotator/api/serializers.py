@@ -302,6 +302,9 @@ class PhenomenonCreateSerializer(serializers.Serializer):
     )
     key1 = _indices(default=list)
     key2 = _indices(default=list)
+    sense_preserving = serializers.BooleanField(
+        required=False, allow_null=True, default=None, help_text="ETPC's layer: true (+), false (−), null."
+    )
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=10000)
     base_version = _base_version()
 
@@ -315,6 +318,9 @@ class PhenomenonUpdateSerializer(serializers.Serializer):
     )
     key1 = _indices(required=False)
     key2 = _indices(required=False)
+    sense_preserving = serializers.BooleanField(
+        required=False, allow_null=True, help_text="ETPC's layer: true (+), false (−), null."
+    )
     comment = serializers.CharField(required=False, allow_blank=True, max_length=10000)
     base_version = _base_version()
 

@@ -32,6 +32,13 @@ MEASURE_ANCHORS = {
     "krippendorff": "krippendorff",
     "pair_labels": "pair-labels",
     "bootstrap": "bootstrap",
+    "iapta.sense": "sense-layers",
+    "statistics": "statistics",
+    "statistics.vila_table3": "stat-vila-table3",
+    "statistics.vila_table4": "stat-vila-table4",
+    "statistics.etpc_types_by_sense": "stat-etpc-types",
+    "statistics.spade_table1": "stat-spade-table1",
+    "statistics.cohn_fig4": "stat-cohn-fig4",
 }
 
 

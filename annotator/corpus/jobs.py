@@ -26,6 +26,7 @@ from django.utils import timezone
 from annotator import taskqueue
 from annotator.corpus.exports import check_options, export_project
 from annotator.corpus.exports.report import NoSnapshot
+from annotator.corpus.imports.problems import ImportReport
 from annotator.corpus.services import import_corpus
 from annotator.models import CorpusJob, Project
 
@@ -103,6 +104,26 @@ def start_import(
         transaction.on_commit(lambda: _send("annotator.run_import_job", job.pk))
     job.refresh_from_db()
     return job
+
+
+def record_command_import(report: ImportReport, user: Any = None) -> CorpusJob | None:
+    """Record an import run from the command line (`manage.py import_corpus`) as a finished job, so
+    the project keeps its report — e.g. the records skipped under --skip-invalid, which the corpus
+    statistics state. Dry runs and failed imports wrote nothing and are not recorded."""
+    if not report.written:
+        return None
+    project = Project.objects.filter(name=report.project.strip()).first()
+    return CorpusJob.objects.create(
+        kind=CorpusJob.Kind.IMPORT,
+        format=report.format,
+        project=project,
+        project_name=report.project,
+        created_by=user,
+        options={"skip_invalid": report.skip_invalid, "dry_run": False, "from": "command"},
+        status=CorpusJob.Status.SUCCEEDED,
+        report=report.to_dict(),
+        finished_at=timezone.now(),
+    )
 
 
 def start_export(user: Any, project: Project, format: str, **options: Any) -> CorpusJob:

@@ -35,6 +35,8 @@ from annotator.models import (
     EvaluationItem,
     EvaluationUnit,
     Judgement,
+    Lexicon,
+    LexiconItem,
     Membership,
     Pair,
     PairLabel,
@@ -267,7 +269,7 @@ class NativeWriter:
         return PhenomenonRecord(
             pair=raw["pair"],
             type_code=ptype.code,
-            sense_preserving=extra.get("sense_preserving"),
+            sense_preserving=raw.get("sense_preserving", extra.get("sense_preserving")),
             comment=extra.get("comment", ""),
             file=self.file,
             **clean,
@@ -420,12 +422,39 @@ class NativeWriter:
         for unit in units:
             for item in unit["items"]:
                 if (unit["source_id"], item["source_id"]) not in have_items:
-                    new_items.append(EvaluationItem(unit_id=have_units[unit["source_id"]], **item))
+                    fields = {k: v for k, v in item.items() if k != "lexicons"}
+                    new_items.append(EvaluationItem(unit_id=have_units[unit["source_id"]], **fields))
         EvaluationItem.objects.bulk_create(new_items, batch_size=BATCH)
         self.ctx.report.created["items"] += len(new_items)
         unit_sids = {pk: sid for sid, pk in have_units.items()}
         have_items.update({(unit_sids[i.unit_id], i.source_id): i.pk for i in new_items})
+        self.write_lexicon_items(units, have_items)
         return {f"{unit}/{item}": pk for (unit, item), pk in have_items.items()}
+
+    def write_lexicon_items(self, units: list[dict[str, Any]], items: dict[tuple[str, str], int]) -> None:
+        """The lexicons of each item with their scores (Fujita's lexicon evaluation); missing ones added."""
+        wanted = [
+            (items[unit["source_id"], item["source_id"]], name, score)
+            for unit in units
+            for item in unit["items"]
+            for name, score in (item.get("lexicons") or {}).items()
+        ]
+        if not wanted:
+            return
+        lexicons = {
+            name: Lexicon.objects.get_or_create(project=self.project, name=name)[0]
+            for name in sorted({name for _, name, _ in wanted})
+        }
+        have = set(
+            LexiconItem.objects.filter(lexicon__project=self.project).values_list("item_id", "lexicon__name")
+        )
+        new = [
+            LexiconItem(item_id=item_id, lexicon=lexicons[name], score=score)
+            for item_id, name, score in wanted
+            if (item_id, name) not in have
+        ]
+        LexiconItem.objects.bulk_create(new, batch_size=BATCH)
+        self.ctx.report.created["lexicon items"] += len(new)
 
     def write_judgements(self, evaluations: dict[str, Any], items: dict[str, int]) -> None:
         rows = self.wb.get("judgements")

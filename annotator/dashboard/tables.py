@@ -4,7 +4,8 @@ Nothing here computes agreement; every number comes from `AgreementSnapshot.resu
 `annotator.agreement`). Layouts follow the papers the numbers come from:
 
 - Vila et al. 2015, Table 5: N-, TPO- and DO-measures per annotator pair, DO F1 as the headline.
-- Kovatchev et al. (ETPC), Table 5.4: multi-annotator TPO (avg, union, gold).
+- Kovatchev et al. (ETPC), Table 5.4: multi-annotator TPO (avg, union, gold), overall and per
+  sense-preserving layer (ETPC(+), ETPC(−), both).
 - Cohn et al. 2008, Tables 3–4: word and phrase precision / recall / F1, sure and possible, κ_C.
 - Arase & Tsujii (SPADE), Table 2: ALIR / ALIP per annotator, with three or more annotators.
 """
@@ -108,9 +109,39 @@ def phenomena_tables(measures: Measures, names: Sequence[str]) -> dict[str, Any]
         "pairs": pairs,
         "groups": [(title, rows) for title, rows in groups if rows],
         "multi": multi if len(names) >= 3 else None,
+        "sense_layers": sense_layer_rows(measures),
         "by_type": by_type_rows(measures, pairs),
         "counts": [(name, counts.get(name, 0)) for name in names],
     }
+
+
+#: ETPC's sense-preserving layers as Table 5.4 names them (report prefix `iapta.sense.<layer>.`).
+SENSE_LAYERS = [("plus", "ETPC(+)"), ("minus", "ETPC(−)"), ("both", "ETPC(+/−)")]
+
+
+def sense_layer_rows(measures: Measures) -> list[dict[str, Any]] | None:
+    """ETPC Table 5.4 per layer: multi-annotator TPO (avg, union, gold) for the partial and total
+    criteria, DO F1 and the number of phenomena; None when no phenomenon is marked (no such keys)."""
+    if not any(key.startswith("iapta.sense.") for key in measures):
+        return None
+    rows = []
+    for layer, label in SENSE_LAYERS:
+        prefix = f"iapta.sense.{layer}."
+        counts = (measures.get(prefix + "phenomena.count") or {}).get("by_annotator", {})
+        for crit in ("partial", "total"):
+            rows.append(
+                {
+                    "layer": label,
+                    "first": crit == "partial",
+                    "criterion": crit,
+                    "avg": (measures.get(f"{prefix}tpo.{crit}.f1") or {}).get("value"),
+                    "union": (measures.get(f"{prefix}tpo.{crit}.union") or {}).get("value"),
+                    "gold": (measures.get(f"{prefix}tpo.{crit}.gold") or {}).get("value"),
+                    "do_f1": (measures.get(prefix + "do.f1") or {}).get("value"),
+                    "phenomena": sum(counts.values()),
+                }
+            )
+    return rows
 
 
 def by_type_rows(measures: Measures, pairs: Sequence[str]) -> list[dict[str, Any]]:

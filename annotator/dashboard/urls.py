@@ -3,9 +3,10 @@
 from django.urls import path
 
 from annotator.dashboard.measure_docs import measure_explanation
-from annotator.dashboard.views import dashboard_view
+from annotator.dashboard.views import dashboard_view, statistics_view
 
 urlpatterns = [
     path("projects/<int:project_pk>/dashboard/", dashboard_view, name="dashboard"),
+    path("projects/<int:project_pk>/dashboard/statistics/", statistics_view, name="dashboard-statistics"),
     path("measures/<slug:anchor>/", measure_explanation, name="measure-explanation"),
 ]

@@ -18,10 +18,12 @@ from django.template.loader import get_template, render_to_string
 from django.views.decorators.http import require_GET
 from django_htmx.http import trigger_client_event
 
-from annotator import access
+from annotator import access, taskqueue
 from annotator.agreement import computation, scheduling
+from annotator.agreement.statistics import statistics_or_request
 from annotator.core.web_request import SignedInRequest
 from annotator.dashboard import tables as dashboard
+from annotator.dashboard.paper_tables import statistics_tables
 from annotator.evaluation.stats import lead_summary_context, project_precision, rater_progress
 from annotator.home import health
 from annotator.models import AgreementSnapshot, AgreementState, Project
@@ -146,3 +148,26 @@ def _lead_summary(project: Project, measures: dict[str, Any]) -> dict[str, Any]:
     summary = lead_summary_context(measures, project_precision(project), rater_progress(project))
     # Rendered with its own context: its keys (e.g. `progress`) must not replace the dashboard's.
     return {"lead_summary_html": render_to_string(LEAD_SUMMARY, {"project": project, **summary})}
+
+
+@require_GET
+def statistics_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
+    """Lead / admin: the corpus statistics panel (`#statistics`) of the latest snapshot's document.
+
+    Computed by the task `annotator.compute_statistics` (never in the request): when the statistics of
+    the snapshot are not kept yet, the task is sent and the panel polls until they are."""
+    project = access.project_for_lead(request.user, project_pk)
+    context: dict[str, Any] = {"project": project}
+    snapshot = _latest(project, ())
+    if snapshot is not None:
+        fingerprint = (
+            AgreementSnapshot.objects.filter(pk=snapshot["id"]).values_list("fingerprint", flat=True).get()
+        )
+        stats = None
+        try:
+            stats = statistics_or_request(project, fingerprint)
+        except taskqueue.QueueUnavailable as exc:
+            context["queue_error"] = str(exc)
+        context["has_snapshot"] = True
+        context["statistics"] = statistics_tables(stats) if stats is not None else None
+    return render(request, f"{TEMPLATE}#statistics", context)

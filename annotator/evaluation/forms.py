@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from annotator import taskqueue
 from annotator.evaluation import reevaluation
 from annotator.evaluation import services as evaluation
+from annotator.evaluation.lexicons import build_units
 from annotator.models import EvaluationUnit, Membership, Project
 
 
@@ -182,3 +183,55 @@ class ReevaluationForm(ServiceForm):
             f"Drawing the re-evaluation sets (seed {self.cleaned_data['seed']}); "
             "raters will find their units at the top of their evaluation queue."
         )
+
+
+class LexiconBuildForm(ServiceForm):
+    """Files of Fujita's lexicon evaluation: the lexicon (phrase, paraphrase, score, lexicon; tab-
+    separated) and the sentences (one per line); the seed makes the draw reproducible."""
+
+    lexicon_file = forms.FileField(
+        label="Lexicon file",
+        help_text="One candidate per line: phrase, paraphrase, score, lexicon (tab-separated).",
+    )
+    sentence_file = forms.FileField(
+        label="Sentence file", help_text="One sentence per line, tokens separated by spaces."
+    )
+    seed = forms.IntegerField(
+        initial=0, min_value=0, help_text="The same files and seed give the same units."
+    )
+    per_phrase = forms.IntegerField(
+        label="Sentences per phrase",
+        initial=5,
+        min_value=1,
+        max_value=50,
+        help_text="Drawn at random (Fujita: 5).",
+    )
+
+    def text(self, name: str) -> str:
+        upload = self.cleaned_data[name]
+        try:
+            return upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ValidationError({name: f"{upload.name}: not UTF-8 text (byte {exc.start})."}) from exc
+
+    def save(self, project: Project) -> str:
+        result = build_units(
+            project,
+            self.text("lexicon_file"),
+            self.text("sentence_file"),
+            seed=self.cleaned_data["seed"],
+            per_phrase=self.cleaned_data["per_phrase"],
+            lexicon_filename=self.cleaned_data["lexicon_file"].name,
+        )
+        message = (
+            f"Built {result.units} unit{'s' if result.units != 1 else ''} with {result.items} candidate "
+            f"sentences from {', '.join(result.lexicons)}."
+        )
+        if result.phrases_without_sentences:
+            missing = result.phrases_without_sentences
+            message += (
+                f" No sentence of 10–30 words contains {len(missing)} phrase{'s' if len(missing) != 1 else ''}: "
+                + ", ".join(repr(p) for p in missing[:5])
+                + ("…" if len(missing) > 5 else "")
+            )
+        return message

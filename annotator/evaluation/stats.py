@@ -66,7 +66,7 @@ def _share(values: list[bool]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _row(source: str, items: list[str], labels: Mapping[str, Labels]) -> PrecisionRow:
+def precision_row(source: str, items: list[str], labels: Mapping[str, Labels]) -> PrecisionRow:
     g_ok, m_ok, both_ok = [], [], []
     for item in items:
         pairs = labels.get(item, ())
@@ -100,9 +100,9 @@ def precision_by_source(sources: Mapping[str, str], labels: Mapping[str, Labels]
     by_source: dict[str, list[str]] = defaultdict(list)
     for item, source in sources.items():
         by_source[source or NO_SOURCE].append(item)
-    rows = [_row(source, by_source[source], labels) for source in sorted(by_source)]
+    rows = [precision_row(source, by_source[source], labels) for source in sorted(by_source)]
     if len(rows) > 1:
-        rows.append(_row(ALL_SOURCES, list(sources), labels))
+        rows.append(precision_row(ALL_SOURCES, list(sources), labels))
     return rows
 
 

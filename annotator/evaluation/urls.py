@@ -10,6 +10,7 @@ U = P + "units/<int:unit_pk>/"
 urlpatterns: list = [
     path(P, evaluation.rating_queue, name="rating-queue"),
     path(P + "setup/", evaluation.evaluation_setup, name="evaluation-setup"),
+    path(P + "lexicons/", evaluation.evaluation_lexicons, name="evaluation-lexicons"),
     path(U + "grammaticality/", evaluation.unit_grammaticality, name="unit-grammaticality"),
     path(
         U + "grammaticality/submit/", evaluation.unit_grammaticality_submit, name="unit-grammaticality-submit"

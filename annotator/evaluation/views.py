@@ -19,6 +19,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -31,14 +32,16 @@ from annotator.annotation.services import ConflictError
 from annotator.core.web_request import SignedInRequest
 from annotator.evaluation import decision_trees, reevaluation
 from annotator.evaluation import services as evaluation
-from annotator.evaluation.forms import AssignForm, ReevaluationForm, UnitForm, first_errors
+from annotator.evaluation.forms import AssignForm, LexiconBuildForm, ReevaluationForm, UnitForm, first_errors
+from annotator.evaluation.lexicon_chart import threshold_svg
+from annotator.evaluation.lexicons import lexicon_precision
 from annotator.evaluation.stats import (
     lead_summary_context,
     project_precision,
     rater_progress,
     snapshot_measures,
 )
-from annotator.models import Assignment, EvaluationItem, EvaluationUnit, Judgement, Project
+from annotator.models import Assignment, EvaluationItem, EvaluationUnit, Judgement, Lexicon, Project
 
 Step = Assignment.Step
 Phase = Judgement.Phase
@@ -337,7 +340,7 @@ def _unsaved(
     card.pending, card.error = answers, error
     if request.htmx:
         return _card_response(request, card, status)
-    pending = {"item": card.item.pk, "answers": answers, "error": error}
+    pending = {"item": card.item.pk, "answers": answers, "error": error, "step": card.step}
     if card.phase == Phase.REEVALUATION:
         return _reevaluation_page(request, unit, pending=pending, status=status)
     assignment = _initial_assignment(unit, request.user)
@@ -415,17 +418,17 @@ def unit_postpone(request: SignedInRequest, project_pk: int, unit_pk: int) -> Ht
 def _reevaluation_page(
     request: SignedInRequest, unit: EvaluationUnit, *, pending: Any = None, status: int = 200
 ) -> HttpResponse:
+    """Grammaticality is re-judged first, without the original in view (as in the first pass); the
+    meaning step (`?step=meaning`) shows the original beside the items."""
     round1 = unit.assignments.filter(annotator=request.user, round=evaluation.REEVALUATION_ROUND).first()
     marks = reevaluation.marks_for(unit.project, request.user)
     editable = round1 is None or round1.status != Assignment.Status.DONE
-    rows = _cards(
-        unit,
-        request.user,
-        [Step.GRAMMATICALITY, Step.MEANING],
-        Phase.REEVALUATION,
-        editable=editable,
-        marks=marks,
-    )
+    step = request.GET.get("step") or request.POST.get("view_step") or Step.GRAMMATICALITY
+    if pending and pending.get("step") in (Step.GRAMMATICALITY, Step.MEANING):
+        step = pending["step"]
+    if step != Step.MEANING:
+        step = Step.GRAMMATICALITY
+    rows = _cards(unit, request.user, [step], Phase.REEVALUATION, editable=editable, marks=marks)
     if pending:
         for row in rows:
             for card in row.cards:
@@ -436,7 +439,8 @@ def _reevaluation_page(
         "unit": unit,
         "assignment": round1,
         "rows": rows,
-        "original": _original_parts(unit),
+        "step": step,
+        "original": _original_parts(unit) if step == Step.MEANING else None,
         "n_marked": sum(c.marked for row in rows for c in row.cards),
         "trees": decision_trees.TREES,
     }
@@ -511,3 +515,34 @@ def evaluation_setup(request: SignedInRequest, project_pk: int) -> HttpResponse:
             form.add_errors(exc)
     context = _setup_context(project, **{f"{action}_form": form})
     return render(request, "evaluation/evaluation_setup.html", context, status=422)
+
+
+# ---- Fujita's lexicon evaluation ------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def evaluation_lexicons(request: SignedInRequest, project_pk: int) -> HttpResponse:
+    """Lead: build units from a lexicon and a sentence file; precision per lexicon and per union
+    (Fujita's Table 4) and against the score threshold (Fig. 3)."""
+    project = access.project_for_lead(request.user, project_pk)
+    form = LexiconBuildForm()
+    status = 200
+    if request.method == "POST":
+        form = LexiconBuildForm(request.POST, request.FILES)
+        if form.is_valid():
+            try:
+                messages.success(request, form.save(project))
+                return redirect("annotator:evaluation-lexicons", project.pk)
+            except ValidationError as exc:
+                form.add_errors(exc)
+        status = 422
+    precision = lexicon_precision(project)
+    context = {
+        "project": project,
+        "form": form,
+        "precision": precision,
+        "chart": threshold_svg(precision["threshold"]),
+        "n_units": project.units.count(),
+        "lexicon_rows": Lexicon.objects.filter(project=project).annotate(n_items=Count("entries")),
+    }
+    return render(request, "evaluation/lexicons.html", context, status=status)

@@ -140,7 +140,15 @@ def _usernames(ids: Iterable[int]) -> list[tuple[int, str]]:
 
 
 def phenomenon_key(x: Phenomenon) -> tuple[Any, ...]:
-    return (x.ptype_id, tuple(x.scope1), tuple(x.scope2), x.projection or "", tuple(x.key1), tuple(x.key2))
+    return (
+        x.ptype_id,
+        tuple(x.scope1),
+        tuple(x.scope2),
+        x.projection or "",
+        tuple(x.key1),
+        tuple(x.key2),
+        x.sense_preserving,
+    )
 
 
 def link_key(link: AlignmentLink) -> tuple[int, int]:
@@ -193,6 +201,7 @@ def _copy_phenomenon(pair: Pair, owner: Any, lead: Any, x: Phenomenon) -> None:
         projection=x.projection or None,
         key1=x.key1,
         key2=x.key2,
+        sense_preserving=x.sense_preserving,
         comment=x.comment,
         base_version=None,
         actor=lead,
@@ -333,7 +342,8 @@ def remove_gold_phenomenon(pair: Pair, lead: Any, pk: int, *, base_version: int 
 def update_gold_phenomenon(
     pair: Pair, lead: Any, pk: int, *, base_version: int | None, **changes: Any
 ) -> int:
-    """Change a gold phenomenon's type, scopes, projection, keys or comment (validated as a whole)."""
+    """Change a gold phenomenon's type, scopes, projection, keys, sense-preserving mark or comment
+    (validated as a whole)."""
     _owner(pair, lead)
     row = _gold_row(pair, Phenomenon, pk)
     _check(pair, row.annotator, base_version)

@@ -147,6 +147,13 @@ class GoldPhenomenonForm(forms.Form):
     )
     key1 = IndexListField(label="Key in member 1", required=False)
     key2 = IndexListField(label="Key in member 2", required=False)
+    sense_preserving = forms.TypedChoiceField(
+        label="Sense-preserving",
+        choices=[("", "—"), ("yes", "+"), ("no", "−")],
+        coerce=lambda value: {"yes": True, "no": False}.get(value),
+        empty_value=None,
+        required=False,
+    )
 
     def __init__(self, *args: Any, types: list[tuple[int, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -10,7 +10,14 @@ from annotator.models.annotations import (
 )
 from annotator.models.automatic import AlignerRun, AlignmentSystem, SystemAlignment
 from annotator.models.corpus import Membership, Pair, ParaphraseType, Project, Tagset
-from annotator.models.evaluation import EvaluationItem, EvaluationUnit, Judgement, ReevaluationSet
+from annotator.models.evaluation import (
+    EvaluationItem,
+    EvaluationUnit,
+    Judgement,
+    Lexicon,
+    LexiconItem,
+    ReevaluationSet,
+)
 from annotator.models.jobs import CorpusJob
 from annotator.models.setup import GuidelinesVersion, Invitation
 from annotator.models.work import Assignment, ReannotationRound
@@ -30,6 +37,8 @@ __all__ = [
     "GuidelinesVersion",
     "Invitation",
     "Judgement",
+    "Lexicon",
+    "LexiconItem",
     "Membership",
     "Pair",
     "PairLabel",

@@ -105,3 +105,35 @@ class ReevaluationSet(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["project", "rater", "viewpoint"], name="reevaluation_set_unique")
         ]
+
+
+class Lexicon(models.Model):
+    """A paraphrase lexicon of the project (Fujita's P_Seed, P_Del, …) whose candidates are evaluated."""
+
+    project = models.ForeignKey(Project, related_name="lexicons", on_delete=models.CASCADE)
+    name = models.CharField(max_length=120)
+    items = models.ManyToManyField(EvaluationItem, through="LexiconItem", related_name="lexicons")
+
+    class Meta:
+        ordering = ["project", "name"]
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="lexicon_name_unique")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class LexiconItem(models.Model):
+    """An item proposed by a lexicon, with the lexicon's score for its paraphrase (None: not scored).
+
+    An item proposed by several lexicons has one row per lexicon (Fujita's Table 4 unions)."""
+
+    lexicon = models.ForeignKey(Lexicon, related_name="entries", on_delete=models.CASCADE)
+    item = models.ForeignKey(EvaluationItem, related_name="lexicon_entries", on_delete=models.CASCADE)
+    score = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["lexicon", "item"]
+        constraints = [models.UniqueConstraint(fields=["lexicon", "item"], name="lexicon_item_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.lexicon} → item {self.item_id} ({self.score})"

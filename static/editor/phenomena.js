@@ -5,6 +5,7 @@ import { $, $$, editor, joined } from "./dom.js";
 import { rememberType } from "./palette.js";
 import { enqueue } from "./savequeue.js";
 import { applySelection, clearSelection } from "./selection.js";
+import { senseValue, setSense } from "./sense.js";
 import { state } from "./state.js";
 
 function projectionValue() {
@@ -38,6 +39,7 @@ export function chooseType(button) {
     key1: joined(state.keys[1]),
     key2: joined(state.keys[2]),
     projection: button.dataset.projection === "1" ? projectionValue() : "",
+    sense_preserving: senseValue(),
   };
   const editing = state.editing;
   enqueue({
@@ -68,6 +70,7 @@ export function startEdit(li) {
     name: type ? type.dataset.name : "phenomenon",
   };
   setProjection(li.dataset.projection || "");
+  setSense(li.dataset.sense || "");
   markEditing();
   applySelection();
 }

@@ -83,6 +83,7 @@ TABLE: dict[str, dict[str, str]] = {
     # evaluation (rater's own units)
     "annotator:rating-queue": {READ: "login ok 404 ok 404 ok"},
     "annotator:evaluation-setup": {READ: LEAD_PAGE},
+    "annotator:evaluation-lexicons": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
     "annotator:unit-grammaticality": {READ: RATER_UNIT},
     "annotator:unit-grammaticality-submit": {"POST": RATER_UNIT},
     "annotator:unit-meaning": {READ: RATER_UNIT},
@@ -93,6 +94,7 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:judgement-save": {"POST": RATER_UNIT},
     # dashboard, corpus, lead tools
     "annotator:dashboard": {READ: LEAD_PAGE},
+    "annotator:dashboard-statistics": {READ: LEAD_PAGE},
     "annotator:corpus-jobs": {READ: LEAD_PAGE},
     "annotator:corpus-aligner": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
     "annotator:corpus-systems": {READ: LEAD_PAGE, "POST": LEAD_PAGE},

@@ -263,3 +263,32 @@ def test_long_pair_at_both_screen_sizes(page, live_server, world):
     page.set_viewport_size({"width": 1920, "height": 1080})
     page.keyboard.press("Shift+H")
     screenshot(page, "editor-long-pair-1920")
+
+
+def test_sense_preserving_mark_is_set_with_shift_e_and_kept_when_editing(page, live_server, world):
+    pair, ann = world["pair"], world["anna"]
+    make.sign_in(page, live_server, ann)
+    page.goto(edit_url(live_server, pair))
+    page.evaluate("localStorage.clear()")
+    page.click("#pair-label >> text=Paraphrase")
+    saved(page)
+    tok(page, 1, 2).click()
+    tok(page, 2, 1).click()
+    page.keyboard.press("Shift+E")  # unmarked → +
+    assert page.locator('input[name="sense_preserving"][value="yes"]').is_checked()
+    page.click('.ptype[data-name="Diathesis"]')
+    saved(page)
+    ph = Phenomenon.objects.get(pair=pair, annotator=ann)
+    assert ph.sense_preserving is True
+    assert "+" in page.locator(".ph .tag.sense").inner_text()
+    page.keyboard.press("Shift+E")  # + → −
+    page.keyboard.press("Shift+E")  # − → unmarked
+    assert page.locator('input[name="sense_preserving"][value=""]').is_checked()
+    page.locator(".ph [data-edit]").click()  # opening the phenomenon shows its mark
+    assert page.locator('input[name="sense_preserving"][value="yes"]').is_checked()
+    page.keyboard.press("Shift+E")  # → −
+    page.click('.ptype[data-name="Diathesis"]')  # keep the type: saves the edit
+    saved(page)
+    ph.refresh_from_db()
+    assert ph.sense_preserving is False
+    screenshot(page, "editor-sense-preserving")

@@ -20,7 +20,8 @@ under one extension key that the metrics library ignores:
       "gold": {"pair_labels": [...], "phenomena": [...], "links": [...], "phrase_alignments": [...]},
       "evaluation_units": [{source_id, position, source_sentence, phrase, phrase_start, phrase_end,
                             items: [{source_id, position, paraphrase, sentence, substitution_start,
-                                     substitution_end, candidate_source}]}],
+                                     substitution_end, candidate_source,
+                                     lexicons: {lexicon: score}}]}],   # lexicons only when the item has any
       "judgements": [{item: "<unit>/<item>", rater, step, phase, label, answers}],
       "assignments": [{annotator, pair | unit, phase, round, status, step, queue_position, time_spent}],
       "history": [...]            # only with --history; not imported back
@@ -52,6 +53,7 @@ from annotator.models import (
     Assignment,
     EvaluationUnit,
     Judgement,
+    LexiconItem,
     Membership,
     Pair,
     PairLabel,
@@ -275,6 +277,12 @@ def _units(project: Project) -> list[dict[str, Any]]:
     units = (
         EvaluationUnit.objects.filter(project=project).order_by("position", "pk").prefetch_related("items")
     )
+    lexicons: dict[int, dict[str, float | None]] = {}
+    rows = LexiconItem.objects.filter(lexicon__project=project).values_list(
+        "item_id", "lexicon__name", "score"
+    )
+    for item_id, name, score in rows.order_by("lexicon__name"):
+        lexicons.setdefault(item_id, {})[name] = score
     return [
         {
             "source_id": unit.source_id,
@@ -292,6 +300,7 @@ def _units(project: Project) -> list[dict[str, Any]]:
                     "substitution_start": item.substitution_start,
                     "substitution_end": item.substitution_end,
                     "candidate_source": item.candidate_source,
+                    **({"lexicons": lexicons[item.pk]} if item.pk in lexicons else {}),
                 }
                 for item in sorted(unit.items.all(), key=lambda i: (i.position, i.pk))
             ],

@@ -3,6 +3,12 @@
 Nothing is computed here: the dashboards' recompute pipeline stores snapshots (`annotator.agreement`).
 CSV flattens the report's measures to rows `measure, scope, key, value` (scope = value, n_items,
 by_pair, by_ordered_pair, by_annotator, by_system, by_rater…; nested keys joined with " / ").
+
+Every format also has the `statistics` section: the corpus tables the papers print, each naming the
+table it mirrors, as `python -m metrics report --statistics` gives them for the exported document, plus
+the records the imports skipped (`annotator.agreement.statistics`). They are computed here, in the
+export job, not stored with the snapshot (Cohn et al.'s Fig. 4 repeats κ_C's Monte Carlo). In CSV
+their rows are `statistics.<table>, <part>, <key>, <value>`.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from typing import Any
 from django.template.loader import render_to_string
 
 from annotator.agreement.computation import latest_snapshot
+from annotator.agreement.statistics import project_statistics
 from annotator.core.spreadsheet import SafeWriter
 from annotator.models import AgreementSnapshot, Project
 
@@ -43,6 +50,7 @@ def report_document(project: Project) -> dict[str, Any]:
         "headline": results.get("headline", {}),
         "pair_labels": results.get("pair_labels"),
         "report": results.get("report", {}),
+        "statistics": project_statistics(project),
     }
 
 
@@ -79,12 +87,19 @@ def report_csv(project: Project) -> bytes:
     writer = SafeWriter(out)
     writer.writerow(["measure", "scope", "key", "value"])
     writer.writerows(flatten(doc["report"].get("measures", {})))
+    writer.writerows(flatten(statistics_rows(doc["statistics"])))
     return out.getvalue().encode("utf-8")
+
+
+def statistics_rows(statistics: dict[str, Any]) -> dict[str, Any]:
+    """The statistics tables under the names `statistics.<table>` (for `flatten`)."""
+    return {f"statistics.{name}": table for name, table in statistics.items()}
 
 
 def report_html(project: Project) -> bytes:
     doc = report_document(project)
     rows = flatten(doc["report"].get("measures", {}))
+    statistics = flatten(statistics_rows(doc["statistics"]))
     return render_to_string(
-        "corpus/report_print.html", {"project": project, "doc": doc, "rows": rows}
+        "corpus/report_print.html", {"project": project, "doc": doc, "rows": rows, "statistics": statistics}
     ).encode()

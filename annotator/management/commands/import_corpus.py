@@ -1,7 +1,8 @@
 """`manage.py import_corpus --format FORMAT --project NAME [--annotator NAME] [--dry-run] [--skip-invalid] PATH...`
 
 Creates the project if needed, prints what it created (or would create), every repair and skip, or
-every problem as `FILE:LINE: field: message`, and exits non-zero when nothing was imported.
+every problem as `FILE:LINE: field: message`, and exits non-zero when nothing was imported. A written
+import is recorded as a finished import job with its report (the corpus statistics state its skips).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from annotator.corpus.jobs import record_command_import
 from annotator.corpus.services import FORMATS, import_corpus, report_lines
 
 
@@ -47,6 +49,7 @@ class Command(BaseCommand):
             dry_run=options["dry_run"],
             skip_invalid=options["skip_invalid"],
         )
+        record_command_import(report)
         if options["report"]:
             options["report"].write_text(json.dumps(report.to_dict(), indent=1, ensure_ascii=False))
         for line in report_lines(report):

@@ -89,3 +89,26 @@ def test_role_matrix(client, world):
     ):
         client.force_login(user)
         assert client.get(url("unit-reevaluation", unit)).status_code == status
+
+
+def test_grammaticality_is_looked_at_again_without_the_original_and_meaning_with_it(client, world):
+    unit, raters = world
+    client.force_login(raters[0])
+    body = client.get(url("unit-reevaluation", unit)).content.decode()
+    assert unit.source_sentence not in body and 'id="original"' not in body
+    assert "Ignore errors that the substitution did not cause" in body
+    assert "-grammaticality" in body and '-meaning"' not in body
+    meaning = client.get(url("unit-reevaluation", unit) + "?step=meaning").content.decode()
+    assert 'id="original"' in meaning and unit.phrase in meaning
+    first = unit.items.order_by("position").first()
+    assert f'id="judgement-{first.pk}-meaning"' in meaning
+    assert f'id="judgement-{first.pk}-grammaticality"' not in meaning
+
+
+def test_step_1_tells_raters_to_ignore_errors_the_substitution_did_not_cause(client, world):
+    unit, raters = world
+    project = make.evaluation_project("Fresh", n_units=1, raters=(raters[0],))
+    fresh = project.units.get()
+    client.force_login(raters[0])
+    body = client.get(url("unit-grammaticality", fresh)).content.decode()
+    assert "Ignore errors that the substitution did not cause" in body

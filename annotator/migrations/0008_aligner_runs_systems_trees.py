@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0006_type_definitions'),
+        ('annotator', '0007_papers_lexicons'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

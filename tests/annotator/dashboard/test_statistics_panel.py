@@ -1,0 +1,178 @@
+"""The statistics panel and the report export's `statistics` section: the papers' tables, each naming
+the table it mirrors, equal to `python -m metrics report --statistics` on the exported document."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+
+from annotator import taskqueue
+from annotator.agreement.computation import recompute
+from annotator.agreement.statistics import import_skips, project_statistics
+from annotator.corpus.exports import report
+from annotator.corpus.exports.native import native_document
+from annotator.dashboard.paper_tables import cohn_fig4_svg, type_distribution_svg
+from annotator.models import CorpusJob
+from tests import make
+
+pytestmark = pytest.mark.django_db
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(autouse=True)
+def clean_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def setup():
+    lead = make.user("lead")
+    anns = (make.user("ana"), make.user("bo"), make.user("cleo"))
+    project = make.project_with_pairs(n_pairs=4, lead=lead, annotators=anns)
+    make.partly_agree(project, anns)
+    recompute(project.pk)
+    return project, lead, anns
+
+
+def cli_statistics(doc: dict, tmp_path: Path) -> dict:
+    path = tmp_path / "project.json"
+    path.write_text(json.dumps(doc))
+    out = subprocess.run(
+        [sys.executable, "-m", "metrics", "report", "--statistics", str(path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin"},
+    )
+    return json.loads(out.stdout)["statistics"]
+
+
+def test_report_export_statistics_equal_the_cli_on_the_exported_document(setup, tmp_path):
+    project, _, _ = setup
+    exported = json.loads(report.report_json(project))
+    stats = exported["statistics"]
+    imports = stats.pop("imports")
+    assert stats == cli_statistics(native_document(project), tmp_path)
+    assert set(stats) == {"vila_table3", "vila_table4", "etpc_types_by_sense", "cohn_fig4"}
+    assert all(table["mirrors"] for table in stats.values())
+    assert imports["skipped"] == 0
+    assert stats["vila_table3"]["by_annotator"]["ana"]["phenomena"] == 8
+
+
+def test_report_csv_and_print_page_carry_the_statistics(setup):
+    project, _, _ = setup
+    csv = report.report_csv(project).decode()
+    assert 'statistics.vila_table3,mirrors,,"Vila et al. 2015, Table 3"' in csv
+    assert "statistics.cohn_fig4,bins" in csv
+    html = report.report_html(project).decode()
+    assert "Corpus statistics" in html and "statistics.vila_table4" in html
+
+
+def test_panel_renders_every_table_naming_its_paper_and_both_charts(client, setup):
+    project, lead, _ = setup
+    client.force_login(lead)
+    page = client.get(reverse("annotator:dashboard", args=[project.pk])).content.decode()
+    assert 'id="statistics"' in page and reverse("annotator:dashboard-statistics", args=[project.pk]) in page
+    response = client.get(
+        reverse("annotator:dashboard-statistics", args=[project.pk]), HTTP_HX_REQUEST="true"
+    )
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section class="card panel" id="statistics"')
+    for paper in (
+        "mirrors Vila et al. 2015, Table 3",
+        "mirrors Vila et al. 2015, Table 4",
+        "mirrors Kovatchev et al. (ETPC), types per layer",
+        "mirrors Cohn, Callison-Burch &amp; Lapata 2008, Fig. 4",
+    ):
+        assert paper in html
+    assert html.count("<svg") == 2 and "every 2s" not in html
+    assert "No record was skipped" in html
+
+
+def test_panel_without_a_snapshot_says_so(client):
+    lead = make.user("lead")
+    project = make.project_with_pairs(lead=lead)
+    client.force_login(lead)
+    html = client.get(reverse("annotator:dashboard-statistics", args=[project.pk])).content.decode()
+    assert "No snapshot yet." in html
+
+
+def test_panel_polls_while_the_worker_computes(client, setup, monkeypatch):
+    project, lead, _ = setup
+    sent = []
+    monkeypatch.setattr("annotator.taskqueue.enqueue", lambda name, *args, **kw: sent.append((name, args)))
+    client.force_login(lead)
+    html = client.get(reverse("annotator:dashboard-statistics", args=[project.pk])).content.decode()
+    assert sent == [("annotator.compute_statistics", (project.pk,))]
+    assert "Computing the statistics" in html and "every 2s" in html
+    client.get(reverse("annotator:dashboard-statistics", args=[project.pk]))  # the panel polls
+    assert len(sent) == 1  # the pending request is not sent again
+
+
+def test_skipped_records_are_counted_once_and_grouped_by_reason(setup):
+    project, _, _ = setup
+    skipped = [
+        {
+            "file": "textual_np_pos.xml",
+            "line": 7,
+            "field": "s1_scope",
+            "message": "pair 12: token 40 is out of range",
+        },
+        {"file": "textual_np_pos.xml", "line": 9, "field": "type_id", "message": "pair 3: unknown type 99"},
+        {"file": "textual_np_neg.xml", "line": 2, "field": "type_id", "message": "pair 8: unknown type 99"},
+    ]
+    for _ in range(2):  # the same file imported twice skips the same records
+        CorpusJob.objects.create(
+            kind="import", format="etpc", project=project, status="succeeded", report={"skipped": skipped}
+        )
+    CorpusJob.objects.create(
+        kind="import",
+        format="etpc",
+        project=project,
+        status="succeeded",
+        report={"dry_run": True, "skipped": skipped * 2},
+    )
+    skips = import_skips(project)
+    assert skips["skipped"] == 3
+    assert skips["reasons"][0] == {
+        "field": "type_id",
+        "reason": "unknown type 99",
+        "count": 2,
+        "first": "textual_np_pos.xml:9",
+    }
+    assert project_statistics(project)["imports"]["skipped"] == 3
+
+
+def test_charts_say_when_there_is_nothing_to_draw():
+    assert "No phenomena yet." in type_distribution_svg({"by_type": {"A": {"x": {"count": 0}}}})
+    empty_bin = {
+        "shorter_length": [1, 5],
+        "pi_hat": {"value": None},
+        "pi0": {"value": None},
+        "kappa_c": {"value": None},
+    }
+    assert "No word alignments yet." in cohn_fig4_svg({"bins": [empty_bin]})
+
+
+def test_panel_says_so_when_the_queue_is_down_and_asks_again_later(client, setup, monkeypatch):
+    project, lead, _ = setup
+
+    def refuse(name, *args, **kw):
+        raise taskqueue.QueueUnavailable(name, ConnectionError("refused"))
+
+    monkeypatch.setattr("annotator.taskqueue.enqueue", refuse)
+    client.force_login(lead)
+    html = client.get(reverse("annotator:dashboard-statistics", args=[project.pk])).content.decode()
+    assert "The task queue is unreachable" in html and "every 2s" not in html
+    monkeypatch.undo()
+    html = client.get(reverse("annotator:dashboard-statistics", args=[project.pk])).content.decode()
+    assert "mirrors Vila et al. 2015, Table 3" in html  # sent again, computed in-process

@@ -1,0 +1,171 @@
+"""Fujita's lexicon evaluation: units from a lexicon and a sentence file (seeded, reproducible), items
+in several lexicons with their scores, precision per lexicon and per union, precision by threshold."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from annotator.corpus import projects
+from annotator.corpus.exports.native import native_document
+from annotator.corpus.services import import_corpus
+from annotator.evaluation import services as evaluation
+from annotator.evaluation.lexicons import build_units, lexicon_precision, parse_lexicon, sentences_for
+from annotator.models import EvaluationItem, EvaluationUnit, LexiconItem, Project
+from tests import make
+from tests.annotator.evaluation.lexicon_files import LEXICON, SENTENCES
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def project():
+    return projects.create_project(
+        "Lex",
+        layer_evaluation=True,
+        layer_pair_label=False,
+        layer_phenomena=False,
+        layer_word_alignment=False,
+    )
+
+
+def test_units_hold_five_seeded_sentences_of_10_to_30_words_with_the_phrase_substituted(project):
+    result = build_units(project, LEXICON, SENTENCES, seed=7)
+    assert result.lexicons == ["P_Del", "P_Seed"] and result.phrases_without_sentences == ["fell sharply"]
+    units = list(EvaluationUnit.objects.filter(project=project).order_by("position"))
+    assert len(units) == 5 == result.units  # 6 sentences contain "went up" with 10–30 words; 5 drawn
+    for unit in units:
+        assert 10 <= len(unit.source_sentence.split()) <= 30 and unit.phrase == "went up"
+        items = {i.paraphrase: i for i in unit.items.all()}
+        assert set(items) == {"rose", "climbed", "increased"}
+        rose = items["rose"]
+        assert rose.sentence == unit.source_sentence.replace("went up", "rose", 1)
+        assert rose.candidate_source == "P_Del ∪ P_Seed"
+        assert {(e.lexicon.name, e.score) for e in rose.lexicon_entries.all()} == {
+            ("P_Seed", 0.9),
+            ("P_Del", 0.7),
+        }
+    assert "too short went up here" not in {u.source_sentence for u in units}
+
+
+def test_the_same_files_and_seed_draw_the_same_sentences_and_another_seed_may_not(project):
+    sentences = SENTENCES.splitlines()
+    first = sentences_for("went up", sentences, seed=7)
+    assert first == sentences_for("went up", sentences, seed=7)
+    assert len(first) == 5
+    assert any(sentences_for("went up", sentences, seed=s) != first for s in range(1, 6))
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("went up\trose\t0.9", "lex.tsv:2: expected 4 tab-separated fields"),
+        ("went up\trose\thigh\tP_Seed", "lex.tsv:2: score: 'high' is not a number."),
+        ("went up\t\t0.5\tP_Seed", "lex.tsv:2: paraphrase is empty."),
+        ("went up\twent up\t0.5\tP_Seed", "lex.tsv:2: paraphrase: the same as the phrase"),
+    ],
+)
+def test_a_bad_lexicon_line_names_file_line_and_field_and_nothing_is_written(project, line, message):
+    text = "phrase\tparaphrase\tscore\tlexicon\n" + line + "\n"
+    with pytest.raises(ValidationError) as caught:
+        build_units(project, text, SENTENCES, lexicon_filename="lex.tsv")
+    assert message in str(caught.value)
+    assert not EvaluationUnit.objects.exists() and not LexiconItem.objects.exists()
+
+
+def test_a_duplicate_candidate_of_one_lexicon_is_refused():
+    with pytest.raises(ValidationError, match="lists 'a' → 'b' twice"):
+        parse_lexicon("a\tb\t1\tL\na\tb\t2\tL\n", "x")
+
+
+def test_no_fitting_sentence_is_an_error(project):
+    with pytest.raises(ValidationError, match="No sentence of 10–30 words"):
+        build_units(project, LEXICON, "went up is short\n")
+    assert not EvaluationUnit.objects.exists()
+
+
+def test_precision_per_lexicon_union_and_threshold_by_majority(project):
+    build_units(project, LEXICON, SENTENCES, seed=7, per_phrase=1)
+    unit = EvaluationUnit.objects.get(project=project)
+    raters = [make.user(name) for name in ("r1", "r2", "r3")]
+    evaluation.assign_units(project, raters, r=3, seed=0)
+    labels = {  # rose: OK by all; climbed: G NG by 2 of 3; increased: M NG by 2 of 3
+        "rose": [("Perfect", "Equivalent")] * 3,
+        "climbed": [("Irredeemable", "Equivalent")] * 2 + [("Perfect", "Equivalent")],
+        "increased": [("Perfect", "Completely Different")] * 2 + [("Perfect", "Equivalent")],
+    }
+    items = list(unit.items.all())
+    for n, rater in enumerate(raters):
+        make.rate_unit(
+            unit,
+            rater,
+            [labels[item.paraphrase][n][0] for item in items],
+            [labels[item.paraphrase][n][1] for item in items],
+        )
+    result = lexicon_precision(project)
+    rows = {r.source: r for r in result["before"]}
+    assert set(rows) == {"P_Del", "P_Seed", "P_Del ∪ P_Seed"}
+    assert (rows["P_Seed"].n_items, rows["P_Seed"].g, rows["P_Seed"].both) == (2, 0.5, 0.5)  # rose, climbed
+    assert (rows["P_Del"].n_items, rows["P_Del"].m, rows["P_Del"].both) == (2, 0.5, 0.5)  # rose, increased
+    union = rows["P_Del ∪ P_Seed"]
+    assert union.n_items == 3 and union.both == pytest.approx(1 / 3)  # rose counted once
+    seed_points = [(p.threshold, p.n_items, p.precision) for p in result["threshold"]["P_Seed"]]
+    assert seed_points == [(0.9, 1, 1.0), (0.6, 2, 0.5)]
+    rose = next(item for item in items if item.paraphrase == "rose")
+    assert EvaluationItem.objects.get(pk=rose.pk).lexicons.count() == 2
+
+
+def test_lexicon_page_builds_units_and_shows_errors_at_the_form(client, project):
+    lead = make.user("lead")
+    project.memberships.create(user=lead, role="lead")
+    client.force_login(lead)
+    url = reverse("annotator:evaluation-lexicons", args=[project.pk])
+    bad = client.post(
+        url,
+        {
+            "lexicon_file": SimpleUploadedFile("lex.tsv", b"went up\trose\n"),
+            "sentence_file": SimpleUploadedFile("s.txt", SENTENCES.encode()),
+            "seed": 0,
+            "per_phrase": 5,
+        },
+    )
+    assert bad.status_code == 422 and "lex.tsv:1: expected 4 tab-separated fields" in bad.content.decode()
+    ok = client.post(
+        url,
+        {
+            "lexicon_file": SimpleUploadedFile("lex.tsv", LEXICON.encode()),
+            "sentence_file": SimpleUploadedFile("s.txt", SENTENCES.encode()),
+            "seed": 3,
+            "per_phrase": 2,
+        },
+        follow=True,
+    )
+    html = ok.content.decode()
+    assert "Built 2 units with 6 candidate sentences from P_Del, P_Seed." in html
+    assert "P_Del ∪ P_Seed" in html and "Fujita et al., Fig. 3" in html
+
+
+def test_native_export_and_import_keep_each_items_lexicons_and_scores(project):
+    build_units(project, LEXICON, SENTENCES, seed=7, per_phrase=2)
+    doc = native_document(project)
+    rose = next(i for i in doc["workbench"]["evaluation_units"][0]["items"] if i["paraphrase"] == "rose")
+    assert rose["lexicons"] == {"P_Del": 0.7, "P_Seed": 0.9}
+    data = json.dumps(doc).encode()
+    report = import_corpus("native", "Copy", [("lex.json", data)])
+    assert report.ok, report.problems
+    copy = Project.objects.get(name="Copy")
+
+    def links(p):
+        return sorted(
+            LexiconItem.objects.filter(lexicon__project=p).values_list(
+                "item__unit__source_id", "item__paraphrase", "lexicon__name", "score"
+            )
+        )
+
+    assert links(copy) == links(project) and len(links(copy)) == 8
+    again = import_corpus("native", "Copy", [("lex.json", data)])
+    assert again.ok and len(links(copy)) == 8
