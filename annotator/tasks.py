@@ -20,7 +20,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from annotator.agreement import computation, scheduling
 from annotator.agreement.statistics import compute_statistics as compute_project_statistics
-from annotator.corpus import jobs
+from annotator.corpus import aligner_training, jobs, tree_parsing
 from annotator.evaluation.reevaluation import build_reevaluation_sets as build_sets
 from annotator.leadtools.reannotation import queue_reannotation as queue_round
 from annotator.models import Project
@@ -118,3 +118,22 @@ def run_import_job(job_id: int) -> str | None:
 def run_export_job(job_id: int) -> str | None:
     """Run a stored export job: write the file under MEDIA_ROOT and remember its path."""
     return jobs.run_export(job_id)
+
+
+@shared_task(name="annotator.train_aligner", **RETRYING)
+def train_aligner(run_id: int) -> str | None:
+    """Train the project's statistical aligner and store its initial alignments (one `AlignerRun`).
+
+    A finished run is not run again (a re-delivered task changes nothing); a deleted one is skipped.
+    """
+    return aligner_training.run_training(run_id)
+
+
+@shared_task(name="annotator.parse_trees", **RETRYING)
+def parse_trees(project_id: int, backend: str = "spacy") -> dict | None:
+    """Parse the members of the project's pairs that have no imported tree (`corpus.tree_parsing`)."""
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None:
+        log.info("parse_trees: project %s no longer exists; skipped", project_id)
+        return None
+    return tree_parsing.parse_missing_trees(project, backend=backend)

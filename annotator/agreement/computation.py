@@ -20,6 +20,7 @@ from django.utils import timezone
 from annotator.agreement.document import project_document
 from annotator.agreement.results import (
     document_fingerprints,
+    fingerprint,
     kappa_c_pending_work,
     pair_label_agreement,
     pair_results,
@@ -33,6 +34,9 @@ from annotator.agreement.scheduling import (
     ProjectLock,
     setting,
 )
+from annotator.core.machine_agreement import machine_agreement
+from annotator.corpus.aligner_training import baseline_summary
+from annotator.corpus.systems import gold_alignments, system_alignments
 from annotator.models import AgreementSnapshot, AgreementState, Assignment, Membership, Project
 from metrics.incremental import gc_paused
 
@@ -107,10 +111,21 @@ def _compute_and_store(project: Project, started: float) -> str:
         return _compute_and_store_all(project, started)
 
 
+def _machine_extras(project: Project, doc: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """Humans vs the automatic alignment and registered systems vs humans and gold (Cohn Table 5), the
+    baseline κ_C used, and a digest of the inputs that are not in the document (systems, gold)."""
+    systems = system_alignments(project) if project.layer_word_alignment else {}
+    gold = gold_alignments(project) if systems else {}
+    machine = machine_agreement(doc, systems, gold) if project.layer_word_alignment else {}
+    extras = {"machine": machine, "kappa_c_baseline": baseline_summary(project)}
+    return extras, fingerprint([systems, gold]) if systems else ""
+
+
 def _compute_and_store_all(project: Project, started: float) -> str:
     doc = project_document(project)
     fingerprints = document_fingerprints(doc)
-    digest = fingerprints.document
+    machine, outside = _machine_extras(project, doc)
+    digest = fingerprint([fingerprints.document, outside]) if outside else fingerprints.document
     latest = latest_snapshot(project)
     if latest is not None and latest.fingerprint == digest and not latest.results.get("pending"):
         return "unchanged"
@@ -140,6 +155,7 @@ def _compute_and_store_all(project: Project, started: float) -> str:
         ),
         "pair_labels": pair_label_agreement(doc, report[0]["measures"]),
         "progress": progress(project),
+        **machine,
     }
     snapshot = _store(project, digest, *report, extras, started)
     if not snapshot.results["pending"]:

@@ -37,6 +37,7 @@ from typing import Any
 from django.db.models import Aggregate, F, TextField
 from django.db.models.functions import Cast
 
+from annotator.core.aligner import baseline_alignment
 from annotator.core.trees import node_tokens
 from annotator.models import (
     AlignmentLink,
@@ -50,6 +51,7 @@ from annotator.models import (
     Phenomenon,
     PhraseAlignment,
     Project,
+    SystemAlignment,
 )
 from metrics.incremental import gc_paused
 from metrics.types import Options
@@ -99,6 +101,9 @@ def _project_document(project: Project) -> dict[str, Any]:
         doc["word_alignments"] = _word_alignments(project, names, pairs, done)
     if project.layer_phrase_alignment:
         doc["phrase_alignments"] = _phrase_alignments(project, names, pairs)
+        systems = _system_phrase_alignments(project)
+        if systems:
+            doc["system_phrase_alignments"] = systems
     if project.layer_evaluation:
         doc["evaluations"] = _evaluations(project, names)
     if project.layer_pair_label:
@@ -118,7 +123,8 @@ def _pairs(project: Project) -> dict[int, dict[str, Any]]:
             "id": source_id,
             "tokens1": tokens1,
             "tokens2": tokens2,
-            "initial_alignment": [list(link) for link in initial] if initial is not None else None,
+            # κ_C's starting point: the stored one, else the identical-token matcher's (not stored).
+            "initial_alignment": baseline_alignment(initial, tokens1, tokens2),
         }
         if project.layer_phrase_alignment:
             out[pk]["nodes1"], out[pk]["nodes2"] = row[5], row[6]
@@ -239,6 +245,20 @@ def _word_alignments(
         if sheets[user_id]:
             # Pair order keeps the document (and its fingerprint) canonical.
             out[name] = {pairs[pk]["id"]: sheets[user_id][pk] for pk in pairs if pk in sheets[user_id]}
+    return out
+
+
+def _system_phrase_alignments(project: Project) -> dict[str, list[dict[str, Any]]]:
+    """Registered systems' phrase alignments (SPADE's system benchmark, spec §6), systems with any."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    rows = (
+        SystemAlignment.objects.filter(system__project=project)
+        .exclude(phrases=[])
+        .order_by("system__name", "pair__position", "pair_id")
+        .values_list("system__name", "pair__source_id", "phrases")
+    )
+    for name, pid, phrases in rows:
+        out.setdefault(name, []).extend({"pair": pid, **phrase} for phrase in phrases)
     return out
 
 

@@ -115,6 +115,25 @@ class LinkForm(SaveForm):
         return self.cleaned_data.get("kind") != "possible"
 
 
+class SuggestionForm(SaveForm):
+    """Accept the automatic suggestions: one (`i` and `j` given) or all of them (neither given)."""
+
+    i = forms.IntegerField(required=False, min_value=0)
+    j = forms.IntegerField(required=False, min_value=0)
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
+        if not self.errors and (data.get("i") is None) != (data.get("j") is None):
+            raise ValidationError({"j" if data.get("j") is None else "i": "Give both tokens of the link."})
+        return data
+
+    @property
+    def only(self) -> list[tuple[int, int]] | None:
+        i, j = self.cleaned_data.get("i"), self.cleaned_data.get("j")
+        return None if i is None or j is None else [(int(i), int(j))]
+
+
 class PhraseAlignmentForm(SaveForm):
     node1 = OptionalIndexField()
     node2 = OptionalIndexField()

@@ -18,6 +18,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from annotator.annotation import services as annotation_services
+from annotator.core.aligner import suggested_alignment
 from annotator.core.bidi import plain_bidi, visible_bidi
 from annotator.core.token_display import display_token, display_tokens
 from annotator.models import (
@@ -251,12 +252,31 @@ class EditorState:
             AlignmentLink.objects.filter(**self.mine).order_by("i", "j").values_list("i", "j", "sure")
         )
 
+    @cached_property
+    def _suggested(self) -> tuple[list[list[int]], str]:
+        return suggested_alignment(self.pair)
+
+    @property
+    def suggestion_source(self) -> str:
+        return self._suggested[1]
+
+    @property
+    def suggestions(self) -> list[dict[str, Any]]:
+        """The automatic links the annotator has not made yet, with their words (nothing stored)."""
+        mine = {(i, j) for i, j, _ in self.links}
+        t1, t2 = self.pair.tokens1, self.pair.tokens2
+        return [
+            {"i": i, "j": j, "word1": display_token(t1[i]), "word2": display_token(t2[j])}
+            for i, j in self._suggested[0]
+            if (i, j) not in mine and i < len(t1) and j < len(t2)
+        ]
+
     @property
     def links_data(self) -> dict[str, Any]:
-        initial = self.pair.initial_alignment or []
         return {
             "links": [[i, j, sure] for i, j, sure in self.links],
-            "initial": [list(link) for link in initial],
+            "initial": [list(link) for link in self._suggested[0]],
+            "suggested": [[s["i"], s["j"]] for s in self.suggestions],
             # as displayed (the matrix headers, the selection line); indices are what the saves send
             "tokens1": display_tokens(self.pair.tokens1),
             "tokens2": display_tokens(self.pair.tokens2),

@@ -17,6 +17,7 @@ urlpatterns = [
     path(PAIR + "links/", editor.link_add, name="link-add"),
     path(PAIR + "links/remove/", editor.link_remove, name="link-remove"),
     path(PAIR + "links/toggle/", editor.link_toggle, name="link-toggle"),
+    path(PAIR + "links/accept/", editor.link_accept, name="link-accept"),
     path(PAIR + "phrases/", editor.phrase_alignment_add, name="phrase-alignment-add"),
     path(
         PAIR + "phrases/<int:alignment_pk>/delete/",

@@ -35,6 +35,7 @@ from annotator.annotation.forms import (
     PhenomenonForm,
     PhraseAlignmentForm,
     SaveForm,
+    SuggestionForm,
     TimeForm,
     error_messages,
 )
@@ -186,8 +187,7 @@ def pair_edit(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpRe
     """The editor page; for htmx requests naming a target (HX-Target), just that partial."""
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     assignment = _assignment(request, pair)
-    work.open_assignment(assignment)
-    work.start_links(pair, request.user)
+    work.open_assignment(assignment)  # queue state only: no annotation, no history, no recompute
     state = EditorState(pair, request.user)
     position, total = work.queue_position(request.user, pair.project, assignment)
     context = {
@@ -373,6 +373,21 @@ def link_toggle(request: SignedInRequest, project_pk: int, pair_pk: int) -> Http
     def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
         version, sure = annotation_services.toggle_links(pair, request.user, form.block, base_version=base)
         return version, {"sure": sure}
+
+    return _save(
+        request, pair, form, apply, target="links", slot="link-message", oob=("members",), event="links-saved"
+    )
+
+
+@require_POST
+def link_accept(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    """Accept the automatic suggestions as sure links: the one named by i/j, or all of them."""
+    pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
+    form = SuggestionForm(request.POST)
+
+    def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
+        version = work.accept_suggestions(pair, request.user, base_version=base, only=form.only)
+        return version, {"all": form.only is None}
 
     return _save(
         request, pair, form, apply, target="links", slot="link-message", oob=("members",), event="links-saved"

@@ -8,7 +8,7 @@ current one in queue order, whatever its status, so an annotator can revisit fin
 
 from __future__ import annotations
 
-import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,10 +19,9 @@ from django.utils import timezone
 
 from annotator.agreement.changes import project_changed
 from annotator.annotation import services as annotation_services
-from annotator.core.aligner import ensure_initial_alignment
-from annotator.models import Assignment, Pair, PairLabel, Phenomenon, Project
+from annotator.core.aligner import suggested_alignment
+from annotator.models import AlignmentLink, Assignment, Pair, PairLabel, Phenomenon, Project
 
-log = logging.getLogger(__name__)
 OPEN = (Assignment.Status.TODO, Assignment.Status.IN_PROGRESS)
 MAX_TIME_STEP = 3600  # seconds accepted per report; a tab left open overnight is not work
 
@@ -110,26 +109,39 @@ def open_assignment(assignment: Assignment) -> None:
         assignment.save(update_fields=["status", "started_at"])
 
 
-def start_links(pair: Pair, user: Any) -> bool:
-    """On the annotator's first opening of a pair, copy its initial alignment as their sure links.
+def suggestions(pair: Pair, user: Any) -> tuple[list[list[int]], str]:
+    """The automatic links the annotator has not made yet (shown as suggestions), and their source.
 
-    The annotator then corrects the automatic alignment (Cohn et al. 2008); `Pair.initial_alignment`
-    itself stays untouched, because κ_C measures each annotator's edits against it (spec §5.4). A pair
-    without one gets the built-in identical-token alignment first. Returns whether links were copied.
+    Nothing is written: the suggestions come from the pair's stored initial alignment or the
+    identical-token fallback, and become the annotator's links only when they accept them.
     """
     if not pair.project.layer_word_alignment:
-        return False
-    initial = ensure_initial_alignment(pair)
-    if not initial or annotation_services.sheet_version(pair, user):
-        return False
-    try:
-        annotation_services.set_links(pair, user, [(i, j) for i, j in initial], sure=True, base_version=0)
-    except annotation_services.ConflictError:  # another tab opened the pair first and copied them
-        return False
-    except ValidationError as exc:  # an imported alignment that does not fit the tokens: start empty
-        log.warning("initial alignment of pair %s not copied: %s", pair.pk, exc)
-        return False
-    return True
+        return [], ""
+    links, source = suggested_alignment(pair)
+    mine = set(AlignmentLink.objects.filter(pair=pair, annotator=user, is_gold=False).values_list("i", "j"))
+    return [link for link in links if tuple(link) not in mine], source
+
+
+def accept_suggestions(
+    pair: Pair, user: Any, *, base_version: int | None, only: Sequence[tuple[int, int]] | None = None
+) -> int:
+    """The annotator accepts the suggestions (all, or the ones in `only`) as their sure links.
+
+    Only suggestions they have not linked yet are added, so a link they made possible stays possible.
+    Returns the new sheet version; accepting nothing is an error said in their words.
+    """
+    pending, _source = suggestions(pair, user)
+    wanted: list[tuple[int, int]] = [(i, j) for i, j in pending]
+    if only is not None:
+        chosen = {(i, j) for i, j in only}
+        unknown = chosen - {tuple(link) for link in suggested_alignment(pair)[0]}
+        if unknown:
+            i, j = sorted(unknown)[0]
+            raise ValidationError({"i": f"{i}–{j} is not a suggested link of this pair."})
+        wanted = [link for link in wanted if link in chosen]
+    if not wanted:
+        raise ValidationError({"i": "There is no suggestion left to accept."})
+    return annotation_services.set_links(pair, user, wanted, sure=True, base_version=base_version)
 
 
 def postpone(assignment: Assignment) -> None:

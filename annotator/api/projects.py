@@ -17,8 +17,11 @@ from rest_framework.response import Response
 
 from annotator import access
 from annotator.agreement import computation, scheduling
+from annotator.annotation import services as annotation_services
+from annotator.annotation import worklist as work
 from annotator.api import serializers as s
 from annotator.api.common import (
+    CONFLICT,
     ERRORS,
     Page,
     ServiceErrors,
@@ -217,6 +220,39 @@ class PairViewSet(ServiceErrors, mixins.ListModelMixin, mixins.RetrieveModelMixi
         else:
             pair = access.pair_for_lead(request.user, pair.project_id, pair.pk)
         return Response(_sheet(pair, annotator_pk))
+
+    @extend_schema(
+        methods=["GET"],
+        summary="Your pending suggestions on the pair: the automatic links you have not made (nothing stored)",
+        responses=s.SuggestionsSerializer,
+    )
+    @extend_schema(
+        methods=["POST"],
+        summary="Accept the suggestions as your sure links: all, or the ones in `links`",
+        request=s.AcceptSuggestionsSerializer,
+        responses={200: s.SuggestionsSerializer, **ERRORS, 409: CONFLICT},
+    )
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
+    def suggestions(self, request: Request, pk: str) -> Response:
+        visible = access.visible_pairs(request.user).filter(pk=int(pk)).first()
+        if visible is None:
+            raise Http404("No such pair.")
+        pair = access.pair_for_annotation(request.user, visible.project_id, visible.pk)
+        version = None
+        if request.method == "POST":
+            data = s.AcceptSuggestionsSerializer(data=request.data)
+            data.is_valid(raise_exception=True)
+            only = data.validated_data.get("links")
+            version = work.accept_suggestions(
+                pair,
+                request.user,
+                base_version=data.validated_data["base_version"],
+                only=[(i, j) for i, j in only] if only is not None else None,
+            )
+        pending, source = work.suggestions(pair, request.user)
+        if version is None:
+            version = annotation_services.sheet_version(pair, request.user)
+        return Response({"pair": pair.pk, "source": source, "suggestions": pending, "version": version})
 
 
 def _sheet(pair: Pair, annotator_pk: int) -> dict[str, Any]:

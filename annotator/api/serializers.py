@@ -406,6 +406,27 @@ class SheetSerializer(serializers.Serializer):
     phrase_alignments = PhraseAlignmentSerializer(many=True)
 
 
+class SuggestionsSerializer(serializers.Serializer):
+    """The automatic links the annotator has not made yet (suggestions, not annotations)."""
+
+    pair = serializers.IntegerField()
+    # a declared field named like Field.source: DRF's metaclass takes it out of the class attributes
+    source = serializers.CharField(  # type: ignore[assignment]
+        allow_blank=True, help_text="Where they come from, e.g. eflomal/intersection."
+    )
+    suggestions = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()))
+    version = serializers.IntegerField(help_text="Your sheet's version.")
+
+
+class AcceptSuggestionsSerializer(serializers.Serializer):
+    base_version = serializers.IntegerField(allow_null=True, min_value=0)
+    links = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField(min_value=0), min_length=2, max_length=2),
+        required=False,
+        help_text="The suggestions to accept, [[i, j], …]; all of them when left out.",
+    )
+
+
 # ---- evaluation -----------------------------------------------------------------------------------
 
 

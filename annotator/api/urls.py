@@ -13,6 +13,7 @@ from rest_framework.routers import DefaultRouter
 
 from annotator.api import agreement, annotation, evaluation, jobs, projects, tokens
 from annotator.api import leadtools as api_leadtools
+from annotator.corpus import api as corpus_api
 
 
 class Router(DefaultRouter):
@@ -37,6 +38,8 @@ GOLD = LEAD + r"pairs/(?P<pair_pk>[0-9]+)/adjudication"
 router.register(LEAD + "planner", api_leadtools.PlannerViewSet, basename="api-planner")
 router.register(LEAD + "explorer", api_leadtools.ExplorerViewSet, basename="api-explorer")
 router.register(LEAD + "reannotation", api_leadtools.ReannotationViewSet, basename="api-reannotation")
+router.register(LEAD + "aligner", corpus_api.AlignerViewSet, basename="api-aligner")
+router.register(LEAD + "systems", corpus_api.SystemViewSet, basename="api-systems")
 router.register(GOLD, api_leadtools.AdjudicationViewSet, basename="api-adjudication")
 router.register(GOLD + "/phenomena", api_leadtools.GoldPhenomenonViewSet, basename="api-gold-phenomenon")
 router.register(GOLD + "/links", api_leadtools.GoldLinkViewSet, basename="api-gold-link")

@@ -2,7 +2,10 @@
 
 Annotators correct an automatic alignment rather than start from nothing (Cohn, Callison-Burch &
 Lapata 2008), and κ_C measures each annotator's edits against that starting point (spec §5.4), so the
-starting point must be deterministic and stored with the pair, apart from anyone's links.
+starting point must be deterministic and apart from anyone's links. A pair's stored initial alignment
+(imported, or written by the project's trained aligner, `annotator.corpus.aligner_training`) wins; for
+a pair without one this matcher is the fallback, computed when needed and never written when someone
+opens the pair (opening a pair records nothing).
 
 Rule: tokens are compared case-insensitively (``str.casefold``). First every form that occurs exactly
 once in each member is linked (unique matches are safe anchors). Then the remaining occurrences of
@@ -14,11 +17,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
-from django.db import transaction
-
-from annotator.models import Pair
+if TYPE_CHECKING:  # the matcher itself is pure: importing this module loads no Django model
+    from annotator.models import Pair
 
 SOURCE = "identical-tokens"
 
@@ -60,21 +62,22 @@ def identical_token_alignment(tokens1: Sequence[str], tokens2: Sequence[str]) ->
     return [[i, j] for i, j in sorted(links)]
 
 
-@transaction.atomic
-def ensure_initial_alignment(pair: Pair) -> list[Any]:
-    """Give the pair an initial alignment from the built-in aligner when it has none; return it.
+def suggested_alignment(pair: Pair) -> tuple[list[list[int]], str]:
+    """The automatic links shown to annotators as suggestions, and where they come from.
 
-    An imported alignment (or an empty one, ``[]``) is kept as it is: only ``None`` means "none yet".
-    The conditional update makes concurrent first openings harmless: the same links are written once.
+    The stored initial alignment (imported, or the project's trained aligner) when the pair has one;
+    otherwise the identical-token matcher computed on the spot. Nothing is written: a suggestion only
+    becomes someone's link when that annotator accepts it.
     """
     if pair.initial_alignment is not None:
-        return pair.initial_alignment
-    links = identical_token_alignment(pair.tokens1, pair.tokens2)
-    updated = Pair.objects.filter(pk=pair.pk, initial_alignment__isnull=True).update(
-        initial_alignment=links, initial_alignment_source=SOURCE
-    )
-    if not updated:
-        pair.refresh_from_db(fields=["initial_alignment", "initial_alignment_source"])
-        return pair.initial_alignment or []
-    pair.initial_alignment, pair.initial_alignment_source = links, SOURCE
-    return links
+        return [list(link) for link in pair.initial_alignment], pair.initial_alignment_source or "imported"
+    return identical_token_alignment(pair.tokens1, pair.tokens2), SOURCE
+
+
+def baseline_alignment(
+    initial: Sequence[Sequence[int]] | None, tokens1: Sequence[str], tokens2: Sequence[str]
+) -> list[list[int]]:
+    """κ_C's starting point of a pair: its stored initial alignment, else the identical-token matcher's."""
+    if initial is not None:
+        return [list(link) for link in initial]
+    return identical_token_alignment(tokens1, tokens2)

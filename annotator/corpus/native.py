@@ -206,7 +206,11 @@ class NativeWriter:
                     line=None,
                     tree1=extra.get("tree1", ""),
                     tree2=extra.get("tree2", ""),
-                    initial_alignment=pair.get("initial_alignment"),
+                    initial_alignment=(
+                        None
+                        if extra.get("initial_alignment_stored") is False
+                        else pair.get("initial_alignment")
+                    ),
                     initial_alignment_source=extra.get("initial_alignment_source", ""),
                 )
             )

@@ -268,9 +268,12 @@ def import_ptb(ctx: Context, sources: Sequence[Source]) -> None:
             continue
         setattr(pair, f"tree{record.member}", record.tree)
         setattr(pair, f"nodes{record.member}", nodes)
+        pair.tree_source = ""  # an imported tree: automatic parsing never replaces it
         changed[pair.pk] = pair
         ctx.report.created["trees"] += 1
-    Pair.objects.bulk_update(list(changed.values()), ["tree1", "tree2", "nodes1", "nodes2"], batch_size=BATCH)
+    Pair.objects.bulk_update(
+        list(changed.values()), ["tree1", "tree2", "nodes1", "nodes2", "tree_source"], batch_size=BATCH
+    )
 
 
 def import_pharaoh(ctx: Context, sources: Sequence[Source]) -> None:

@@ -27,5 +27,8 @@ urlpatterns = [
         corpus.corpus_report_print,
         name="corpus-report-print",
     ),
+    path("projects/<int:project_pk>/corpus/aligner/", corpus.corpus_aligner, name="corpus-aligner"),
+    path("projects/<int:project_pk>/corpus/trees/", corpus.corpus_trees, name="corpus-trees"),
+    path("projects/<int:project_pk>/corpus/systems/", corpus.corpus_systems, name="corpus-systems"),
     path("corpus/import/", corpus.corpus_import, name="corpus-import"),
 ]

@@ -334,3 +334,10 @@ def status(state: AgreementState | None, latest: dict[str, Any] | None) -> dict[
         "behind": bool(state and state.enqueue_failed),
         "error": state.last_error if state else "",
     }
+
+
+def system_spade_rows(measures: Measures) -> list[tuple[str, float | None, float | None]]:
+    """(system, ALIR, ALIP) of each registered system's phrase alignments against the annotators."""
+    alir = (measures.get("spade.system.alir") or {}).get("by_system", {})
+    alip = (measures.get("spade.system.alip") or {}).get("by_system", {})
+    return [(name, alir.get(name), alip.get(name)) for name in sorted(alir)]

@@ -109,7 +109,7 @@ def _context(project: Project, parts: set[str]) -> dict[str, Any]:
     }
     if not needs_results:
         return context
-    row = _latest(project, ("report", "pair_labels", "annotators"))
+    row = _latest(project, ("report", "pair_labels", "annotators", "machine", "kappa_c_baseline"))
     context["has_snapshot"] = row is not None
     if row is None:
         return context
@@ -129,6 +129,9 @@ def _context(project: Project, parts: set[str]) -> dict[str, Any]:
             "labels": dashboard.label_tables(results, names),
             "evaluation_rows": dashboard.evaluation_rows(measures),
             "heatmaps": dashboard.heatmaps(results, names),
+            "machine": row["results__machine"] or {},
+            "kappa_c_baseline": row["results__kappa_c_baseline"] or {},
+            "system_spade": dashboard.system_spade_rows(measures),
         }
     )
     if "evaluation" in parts and project.layer_evaluation:

@@ -8,6 +8,7 @@ from annotator.models.annotations import (
     Phenomenon,
     PhraseAlignment,
 )
+from annotator.models.automatic import AlignerRun, AlignmentSystem, SystemAlignment
 from annotator.models.corpus import Membership, Pair, ParaphraseType, Project, Tagset
 from annotator.models.evaluation import (
     EvaluationItem,
@@ -23,6 +24,9 @@ from annotator.models.work import Assignment, ReannotationRound
 
 __all__ = [
     "AgreementSnapshot",
+    "AlignerRun",
+    "AlignmentSystem",
+    "SystemAlignment",
     "AgreementState",
     "AlignmentLink",
     "AnnotationHistory",

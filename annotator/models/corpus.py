@@ -147,10 +147,16 @@ class Pair(models.Model):
     corpus_labels = models.JSONField(default=dict, blank=True)
     tree1 = models.TextField(blank=True, help_text="Penn Treebank bracketed parse of member 1.")
     tree2 = models.TextField(blank=True)
+    tree_source = models.CharField(
+        max_length=40, blank=True, help_text="Parser that made the trees; empty for imported ones."
+    )
     nodes1 = models.JSONField(default=list, blank=True, help_text="Derived: [{label, start, end}] per node.")
     nodes2 = models.JSONField(default=list, blank=True)
     initial_alignment = models.JSONField(null=True, blank=True, help_text="Automatic alignment [[i, j], …].")
     initial_alignment_source = models.CharField(max_length=60, blank=True)
+    initial_alignment_version = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The project's aligner run (AlignerRun.version) that wrote it."
+    )
 
     class Meta:
         ordering = ["project", "position", "id"]

@@ -43,6 +43,20 @@ export function toggleLink(i, j) {
   enqueue({ url: editor.dataset.linkToggleUrl, data: { i, j }, target: "#links", label: "sure/possible switch" });
 }
 
+/** Accept one automatic suggestion as a sure link (nothing is the annotator's until they accept it). */
+export function acceptSuggestion(i, j) {
+  enqueue({ url: editor.dataset.linkAcceptUrl, data: { i, j }, target: "#links", label: "accepted suggestion" });
+}
+
+function drawLine(svg, coords, cls, i, j) {
+  const line = document.createElementNS(SVG, "line");
+  for (const [k, v] of Object.entries(coords)) line.setAttribute(k, v.toFixed(1));
+  line.setAttribute("class", cls);
+  line.dataset.i = i;
+  line.dataset.j = j;
+  svg.append(line);
+}
+
 export function drawLines() {
   const svg = $(".link-lines");
   const members = $("#members");
@@ -52,26 +66,31 @@ export function drawLines() {
   const box = members.getBoundingClientRect();
   svg.setAttribute("width", box.width);
   svg.setAttribute("height", box.height);
-  for (const [i, j, sure] of linksData().links) {
+  const data = linksData();
+  const ends = (i, j) => {
     const a = tokenEl(1, i);
     const b = tokenEl(2, j);
-    if (!a || !b) continue;
+    if (!a || !b) return null;
     const ra = a.getBoundingClientRect();
     const rb = b.getBoundingClientRect();
-    const coords = {
+    return {
       x1: ra.left + ra.width / 2 - box.left,
       y1: ra.bottom - box.top,
       x2: rb.left + rb.width / 2 - box.left,
       y2: rb.top - box.top,
     };
-    for (const cls of ["hit", `link ${sure ? "sure" : "possible"}`]) {
-      const line = document.createElementNS(SVG, "line");
-      for (const [k, v] of Object.entries(coords)) line.setAttribute(k, v.toFixed(1));
-      line.setAttribute("class", cls);
-      line.dataset.i = i;
-      line.dataset.j = j;
-      svg.append(line);
-    }
+  };
+  // Suggestions first (underneath): dotted amber, a click accepts one as a sure link.
+  for (const [i, j] of data.suggested || []) {
+    const coords = ends(i, j);
+    if (!coords) continue;
+    drawLine(svg, coords, "hit suggested-hit", i, j);
+    drawLine(svg, coords, "link suggested", i, j);
+  }
+  for (const [i, j, sure] of data.links) {
+    const coords = ends(i, j);
+    if (!coords) continue;
+    for (const cls of ["hit", `link ${sure ? "sure" : "possible"}`]) drawLine(svg, coords, cls, i, j);
   }
   applySelection();
 }
@@ -83,7 +102,7 @@ export function buildMatrix() {
   if (box.hidden) return;
   const data = linksData();
   const kind = new Map(data.links.map(([i, j, sure]) => [`${i}-${j}`, sure ? "sure" : "possible"]));
-  const initial = new Set(data.initial.map(([i, j]) => `${i}-${j}`));
+  const initial = new Set((data.suggested || []).map(([i, j]) => `${i}-${j}`));
   const head = data.tokens2
     .map((t, j) => `<th class="mx-col" data-j="${j}"><span>${escapeHtml(t)}</span></th>`)
     .join("");
@@ -97,12 +116,14 @@ export function buildMatrix() {
   });
   const other = state.kind === "sure" ? "possible" : "sure";
   box.innerHTML = `<table class="matrix"><thead><tr><th class="mx-corner"><span>1 ↓ · 2 →</span></th>${head}</tr></thead><tbody>${rows.join("")}</tbody></table>
-    <p class="muted small">Click a cell: empty → ${state.kind} → ${other} → empty. Dots mark the initial automatic alignment.</p>`;
+    <p class="muted small">Click a cell: empty → ${state.kind} → ${other} → empty. Amber dots mark suggestions of the automatic aligner: clicking one accepts it.</p>`;
 }
 
-/** A matrix cell cycles: empty → the current kind → the other kind → empty. */
+/** A matrix cell cycles: empty → the current kind → the other kind → empty; a suggestion is accepted. */
 export function onMatrixCell(cell) {
   const { i, j } = cell.dataset;
+  const linked = cell.classList.contains("sure") || cell.classList.contains("possible");
+  if (cell.classList.contains("init") && !linked) return acceptSuggestion(i, j);
   if (cell.classList.contains("sure") || cell.classList.contains("possible")) {
     const other = cell.classList.contains("sure") ? "possible" : "sure";
     if (other === state.kind) removeLinks(i, j, "removed link");

@@ -23,7 +23,7 @@ export function csrfToken() {
 
 export function linksData() {
   const node = document.getElementById("links-data");
-  return node ? JSON.parse(node.textContent) : { links: [], initial: [], tokens1: [], tokens2: [] };
+  return node ? JSON.parse(node.textContent) : { links: [], initial: [], suggested: [], tokens1: [], tokens2: [] };
 }
 
 export function words(m, set) {

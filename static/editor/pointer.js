@@ -1,6 +1,14 @@
 // What a click does, by the element clicked (one delegated listener on the editor).
 
-import { commitLinks, onMatrixCell, setKind, setView, toggleLink, unlinkSelected } from "./alignment.js";
+import {
+  acceptSuggestion,
+  commitLinks,
+  onMatrixCell,
+  setKind,
+  setView,
+  toggleLink,
+  unlinkSelected,
+} from "./alignment.js";
 import { setCursor } from "./cursor.js";
 import { toggleHelp } from "./help.js";
 import { setMode } from "./modes.js";
@@ -63,6 +71,7 @@ export function onClick(event) {
   const node = t.closest("svg.tree .node");
   if (node) return pickNode(node);
   const hit = t.closest(".link-lines line");
+  if (hit?.classList.contains("suggested-hit")) return acceptSuggestion(hit.dataset.i, hit.dataset.j);
   if (hit) {
     if (event.altKey) return toggleLink(hit.dataset.i, hit.dataset.j);
     return toggleLine(hit.dataset.i, hit.dataset.j);

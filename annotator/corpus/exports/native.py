@@ -11,7 +11,8 @@ under one extension key that the metrics library ignores:
       "tagset": {name, description, types: [{code, name, type_class, subclass, projection_required,
                  keys_allowed, scope_sides, sense_preserving, colour, shortcut, position, description}]},
       "members": {"leads": [username…], "annotators": [username…]},
-      "pairs": {source_id: {position, text1, text2, corpus_labels, tree1, tree2, initial_alignment_source}},
+      "pairs": {source_id: {position, text1, text2, corpus_labels, tree1, tree2, initial_alignment_source,
+                            initial_alignment_stored: false when the pair has none (κ_C's fallback)}},
       "pair_labels": {annotator: {source_id: {label, comment}}},
       "phenomena_extra": {annotator: [{sense_preserving, comment}, …]},   # same order as "phenomena"
       "phrase_nodes": {annotator: [[node1, node2], …]},                   # same order as "phrase_alignments"
@@ -42,6 +43,8 @@ import copy
 import json
 from collections import defaultdict
 from typing import Any, TextIO
+
+from django.db.models import BooleanField, ExpressionWrapper, Q
 
 from annotator.agreement.document import evaluation_item_ids, project_document
 from annotator.models import (
@@ -147,10 +150,20 @@ def _members(project: Project) -> dict[str, list[str]]:
 
 
 def _pairs(project: Project) -> dict[str, dict[str, Any]]:
+    """Each pair's extras. A pair without a stored initial alignment says so: its `initial_alignment`
+    in the metrics part is κ_C's identical-token fallback, which an import must not store."""
     rows = (
-        Pair.objects.filter(project=project).order_by("position", "pk").values_list("source_id", *PAIR_FIELDS)
+        Pair.objects.filter(project=project)
+        .order_by("position", "pk")
+        .annotate(unstored=ExpressionWrapper(Q(initial_alignment__isnull=True), output_field=BooleanField()))
+        .values_list("source_id", *PAIR_FIELDS, "unstored")
     )
-    return {row[0]: dict(zip(PAIR_FIELDS, row[1:], strict=True)) for row in rows}
+    out: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        out[row[0]] = dict(zip(PAIR_FIELDS, row[1:-1], strict=True))
+        if row[-1]:
+            out[row[0]]["initial_alignment_stored"] = False
+    return out
 
 
 def _pair_labels(project: Project, source_ids: dict[int, str]) -> dict[str, dict[str, dict[str, str]]]:

@@ -4,7 +4,7 @@ import pytest
 
 from annotator.models import AlignmentLink
 from tests import make
-from tests.make import logged_in, save, url
+from tests.make import logged_in, save
 
 pytestmark = pytest.mark.django_db
 
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 def test_sure_link_becomes_possible_and_back():
     desk = make.desk()
     client = logged_in(desk.anna)
-    client.get(url("pair-edit", desk.pair))
+    save(client, "link-accept", desk.pair, desk.anna, {})
     save(client, "link-toggle", desk.pair, desk.anna, {"i": "1", "j": "0"})
     assert AlignmentLink.objects.get(annotator=desk.anna, i=1, j=0).sure is False
     save(client, "link-toggle", desk.pair, desk.anna, {"i": "1", "j": "0"})

@@ -1,4 +1,4 @@
-"""The editor page: the annotator's own sheet, started from the initial alignment, and nobody else's work."""
+"""The editor page: the annotator's own sheet, the automatic alignment as suggestions, nobody else's work."""
 
 import pytest
 from django.db import connection
@@ -9,7 +9,7 @@ from annotator.core.aligner import SOURCE
 from annotator.corpus import projects
 from annotator.models import AlignmentLink, Assignment, Pair
 from tests import make
-from tests.make import fill, logged_in, long_pair, url, version
+from tests.make import fill, logged_in, long_pair, url
 
 pytestmark = pytest.mark.django_db
 
@@ -25,29 +25,23 @@ def test_page_shows_both_members_as_selectable_tokens_and_the_grouped_palette():
     assert 'data-shortcut="1"' in html and "static/editor/editor.js" in html
 
 
-def test_first_opening_copies_the_initial_alignment_as_the_annotators_sure_links():
+def test_opening_shows_the_initial_alignment_as_suggestions_and_records_nothing():
     desk = make.desk()
-    logged_in(desk.anna).get(url("pair-edit", desk.pair))
-    links = set(
-        AlignmentLink.objects.filter(pair=desk.pair, annotator=desk.anna).values_list("i", "j", "sure")
-    )
-    assert links == {(1, 0, True), (4, 2, True), (5, 3, True)}
-    desk.pair.refresh_from_db()
-    assert desk.pair.initial_alignment == [[1, 0], [4, 2], [5, 3]]
+    html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
+    assert not AlignmentLink.objects.filter(pair=desk.pair).exists()
+    assert annotation_services.sheet_version(desk.pair, desk.anna) == 0
+    assert "<strong>3</strong> suggested by the" in html and "Accept all 3" in html
+    assert '"suggested": [[1, 0], [4, 2], [5, 3]]' in html
 
 
-def test_links_removed_by_the_annotator_are_not_copied_again_on_the_next_opening():
+def test_suggestions_the_annotator_already_linked_are_not_suggested_again():
     desk = make.desk()
-    client = logged_in(desk.anna)
-    client.get(url("pair-edit", desk.pair))
-    annotation_services.remove_links(
-        desk.pair, desk.anna, [(1, 0), (4, 2), (5, 3)], base_version=version(desk.pair, desk.anna)
-    )
-    client.get(url("pair-edit", desk.pair))
-    assert not AlignmentLink.objects.filter(pair=desk.pair, annotator=desk.anna).exists()
+    annotation_services.set_links(desk.pair, desk.anna, [(1, 0)], sure=False, base_version=None)
+    html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
+    assert '"suggested": [[4, 2], [5, 3]]' in html and "Accept all 2" in html
 
 
-def test_pair_without_initial_alignment_gets_the_identical_token_alignment_first():
+def test_pair_without_initial_alignment_suggests_identical_tokens_without_storing_them():
     desk = make.desk()
     pair = projects.add_pair(
         desk.project, "plain", tokens1=["A", "cat", "sat"], tokens2=["the", "Cat", "sat"]
@@ -55,12 +49,9 @@ def test_pair_without_initial_alignment_gets_the_identical_token_alignment_first
     projects.assign_pairs(desk.project, [desk.anna], [pair])
     html = logged_in(desk.anna).get(url("pair-edit", pair)).content.decode()
     pair.refresh_from_db()
-    assert pair.initial_alignment == [[1, 1], [2, 2]] and pair.initial_alignment_source == SOURCE
-    assert set(AlignmentLink.objects.filter(pair=pair, annotator=desk.anna).values_list("i", "j")) == {
-        (1, 1),
-        (2, 2),
-    }
-    assert "started from the identical-tokens alignment (2 links)" in html
+    assert pair.initial_alignment is None and pair.initial_alignment_source == ""
+    assert not AlignmentLink.objects.filter(pair=pair).exists()
+    assert f"suggested by the {SOURCE} aligner" in html and "cat – Cat" in html
 
 
 def test_projects_without_word_alignment_copy_nothing_and_show_no_alignment_tab():
@@ -160,5 +151,5 @@ def test_page_query_count(django_assert_num_queries):
     desk = make.desk()
     client = logged_in(desk.anna)
     client.get(url("pair-edit", desk.pair))
-    with django_assert_num_queries(18):  # 18th: is there a guidelines version the annotator has not read
+    with django_assert_num_queries(15):  # 15th: is there a guidelines version the annotator has not read
         client.get(url("pair-edit", desk.pair))

@@ -19,7 +19,7 @@ def desk():
 
 def test_htmx_save_stores_the_label_and_answers_with_the_partial_and_new_version(desk):
     client = logged_in(desk.anna)
-    client.get(url("pair-edit", desk.pair))  # the page copies the initial links: the sheet exists
+    save(client, "link-accept", desk.pair, desk.anna, {})  # the sheet exists
     before = version(desk.pair, desk.anna)
     response = save(client, "pair-label", desk.pair, desk.anna, {"label": "paraphrase"})
     assert response.status_code == 200
@@ -74,7 +74,7 @@ def test_labelling_paraphrase_opens_phenomena_in_paraphrases_only_projects():
 
 def test_save_query_count_is_constant(desk, django_assert_num_queries):
     client = logged_in(desk.anna)
-    client.get(url("pair-edit", desk.pair))
+    save(client, "link-accept", desk.pair, desk.anna, {})  # the sheet exists
     v = version(desk.pair, desk.anna)
     with django_assert_num_queries(13):
         response = client.post(

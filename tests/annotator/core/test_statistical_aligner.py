@@ -1,0 +1,84 @@
+"""The statistical aligner's pure parts: symmetrisation, identity lexicon and fill, training, quality."""
+
+import math
+
+import pytest
+
+from annotator.core.statistical_aligner import (
+    AlignerSettings,
+    alignment_quality,
+    grow_diag_final,
+    identity_fill,
+    intersect,
+    symmetrize,
+    train_and_align,
+    training_corpus,
+)
+
+# A tiny paraphrase corpus with a consistent non-identical correspondence (bought ↔ purchased).
+CORPUS = [
+    ("John bought a car .".split(), "John purchased a car .".split()),
+    ("Mary bought a house .".split(), "Mary purchased a house .".split()),
+    ("He bought the book yesterday .".split(), "Yesterday he purchased the book .".split()),
+    ("They bought two tickets .".split(), "They purchased two tickets .".split()),
+    ("She bought bread .".split(), "She purchased bread .".split()),
+] * 6
+
+
+def test_intersection_keeps_only_links_of_both_directions():
+    assert intersect({(0, 0), (1, 1)}, {(1, 1), (2, 2)}) == {(1, 1)}
+
+
+def test_grow_diag_final_grows_from_the_intersection_by_neighbours_then_adds_unaligned_words():
+    forward = {(0, 0), (1, 1), (2, 3)}
+    reverse = {(0, 0), (1, 2)}
+    grown = grow_diag_final(forward, reverse, 3, 4)
+    assert (0, 0) in grown  # the intersection
+    assert (1, 1) in grown and (1, 2) in grown  # neighbours of (0, 0) touching unaligned words
+    assert (2, 3) in grown  # final: word 2 of member 1 was still unaligned
+    assert intersect(forward, reverse) <= grown <= forward | reverse
+
+
+def test_symmetrize_refuses_an_unknown_method_by_name():
+    with pytest.raises(ValueError, match="symmetrize 'union'"):
+        symmetrize(set(), set(), 1, 1, method="union")
+
+
+def test_identity_lexicon_adds_each_word_once_as_a_sentence_pair_of_itself():
+    side1, side2 = training_corpus([(["A", "b"], ["a", "c"])], identity_lexicon=True)
+    assert side1 == [["a", "b"], ["a"], ["b"], ["c"]] and side2 == [["a", "c"], ["a"], ["b"], ["c"]]
+
+
+def test_identity_fill_links_identical_tokens_left_unaligned_on_both_sides():
+    assert identity_fill({(0, 1)}, ["the", "cat", "sat"], ["cat", "the", "sat"]) == {(0, 1), (1, 0), (2, 2)}
+    # a token the aligner already linked elsewhere gets no identity link
+    assert identity_fill({(1, 2)}, ["the", "cat", "sat"], ["cat", "the", "sat"]) == {(1, 2), (0, 1)}
+
+
+def test_quality_is_och_and_ney_precision_recall_and_aer():
+    q = alignment_quality([{(0, 0), (1, 1), (2, 0)}], [{(0, 0)}], [{(1, 1)}])
+    assert q.precision == pytest.approx(2 / 3) and q.recall == 1.0
+    assert q.aer == pytest.approx(1 - (1 + 2) / (3 + 1))
+    assert math.isnan(alignment_quality([set()], [set()], [set()]).aer)
+
+
+@pytest.mark.parametrize("backend", ["eflomal", "ibm1"])
+def test_training_learns_a_non_identical_correspondence(backend):
+    pytest.importorskip("eflomal" if backend == "eflomal" else "nltk")
+    aligned = train_and_align(CORPUS, AlignerSettings(backend=backend))
+    assert len(aligned) == len(CORPUS)
+    first = set(aligned[0])
+    assert (1, 1) in first  # bought ↔ purchased: no identical token gives this link
+    assert {(0, 0), (2, 2), (3, 3), (4, 4)} <= first
+    for (t1, t2), links in zip(CORPUS, aligned, strict=True):
+        assert all(0 <= i < len(t1) and 0 <= j < len(t2) for i, j in links)
+
+
+def test_pairs_with_an_empty_member_get_no_links_and_do_not_break_training():
+    aligned = train_and_align([([], ["a"]), *CORPUS[:5]], AlignerSettings(backend="ibm1", ibm_iterations=2))
+    assert aligned[0] == [] and len(aligned) == 6
+
+
+def test_settings_are_validated_by_name():
+    with pytest.raises(ValueError, match="backend 'giza'"):
+        train_and_align(CORPUS[:1], AlignerSettings(backend="giza"))

@@ -1,0 +1,160 @@
+"""Training the project's aligner: versions, sources, imported alignments kept, annotators' links
+untouched, the UI panel, the API and the management command."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.urls import reverse
+
+from annotator.annotation import services as annotation_services
+from annotator.corpus import aligner_training as training
+from annotator.corpus import projects
+from annotator.models import AlignerRun, AlignmentLink, Pair
+from tests import make
+from tests.make import HTMX, logged_in
+
+pytestmark = pytest.mark.django_db
+SENTENCES = [
+    ("John bought a car .", "John purchased a car ."),
+    ("Mary bought a house .", "Mary purchased a house ."),
+    ("They bought two tickets .", "They purchased two tickets ."),
+    ("She bought bread .", "She purchased bread ."),
+]
+
+
+@pytest.fixture(autouse=True)
+def tasks_in_process(eager_celery):
+    """The training task runs in-process here, even when REDIS_URL points at a broker."""
+
+
+@pytest.fixture
+def world():
+    cast = make.cast()
+    ann, lead = cast.anna, cast.lead
+    project = projects.create_project("Train", tagset=make.vila(), leads=[lead])
+    pairs = []
+    for n in range(24):
+        s1, s2 = SENTENCES[n % len(SENTENCES)]
+        pairs.append(projects.add_pair(project, f"p{n}", tokens1=s1.split(), tokens2=s2.split()))
+    imported = projects.add_pair(
+        project,
+        "imp",
+        tokens1=["A", "b"],
+        tokens2=["a", "b"],
+        initial_alignment=[[1, 1]],
+        initial_alignment_source="imported",
+    )
+    projects.assign_pairs(project, [ann], [*pairs, imported])
+    return project, ann, lead, pairs, imported
+
+
+def _train(project, symmetrize="intersection"):
+    run = training.create_run(project, None, training.settings_from(symmetrize))
+    assert training.run_training(run.pk) == AlignerRun.Status.SUCCEEDED
+    run.refresh_from_db()
+    return run
+
+
+def test_a_run_writes_versioned_initial_alignments_and_keeps_imported_ones(world):
+    project, ann, _, pairs, imported = world
+    annotation_services.set_links(pairs[0], ann, [(0, 0)], sure=False, base_version=None)
+    run = _train(project)
+    pair = Pair.objects.get(pk=pairs[0].pk)
+    assert pair.initial_alignment_source == "eflomal/intersection" and pair.initial_alignment_version == 1
+    assert [1, 1] in pair.initial_alignment  # bought ↔ purchased, which no identical token gives
+    imported.refresh_from_db()
+    assert imported.initial_alignment == [[1, 1]] and imported.initial_alignment_version is None
+    assert run.report["written"] == 24 and run.report["kept_imported"] == 1
+    assert list(AlignmentLink.objects.values_list("i", "j", "sure")) == [(0, 0, False)]
+
+
+def test_retraining_writes_a_new_version_over_the_previous_one_only(world):
+    project, *_ = world
+    _train(project)
+    second = _train(project, "grow-diag-final")
+    assert second.version == 2
+    sources = set(Pair.objects.filter(project=project).values_list("initial_alignment_source", flat=True))
+    assert sources == {"eflomal/grow-diag-final", "imported"}
+    assert set(
+        Pair.objects.exclude(initial_alignment_source="imported").values_list(
+            "initial_alignment_version", flat=True
+        )
+    ) == {2}
+
+
+def test_one_run_at_a_time_and_none_without_pairs(world):
+    project, *_ = world
+    training.create_run(project, None, training.settings_from())
+    with pytest.raises(training.TrainingError, match="still queued"):
+        training.create_run(project, None, training.settings_from())
+    empty = projects.create_project("Empty", tagset=make.vila())
+    with pytest.raises(training.TrainingError, match="no pairs"):
+        training.create_run(empty, None, training.settings_from())
+
+
+def test_baseline_summary_names_each_source_with_its_version(world):
+    project, *_ = world
+    before = training.baseline_summary(project)["sources"]
+    assert {"source": "identical-tokens (built-in fallback, not stored)", "pairs": 24} in before
+    _train(project)
+    after = training.baseline_summary(project)["sources"]
+    assert {"source": "eflomal/intersection v1", "pairs": 24} in after
+    assert {"source": "imported", "pairs": 1} in after
+
+
+def test_lead_trains_from_the_corpus_page_and_sees_the_run(world, django_capture_on_commit_callbacks):
+    project, ann, lead, *_ = world
+    client = logged_in(lead)
+    page = client.get(reverse("annotator:corpus-jobs", args=[project.pk])).content.decode()
+    assert "Train aligner" in page and "κ_C baseline now" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("annotator:corpus-aligner", args=[project.pk]), {"symmetrize": "intersection"}, **HTMX
+        )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="aligner"' in html and "Version 1" in html
+    # without a broker the task ran in-process, on commit
+    assert AlignerRun.objects.get(project=project).status == "succeeded"
+
+
+def test_annotators_cannot_train(world):
+    project, ann, *_ = world
+    response = logged_in(ann).post(reverse("annotator:corpus-aligner", args=[project.pk]), {})
+    assert response.status_code in (403, 404) and not AlignerRun.objects.exists()
+
+
+def test_an_unknown_symmetrisation_is_refused_at_the_field(world):
+    project, _, lead, *_ = world
+    response = logged_in(lead).post(
+        reverse("annotator:corpus-aligner", args=[project.pk]), {"symmetrize": "union"}, **HTMX
+    )
+    assert response.status_code == 422 and "union" in response.content.decode()
+
+
+def test_api_starts_a_run_and_lists_its_progress(world, django_capture_on_commit_callbacks):
+    project, ann, lead, *_ = world
+    client = logged_in(lead)
+    url = reverse("api-aligner-list", kwargs={"project_pk": project.pk})
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, {"symmetrize": "grow-diag-final"}, content_type="application/json")
+    assert response.status_code == 202
+    assert response.json()["version"] == 1 and response.json()["poll"].endswith(url)
+    state = client.get(url).json()
+    assert (
+        state["runs"][0]["status"] == "succeeded" and state["runs"][0]["source"] == "eflomal/grow-diag-final"
+    )
+    assert state["runs"][0]["progress"] == state["runs"][0]["total"] == 25
+    assert logged_in(ann).get(url).status_code in (403, 404)
+    bad = client.post(url, {"symmetrize": "union"}, content_type="application/json")
+    assert bad.status_code == 400 and "symmetrize" in bad.json()
+
+
+def test_align_corpus_command(world, capsys):
+    project, *_ = world
+    call_command("align_corpus", "--project", str(project.pk), "--symmetrize", "grow-diag-final")
+    assert "Version 1 (eflomal/grow-diag-final): 24 pairs aligned" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="no project"):
+        call_command("align_corpus", "--project", "nope")
