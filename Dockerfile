@@ -2,8 +2,10 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
 # pg_dump/pg_restore for `manage.py backup` and `manage.py restore` (Debian 12's client is version 15,
-# the version of compose's postgres:15).
-RUN apt-get update && apt-get install -y --no-install-recommends postgresql-client && rm -rf /var/lib/apt/lists/*
+# the version of compose's postgres:15); a C compiler for eflomal, the word aligner, which PyPI ships as
+# source only.
+RUN apt-get update && apt-get install -y --no-install-recommends postgresql-client gcc libc6-dev \
+ && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml requirements.lock ./
 RUN pip install --no-cache-dir -r requirements.lock
 COPY . .
