@@ -160,6 +160,15 @@ class Int(Spec):
 
 
 @dataclass
+class Number(Spec):
+    """An integer or a finite number (a score)."""
+
+    def problems(self, value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            yield path, f"expected a number, got {_kind(value)}"
+
+
+@dataclass
 class Bool(Spec):
     def problems(self, value: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
         if not isinstance(value, bool):

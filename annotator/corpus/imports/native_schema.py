@@ -20,6 +20,7 @@ from annotator.core.limits import (
     ListOf,
     MapOf,
     Nullable,
+    Number,
     Obj,
     Spec,
     Str,
@@ -218,7 +219,9 @@ WORKBENCH = Obj(
                                 "substitution_start",
                                 "substitution_end",
                                 "candidate_source",
-                            ),
+                            )
+                            # the lexicons the item comes from, with the lexicon's score (Fujita)
+                            | {"lexicons": MapOf(Str(max_length=120), Nullable(Number()))},
                             required=(
                                 "source_id",
                                 "paraphrase",

@@ -77,7 +77,7 @@ def test_report_csv_and_print_page_carry_the_statistics(setup):
     assert "Corpus statistics" in html and "statistics.vila_table4" in html
 
 
-def test_panel_renders_every_table_naming_its_paper_and_both_charts(client, setup):
+def test_panel_renders_every_table_naming_its_paper_and_both_charts(client, setup, eager_celery):
     project, lead, _ = setup
     client.force_login(lead)
     page = client.get(reverse("annotator:dashboard", args=[project.pk])).content.decode()
@@ -163,7 +163,7 @@ def test_charts_say_when_there_is_nothing_to_draw():
     assert "No word alignments yet." in cohn_fig4_svg({"bins": [empty_bin]})
 
 
-def test_panel_says_so_when_the_queue_is_down_and_asks_again_later(client, setup, monkeypatch):
+def test_panel_says_so_when_the_queue_is_down_and_asks_again_later(client, setup, monkeypatch, eager_celery):
     project, lead, _ = setup
 
     def refuse(name, *args, **kw):

@@ -6,6 +6,7 @@ import time
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
 
 from annotator.agreement import scheduling
 from annotator.agreement.computation import recompute
@@ -25,9 +26,11 @@ def test_a_killed_workers_marker_expires_and_the_recompute_proceeds():
     project = make.project_with_pairs("Killed", annotators=(make.user("anna"),))
     # What a worker killed mid-computation leaves behind: its lock key and marker, last refreshed now.
     dead = "token-of-a-dead-worker"
-    cache.set(scheduling.LOCK_KEY.format(project.pk), dead, timeout=scheduling.running_ttl())
     cache.set(scheduling.RUNNING_KEY.format(project.pk), dead, timeout=scheduling.running_ttl())
-    assert recompute(project.pk) == "busy"
+    if connection.vendor != "postgresql":  # PostgreSQL's advisory lock went with the dead session
+        cache.set(scheduling.LOCK_KEY.format(project.pk), dead, timeout=scheduling.running_ttl())
+        assert recompute(project.pk) == "busy"
+    cache.set(scheduling.RERUN_KEY.format(project.pk), 1)  # a change saved while it "computed"
     assert scheduling.stale_rerun(project.pk) is False  # the marker still looks alive
     time.sleep(1.3)
     assert scheduling.stale_rerun(project.pk) is True  # changes wait for nobody: the poll re-schedules
