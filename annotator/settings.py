@@ -158,6 +158,14 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 1,
 }
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "workbench")
+# Periodic tasks (`make beat` / `celery -A annotator beat`): the agreement reports' retention policy
+# (annotator.agreement.retention) every AGREEMENT_RETENTION_EVERY_SECONDS.
+CELERY_BEAT_SCHEDULE = {
+    "agreement-retention": {
+        "task": "annotator.apply_agreement_retention",
+        "schedule": float(os.environ.get("AGREEMENT_RETENTION_EVERY_SECONDS", "600")),
+    }
+}
 CELERY_RESULT_EXPIRES = 3600
 
 AUTH_PASSWORD_VALIDATORS = [

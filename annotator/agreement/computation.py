@@ -17,6 +17,7 @@ from django.core.cache import cache
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q, Sum
 from django.utils import timezone
 
+from annotator import taskqueue
 from annotator.agreement.document import project_document
 from annotator.agreement.results import (
     document_fingerprints,
@@ -26,6 +27,7 @@ from annotator.agreement.results import (
     phenomena_agreement,
     report_sections,
 )
+from annotator.agreement.retention import maybe_apply_in_process
 from annotator.agreement.scheduling import (
     RERUN_KEY,
     RUNNING_KEY,
@@ -33,7 +35,14 @@ from annotator.agreement.scheduling import (
     ProjectLock,
     setting,
 )
-from annotator.models import AgreementSnapshot, AgreementState, Assignment, Membership, Project
+from annotator.models import (
+    AgreementHeadline,
+    AgreementSnapshot,
+    AgreementState,
+    Assignment,
+    Membership,
+    Project,
+)
 from metrics.incremental import gc_paused
 
 log = logging.getLogger(__name__)
@@ -84,6 +93,8 @@ def _recompute_locked(project_id: int) -> str:
         AgreementState.objects.filter(pk=state.pk).update(last_error=_error_text(exc))
         raise
     AgreementState.objects.filter(pk=state.pk).update(finished_at=timezone.now(), last_error="")
+    if outcome.startswith("stored") and taskqueue.runs_in_process():
+        maybe_apply_in_process(project_id)  # no beat without a broker: prune now and then after a store
     return outcome
 
 
@@ -169,12 +180,22 @@ def _store(
         **extras,
     }
     results["headline"] = headline(results)
-    return AgreementSnapshot.objects.create(
+    snapshot = AgreementSnapshot.objects.create(
         project=project,
         fingerprint=digest,
         results=results,
         duration_ms=round(1000 * (time.perf_counter() - started)),
     )
+    AgreementHeadline.objects.create(  # the trend's row, kept when retention prunes the full report
+        project=project,
+        computed_at=snapshot.computed_at,
+        snapshot=snapshot,
+        fingerprint=digest,
+        values=results["headline"],
+        pending=bool(pending),
+        duration_ms=snapshot.duration_ms,
+    )
+    return snapshot
 
 
 def headline(results: dict[str, Any]) -> dict[str, float | None]:

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from annotator.dashboard import charts
-from annotator.models import AgreementSnapshot, AgreementState
+from annotator.models import AgreementHeadline, AgreementState
 
 Measures = Mapping[str, Any]
 
@@ -278,11 +278,12 @@ TREND_LIMIT = 200
 
 
 def trend(project_id: int) -> Any:
-    """Inline SVG of the headline measures over the last snapshots (one query, headline values only)."""
+    """Inline SVG of the headline measures over the last computations (one query of the small
+    `AgreementHeadline` rows, which outlive the full reports retention prunes)."""
     rows = list(
-        AgreementSnapshot.objects.filter(project_id=project_id, scope="project")
+        AgreementHeadline.objects.filter(project_id=project_id)
         .order_by("-computed_at", "-id")
-        .values_list("computed_at", "results__headline")[:TREND_LIMIT]
+        .values_list("computed_at", "values")[:TREND_LIMIT]
     )
     rows.reverse()
     series = []

@@ -14,11 +14,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, render_to_string
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from annotator import access
-from annotator.agreement import computation, scheduling
+from annotator.agreement import computation, retention, scheduling
 from annotator.dashboard import tables as dashboard
 from annotator.evaluation.stats import lead_summary_context, project_precision, rater_progress
 from annotator.models import AgreementSnapshot, AgreementState, Project
@@ -46,6 +46,26 @@ def dashboard_view(request: HttpRequest, project_pk: int) -> HttpResponse:
     if target in PANELS:
         return render(request, f"{TEMPLATE}#{target}", _context(project, {target}))
     return render(request, TEMPLATE, _context(project, set(PANELS) | {"snapshot-status"}))
+
+
+@require_POST
+def pin_view(request: HttpRequest, project_pk: int) -> HttpResponse:
+    """Lead / admin: pin a report (kept for good by retention, with a note) or release a pin; answers
+    the trend panel (where the pins are listed) with the outcome."""
+    project = access.project_for_lead(request.user, project_pk)
+    error = ""
+    try:
+        snapshot_id = int(request.POST.get("snapshot", ""))
+        if request.POST.get("action") == "unpin":
+            retention.unpin(project, snapshot_id)
+        else:
+            retention.pin(project, snapshot_id, request.POST.get("note", ""))
+    except ValueError as exc:  # PinError, or a missing / non-numeric report id
+        error = (
+            str(exc) if isinstance(exc, retention.PinError) else "Which report? The form sent no report id."
+        )
+    context = {**_context(project, {"trend"}), "pin_error": error}
+    return render(request, f"{TEMPLATE}#trend", context, status=400 if error else 200)
 
 
 def _status_response(request: HttpRequest, project: Project) -> HttpResponse:
@@ -87,6 +107,9 @@ def _context(project: Project, parts: set[str]) -> dict[str, Any]:
         context["work_progress"] = computation.progress(project)
     if "trend" in parts:
         context["trend_svg"] = dashboard.trend(project.pk)
+        context["pinned_reports"] = retention.pinned_reports(project)
+        status = context.get("status")
+        context["latest_report"] = status["latest"] if status else _latest(project, ())
     needs_results = parts & {
         "phenomena-agreement",
         "alignment-agreement",
