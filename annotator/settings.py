@@ -158,6 +158,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 1,
 }
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "workbench")
+# Without a broker, agreement recomputes run in a background thread of the web process (off the request);
+# AGREEMENT_IN_PROCESS_BACKGROUND=0 runs them inside the save instead (the test suite does).
+AGREEMENT_IN_PROCESS_BACKGROUND = env_bool("AGREEMENT_IN_PROCESS_BACKGROUND", True)
 # Periodic tasks (`make beat` / `celery -A annotator beat`): the agreement reports' retention policy
 # (annotator.agreement.retention) every AGREEMENT_RETENTION_EVERY_SECONDS.
 CELERY_BEAT_SCHEDULE = {
