@@ -8,12 +8,15 @@ panel reloads itself. Only stored snapshots are read; nothing is computed during
 
 from __future__ import annotations
 
+import hashlib
+import time
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, render_to_string
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
@@ -69,13 +72,37 @@ def pin_view(request: HttpRequest, project_pk: int) -> HttpResponse:
 
 
 def _status_response(request: HttpRequest, project: Project) -> HttpResponse:
+    """The status line; a poll that finds nothing new (same ETag) gets an empty 304 — the browser
+    revalidates the cached line (Cache-Control: no-cache) and htmx swaps the same content."""
     context = _status_context(project)
     scheduling.catch_up(context["state"])
-    response = render(request, f"{TEMPLATE}#snapshot-status", context)
-    latest = context["status"]["latest"]
-    if latest is not None and request.GET.get("seen") != str(latest["id"]):
-        trigger_client_event(response, "snapshot-updated")
+    etag = status_etag(context, request.GET.get("seen", ""))
+    if etag in request.headers.get("If-None-Match", ""):
+        response: HttpResponse = HttpResponseNotModified()
+    else:
+        response = render(request, f"{TEMPLATE}#snapshot-status", context)
+        latest = context["status"]["latest"]
+        if latest is not None and request.GET.get("seen") != str(latest["id"]):
+            trigger_client_event(response, "snapshot-updated")
+    response["ETag"] = etag
+    response["Cache-Control"] = "private, no-cache"
+    patch_vary_headers(response, ("HX-Request", "HX-Target"))
     return response
+
+
+def status_etag(context: dict[str, Any], seen: str) -> str:
+    """What the status line shows, as an ETag: the latest snapshot (id, pending sections), the pipeline's
+    state (changed, started, finished, error, behind), the snapshot the page shows (`seen`) and the
+    minute (the line says how long ago the snapshot was computed)."""
+    latest, state = context["status"]["latest"], context["state"]
+    parts = (
+        latest and (latest["id"], tuple(latest["pending"])),
+        state
+        and (state.changed_at, state.started_at, state.finished_at, state.last_error, state.enqueue_failed),
+        seen,
+        int(time.time() // 60),
+    )
+    return '"' + hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest() + '"'
 
 
 def _latest(project: Project, fields: tuple[str, ...]) -> dict[str, Any] | None:
