@@ -11,13 +11,18 @@ Nothing here computes agreement; every number comes from `AgreementSnapshot.resu
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
+
+from annotator.core import sql
 from annotator.dashboard import charts
-from annotator.models import AgreementHeadline, AgreementState
+from annotator.models import AgreementHeadline, AgreementSnapshot, AgreementState
 
 Measures = Mapping[str, Any]
 
@@ -292,6 +297,45 @@ def trend(project_id: int) -> Any:
         if any(v is not None for _, v in points):
             series.append(charts.Series(name, points))
     return charts.trend_svg(series, title="Headline agreement over snapshots")
+
+
+def status_rows(project_id: int) -> tuple[AgreementState | None, dict[str, Any] | None]:
+    """The project's AgreementState and its latest project-scope snapshot's id, computed_at, duration_ms
+    and pending sections — what the status line shows — in two hand-written statements
+    (`annotator.core.sql`: the dashboard polls them every second; ORM compilation cost more)."""
+    states = sql.select(AgreementState, {"project": project_id})
+    row = sql.fetch_one(_latest_status_sql(connection.vendor), [project_id])
+    if row is None:
+        return (states[0] if states else None), None
+    snapshot = sql.instance(AgreementSnapshot, row[:3], LATEST_FIELDS)
+    pending = row[3]
+    if isinstance(pending, str | bytes):
+        pending = json.loads(pending)
+    latest = {
+        "id": snapshot.id,
+        "computed_at": snapshot.computed_at,
+        "duration_ms": snapshot.duration_ms,
+        "pending": pending or [],
+    }
+    return (states[0] if states else None), latest
+
+
+LATEST_FIELDS = ("id", "computed_at", "duration_ms")
+
+
+@functools.cache
+def _latest_status_sql(vendor: str) -> str:
+    meta = AgreementSnapshot._meta
+    results = sql.quote(meta.get_field("results").column)
+    pending = (
+        f"t.{results} -> 'pending'" if vendor == "postgresql" else f"json_extract(t.{results}, '$.pending')"
+    )
+    col = {name: sql.quote(meta.get_field(name).column) for name in ("project", "scope", "computed_at", "id")}
+    return (
+        f"SELECT {sql.columns(AgreementSnapshot, 't', LATEST_FIELDS)}, {pending} FROM {sql.table(AgreementSnapshot)} t"
+        f" WHERE t.{col['project']} = %s AND t.{col['scope']} = 'project'"
+        f" ORDER BY t.{col['computed_at']} DESC, t.{col['id']} DESC LIMIT 1"
+    )
 
 
 def status(state: AgreementState | None, latest: dict[str, Any] | None) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from annotator import access
 from annotator.agreement import computation, retention, scheduling
 from annotator.dashboard import tables as dashboard
 from annotator.evaluation.stats import lead_summary_context, project_precision, rater_progress
-from annotator.models import AgreementSnapshot, AgreementState, Project
+from annotator.models import AgreementSnapshot, Project
 
 TEMPLATE = "dashboard/dashboard.html"
 PANELS = (
@@ -116,10 +116,8 @@ def _latest(project: Project, fields: tuple[str, ...]) -> dict[str, Any] | None:
 
 
 def _status_context(project: Project) -> dict[str, Any]:
-    state = AgreementState.objects.filter(project=project).first()
-    latest = _latest(project, ())
-    if latest is not None:
-        latest["pending"] = latest.pop("results__pending") or []
+    """State and latest snapshot by hand-written SQL (`dashboard.status_rows`): every poll reads them."""
+    state, latest = dashboard.status_rows(project.pk)
     return {"project": project, "state": state, "status": dashboard.status(state, latest)}
 
 
