@@ -21,6 +21,8 @@ from annotator import taskqueue
 from annotator.agreement.document import project_document
 from annotator.agreement.results import (
     document_fingerprints,
+    forget_memos,
+    forget_phenomena_states,
     kappa_c_pending_work,
     pair_label_agreement,
     pair_results,
@@ -57,12 +59,14 @@ HEADLINE_KEYS = (
 )
 
 
-def recompute(project_id: int) -> str:
+def recompute(project_id: int, *, full: bool = False) -> str:
     """Recompute and store the project's agreement snapshot; returns what happened (for logs and tests).
 
     "stored", "stored provisional+final", "unchanged" (same fingerprint as the latest snapshot), "busy"
     (another worker computes the project; it will re-schedule), "deleted" (no such project).
     Changes that arrive meanwhile leave a rerun mark (`scheduling.take_rerun_mark`) for the task.
+    `full=True` computes every section afresh: nothing is reused from the latest snapshot or from the
+    statistics this process keeps, and a snapshot is stored even when the fingerprint is unchanged.
     """
     cache.delete(SCHEDULED_KEY.format(project_id))
     if not Project.objects.filter(pk=project_id).exists():
@@ -75,20 +79,20 @@ def recompute(project_id: int) -> str:
             return "busy"
     cache.set(RUNNING_KEY.format(project_id), 1, timeout=int(setting("AGREEMENT_LOCK_TTL", 1800)))
     try:
-        outcome = _recompute_locked(project_id)
+        outcome = _recompute_locked(project_id, full)
     finally:
         cache.delete(RUNNING_KEY.format(project_id))
         lock.release()
     return outcome
 
 
-def _recompute_locked(project_id: int) -> str:
+def _recompute_locked(project_id: int, full: bool = False) -> str:
     cache.delete(RERUN_KEY.format(project_id))  # what it asked for is read below
     started = time.perf_counter()
     state, _ = AgreementState.objects.get_or_create(project_id=project_id)
     AgreementState.objects.filter(pk=state.pk).update(started_at=timezone.now(), enqueue_failed=False)
     try:
-        outcome = _compute_and_store(Project.objects.get(pk=project_id), started)
+        outcome = _compute_and_store(Project.objects.get(pk=project_id), started, full)
     except Exception as exc:
         AgreementState.objects.filter(pk=state.pk).update(last_error=_error_text(exc))
         raise
@@ -113,16 +117,20 @@ def latest_snapshot(project: Project | int) -> AgreementSnapshot | None:
     )
 
 
-def _compute_and_store(project: Project, started: float) -> str:
+def _compute_and_store(project: Project, started: float, full: bool = False) -> str:
     with gc_paused():  # see project_document
-        return _compute_and_store_all(project, started)
+        return _compute_and_store_all(project, started, full)
 
 
-def _compute_and_store_all(project: Project, started: float) -> str:
+def _compute_and_store_all(project: Project, started: float, full: bool = False) -> str:
     doc = project_document(project)
     fingerprints = document_fingerprints(doc)
     digest = fingerprints.document
     latest = latest_snapshot(project)
+    if full:
+        forget_memos()
+        forget_phenomena_states()
+        latest = None
     if latest is not None and latest.fingerprint == digest and not latest.results.get("pending"):
         return "unchanged"
     previous = latest.results if latest is not None else None
