@@ -92,7 +92,10 @@ def _recompute_locked(project_id: int, full: bool = False) -> str:
     state, _ = AgreementState.objects.get_or_create(project_id=project_id)
     AgreementState.objects.filter(pk=state.pk).update(started_at=timezone.now(), enqueue_failed=False)
     try:
-        outcome = _compute_and_store(Project.objects.get(pk=project_id), started, full)
+        project = Project.objects.get(pk=project_id)
+        outcome = (
+            _compute_and_store(project, started, full=True) if full else _compute_and_store(project, started)
+        )
     except Exception as exc:
         AgreementState.objects.filter(pk=state.pk).update(last_error=_error_text(exc))
         raise
