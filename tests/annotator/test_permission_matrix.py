@@ -93,6 +93,7 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:judgement-save": {"POST": RATER_UNIT},
     # dashboard, corpus, lead tools
     "annotator:dashboard": {READ: LEAD_PAGE},
+    "annotator:dashboard-pin": {"POST": LEAD_PAGE},
     "annotator:corpus-jobs": {READ: LEAD_PAGE},
     "annotator:corpus-export": {"POST": LEAD_PAGE},
     "annotator:corpus-job-cancel": {"POST": LEAD_PAGE},
