@@ -11,7 +11,7 @@ STATIC_STAMP := staticfiles/staticfiles.json
 # or older than package-lock.json.
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: run test bench worker web services-up services-down lint format migrate demo install node-install clean check-deploy collectstatic
+.PHONY: run test bench worker beat web services-up services-down lint format migrate demo install node-install clean check-deploy collectstatic
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,11 @@ bench: $(STAMP)
 worker: $(STAMP)
 	@test -n "$$REDIS_URL" || (echo "worker: set REDIS_URL=redis://127.0.0.1:6379/0 (without it tasks run in-process)"; exit 2)
 	nice -n $${WORKER_NICE:-10} $(VENV)/bin/celery -A annotator worker -l INFO --concurrency $${WORKER_CONCURRENCY:-1}
+
+## beat: the Celery beat scheduler (needs REDIS_URL): periodic tasks such as the agreement reports' retention
+beat: $(STAMP)
+	@test -n "$$REDIS_URL" || (echo "beat: set REDIS_URL=redis://127.0.0.1:6379/0 (without a broker retention runs after stores)"; exit 2)
+	$(VENV)/bin/celery -A annotator beat -l INFO --schedule $${BEAT_SCHEDULE_FILE:-var/celerybeat-schedule}
 
 ## web: the production-shaped web process (gunicorn), as in docker-compose.yml
 web: $(STATIC_STAMP)

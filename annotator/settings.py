@@ -165,6 +165,17 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "workbench")
 # process (annotator.celery preloads the tasks' modules); agreement memos of a project at MSRP-A
 # scale can pass 160 MiB, so raise WORKER_MAX_MEMORY_PER_CHILD_MB where memory allows to keep them.
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = int(os.environ.get("WORKER_MAX_MEMORY_PER_CHILD_MB", "160")) * 1024
+# Without a broker, agreement recomputes run in a background thread of the web process (off the request);
+# AGREEMENT_IN_PROCESS_BACKGROUND=0 runs them inside the save instead (the test suite does).
+AGREEMENT_IN_PROCESS_BACKGROUND = env_bool("AGREEMENT_IN_PROCESS_BACKGROUND", True)
+# Periodic tasks (`make beat` / `celery -A annotator beat`): the agreement reports' retention policy
+# (annotator.agreement.retention) every AGREEMENT_RETENTION_EVERY_SECONDS.
+CELERY_BEAT_SCHEDULE = {
+    "agreement-retention": {
+        "task": "annotator.apply_agreement_retention",
+        "schedule": float(os.environ.get("AGREEMENT_RETENTION_EVERY_SECONDS", "600")),
+    }
+}
 CELERY_RESULT_EXPIRES = 3600
 
 AUTH_PASSWORD_VALIDATORS = [

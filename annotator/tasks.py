@@ -18,7 +18,7 @@ from kombu.exceptions import OperationalError as BrokerOperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from annotator.agreement import computation, scheduling
+from annotator.agreement import computation, retention, scheduling
 from annotator.agreement.statistics import compute_statistics as compute_project_statistics
 from annotator.corpus import aligner_training, jobs, tree_parsing
 from annotator.evaluation.reevaluation import build_reevaluation_sets as build_sets
@@ -75,6 +75,14 @@ def compute_statistics(project_id: int) -> str:
         return "deleted"
     compute_project_statistics(project)
     return "stored"
+
+
+@shared_task(name="annotator.apply_agreement_retention", **RETRYING)
+def apply_agreement_retention(project_id: int | None = None) -> int:
+    """Prune full agreement reports by the retention policy (`annotator.agreement.retention`); periodic
+    (Celery beat, `CELERY_BEAT_SCHEDULE`). Never deletes a project's latest or a pinned report; returns
+    how many reports were deleted. Idempotent: a second run right after deletes nothing."""
+    return retention.apply_retention(project_id)
 
 
 @shared_task(name="annotator.queue_reannotation", **RETRYING)

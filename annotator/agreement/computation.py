@@ -17,16 +17,20 @@ from django.core.cache import cache
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q, Sum
 from django.utils import timezone
 
+from annotator import taskqueue
 from annotator.agreement.document import project_document
 from annotator.agreement.results import (
     document_fingerprints,
     fingerprint,
+    forget_memos,
+    forget_phenomena_states,
     kappa_c_pending_work,
     pair_label_agreement,
     pair_results,
     phenomena_agreement,
     report_sections,
 )
+from annotator.agreement.retention import maybe_apply_in_process
 from annotator.agreement.scheduling import (
     RERUN_KEY,
     SCHEDULED_KEY,
@@ -37,7 +41,14 @@ from annotator.agreement.scheduling import (
 from annotator.core.machine_agreement import machine_agreement
 from annotator.corpus.aligner_training import baseline_summary
 from annotator.corpus.systems import gold_alignments, system_alignments
-from annotator.models import AgreementSnapshot, AgreementState, Assignment, Membership, Project
+from annotator.models import (
+    AgreementHeadline,
+    AgreementSnapshot,
+    AgreementState,
+    Assignment,
+    Membership,
+    Project,
+)
 from metrics.incremental import gc_paused
 
 log = logging.getLogger(__name__)
@@ -52,12 +63,14 @@ HEADLINE_KEYS = (
 )
 
 
-def recompute(project_id: int) -> str:
+def recompute(project_id: int, *, full: bool = False) -> str:
     """Recompute and store the project's agreement snapshot; returns what happened (for logs and tests).
 
     "stored", "stored provisional+final", "unchanged" (same fingerprint as the latest snapshot), "busy"
     (another worker computes the project; it will re-schedule), "deleted" (no such project).
     Changes that arrive meanwhile leave a rerun mark (`scheduling.take_rerun_mark`) for the task.
+    `full=True` computes every section afresh: nothing is reused from the latest snapshot or from the
+    statistics this process keeps, and a snapshot is stored even when the fingerprint is unchanged.
     """
     cache.delete(SCHEDULED_KEY.format(project_id))
     if not Project.objects.filter(pk=project_id).exists():
@@ -70,24 +83,29 @@ def recompute(project_id: int) -> str:
             return "busy"
     keeper = LivenessKeeper(project_id, lock.token, lock.cache_keys()).start()
     try:
-        outcome = _recompute_locked(project_id)
+        outcome = _recompute_locked(project_id, full)
     finally:
         keeper.stop()
         lock.release()
     return outcome
 
 
-def _recompute_locked(project_id: int) -> str:
+def _recompute_locked(project_id: int, full: bool = False) -> str:
     cache.delete(RERUN_KEY.format(project_id))  # what it asked for is read below
     started = time.perf_counter()
     state, _ = AgreementState.objects.get_or_create(project_id=project_id)
     AgreementState.objects.filter(pk=state.pk).update(started_at=timezone.now(), enqueue_failed=False)
     try:
-        outcome = _compute_and_store(Project.objects.get(pk=project_id), started)
+        project = Project.objects.get(pk=project_id)
+        outcome = (
+            _compute_and_store(project, started, full=True) if full else _compute_and_store(project, started)
+        )
     except Exception as exc:
         AgreementState.objects.filter(pk=state.pk).update(last_error=_error_text(exc))
         raise
     AgreementState.objects.filter(pk=state.pk).update(finished_at=timezone.now(), last_error="")
+    if outcome.startswith("stored") and taskqueue.runs_in_process():
+        maybe_apply_in_process(project_id)  # no beat without a broker: prune now and then after a store
     return outcome
 
 
@@ -106,9 +124,9 @@ def latest_snapshot(project: Project | int) -> AgreementSnapshot | None:
     )
 
 
-def _compute_and_store(project: Project, started: float) -> str:
+def _compute_and_store(project: Project, started: float, full: bool = False) -> str:
     with gc_paused():  # see project_document
-        return _compute_and_store_all(project, started)
+        return _compute_and_store_all(project, started, full)
 
 
 def _machine_extras(project: Project, doc: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -121,12 +139,16 @@ def _machine_extras(project: Project, doc: dict[str, Any]) -> tuple[dict[str, An
     return extras, fingerprint([systems, gold]) if systems else ""
 
 
-def _compute_and_store_all(project: Project, started: float) -> str:
+def _compute_and_store_all(project: Project, started: float, full: bool = False) -> str:
     doc = project_document(project)
     fingerprints = document_fingerprints(doc)
     machine, outside = _machine_extras(project, doc)
     digest = fingerprint([fingerprints.document, outside]) if outside else fingerprints.document
     latest = latest_snapshot(project)
+    if full:
+        forget_memos()
+        forget_phenomena_states()
+        latest = None
     if latest is not None and latest.fingerprint == digest and not latest.results.get("pending"):
         return "unchanged"
     previous = latest.results if latest is not None else None
@@ -188,12 +210,22 @@ def _store(
         **extras,
     }
     results["headline"] = headline(results)
-    return AgreementSnapshot.objects.create(
+    snapshot = AgreementSnapshot.objects.create(
         project=project,
         fingerprint=digest,
         results=results,
         duration_ms=round(1000 * (time.perf_counter() - started)),
     )
+    AgreementHeadline.objects.create(  # the trend's row, kept when retention prunes the full report
+        project=project,
+        computed_at=snapshot.computed_at,
+        snapshot=snapshot,
+        fingerprint=digest,
+        values=results["headline"],
+        pending=bool(pending),
+        duration_ms=snapshot.duration_ms,
+    )
+    return snapshot
 
 
 def headline(results: dict[str, Any]) -> dict[str, float | None]:

@@ -543,7 +543,8 @@ def pair_results(
     their assignment is done (`done`: annotator → pair ids). `do_f1` averages the pair's DO F1 of each
     two of them (defined values only; null when fewer than two worked on it or the layer is off);
     `label_disagreement` is true when their pair labels differ. `previous` (an earlier snapshot's
-    `pairs`) is reused for `do_f1` by the caller when the phenomena section did not change; `tables`
+    `pairs`, passed by the caller when the phenomena section did not change) gives `do_f1` of every pair
+    whose annotators are the same as then (a label or link can add one); `tables`
     (the `PhenomenaAgreement.tables` of `doc`'s phenomena) saves building them again.
     """
     order = doc["annotators"]
@@ -556,15 +557,23 @@ def pair_results(
         for name, pair_ids in source.items():
             for pid in pair_ids:
                 workers.setdefault(pid, set()).add(name)
-    by_annotators = _do_f1_by_pair(doc, tables) if previous is None and "phenomena" in doc else {}
+    computed: list[dict[tuple[str, str], list[float | None]]] = []
+
+    def by_pair() -> dict[tuple[str, str], list[float | None]]:  # built once, when first needed
+        if not computed:
+            computed.append(_do_f1_by_pair(doc, tables) if "phenomena" in doc else {})
+        return computed[0]
+
     out: dict[str, Any] = {}
     for p, pair in enumerate(doc["pairs"]):
         pid = pair["id"]
         who = [name for name in order if name in workers.get(pid, ())]
         given = {labels[name][pid] for name in who if pid in labels.get(name, {})}
-        if previous is not None:
-            do_f1 = (previous.get(pid) or {}).get("do_f1")
+        kept = (previous or {}).get(pid)
+        if kept is not None and kept.get("annotators") == who:  # same phenomena, same people
+            do_f1 = kept.get("do_f1")
         else:
+            by_annotators = by_pair()
             values = [
                 value
                 for n, a in enumerate(who)

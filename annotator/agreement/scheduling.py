@@ -21,6 +21,11 @@ The pipeline (`schedule` here; `annotator.agreement.computation.recompute`; the 
 - Incremental: unchanged report sections are copied from the latest snapshot (see
   `annotator.agreement.results`). When κ_C has to be recomputed and that is expensive, a provisional
   snapshot (everything fresh but κ_C, `pending = ["kappa_c"]`) is stored first, then the exact one.
+- Without a broker (the embedded default, `taskqueue.runs_in_process()`), the task runs off the request
+  in a background thread of the web process (`AGREEMENT_IN_PROCESS_BACKGROUND`, default on), after the
+  same short countdown and with the same coalescing, rerun marks and lock (the cache key lock: one
+  process, one LocMem cache). `wait_for_background()` joins those threads (tests, commands, shutdown);
+  with the setting off the task runs synchronously inside the save, as before.
 - Failures: a bug is recorded in `AgreementState.last_error` and raised (the task fails once); transient
   database/broker errors are retried by the task with back-off. If the broker is down at save time
   `AgreementState.enqueue_failed` is set; the next successful enqueue (of any project) and the
@@ -29,15 +34,17 @@ The pipeline (`schedule` here; `annotator.agreement.computation.recompute`; the 
 
 from __future__ import annotations
 
+import atexit
 import functools
 import logging
 import threading
+import time
 import uuid
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
+from django.db import connection, connections
 
 from annotator import taskqueue
 from annotator.core import sql
@@ -74,10 +81,12 @@ def schedule(project_id: int, *, catch_up: bool = True, countdown: float | None 
     if not claimed:
         return False
     if taskqueue.runs_in_process():
-        try:
-            taskqueue.enqueue(TASK, project_id)
-        except Exception:
-            log.exception("in-process recompute of project %s failed", project_id)
+        if runs_in_background():
+            if countdown is None:
+                countdown = setting("AGREEMENT_COALESCE_SECONDS", 0.3)
+            _start_background(project_id, countdown)
+        else:
+            _run_in_process(project_id)
     else:
         if countdown is None:
             countdown = setting("AGREEMENT_COALESCE_SECONDS", 0.3)
@@ -104,7 +113,7 @@ def _claim_schedule(project_id: int) -> bool:
         int(setting("AGREEMENT_LOCK_TTL", 1800)),
         int(setting("AGREEMENT_SCHEDULED_TTL", 60)),
     )
-    if taskqueue.runs_in_process():
+    if taskqueue.runs_in_process() and not runs_in_background():
         return bool(cache.add(scheduled, 1, timeout=scheduled_ttl))
     backend = getattr(cache, "_cache", None)
     if hasattr(backend, "get_client"):  # Django's RedisCache
@@ -133,6 +142,67 @@ def _claim_script(backend: Any) -> tuple[Any, Any]:
     RedisCache builds a new client object for every call, which cost more than the round trip."""
     client = backend.get_client(write=True)
     return client.register_script(_CLAIM_LUA), client
+
+
+def runs_in_background() -> bool:
+    """Whether in-process recomputes run in a background thread (AGREEMENT_IN_PROCESS_BACKGROUND)."""
+    return bool(getattr(settings, "AGREEMENT_IN_PROCESS_BACKGROUND", True))
+
+
+def _run_in_process(project_id: int) -> None:
+    try:
+        taskqueue.enqueue(TASK, project_id)
+    except Exception:
+        log.exception("in-process recompute of project %s failed", project_id)
+
+
+_background: set[threading.Thread] = set()
+_background_lock = threading.Lock()
+
+
+def _start_background(project_id: int, countdown: float) -> None:
+    thread = threading.Thread(
+        target=_background_recompute,
+        args=(project_id, countdown),
+        name=f"agreement-recompute-{project_id}",
+        daemon=True,
+    )
+    with _background_lock:
+        _background.add(thread)
+    thread.start()
+
+
+def _background_recompute(project_id: int, countdown: float) -> None:
+    """The task, run in this thread after `countdown` seconds (saves meanwhile coalesce into it)."""
+    try:
+        if countdown > 0:
+            time.sleep(countdown)
+        _run_in_process(project_id)
+    finally:
+        connections.close_all()  # this thread's own database connections
+        with _background_lock:
+            _background.discard(threading.current_thread())
+
+
+def wait_for_background(timeout: float | None = None) -> bool:
+    """Join the in-process background recomputes, including reruns they start; whether all finished."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        with _background_lock:
+            running = [t for t in _background if t is not threading.current_thread()]
+        if not running:
+            return True
+        for thread in running:
+            thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        if deadline is not None and time.monotonic() >= deadline:
+            with _background_lock:
+                return not any(t.is_alive() for t in _background)
+
+
+@atexit.register
+def _finish_background_at_exit() -> None:
+    """A command that saved annotations (no broker) lets its recompute finish before the process ends."""
+    wait_for_background(timeout=setting("AGREEMENT_BACKGROUND_EXIT_WAIT", 30))
 
 
 def _catch_up_failed_enqueues(exclude: int) -> None:

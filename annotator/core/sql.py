@@ -31,7 +31,15 @@ from django.db import connection, models
 from django.db.models import Field, Model
 from rest_framework.authtoken.models import Token
 
-from annotator.models import AgreementState, Assignment, Membership, Pair, PairLabel, Project
+from annotator.models import (
+    AgreementSnapshot,
+    AgreementState,
+    Assignment,
+    Membership,
+    Pair,
+    PairLabel,
+    Project,
+)
 
 M = TypeVar("M", bound=Model)
 
@@ -185,6 +193,40 @@ def bump_sheet(pair_id: int, annotator_id: int, is_gold: bool, now: datetime) ->
 
 
 # ---- the agreement pipeline's change mark ----------------------------------------------------------
+
+
+LATEST_STATUS_FIELDS = ("id", "computed_at", "duration_ms")
+
+
+@statement
+def latest_status_sql() -> str:
+    """A project's latest project-scope snapshot: id, time, duration and its pending sections (the
+    dashboard's status line, polled every second: the ORM's compilation cost more than the answer).
+
+    ORM equivalent::
+
+        AgreementSnapshot.objects.filter(project=project_id, scope="project")
+        .order_by("-computed_at", "-id").values("id", "computed_at", "duration_ms", "results__pending")[:1]
+
+    Rendered (PostgreSQL; SQLite reads the JSON with `json_extract(t."results", '$.pending')`)::
+
+        SELECT t."id", t."computed_at", t."duration_ms", t."results" -> 'pending'
+        FROM "annotator_agreementsnapshot" t WHERE t."project_id" = %s AND t."scope" = 'project'
+        ORDER BY t."computed_at" DESC, t."id" DESC LIMIT 1
+    """
+    results = column(AgreementSnapshot, "results")
+    pending = (
+        f"t.{results} -> 'pending'"
+        if connection.vendor == "postgresql"
+        else f"json_extract(t.{results}, '$.pending')"
+    )
+    col = {name: column(AgreementSnapshot, name) for name in ("project", "scope", "computed_at", "id")}
+    return (
+        f"SELECT {columns(AgreementSnapshot, 't', LATEST_STATUS_FIELDS)}, {pending} "
+        f"FROM {table(AgreementSnapshot)} t"
+        f" WHERE t.{col['project']} = %s AND t.{col['scope']} = 'project'"
+        f" ORDER BY t.{col['computed_at']} DESC, t.{col['id']} DESC LIMIT 1"
+    )
 
 
 @statement

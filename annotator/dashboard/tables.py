@@ -12,13 +12,15 @@ Nothing here computes agreement; every number comes from `AgreementSnapshot.resu
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from annotator.core import sql
 from annotator.dashboard import charts
-from annotator.models import AgreementSnapshot, AgreementState
+from annotator.models import AgreementHeadline, AgreementSnapshot, AgreementState
 
 Measures = Mapping[str, Any]
 
@@ -309,11 +311,12 @@ TREND_LIMIT = 200
 
 
 def trend(project_id: int) -> Any:
-    """Inline SVG of the headline measures over the last snapshots (one query, headline values only)."""
+    """Inline SVG of the headline measures over the last computations (one query of the small
+    `AgreementHeadline` rows, which outlive the full reports retention prunes)."""
     rows = list(
-        AgreementSnapshot.objects.filter(project_id=project_id, scope="project")
+        AgreementHeadline.objects.filter(project_id=project_id)
         .order_by("-computed_at", "-id")
-        .values_list("computed_at", "results__headline")[:TREND_LIMIT]
+        .values_list("computed_at", "values")[:TREND_LIMIT]
     )
     rows.reverse()
     series = []
@@ -322,6 +325,27 @@ def trend(project_id: int) -> Any:
         if any(v is not None for _, v in points):
             series.append(charts.Series(name, points))
     return charts.trend_svg(series, title="Headline agreement over snapshots")
+
+
+def status_rows(project_id: int) -> tuple[AgreementState | None, dict[str, Any] | None]:
+    """The project's AgreementState and its latest project-scope snapshot's id, computed_at, duration_ms
+    and pending sections — what the status line shows — in two hand-written statements
+    (`annotator.core.sql`: the dashboard polls them every second; ORM compilation cost more)."""
+    states = sql.select(AgreementState, {"project": project_id})
+    row = sql.fetch_one(sql.latest_status_sql(), [project_id])
+    if row is None:
+        return (states[0] if states else None), None
+    snapshot = sql.instance(AgreementSnapshot, row[:3], sql.LATEST_STATUS_FIELDS)
+    pending = row[3]
+    if isinstance(pending, str | bytes):
+        pending = json.loads(pending)
+    latest = {
+        "id": snapshot.id,
+        "computed_at": snapshot.computed_at,
+        "duration_ms": snapshot.duration_ms,
+        "pending": pending or [],
+    }
+    return (states[0] if states else None), latest
 
 
 def status(state: AgreementState | None, latest: dict[str, Any] | None) -> dict[str, Any]:

@@ -8,25 +8,28 @@ panel reloads itself. Only stored snapshots are read; nothing is computed during
 
 from __future__ import annotations
 
+import hashlib
+import time
 from typing import Any
 
 from django.db.models import Field
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseNotModified
 from django.shortcuts import render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, render_to_string
-from django.views.decorators.http import require_GET
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from annotator import access, taskqueue
-from annotator.agreement import computation, scheduling
+from annotator.agreement import computation, retention, scheduling
 from annotator.agreement.statistics import statistics_or_request
 from annotator.core.web_request import SignedInRequest
 from annotator.dashboard import tables as dashboard
 from annotator.dashboard.paper_tables import statistics_tables
 from annotator.evaluation.stats import lead_summary_context, project_precision, rater_progress
 from annotator.home import health
-from annotator.models import AgreementSnapshot, AgreementState, Project
+from annotator.models import AgreementSnapshot, Project
 
 TEMPLATE = "dashboard/dashboard.html"
 PANELS = (
@@ -53,14 +56,60 @@ def dashboard_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
     return render(request, TEMPLATE, _context(project, set(PANELS) | {"snapshot-status"}))
 
 
+@require_POST
+def pin_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
+    """Lead / admin: pin a report (kept for good by retention, with a note) or release a pin; answers
+    the trend panel (where the pins are listed) with the outcome."""
+    project = access.project_for_lead(request.user, project_pk)
+    error = ""
+    try:
+        snapshot_id = int(request.POST.get("snapshot", ""))
+        if request.POST.get("action") == "unpin":
+            retention.unpin(project, snapshot_id)
+        else:
+            retention.pin(project, snapshot_id, request.POST.get("note", ""))
+    except ValueError as exc:  # PinError, or a missing / non-numeric report id
+        error = (
+            str(exc) if isinstance(exc, retention.PinError) else "Which report? The form sent no report id."
+        )
+    context = {**_context(project, {"trend"}), "pin_error": error}
+    return render(request, f"{TEMPLATE}#trend", context, status=400 if error else 200)
+
+
 def _status_response(request: SignedInRequest, project: Project) -> HttpResponse:
+    """The status line; a poll that finds nothing new (same ETag) gets an empty 304 — the browser
+    revalidates the cached line (Cache-Control: no-cache) and htmx swaps the same content."""
     context = _status_context(project)
     scheduling.catch_up(context["state"])
-    response = render(request, f"{TEMPLATE}#snapshot-status", context)
-    latest = context["status"]["latest"]
-    if latest is not None and request.GET.get("seen") != str(latest["id"]):
-        trigger_client_event(response, "snapshot-updated")
+    etag = status_etag(context, request.GET.get("seen", ""))
+    if etag in request.headers.get("If-None-Match", ""):
+        response: HttpResponse = HttpResponseNotModified()
+    else:
+        response = render(request, f"{TEMPLATE}#snapshot-status", context)
+        latest = context["status"]["latest"]
+        if latest is not None and request.GET.get("seen") != str(latest["id"]):
+            trigger_client_event(response, "snapshot-updated")
+    response["ETag"] = etag
+    response["Cache-Control"] = "private, no-cache"
+    patch_vary_headers(response, ("HX-Request", "HX-Target"))
     return response
+
+
+def status_etag(context: dict[str, Any], seen: str) -> str:
+    """What the status line shows, as an ETag: the latest snapshot (id, pending sections), the pipeline's
+    state (changed, started, finished, error, behind), the snapshot the page shows (`seen`) and the
+    minute (the line says how long ago the snapshot was computed)."""
+    latest, state = context["status"]["latest"], context["state"]
+    parts = (
+        latest and (latest["id"], tuple(latest["pending"])),
+        state
+        and (state.changed_at, state.started_at, state.finished_at, state.last_error, state.enqueue_failed),
+        seen,
+        # "stale: no worker has answered for N min" changes the line too (the age is in the minute)
+        (context["status"].get("freshness") or {}).get("reason"),
+        int(time.time() // 60),
+    )
+    return '"' + hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest() + '"'
 
 
 def _latest(project: Project, fields: tuple[str, ...]) -> dict[str, Any] | None:
@@ -74,10 +123,8 @@ def _latest(project: Project, fields: tuple[str, ...]) -> dict[str, Any] | None:
 
 
 def _status_context(project: Project) -> dict[str, Any]:
-    state = AgreementState.objects.filter(project=project).first()
-    latest = _latest(project, ())
-    if latest is not None:
-        latest["pending"] = latest.pop("results__pending") or []
+    """State and latest snapshot by hand-written SQL (`dashboard.status_rows`): every poll reads them."""
+    state, latest = dashboard.status_rows(project.pk)
     status = dashboard.status(state, latest)
     status["freshness"] = health.figures_freshness(state, latest["computed_at"] if latest else None)
     return {"project": project, "state": state, "status": status}
@@ -100,6 +147,9 @@ def _context(project: Project, parts: set[str]) -> dict[str, Any]:
         context["work_progress"] = computation.progress(project)
     if "trend" in parts:
         context["trend_svg"] = dashboard.trend(project.pk)
+        context["pinned_reports"] = retention.pinned_reports(project)
+        status = context.get("status")
+        context["latest_report"] = status["latest"] if status else _latest(project, ())
     needs_results = parts & {
         "phenomena-agreement",
         "alignment-agreement",

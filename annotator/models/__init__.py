@@ -1,6 +1,6 @@
 """Data model: corpus (tagsets, projects, pairs), work (assignments), annotations, evaluation, agreement."""
 
-from annotator.models.agreement import AgreementSnapshot, AgreementState
+from annotator.models.agreement import AgreementHeadline, AgreementSnapshot, AgreementState
 from annotator.models.annotations import (
     AlignmentLink,
     AnnotationHistory,
@@ -23,6 +23,7 @@ from annotator.models.setup import GuidelinesVersion, Invitation
 from annotator.models.work import Assignment, ReannotationRound
 
 __all__ = [
+    "AgreementHeadline",
     "AgreementSnapshot",
     "AlignerRun",
     "AlignmentSystem",

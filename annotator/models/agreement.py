@@ -14,6 +14,12 @@ class AgreementSnapshot(models.Model):
     fingerprint = models.CharField(max_length=64)
     results = models.JSONField(default=dict)
     duration_ms = models.PositiveIntegerField(default=0)
+    pinned = models.BooleanField(
+        default=False, help_text="Kept for good: retention (annotator.agreement.retention) never deletes it."
+    )
+    pin_note = models.CharField(
+        max_length=200, blank=True, help_text='Why it is kept, e.g. "reported in the paper".'
+    )
 
     class Meta:
         ordering = ["-computed_at", "-id"]
@@ -22,6 +28,31 @@ class AgreementSnapshot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project} @ {self.computed_at:%Y-%m-%d %H:%M:%S}"
+
+
+class AgreementHeadline(models.Model):
+    """The headline values of one agreement computation: a small row kept for every computation.
+
+    The trend chart reads only these rows, so full reports (`AgreementSnapshot`) can be thinned out by
+    the retention policy without losing the history of the headline measures.
+    """
+
+    project = models.ForeignKey(Project, related_name="agreement_headlines", on_delete=models.CASCADE)
+    computed_at = models.DateTimeField()
+    snapshot = models.ForeignKey(
+        AgreementSnapshot, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    fingerprint = models.CharField(max_length=64)
+    values = models.JSONField(default=dict, help_text="Headline measure key → value (null when undefined).")
+    pending = models.BooleanField(default=False, help_text="Provisional: κ_C still being computed.")
+    duration_ms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-computed_at", "-id"]
+        indexes = [models.Index(fields=["project", "-computed_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.project} headline @ {self.computed_at:%Y-%m-%d %H:%M:%S}"
 
 
 class AgreementState(models.Model):

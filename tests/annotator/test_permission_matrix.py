@@ -95,6 +95,7 @@ TABLE: dict[str, dict[str, str]] = {
     # dashboard, corpus, lead tools
     "annotator:dashboard": {READ: LEAD_PAGE},
     "annotator:dashboard-statistics": {READ: LEAD_PAGE},
+    "annotator:dashboard-pin": {"POST": LEAD_PAGE},
     "annotator:corpus-jobs": {READ: LEAD_PAGE},
     "annotator:corpus-aligner": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
     "annotator:corpus-systems": {READ: LEAD_PAGE, "POST": LEAD_PAGE},

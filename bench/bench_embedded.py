@@ -1,0 +1,171 @@
+"""Benchmark of the embedded default (issue 16): one pair-label save through the API on SQLite without a
+broker, with the full MRPC imported (5,801 pairs, 3 annotators).
+
+    .venv/bin/python bench/bench_embedded.py [--saves 60] [--labelled 300]
+
+Two runs, each in its own process on a throwaway SQLite database (VAR_DIR in a temporary directory):
+- "in the save": AGREEMENT_IN_PROCESS_BACKGROUND=0, the agreement recompute runs inside the request
+  (the behaviour before issue 16);
+- "background thread": the default, the recompute runs in a thread of the same process after the save.
+Per run: p50 / p95 wall time of `--saves` sequential saves (back to back, and paced every 0.5 s), the
+time until the last save is in a stored snapshot, and the size of the agreement tables.
+Targets: p50 ≤ 15 ms, p95 ≤ 30 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+MRPC = REPO.parent / "shared" / "corpora" / "mrpc"
+FILES = [MRPC / "msr_paraphrase_train.txt", MRPC / "msr_paraphrase_test.txt"]
+TARGETS = {"p50": 15.0, "p95": 30.0}
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def child(saves: int, labelled: int) -> dict[str, Any]:
+    """One run in this process (Django set up here, on the VAR_DIR SQLite database)."""
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+
+    from annotator.agreement import changes, scheduling
+    from annotator.agreement.computation import latest_snapshot, recompute
+    from annotator.annotation import services as annotation_services
+    from annotator.corpus import projects
+    from annotator.corpus.services import import_corpus
+    from annotator.models import Pair, PairLabel, Project
+
+    call_command("migrate", verbosity=0)
+    import_corpus("mrpc", "MRPC", [str(p) for p in FILES])
+    project = Project.objects.get(name="MRPC")
+    lead = projects.create_user("lead", "bench-password-1")
+    projects.add_member(project, lead, "lead")
+    anns = [projects.create_user(f"ann{n}", "bench-password-1") for n in range(3)]
+    pairs = list(Pair.objects.filter(project=project).order_by("position"))
+    projects.assign_pairs(project, anns, pairs)
+    with changes.batched():
+        for n, pair in enumerate(pairs[:labelled]):
+            for k, who in enumerate(anns):
+                label = "non_paraphrase" if (n + k) % 5 == 0 else "paraphrase"
+                annotation_services.set_pair_label(pair, who, label, base_version=None)
+    recompute(project.pk)
+    client = Client()
+    client.force_login(anns[0])
+    client.post(
+        "/api/pair-labels/", {"pair": pairs[0].pk, "label": "paraphrase"}, content_type="application/json"
+    )
+    scheduling.wait_for_background()
+
+    def save(n: int) -> float:
+        pair = pairs[labelled + n]
+        version = (
+            PairLabel.objects.filter(pair=pair, annotator=anns[0]).values_list("version", flat=True).first()
+        )
+        body = {
+            "pair": pair.pk,
+            "label": "paraphrase" if n % 2 else "non_paraphrase",
+            "base_version": version,
+        }
+        started = time.perf_counter()
+        response = client.post("/api/pair-labels/", body, content_type="application/json")
+        elapsed = 1000 * (time.perf_counter() - started)
+        if response.status_code not in (200, 201):
+            raise SystemExit(f"save {n}: HTTP {response.status_code} {response.content[:300]!r}")
+        return elapsed
+
+    back_to_back = [save(n) for n in range(saves)]
+    scheduling.wait_for_background()
+    paced = []
+    for n in range(saves, saves + saves // 2):
+        if paced:
+            time.sleep(0.5)
+        paced.append(save(n))
+    last_save = time.perf_counter()
+    scheduling.wait_for_background()
+    caught_up = 1000 * (time.perf_counter() - last_save)
+    fresh = recompute(project.pk) == "unchanged"
+    try:  # dbstat needs SQLite built with SQLITE_ENABLE_DBSTAT_VTAB
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT name, SUM(pgsize) FROM dbstat WHERE name LIKE 'annotator_agreement%' GROUP BY name"
+            )
+            sizes = {name: int(size) for name, size in cursor.fetchall()}
+    except Exception:  # noqa: BLE001 — the size column then stays empty
+        sizes = {}
+    return {
+        "back_to_back": back_to_back,
+        "paced": paced,
+        "caught_up_ms": caught_up,
+        "latest_holds_every_save": fresh,
+        "snapshots": latest_snapshot(project).pk if latest_snapshot(project) else 0,
+        "table_bytes": sizes,
+    }
+
+
+def run(mode: str, saves: int, labelled: int) -> dict[str, Any]:
+    env = {**os.environ, "VAR_DIR": tempfile.mkdtemp(prefix="bench-embedded-")}
+    for name in ("DATABASE_URL", "REDIS_URL"):
+        env.pop(name, None)
+    env["AGREEMENT_IN_PROCESS_BACKGROUND"] = "1" if mode == "background thread" else "0"
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", "--saves", str(saves), "--labelled", str(labelled)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode:
+        raise SystemExit(f"{mode}: {out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--saves", type=int, default=60)
+    parser.add_argument("--labelled", type=int, default=300, help="pairs labelled by all 3 annotators first")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if not all(p.is_file() for p in FILES):
+        print(f"skipped: the MRPC files are not in {MRPC}")
+        return 0
+    if args.child:
+        print(json.dumps(child(args.saves, args.labelled)))
+        return 0
+    print(f"Embedded default (SQLite, no broker), full MRPC, {args.saves} sequential pair-label saves")
+    print(
+        f"{'mode':<20} {'p50 ms':>8} {'p95 ms':>8} {'paced p50':>10} {'paced p95':>10} {'caught up':>10}  tables"
+    )
+    for mode in ("in the save", "background thread"):
+        r = run(mode, args.saves, args.labelled)
+        b, p = r["back_to_back"], r["paced"]
+        kib = sum(r["table_bytes"].values()) / 1024
+        print(
+            f"{mode:<20} {statistics.median(b):8.1f} {percentile(b, 0.95):8.1f} {statistics.median(p):10.1f} "
+            f"{percentile(p, 0.95):10.1f} {r['caught_up_ms']:8.0f}ms  {kib:.0f} KiB"
+            f"{'' if r['latest_holds_every_save'] else '  (latest snapshot misses a save!)'}"
+        )
+    print(f"targets: p50 ≤ {TARGETS['p50']:.0f} ms, p95 ≤ {TARGETS['p95']:.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

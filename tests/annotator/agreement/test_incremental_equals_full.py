@@ -1,0 +1,128 @@
+"""Incremental recomputation (sections copied from the latest snapshot, the worker's kept memos and
+phenomena statistics) equals a full recomputation, on random sequences of edits (hypothesis).
+
+Runs on the configured database: SQLite by default, PostgreSQL when DATABASE_URL points at one.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from django.core.cache import cache
+from django.core.management import call_command
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from annotator.agreement import results as agreement_results
+from annotator.agreement.computation import latest_snapshot, recompute
+from annotator.annotation import services as annotation_services
+from annotator.models import AgreementSnapshot, Phenomenon
+from tests import make
+
+pytestmark = pytest.mark.django_db
+_names = itertools.count()
+TYPES = ("Synthetic/analytic", "Same polarity")  # both take a projection
+
+edit = st.one_of(
+    st.tuples(
+        st.just("label"),
+        st.integers(0, 2),
+        st.integers(0, 2),
+        st.sampled_from(["paraphrase", "non_paraphrase"]),
+    ),
+    st.tuples(
+        st.just("phenomenon"),
+        st.integers(0, 2),
+        st.integers(0, 2),
+        st.tuples(st.integers(0, 1), st.integers(0, 2), st.integers(0, 5)),
+    ),
+    st.tuples(st.just("unphenomenon"), st.integers(0, 2), st.integers(0, 2), st.just(None)),
+    st.tuples(
+        st.just("link"),
+        st.integers(0, 2),
+        st.integers(0, 2),
+        st.tuples(st.integers(0, 5), st.integers(0, 3), st.booleans()),
+    ),
+    st.tuples(
+        st.just("unlink"),
+        st.integers(0, 2),
+        st.integers(0, 2),
+        st.tuples(st.integers(0, 5), st.integers(0, 3)),
+    ),
+)
+
+
+def apply(edit_: tuple, pairs: list, anns: tuple, types: list) -> None:
+    kind, p, a, arg = edit_
+    pair, who = pairs[p], anns[a]
+    if kind == "label":
+        annotation_services.set_pair_label(pair, who, arg, base_version=None)
+    elif kind == "phenomenon":
+        t, start, width = arg
+        scope1 = [i for i in range(start, start + width + 1) if i < len(pair.tokens1)]
+        annotation_services.add_phenomenon(
+            pair,
+            who,
+            types[t],
+            scope1=scope1,
+            scope2=[min(start, len(pair.tokens2) - 1)],
+            projection="local",
+            base_version=None,
+        )
+    elif kind == "unphenomenon":
+        mine = Phenomenon.objects.filter(pair=pair, annotator=who).order_by("pk").first()
+        if mine is not None:
+            annotation_services.delete_phenomenon(mine, base_version=None)
+    elif kind == "link":
+        i, j, sure = arg
+        annotation_services.set_links(pair, who, [(i, j)], sure=sure, base_version=None)
+    else:
+        annotation_services.remove_links(pair, who, [arg], base_version=None)
+
+
+def comparable(snapshot: AgreementSnapshot) -> dict:
+    return {k: v for k, v in snapshot.results.items() if k != "sections"}
+
+
+# No shrinking phase (each example recomputes several times): a failure prints its unshrunk edits.
+@settings(
+    max_examples=8,
+    deadline=None,
+    database=None,
+    phases=(Phase.explicit, Phase.generate),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(edits=st.lists(edit, min_size=1, max_size=6))
+def test_incremental_recompute_equals_full_recompute(edits):
+    cache.clear()
+    agreement_results.forget_memos()
+    agreement_results.forget_phenomena_states()
+    n = next(_names)
+    anns = tuple(make.user(f"inc{n}-{k}") for k in range(3))
+    project = make.project_with_pairs(f"Inc {n}", n_pairs=3, lead=make.user(f"lead{n}"), annotators=anns)
+    pairs = list(project.pairs.order_by("position"))
+    types = [make.vila().types.get(name=name) for name in TYPES]
+    for edit_ in edits:
+        apply(edit_, pairs, anns, types)
+        recompute(project.pk)  # incremental: reuses the latest snapshot and the kept statistics
+    incremental = latest_snapshot(project)
+    assert recompute(project.pk, full=True) == "stored"
+    full = latest_snapshot(project)
+    assert full.pk != incremental.pk and full.fingerprint == incremental.fingerprint
+    assert comparable(incremental) == comparable(full)
+
+
+def test_recompute_agreement_command_full_and_incremental(capsys):
+    lead = make.user("lead")
+    ana, bo = make.user("ana"), make.user("bo")
+    project = make.project_with_pairs(n_pairs=2, lead=lead, annotators=(ana, bo))
+    annotation_services.set_pair_label(project.pairs.first(), ana, "paraphrase", base_version=None)
+    call_command("recompute_agreement", "--project", str(project.pk))
+    call_command("recompute_agreement", "--project", project.name)
+    call_command("recompute_agreement", "--project", str(project.pk), "--full")
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(": ")[1].split(" in ")[0] for line in out] == ["stored", "unchanged", "stored"]
+    assert AgreementSnapshot.objects.filter(project=project).count() == 2
+    with pytest.raises(Exception, match="no project with id or name"):
+        call_command("recompute_agreement", "--project", "nope")
