@@ -42,7 +42,7 @@ def test_lead_pages_have_no_csp_violation(strict_page, live_server, world):
     page = strict_page
     page.context.add_init_script(WATCH)
     project, pair = world["project"], world["project"].pairs.order_by("position").first()
-    make.sign_in(page, live_server, "lead")
+    make.sign_in(page, live_server, world["lead"])
     visit_all(
         page,
         live_server,

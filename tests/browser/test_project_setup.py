@@ -177,11 +177,12 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
     for who, ann in annotators.items():
         ann.goto(f"{base}/projects/{project.pk}/queue/")
         ann.click("#continue")
-        ann.wait_for_selector("#pair-label")
+        ann.wait_for_selector("html.js")  # the editor's modules have run (they wire the label's saves)
         guidelines = ann.locator(".ed-side .guidelines")
         assert "todas" in guidelines.inner_text() and "Sinonimia" in guidelines.inner_text()
         assert "sinónimo" in (ann.locator('.ptype[data-name="Sinonimia"]').get_attribute("title") or "")
-        ann.click("#pair-label >> text=Paraphrase")
+        with ann.expect_response(lambda r: r.request.method == "POST" and "/label/" in r.url):
+            ann.click("#pair-label >> text=Paraphrase")
         ann.wait_for_selector('#save-status.is-saved[data-pending="0"]')
         if who == "pau":
             make.screenshot(ann, "setup-editor-with-guidelines")
