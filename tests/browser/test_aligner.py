@@ -41,7 +41,7 @@ def world():
     return {"project": project, "pair": pairs[0], "ann": ann, "lead": lead}
 
 
-def test_lead_trains_and_annotator_accepts_and_corrects_suggestions(page, live_server, world):
+def test_lead_trains_and_annotator_accepts_and_corrects_suggestions(page, live_server, world, eager_celery):
     project, pair, ann = world["project"], world["pair"], world["ann"]
     make.sign_in(page, live_server, world["lead"])
     page.goto(f"{live_server.url}/projects/{project.pk}/corpus/")

@@ -107,7 +107,7 @@ def test_every_computation_leaves_a_headline_row_and_the_trend_reads_them(team):
 
 
 @pytest.mark.django_db
-def test_task_prunes_by_the_policy_and_keeps_latest_pinned_and_other_scopes(team, settings):
+def test_task_prunes_by_the_policy_and_keeps_latest_pinned_and_other_scopes(team, settings, eager_celery):
     project, _, _ = team
     other = make.project_with_pairs("Q", n_pairs=1, lead=make.user("lead2"))
     now = dt.datetime.now(dt.UTC)
@@ -136,7 +136,7 @@ def test_latest_is_kept_even_when_old_and_a_reannotation_reference_survives(team
 
 
 @pytest.mark.django_db
-def test_in_process_mode_prunes_after_a_store_at_most_every_interval(team, settings):
+def test_in_process_mode_prunes_after_a_store_at_most_every_interval(team, settings, eager_celery):
     project, _, (ana, bo) = team
     settings.AGREEMENT_RETENTION_ALL_SECONDS = 0
     settings.AGREEMENT_RETENTION_HOURLY_DAYS = 0
