@@ -16,8 +16,8 @@ from tests import make
 
 
 @pytest.fixture(autouse=True)
-def background(settings):
-    assert taskqueue.runs_in_process()
+def background(settings, eager_celery):
+    assert taskqueue.runs_in_process()  # the embedded default, also when the suite has a broker
     settings.AGREEMENT_IN_PROCESS_BACKGROUND = True
     settings.AGREEMENT_COALESCE_SECONDS = 0.2
     settings.AGREEMENT_RERUN_DELAY_SECONDS = 0.0
