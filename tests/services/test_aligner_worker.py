@@ -26,7 +26,10 @@ def test_worker_trains_and_stores_a_version(postgres_required, celery_worker_pro
     run.refresh_from_db()
     assert run.status == "succeeded" and run.progress == run.total == 40
     pair = Pair.objects.get(project=project, source_id="p0")
-    assert pair.initial_alignment_version == 1 and [2, 2] in pair.initial_alignment
+    # eflomal samples without a seed: which non-identical links a 40-pair toy corpus yields varies from run
+    # to run (the gold-set benchmark measures that); identical tokens are always linked.
+    assert pair.initial_alignment_version == 1
+    assert {(0, 0), (1, 1), (3, 3), (4, 4)} <= {tuple(link) for link in pair.initial_alignment}
     written = list(Pair.objects.filter(project=project).values_list("initial_alignment", flat=True))
     assert train_aligner.delay(run.pk).get(timeout=60) == "succeeded"  # re-delivered: nothing rewritten
     assert list(Pair.objects.filter(project=project).values_list("initial_alignment", flat=True)) == written
