@@ -441,40 +441,27 @@ def phrase_alignment_remove(
 @require_POST
 def pair_undo(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """Undo the annotator's last save on this pair (again and again, stepping back)."""
-    pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
-
-    def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
-        undone = undo.undo_last(pair, request.user, base_version=base)
-        return undone.version, {"description": undone.description}
-
-    return _save(
-        request,
-        pair,
-        SaveForm(request.POST),
-        apply,
-        target="workspace",
-        slot="undo-message",
-        event="sheet-undone",
-    )
+    return _history_step(request, project_pk, pair_pk, undo.undo_last, "sheet-undone")
 
 
 @require_POST
 def pair_redo(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """Redo the change the annotator's last undo took back (until a new save is made)."""
+    return _history_step(request, project_pk, pair_pk, undo.redo_last, "sheet-redone")
+
+
+def _history_step(
+    request: SignedInRequest, project_pk: int, pair_pk: int, step: Callable[..., Any], event: str
+) -> HttpResponse:
+    """An undo or a redo: `step` moves the sheet through its history; the workspace answers."""
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
 
     def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
-        redone = undo.redo_last(pair, request.user, base_version=base)
-        return redone.version, {"description": redone.description}
+        done = step(pair, request.user, base_version=base)
+        return done.version, {"description": done.description}
 
     return _save(
-        request,
-        pair,
-        SaveForm(request.POST),
-        apply,
-        target="workspace",
-        slot="undo-message",
-        event="sheet-redone",
+        request, pair, SaveForm(request.POST), apply, target="workspace", slot="undo-message", event=event
     )
 
 
