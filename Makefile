@@ -11,7 +11,7 @@ STATIC_STAMP := staticfiles/staticfiles.json
 # or older than package-lock.json.
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: run test bench worker beat web services-up services-down lint format migrate demo install node-install clean check-deploy collectstatic
+.PHONY: run test bench soak worker beat web services-up services-down lint format migrate demo install node-install clean check-deploy collectstatic
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -57,6 +57,12 @@ test: $(STAMP) $(if $(shell command -v npm),$(NODE_STAMP))
 ## bench: speed targets of the issues, printed as tables with ratios to the peer libraries/tools
 bench: $(STAMP)
 	@for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+	@if [ -n "$(SOAK)" ]; then echo "== bench/bench_scale.py --soak"; $(PY) bench/bench_scale.py --soak; fi
+
+## soak: 30 minutes of annotators saving on the MSRP-A-scale stack: errors, memory over time, storage
+## (`make bench SOAK=1` runs the benchmarks and then this)
+soak: $(STAMP)
+	$(PY) bench/bench_scale.py --soak
 
 ## worker: a Celery worker (needs REDIS_URL), at nice 10 as in docker-compose.yml: recomputes yield to requests
 worker: $(STAMP)

@@ -10,17 +10,23 @@ Two runs, each in its own process on a throwaway SQLite database (VAR_DIR in a t
 Per run: p50 / p95 wall time of `--saves` sequential saves (back to back, and paced every 0.5 s), the
 time until the last save is in a stored snapshot, and the size of the agreement tables.
 Targets: p50 ≤ 15 ms, p95 ≤ 30 ms.
+Then concurrency as `make run` serves it: `manage.py runserver` (threaded, the background-thread
+recompute) on a fresh database of the same corpus, 8 clients (one annotator and API token each, one
+keep-alive connection each) saving pair labels without pauses for `--client-seconds`: target 0 errors.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -43,31 +49,14 @@ def child(saves: int, labelled: int) -> dict[str, Any]:
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
     django.setup()
-    from django.core.management import call_command
     from django.db import connection
     from django.test import Client
 
-    from annotator.agreement import changes, scheduling
+    from annotator.agreement import scheduling
     from annotator.agreement.computation import latest_snapshot, recompute
-    from annotator.annotation import services as annotation_services
-    from annotator.corpus import projects
-    from annotator.corpus.services import import_corpus
-    from annotator.models import Pair, PairLabel, Project
+    from annotator.models import PairLabel
 
-    call_command("migrate", verbosity=0)
-    import_corpus("mrpc", "MRPC", [str(p) for p in FILES])
-    project = Project.objects.get(name="MRPC")
-    lead = projects.create_user("lead", "bench-password-1")
-    projects.add_member(project, lead, "lead")
-    anns = [projects.create_user(f"ann{n}", "bench-password-1") for n in range(3)]
-    pairs = list(Pair.objects.filter(project=project).order_by("position"))
-    projects.assign_pairs(project, anns, pairs)
-    with changes.batched():
-        for n, pair in enumerate(pairs[:labelled]):
-            for k, who in enumerate(anns):
-                label = "non_paraphrase" if (n + k) % 5 == 0 else "paraphrase"
-                annotation_services.set_pair_label(pair, who, label, base_version=None)
-    recompute(project.pk)
+    project, anns, pairs = prepare(labelled, n_annotators=3)
     client = Client()
     client.force_login(anns[0])
     client.post(
@@ -121,6 +110,143 @@ def child(saves: int, labelled: int) -> dict[str, Any]:
     }
 
 
+def prepare(labelled: int, n_annotators: int) -> tuple[Any, list[Any], list[Any]]:
+    """Migrate, import the full MRPC, a lead and `n_annotators` annotators assigned every pair, the
+    first `labelled` pairs labelled by all of them, one agreement computation (Django set up)."""
+    from django.core.management import call_command
+
+    from annotator.agreement import changes
+    from annotator.agreement.computation import recompute
+    from annotator.annotation import services as annotation_services
+    from annotator.corpus import projects
+    from annotator.corpus.services import import_corpus
+    from annotator.models import Pair, Project
+
+    call_command("migrate", verbosity=0)
+    import_corpus("mrpc", "MRPC", [str(p) for p in FILES])
+    project = Project.objects.get(name="MRPC")
+    lead = projects.create_user("lead", "bench-password-1")
+    projects.add_member(project, lead, "lead")
+    anns = [projects.create_user(f"ann{n}", "bench-password-1") for n in range(n_annotators)]
+    pairs = list(Pair.objects.filter(project=project).order_by("position"))
+    projects.assign_pairs(project, anns, pairs)
+    with changes.batched():
+        for n, pair in enumerate(pairs[:labelled]):
+            for k, who in enumerate(anns[:3]):
+                label = "non_paraphrase" if (n + k) % 5 == 0 else "paraphrase"
+                annotation_services.set_pair_label(pair, who, label, base_version=None)
+    recompute(project.pk)
+    return project, anns, pairs
+
+
+def child_clients(n_clients: int, labelled: int) -> dict[str, Any]:
+    """Prepare the database for the concurrent run: `n_clients` annotators with API tokens."""
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
+    django.setup()
+    from rest_framework.authtoken.models import Token
+
+    from annotator.agreement import scheduling
+
+    project, anns, pairs = prepare(labelled, n_annotators=n_clients)
+    scheduling.wait_for_background()
+    return {
+        "project": project.pk,
+        "tokens": [Token.objects.create(user=a).key for a in anns],
+        "pairs": [p.pk for p in pairs[labelled : labelled + 2000]],
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def run_clients(n_clients: int, seconds: float, labelled: int) -> dict[str, Any]:
+    """`manage.py runserver` on a fresh SQLite database, `n_clients` threads saving without pauses."""
+    env = {**os.environ, "VAR_DIR": tempfile.mkdtemp(prefix="bench-embedded-clients-")}
+    for name in ("DATABASE_URL", "REDIS_URL"):
+        env.pop(name, None)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child-clients", str(n_clients), "--labelled", str(labelled)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode:
+        raise SystemExit(f"clients: {out.stderr[-2000:]}")
+    world = json.loads(out.stdout.strip().splitlines()[-1])
+    port = free_port()
+    log = Path(env["VAR_DIR"]) / "runserver.log"
+    with log.open("wb") as sink:
+        server = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+            cwd=REPO,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        latencies: list[float] = []
+        errors: list[str] = []
+        lock = threading.Lock()
+        stop_at = time.monotonic() + seconds
+
+        def client(k: int) -> None:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            headers = {"Authorization": f"Token {world['tokens'][k]}", "Content-Type": "application/json"}
+            versions: dict[int, int | None] = {}
+            n = 0
+            while time.monotonic() < stop_at:
+                pair = world["pairs"][(k * 131 + n) % len(world["pairs"])]
+                body = json.dumps(
+                    {
+                        "pair": pair,
+                        "label": "paraphrase" if n % 2 else "non_paraphrase",
+                        "base_version": versions.get(pair),
+                    }
+                )
+                n += 1
+                started = time.perf_counter()
+                try:
+                    conn.request("POST", "/api/pair-labels/", body, headers)
+                    response = conn.getresponse()
+                    data = response.read()
+                    status = response.status
+                except (OSError, http.client.HTTPException) as exc:
+                    conn.close()
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                    status, data = 0, repr(exc).encode()
+                elapsed = 1000 * (time.perf_counter() - started)
+                with lock:
+                    latencies.append(elapsed)
+                    if status in (200, 201):
+                        versions[pair] = json.loads(data)["version"]
+                    else:
+                        errors.append(f"HTTP {status}: {data[:200]!r}")
+            conn.close()
+
+        threads = [threading.Thread(target=client, args=(k,)) for k in range(n_clients)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        server.terminate()
+        server.wait(30)
+    return {"latencies": latencies, "errors": errors, "seconds": seconds, "log": str(log)}
+
+
 def run(mode: str, saves: int, labelled: int) -> dict[str, Any]:
     env = {**os.environ, "VAR_DIR": tempfile.mkdtemp(prefix="bench-embedded-")}
     for name in ("DATABASE_URL", "REDIS_URL"):
@@ -142,13 +268,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--saves", type=int, default=60)
     parser.add_argument("--labelled", type=int, default=300, help="pairs labelled by all 3 annotators first")
+    parser.add_argument("--clients", type=int, default=8, help="concurrent clients against runserver")
+    parser.add_argument("--client-seconds", type=float, default=20.0)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--child-clients", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not all(p.is_file() for p in FILES):
         print(f"skipped: the MRPC files are not in {MRPC}")
         return 0
     if args.child:
         print(json.dumps(child(args.saves, args.labelled)))
+        return 0
+    if args.child_clients:
+        print(json.dumps(child_clients(args.child_clients, args.labelled)))
         return 0
     print(f"Embedded default (SQLite, no broker), full MRPC, {args.saves} sequential pair-label saves")
     print(
@@ -164,7 +296,21 @@ def main() -> int:
             f"{'' if r['latest_holds_every_save'] else '  (latest snapshot misses a save!)'}"
         )
     print(f"targets: p50 ≤ {TARGETS['p50']:.0f} ms, p95 ≤ {TARGETS['p95']:.0f} ms")
-    return 0
+    c = run_clients(args.clients, args.client_seconds, args.labelled)
+    lat = c["latencies"]
+    print(
+        f"\n{args.clients} clients against `manage.py runserver` (SQLite, background-thread recompute), "
+        f"{c['seconds']:.0f} s without pauses:"
+    )
+    print(f"{'saves':>6} {'errors':>6} {'saves/s':>8} {'p50 ms':>8} {'p95 ms':>8}   target: 0 errors")
+    print(
+        f"{len(lat):>6} {len(c['errors']):>6} {len(lat) / c['seconds']:>8.1f} "
+        f"{statistics.median(lat) if lat else float('nan'):>8.1f} {percentile(lat, 0.95) if lat else float('nan'):>8.1f}"
+    )
+    for error in c["errors"][:5]:
+        print(f"  error: {error}")
+    print(f"machine load average (1 min): {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    return 1 if c["errors"] else 0
 
 
 if __name__ == "__main__":

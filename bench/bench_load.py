@@ -56,6 +56,7 @@ N_TOKENS1, N_TOKENS2 = 12, 9  # the seeded pairs' member lengths
 class Results:
     latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    saved_at: list[float] = field(default_factory=list)  # epoch of each successful save's response
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, seconds: float, error: str | None) -> None:
@@ -63,6 +64,8 @@ class Results:
             self.latencies.append(seconds)
             if error:
                 self.errors.append(error)
+            else:
+                self.saved_at.append(time.time())
 
 
 class Annotator:
@@ -73,6 +76,9 @@ class Annotator:
         # the sheets' versions live as long as the world: a later scenario continues where one stopped
         self.versions: dict[int, int] = world.setdefault("versions", {}).setdefault(token, {})
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        # the pairs this annotator is assigned (all of the world's unless it says) and the members' lengths
+        self.pairs: list[int] = world.get("pairs_of", {}).get(token) or world["pairs"]
+        self.n1, self.n2 = world.get("lengths") or (N_TOKENS1, N_TOKENS2)
 
     def _post(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         payload = json.dumps(body)
@@ -101,11 +107,11 @@ class Annotator:
     def save(self) -> tuple[float, str | None]:
         """One save (a phenomenon or a link, half and half); returns its latency and any error."""
         rng = self.rng
-        pair = rng.choice(self.world["pairs"])
+        pair = rng.choice(self.pairs)
         base = self.versions.get(pair, 0)
         if rng.random() < 0.5:
-            i = rng.randrange(N_TOKENS1 - 1)
-            j = rng.randrange(N_TOKENS2 - 1)
+            i = rng.randrange(self.n1 - 1)
+            j = rng.randrange(self.n2 - 1)
             body = {
                 "pair": pair,
                 "ptype": rng.choice(self.world["ptypes"]),
@@ -115,7 +121,7 @@ class Annotator:
             }
             path = "/api/phenomena/"
         else:
-            link = [rng.randrange(N_TOKENS1), rng.randrange(N_TOKENS2)]
+            link = [rng.randrange(self.n1), rng.randrange(self.n2)]
             body = {"pair": pair, "links": [link], "sure": rng.random() < 0.7, "base_version": base}
             path = "/api/links/"
         started = time.perf_counter()

@@ -253,6 +253,7 @@ class Stack:
         self.env: dict[str, str] = {}
         self.web: Process | None = None
         self.worker: Process | None = None
+        self.more_workers: list[Process] = []  # `--scale worker=N`: the second and later workers
 
     def start_services(self, db_name: str = "workbench") -> None:
         self.postgres.start()
@@ -311,14 +312,19 @@ class Stack:
         """One Celery worker process; `nice` > 0 lowers its CPU priority below the web's."""
         cmd = ["nice", "-n", str(nice)] if nice else []
         cmd += [sys.executable, "-m", "celery", "-A", "annotator", "worker", "-Q", self.queue, "-c", "1"]
-        cmd += ["-l", "WARNING", "-n", f"{self.queue}@%h", "--without-gossip", "--without-mingle"]
-        self.worker = Process(cmd, self.env, self.root / "worker.log")
-        self.worker.start()
-        if nice and self.worker.proc:
+        n = 1 + len(self.more_workers) + (self.worker is not None)
+        cmd += ["-l", "WARNING", "-n", f"{self.queue}-{n}@%h", "--without-gossip", "--without-mingle"]
+        worker = Process(cmd, self.env, self.root / ("worker.log" if n == 1 else f"worker{n}.log"))
+        worker.start()
+        if self.worker is None:
+            self.worker = worker
+        else:
+            self.more_workers.append(worker)
+        if nice and worker.proc:
             # The worker runs in a session of its own; with the kernel's autogroup scheduling
             # (sched_autogroup_enabled) a nice value only ranks processes inside one session, so the
             # session's group gets it too — as docker-compose's cpu_shares does for the worker container.
-            autogroup = Path(f"/proc/{self.worker.proc.pid}/autogroup")
+            autogroup = Path(f"/proc/{worker.proc.pid}/autogroup")
             try:
                 autogroup.write_text(str(nice))
             except OSError:
@@ -344,7 +350,7 @@ class Stack:
     def cpu_seconds(self) -> dict[str, float]:
         return {
             "web": self.web.cpu_seconds() if self.web else 0.0,
-            "worker": self.worker.cpu_seconds() if self.worker else 0.0,
+            "worker": sum(w.cpu_seconds() for w in self._workers()),
             "postgres": self.postgres.cpu_seconds(),
             "redis": self.redis.cpu_seconds(),
         }
@@ -352,11 +358,14 @@ class Stack:
     def rss_bytes(self) -> dict[str, int]:
         return {
             "web": self.web.rss_bytes() if self.web else 0,
-            "worker": self.worker.rss_bytes() if self.worker else 0,
+            "worker": sum(w.rss_bytes() for w in self._workers()),
         }
 
+    def _workers(self) -> list[Process]:
+        return ([self.worker] if self.worker else []) + self.more_workers
+
     def stop(self) -> None:
-        for process in (self.web, self.worker):
+        for process in (self.web, *self._workers()):
             if process:
                 process.stop()
         self.redis.stop()

@@ -1,0 +1,327 @@
+"""Agreement at corpus scale under load: save → dashboard, storage growth, and a soak run (issue 16).
+
+    .venv/bin/python bench/bench_scale.py [--minutes 10] [--idle-minutes 2] [--workers 1]
+    .venv/bin/python bench/bench_scale.py --soak            # 30 minutes, memory and errors over time
+    .venv/bin/python bench/bench_scale.py --minutes 1 --idle-minutes 0.5 --pairs 600   # a quick look
+
+Starts the private production-shaped stack (bench/stack.py: PostgreSQL, Redis, gunicorn with
+deploy/gunicorn.conf.py, Celery worker(s) at nice 10 as in docker-compose.yml) and loads a project at
+the scale of MSRP-A: 3,900 pairs × 3 annotators with ~8 phenomena per pair and annotator, word
+alignments and pair labels (`metrics.synthetic`, bulk-loaded as bench/bench_dashboard.py does), whose
+agreement is computed once before the run. Then 50 more annotators (each assigned 200 pairs that
+overlap with their neighbours') save phenomena and links through the REST API, each every 2 s on
+average (exponential pauses), for `--minutes` (default 10):
+
+- saves: p50 / p95 latency, errors — target p95 ≤ 50 ms, 0 errors;
+- save → dashboard: for every save, the time from its response until the first stored agreement
+  computation that started after it (`AgreementHeadline.computed_at`, whose start is `computed_at −
+  duration_ms`; every computation leaves one) — what the dashboard's status poll then reports. A
+  browser polls on top of that (the page's interval). Target p95 ≤ 1 s;
+- storage: growth of the agreement tables (every table whose name starts with `annotator_agreement`,
+  `pg_total_relation_size`) during the run, per annotator-hour — target ≤ 50 MB for the run — and
+  while idle afterwards (`--idle-minutes`), extrapolated per hour — target ≤ 1 MB per hour; after
+  the retention policy ran once (as the beat task runs it); the database's size;
+- memory (PSS) of web + worker, sampled every 5 s: first vs last 5 minutes (the soak's flatness
+  target: within 10 %), CPU per save of web / worker / PostgreSQL, and the hypervisor's steal.
+
+`--soak`: 30 minutes at the same rate (`make soak`); not run by CI (too long). Exit status 1 when a
+target is missed or a request failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import os
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.bench_load import (  # noqa: E402
+    cpu_steal,
+    percentile,
+    run_paced,
+    steal_share,
+)
+from bench.stack import Stack, available  # noqa: E402
+
+MIB = 1024 * 1024
+MB = 1_000_000
+
+SEED = """
+import random, sys
+sys.path.insert(0, ".")
+from bench.bench_dashboard import load_document
+from metrics.synthetic import synthetic_document
+from annotator.corpus import projects
+from annotator.models import Pair, ParaphraseType
+from rest_framework.authtoken.models import Token
+
+doc = synthetic_document(n_pairs={pairs}, n_annotators=3, phenomena_per_pair=8, seed=0)
+project, _ = load_document(doc, "MSRP-A")
+pairs = list(Pair.objects.filter(project=project).order_by("position").values_list("pk", flat=True))
+live = [projects.create_user(f"live{{n:03d}}", "bench-pass-123") for n in range({annotators})]
+pairs_of = {{}}
+step = max(1, (len(pairs) - 200) // max(1, len(live) - 1))
+for n, user in enumerate(live):
+    mine = pairs[n * step : n * step + 200] or pairs[:200]
+    projects.assign_pairs(project, [user], Pair.objects.filter(pk__in=mine))
+    pairs_of[Token.objects.create(user=user).key] = mine
+ptypes = list(
+    ParaphraseType.objects.filter(tagset=project.tagset, scope_sides="any").values_list("pk", flat=True)
+)
+print(json.dumps({{
+    "project": project.pk,
+    "pairs": pairs,
+    "pairs_of": pairs_of,
+    "ptypes": ptypes,
+    "annotators": list(pairs_of),
+    "tokens": [len(doc.pairs[0].tokens1), len(doc.pairs[0].tokens2)],
+}}))
+"""
+
+SIZES = """
+from django.db import connection
+with connection.cursor() as cursor:
+    cursor.execute(
+        "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE c.relkind = 'r' AND n.nspname = current_schema() AND c.relname LIKE 'annotator_agreement%%'"
+    )
+    tables = dict(cursor.fetchall())
+    cursor.execute("SELECT pg_database_size(current_database())")
+    database = cursor.fetchone()[0]
+print(json.dumps({"tables": tables, "database": database}))
+"""
+
+HEADLINES = """
+import time
+from annotator.models import AgreementHeadline, AgreementState
+deadline = time.time() + {timeout}
+state = None
+while time.time() < deadline:
+    state = AgreementState.objects.filter(project_id={project}).first()
+    if state is not None and not state.is_behind:
+        break
+    time.sleep(0.1)
+rows = AgreementHeadline.objects.filter(project_id={project}).order_by("computed_at")
+print(json.dumps({{
+    "caught_up": state is not None and not state.is_behind,
+    "computations": [[h.computed_at.timestamp(), h.duration_ms] for h in rows],
+}}))
+"""
+
+RETENTION = """
+from annotator.agreement.retention import apply_retention
+print(json.dumps({{"deleted": apply_retention({project})}}))
+"""
+
+
+def seed(stack: Stack, n_pairs: int, n_annotators: int) -> dict[str, Any]:
+    world = stack.python(SEED.format(pairs=n_pairs, annotators=n_annotators))
+    # bench_load's simulated annotators pick their pairs and token positions from the world
+    world["lengths"] = world.pop("tokens")
+    return world
+
+
+def sizes(stack: Stack) -> dict[str, Any]:
+    return stack.python(SIZES)
+
+
+def table_bytes(measured: dict[str, Any]) -> int:
+    return sum(int(v) for v in measured["tables"].values())
+
+
+def save_to_dashboard(saves: list[float], computations: list[list[float]]) -> tuple[list[float], int]:
+    """For each save (epoch of its response), seconds until the first computation that started after
+    it was stored; and how many saves no computation has covered yet."""
+    done = sorted((stored - ms / 1000.0, stored) for stored, ms in computations)
+    starts = [s for s, _ in done]
+    # the earliest store among computations starting at or after t: a suffix minimum
+    earliest = [0.0] * len(done)
+    best = float("inf")
+    for k in range(len(done) - 1, -1, -1):
+        best = min(best, done[k][1])
+        earliest[k] = best
+    lags, uncovered = [], 0
+    for t in saves:
+        k = bisect.bisect_left(starts, t)
+        if k == len(done):
+            uncovered += 1
+        else:
+            lags.append(earliest[k] - t)
+    return lags, uncovered
+
+
+class MemoryTrace:
+    """PSS of web + worker every `every` seconds, with the time of each sample."""
+
+    def __init__(self, stack: Stack, every: float = 5.0) -> None:
+        self.stack, self.every = stack, every
+        self.samples: list[tuple[float, int]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            rss = self.stack.rss_bytes()
+            self.samples.append((time.monotonic(), rss["web"] + rss["worker"]))
+
+    def __enter__(self) -> MemoryTrace:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+    def window_means(self, seconds: float) -> tuple[float, float]:
+        """Mean PSS of the first and of the last `seconds` of the trace."""
+        if not self.samples:
+            return float("nan"), float("nan")
+        t0, t1 = self.samples[0][0], self.samples[-1][0]
+        first = [v for t, v in self.samples if t - t0 <= seconds]
+        last = [v for t, v in self.samples if t1 - t <= seconds]
+        return statistics.fmean(first), statistics.fmean(last)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--minutes", type=float, default=10.0, help="length of the load (default 10)")
+    parser.add_argument("--soak", action="store_true", help="30 minutes: errors and memory over time")
+    parser.add_argument("--idle-minutes", type=float, default=2.0, help="idle time measured afterwards")
+    parser.add_argument("--pairs", type=int, default=3900, help="pairs of the MSRP-A-scale project")
+    parser.add_argument("--annotators", type=int, default=50, help="annotators saving during the run")
+    parser.add_argument("--pause", type=float, default=2.0, help="mean seconds between an annotator's saves")
+    parser.add_argument("--workers", type=int, default=1, help="Celery workers (--scale worker=N)")
+    parser.add_argument("--port", type=int, default=8117)
+    parser.add_argument("--pg-port", type=int, default=55437)
+    parser.add_argument("--redis-port", type=int, default=6397)
+    args = parser.parse_args(argv)
+    reason = available()
+    if reason:
+        print(f"bench_scale: cannot run here: {reason}", file=sys.stderr)
+        return 2
+    minutes = 30.0 if args.soak else args.minutes
+    duration = 60.0 * minutes
+
+    stack = Stack(pg_port=args.pg_port, redis_port=args.redis_port, web_port=args.port)
+    try:
+        print(f"starting PostgreSQL, Redis, gunicorn and {args.workers} worker(s) under {stack.root} …")
+        stack.start_services("bench_scale")
+        started = time.perf_counter()
+        world = seed(stack, args.pairs, args.annotators)
+        print(f"loaded {len(world['pairs'])} pairs × 3 annotators in {time.perf_counter() - started:.0f} s")
+        started = time.perf_counter()
+        stack.manage("recompute_agreement", "--project", str(world["project"]), "--full")
+        print(f"first full computation: {time.perf_counter() - started:.1f} s wall")
+        stack.start_web()
+        stack.start_worker(nice=10)
+        for _ in range(args.workers - 1):
+            stack.start_worker(nice=10)
+        before = sizes(stack)
+        cpu0, steal0 = stack.cpu_seconds(), cpu_steal()
+        print(
+            f"{args.annotators} annotators, one save per {args.pause:g} s each on average, {minutes:g} min …"
+        )
+        with MemoryTrace(stack) as memory:
+            results = run_paced(args.port, world, args.annotators, duration, mean_pause=args.pause)
+        cpu1, steal1 = stack.cpu_seconds(), cpu_steal()
+        headlines = stack.python(HEADLINES.format(project=world["project"], timeout=300))
+        after = sizes(stack)
+        idle_s = 60.0 * args.idle_minutes
+        time.sleep(idle_s)
+        idle = sizes(stack)
+        stack.python(RETENTION.format(project=world["project"]))
+        retained = sizes(stack)
+    finally:
+        stack.stop()
+        stack.cleanup()
+
+    ms = [1000 * s for s in results.latencies]
+    lags, uncovered = save_to_dashboard(results.saved_at, headlines["computations"])
+    n = max(1, len(ms))
+    cpu = {part: 1000 * max(0.0, cpu1[part] - cpu0[part]) / n for part in cpu0}
+    growth = table_bytes(after) - table_bytes(before)
+    annotator_hours = args.annotators * duration / 3600
+    idle_per_hour = (table_bytes(idle) - table_bytes(after)) * 3600 / idle_s if idle_s else float("nan")
+    first, last = memory.window_means(300.0)
+    computations = [c for c in headlines["computations"]]
+
+    print()
+    print(
+        f"{'saves':>6} {'errors':>6} {'saves/s':>8} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7}   target p95 ≤ 50 ms"
+    )
+    print(
+        f"{len(ms):>6} {len(results.errors):>6} {len(ms) / duration:>8.1f} {percentile(ms, 50):>7.1f} "
+        f"{percentile(ms, 95):>7.1f} {percentile(ms, 99):>7.1f}"
+    )
+    lag_ms = [1000 * x for x in lags]
+    print()
+    print(
+        f"save → stored computation: p50 {percentile(lag_ms, 50):.0f} ms, p95 {percentile(lag_ms, 95):.0f} ms, "
+        f"max {max(lag_ms, default=float('nan')):.0f} ms over {len(lags)} saves ({uncovered} not covered; "
+        f"caught up at the end: {headlines['caught_up']}) — target p95 ≤ 1,000 ms"
+    )
+    durations = [c[1] for c in computations]
+    print(
+        f"computations stored: {len(computations)}, duration p50 {percentile(durations, 50):.0f} ms, "
+        f"p95 {percentile(durations, 95):.0f} ms"
+    )
+    print()
+    print(f"{'storage (agreement tables)':<40} {'MB':>9}")
+    print(f"{'before the run':<40} {table_bytes(before) / MB:>9.2f}")
+    print(f"{f'after {minutes:g} min of load':<40} {table_bytes(after) / MB:>9.2f}")
+    print(f"{'growth during the load':<40} {growth / MB:>9.2f}   target ≤ 50 MB for 10 min")
+    print(f"{'  per annotator-hour':<40} {growth / MB / annotator_hours:>9.3f}")
+    print(
+        f"{f'idle {args.idle_minutes:g} min, growth per hour':<40} {idle_per_hour / MB:>9.3f}   target ≤ 1 MB"
+    )
+    print(f"{'after the retention policy ran':<40} {table_bytes(retained) / MB:>9.2f}")
+    print(f"{'database size after the run':<40} {after['database'] / MB:>9.1f}")
+    for name, size in sorted(after["tables"].items()):
+        print(f"    {name:<48} {int(size) / MB:>9.2f}")
+    print()
+    cores = os.cpu_count() or 1
+    print(
+        f"CPU ms per save: web {cpu['web']:.1f}, worker {cpu['worker']:.1f}, PostgreSQL {cpu['postgres']:.1f}, "
+        f"Redis {cpu['redis']:.1f}"
+    )
+    print(
+        f"memory (PSS) web + worker: first 5 min mean {first / MIB:.0f} MiB, last 5 min {last / MIB:.0f} MiB "
+        f"({100 * (last - first) / first if first else float('nan'):+.1f} %), peak "
+        f"{max((v for _, v in memory.samples), default=0) / MIB:.0f} MiB"
+    )
+    print(
+        f"machine: load average {os.getloadavg()[0]:.1f} on {cores} cores; steal during the run "
+        f"{steal_share(steal0, steal1):.1f} %"
+    )
+    checks = [
+        ("0 errors", not results.errors),
+        ("saves p95 ≤ 50 ms", percentile(ms, 95) <= 50),
+        ("save → dashboard p95 ≤ 1 s", percentile(lag_ms, 95) <= 1000 and uncovered == 0),
+        (
+            "agreement tables grow ≤ 50 MB in 10 min (scaled to the run's length)",
+            growth <= 50 * MB * minutes / 10,
+        ),
+        ("idle growth ≤ 1 MB per hour", not idle_s or idle_per_hour <= 1 * MB),
+    ]
+    if args.soak:
+        checks.append(("memory flat: last 5 min within 10 % of the first", abs(last - first) <= 0.10 * first))
+    print()
+    for name, ok in checks:
+        print(f"  {'ok  ' if ok else 'MISS'} {name}")
+    for error in results.errors[:10]:
+        print(f"  error: {error}")
+    return 0 if all(ok for _, ok in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
