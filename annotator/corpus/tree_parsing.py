@@ -31,6 +31,7 @@ from annotator.models import Pair, PhraseAlignment, Project
 
 log = logging.getLogger(__name__)
 PROGRESS_KEY = "parse-trees:{}:progress"
+STARTING_KEY = "parse-trees:{}:starting"
 BATCH = 500
 
 
@@ -66,11 +67,23 @@ def start_parsing(project: Project, user: Any = None, *, backend: str = "spacy")
     """
     if backend not in BACKENDS:
         raise ParsingError(f"Unknown parser {backend!r}: choose one of {', '.join(BACKENDS)}.")
+    if not Pair.objects.filter(project=project).exists():
+        raise ParsingError("The project has no pairs to parse: import a corpus first.")
+    starting = STARTING_KEY.format(project.pk)
+    if not cache.add(starting, 1, 30):  # two leads pressing at once: one of them starts the job
+        raise ParsingError("Tree parsing is already being started.")
+    try:
+        _queue(project, user, backend)
+    finally:
+        cache.delete(starting)
+    transaction.on_commit(lambda: _send(project.pk, backend))
+    return tree_progress(project.pk) or {}
+
+
+def _queue(project: Project, user: Any, backend: str) -> None:
     current = tree_progress(project.pk)
     if current and current.get("status") in ACTIVE:
         raise ParsingError(f"Tree parsing is already {current['status']}: wait for it to finish.")
-    if not Pair.objects.filter(project=project).exists():
-        raise ParsingError("The project has no pairs to parse: import a corpus first.")
     cache.set(
         PROGRESS_KEY.format(project.pk),
         {
@@ -84,8 +97,6 @@ def start_parsing(project: Project, user: Any = None, *, backend: str = "spacy")
         },
         24 * 3600,
     )
-    transaction.on_commit(lambda: _send(project.pk, backend))
-    return tree_progress(project.pk) or {}
 
 
 def _send(project_id: int, backend: str) -> None:

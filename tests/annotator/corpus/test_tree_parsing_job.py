@@ -69,6 +69,19 @@ def test_one_job_at_a_time(world, task_queue):
     assert api.status_code == 400 and "already queued" in api.json()["project"][0]
 
 
+def test_two_starts_at_the_same_moment_start_one_job(world, task_queue):
+    project, cast, _ = world
+    cache.add(tree_parsing.STARTING_KEY.format(project.pk), 1, 30)  # another request is starting it
+    try:
+        with pytest.raises(tree_parsing.ParsingError, match="already being started"):
+            tree_parsing.start_parsing(project, cast.lead)
+    finally:
+        cache.delete(tree_parsing.STARTING_KEY.format(project.pk))
+    assert not task_queue.sent and tree_parsing.tree_progress(project.pk) is None
+    tree_parsing.start_parsing(project, cast.lead)  # the mark is released after a start
+    assert cache.get(tree_parsing.STARTING_KEY.format(project.pk)) is None
+
+
 def test_a_project_without_pairs_cannot_be_parsed(world, task_queue):
     _, cast, other = world
     with pytest.raises(tree_parsing.ParsingError, match="no pairs to parse"):
