@@ -140,8 +140,4 @@ def train_aligner(run_id: int) -> str | None:
 @shared_task(name="annotator.parse_trees", **RETRYING)
 def parse_trees(project_id: int, backend: str = "spacy") -> dict | None:
     """Parse the members of the project's pairs that have no imported tree (`corpus.tree_parsing`)."""
-    project = Project.objects.filter(pk=project_id).first()
-    if project is None:
-        log.info("parse_trees: project %s no longer exists; skipped", project_id)
-        return None
-    return tree_parsing.parse_missing_trees(project, backend=backend)
+    return tree_parsing.run_parsing(project_id, backend)

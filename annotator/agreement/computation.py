@@ -18,7 +18,7 @@ from django.db.models import BooleanField, Count, ExpressionWrapper, Q, Sum
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.agreement.document import project_document
+from annotator.agreement.document import automatic_phrase_alignments, project_document
 from annotator.agreement.results import (
     document_fingerprints,
     fingerprint,
@@ -134,9 +134,21 @@ def _machine_extras(project: Project, doc: dict[str, Any]) -> tuple[dict[str, An
     baseline κ_C used, and a digest of the inputs that are not in the document (systems, gold)."""
     systems = system_alignments(project) if project.layer_word_alignment else {}
     gold = gold_alignments(project) if systems else {}
-    machine = machine_agreement(doc, systems, gold) if project.layer_word_alignment else {}
+    # the automatic tree phrase alignment of the pairs someone phrase-aligned: it depends on the
+    # pairs' trees, which the document does not hold, so it enters the fingerprint
+    phrase_rows = doc.get("phrase_alignments") if project.layer_phrase_alignment else None
+    automatic = (
+        automatic_phrase_alignments(project, {row["pair"] for rows in phrase_rows.values() for row in rows})
+        if phrase_rows is not None
+        else None
+    )
+    machine = (
+        machine_agreement(doc, systems, gold, automatic)
+        if project.layer_word_alignment or automatic is not None
+        else {}
+    )
     extras = {"machine": machine, "kappa_c_baseline": baseline_summary(project)}
-    return extras, fingerprint([systems, gold]) if systems else ""
+    return extras, fingerprint([systems, gold, automatic]) if systems or automatic else ""
 
 
 def _compute_and_store_all(project: Project, started: float, full: bool = False) -> str:

@@ -32,12 +32,14 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Aggregate, F, TextField
 from django.db.models.functions import Cast
 
 from annotator.core.aligner import baseline_alignment
+from annotator.core.phrase_suggestions import phrase_alignments_from_words
 from annotator.core.trees import node_tokens
 from annotator.models import (
     AlignmentLink,
@@ -282,6 +284,30 @@ def _phrase_alignments(
             }
         )
     return {name: out[name] for name in names.values() if name in out}
+
+
+def automatic_phrase_alignments(project: Project, pair_ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+    """Pair id → the automatic tree phrase alignment `[{"s1", "s2"}]` (token lists), for the given pairs
+    that have both trees: the node pairs consistent with κ_C's starting point (the stored initial
+    alignment, else the identical-token matcher), `annotator.core.phrase_suggestions`, choice "maximal"."""
+    wanted = set(pair_ids)
+    if not wanted:
+        return {}
+    rows = (
+        Pair.objects.filter(project=project, source_id__in=wanted)
+        .order_by("position", "pk")
+        .values_list("source_id", "tokens1", "tokens2", "nodes1", "nodes2", "initial_alignment")
+    )
+    out: dict[str, list[dict[str, Any]]] = {}
+    for source_id, tokens1, tokens2, nodes1, nodes2, initial in rows:
+        if not nodes1 or not nodes2:
+            continue
+        links = baseline_alignment(initial, tokens1, tokens2)
+        out[source_id] = [
+            {"s1": node_tokens(nodes1, a), "s2": node_tokens(nodes2, b)}
+            for a, b in phrase_alignments_from_words(links, nodes1, nodes2)
+        ]
+    return out
 
 
 def evaluation_item_ids(project: Project) -> dict[int, str]:

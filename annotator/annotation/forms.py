@@ -134,6 +134,26 @@ class SuggestionForm(SaveForm):
         return None if i is None or j is None else [(int(i), int(j))]
 
 
+class PhraseSuggestionForm(SaveForm):
+    """Accept the automatic phrase suggestions: one (`node1` and `node2` given) or all (neither given)."""
+
+    node1 = forms.IntegerField(required=False, min_value=0)
+    node2 = forms.IntegerField(required=False, min_value=0)
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
+        if not self.errors and (data.get("node1") is None) != (data.get("node2") is None):
+            missing = "node2" if data.get("node2") is None else "node1"
+            raise ValidationError({missing: "Give both nodes of the phrase alignment."})
+        return data
+
+    @property
+    def only(self) -> list[tuple[int, int]] | None:
+        n1, n2 = self.cleaned_data.get("node1"), self.cleaned_data.get("node2")
+        return None if n1 is None or n2 is None else [(int(n1), int(n2))]
+
+
 class PhraseAlignmentForm(SaveForm):
     node1 = OptionalIndexField()
     node2 = OptionalIndexField()

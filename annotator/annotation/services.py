@@ -457,39 +457,58 @@ def add_phrase_alignment(
 ) -> tuple[PhraseAlignment, int]:
     """Align a node of tree 1 with a node of tree 2, or one node with no counterpart (null)."""
 
+    n1, n2 = _phrase_nodes(pair, node1, node2)
+    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
+    alignment = _put_phrase_alignment(pair, annotator, n1, n2, sure, actor or annotator, is_gold)
+    return alignment, _finish(sheet, pair)
+
+
+@transaction.atomic
+def add_phrase_alignments(
+    pair: Pair,
+    annotator: Any,
+    node_pairs: Sequence[tuple[int, int]],
+    *,
+    sure: bool = True,
+    base_version: int | None,
+    actor: Any = None,
+    is_gold: bool = False,
+) -> int:
+    """Align several node pairs in one save (one version, one undo step). Returns the new version."""
+    clean = [_phrase_nodes(pair, n1, n2) for n1, n2 in node_pairs]
+    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
+    for n1, n2 in dict.fromkeys(clean):
+        _put_phrase_alignment(pair, annotator, n1, n2, sure, actor or annotator, is_gold)
+    return _finish(sheet, pair)
+
+
+def _phrase_nodes(pair: Pair, node1: int | None, node2: int | None) -> tuple[int | None, int | None]:
     n1 = validation.node_index(node1, pair.nodes1, field="node1", member=1)
     n2 = validation.node_index(node2, pair.nodes2, field="node2", member=2)
     if n1 is None and n2 is None:
         raise ValidationError({"node1": "Pick a node in at least one of the two trees."})
-    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
+    return n1, n2
+
+
+def _put_phrase_alignment(
+    pair: Pair, annotator: Any, n1: int | None, n2: int | None, sure: bool, actor: Any, is_gold: bool
+) -> PhraseAlignment:
+    """Create the alignment, or re-mark an existing one as sure/possible, with its history."""
     alignment, created = PhraseAlignment.objects.get_or_create(
         pair=pair, annotator=annotator, is_gold=is_gold, node1=n1, node2=n2, defaults={"sure": sure}
     )
     if created:
-        _record(
-            pair,
-            alignment,
-            "create",
-            actor or annotator,
-            annotator.pk,
-            None,
-            history.snapshot(alignment, PHRASE_FIELDS),
-        )
+        after = history.snapshot(alignment, PHRASE_FIELDS)
+        _record(pair, alignment, "create", actor, annotator.pk, None, after)
     elif alignment.sure != sure:
         before = history.snapshot(alignment, PHRASE_FIELDS)
         alignment.sure = sure
         alignment.version += 1
         alignment.save(update_fields=["sure", "version", "updated_at"])
         _record(
-            pair,
-            alignment,
-            "update",
-            actor or annotator,
-            annotator.pk,
-            before,
-            history.snapshot(alignment, PHRASE_FIELDS),
+            pair, alignment, "update", actor, annotator.pk, before, history.snapshot(alignment, PHRASE_FIELDS)
         )
-    return alignment, _finish(sheet, pair)
+    return alignment
 
 
 @transaction.atomic

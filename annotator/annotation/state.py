@@ -20,6 +20,7 @@ from django.utils.safestring import SafeString, mark_safe
 from annotator.annotation import services as annotation_services
 from annotator.core.aligner import suggested_alignment
 from annotator.core.bidi import plain_bidi, visible_bidi
+from annotator.core.phrase_suggestions import suggested_phrase_alignment
 from annotator.core.token_display import display_token, display_tokens
 from annotator.models import (
     AlignmentLink,
@@ -127,7 +128,12 @@ def tokens_html(rows: Sequence[Token]) -> SafeString:
 CHAR_W, TOKEN_PAD, TOKEN_GAP, LEVEL_H, TOP = 7.4, 12, 8, 38, 18
 
 
-def tree_layout(nodes: Sequence[dict[str, Any]], tokens: Sequence[str], aligned: set[int]) -> dict[str, Any]:
+def tree_layout(
+    nodes: Sequence[dict[str, Any]],
+    tokens: Sequence[str],
+    aligned: set[int],
+    suggested: set[int] | frozenset[int] = frozenset(),
+) -> dict[str, Any]:
     """Coordinates for drawing a constituency tree: leaves in a row at the bottom, each node centred
     over its span, one level per depth. Node indices are those of `Pair.nodes1/2` (pre-order)."""
     if not nodes:
@@ -153,6 +159,7 @@ def tree_layout(nodes: Sequence[dict[str, Any]], tokens: Sequence[str], aligned:
                 "w": round(len(node["label"]) * 7.6 + 14, 1),
                 "hw": round((len(node["label"]) * 7.6 + 14) / 2, 1),
                 "aligned": index in aligned,
+                "suggested": index in suggested and index not in aligned,
                 "parent": node["parent"],
                 "span": scope_text(tokens, range(node["start"], node["end"])),
             }
@@ -350,12 +357,39 @@ class EditorState:
             for pa in self.phrase_alignments
         ]
 
+    @cached_property
+    def _phrase_suggested(self) -> tuple[list[tuple[int, int]], str]:
+        return suggested_phrase_alignment(self.pair)
+
+    @property
+    def phrase_suggestion_source(self) -> str:
+        return self._phrase_suggested[1]
+
+    @property
+    def phrase_suggestions(self) -> list[dict[str, Any]]:
+        """The automatic phrase alignments the annotator has not made yet, with their words (nothing stored)."""
+        mine = {(pa.node1, pa.node2) for pa in self.phrase_alignments}
+        p = self.pair
+        return [
+            {
+                "node1": n1,
+                "node2": n2,
+                "text1": node_text(p.nodes1, p.tokens1, n1),
+                "text2": node_text(p.nodes2, p.tokens2, n2),
+            }
+            for n1, n2 in self._phrase_suggested[0]
+            if (n1, n2) not in mine
+        ]
+
     @property
     def trees(self) -> list[dict[str, Any]]:
         aligned1 = {pa.node1 for pa in self.phrase_alignments if pa.node1 is not None}
         aligned2 = {pa.node2 for pa in self.phrase_alignments if pa.node2 is not None}
+        pending = self.phrase_suggestions
+        suggested1 = {s["node1"] for s in pending}
+        suggested2 = {s["node2"] for s in pending}
         p = self.pair
         return [
-            {"n": 1, **tree_layout(p.nodes1, p.tokens1, aligned1)},
-            {"n": 2, **tree_layout(p.nodes2, p.tokens2, aligned2)},
+            {"n": 1, **tree_layout(p.nodes1, p.tokens1, aligned1, suggested1)},
+            {"n": 2, **tree_layout(p.nodes2, p.tokens2, aligned2, suggested2)},
         ]

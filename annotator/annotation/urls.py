@@ -19,6 +19,7 @@ urlpatterns = [
     path(PAIR + "links/toggle/", editor.link_toggle, name="link-toggle"),
     path(PAIR + "links/accept/", editor.link_accept, name="link-accept"),
     path(PAIR + "phrases/", editor.phrase_alignment_add, name="phrase-alignment-add"),
+    path(PAIR + "phrases/accept/", editor.phrase_suggestion_accept, name="phrase-suggestion-accept"),
     path(
         PAIR + "phrases/<int:alignment_pk>/delete/",
         editor.phrase_alignment_remove,

@@ -34,6 +34,7 @@ from annotator.annotation.forms import (
     LinkForm,
     PhenomenonForm,
     PhraseAlignmentForm,
+    PhraseSuggestionForm,
     SaveForm,
     SuggestionForm,
     TimeForm,
@@ -405,6 +406,27 @@ def phrase_alignment_add(request: SignedInRequest, project_pk: int, pair_pk: int
             pair, request.user, data["node1"], data["node2"], sure=form.sure, base_version=base
         )
         return version, {"id": alignment.pk}
+
+    return _save(
+        request,
+        pair,
+        form,
+        apply,
+        target="phrase-alignments",
+        slot="phrase-message",
+        event="phrase-alignment-saved",
+    )
+
+
+@require_POST
+def phrase_suggestion_accept(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    """Accept the automatic phrase suggestions as sure phrase alignments: the one named, or all."""
+    pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
+    form = PhraseSuggestionForm(request.POST)
+
+    def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
+        version = work.accept_phrase_suggestions(pair, request.user, base_version=base, only=form.only)
+        return version, {"all": form.only is None}
 
     return _save(
         request,

@@ -20,7 +20,8 @@ from django.utils import timezone
 from annotator.agreement.changes import project_changed
 from annotator.annotation import services as annotation_services
 from annotator.core.aligner import suggested_alignment
-from annotator.models import AlignmentLink, Assignment, Pair, PairLabel, Phenomenon, Project
+from annotator.core.phrase_suggestions import suggested_phrase_alignment
+from annotator.models import AlignmentLink, Assignment, Pair, PairLabel, Phenomenon, PhraseAlignment, Project
 
 OPEN = (Assignment.Status.TODO, Assignment.Status.IN_PROGRESS)
 MAX_TIME_STEP = 3600  # seconds accepted per report; a tab left open overnight is not work
@@ -142,6 +143,44 @@ def accept_suggestions(
     if not wanted:
         raise ValidationError({"i": "There is no suggestion left to accept."})
     return annotation_services.set_links(pair, user, wanted, sure=True, base_version=base_version)
+
+
+def phrase_suggestions(pair: Pair, user: Any) -> tuple[list[tuple[int, int]], str]:
+    """The automatic phrase alignments (tree-node pairs) the annotator has not made yet, and their source.
+
+    Computed on the spot from the pair's word suggestions and its trees
+    (`annotator.core.phrase_suggestions`); nothing is written until the annotator accepts them.
+    """
+    if not pair.project.layer_phrase_alignment:
+        return [], ""
+    pairs, source = suggested_phrase_alignment(pair)
+    if not pairs:
+        return [], source
+    mine = set(
+        PhraseAlignment.objects.filter(pair=pair, annotator=user, is_gold=False).values_list("node1", "node2")
+    )
+    return [p for p in pairs if p not in mine], source
+
+
+def accept_phrase_suggestions(
+    pair: Pair, user: Any, *, base_version: int | None, only: Sequence[tuple[int, int]] | None = None
+) -> int:
+    """The annotator accepts the phrase suggestions (all, or the ones in `only`) as their sure phrase
+    alignments, in one save. Returns the new sheet version; accepting nothing is an error."""
+    pending, _source = phrase_suggestions(pair, user)
+    wanted = pending
+    if only is not None:
+        chosen = {(int(a), int(b)) for a, b in only}
+        unknown = chosen - set(suggested_phrase_alignment(pair)[0])
+        if unknown:
+            n1, n2 = sorted(unknown)[0]
+            raise ValidationError(
+                {"node1": f"Nodes {n1}–{n2} are not a suggested phrase alignment of this pair."}
+            )
+        wanted = [p for p in pending if p in chosen]
+    if not wanted:
+        raise ValidationError({"node1": "There is no phrase suggestion left to accept."})
+    return annotation_services.add_phrase_alignments(pair, user, wanted, sure=True, base_version=base_version)
 
 
 def postpone(assignment: Assignment) -> None:

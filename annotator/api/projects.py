@@ -254,6 +254,43 @@ class PairViewSet(ServiceErrors, mixins.ListModelMixin, mixins.RetrieveModelMixi
             version = annotation_services.sheet_version(pair, request.user)
         return Response({"pair": pair.pk, "source": source, "suggestions": pending, "version": version})
 
+    @extend_schema(
+        methods=["GET"],
+        summary=(
+            "Your pending phrase suggestions on the pair: the automatic tree-node alignments "
+            "you have not made, [[node1, node2], …] (nothing stored)"
+        ),
+        responses=s.SuggestionsSerializer,
+    )
+    @extend_schema(
+        methods=["POST"],
+        summary="Accept the phrase suggestions as your sure phrase alignments: all, or those in `phrases`",
+        request=s.AcceptPhraseSuggestionsSerializer,
+        responses={200: s.SuggestionsSerializer, **ERRORS, 409: CONFLICT},
+    )
+    @action(detail=True, methods=["get", "post"], pagination_class=None, url_path="phrase-suggestions")
+    def phrase_suggestions(self, request: Request, pk: str) -> Response:
+        visible = access.visible_pairs(request.user).filter(pk=int(pk)).first()
+        if visible is None:
+            raise Http404("No such pair.")
+        pair = access.pair_for_annotation(request.user, visible.project_id, visible.pk)
+        version = None
+        if request.method == "POST":
+            data = s.AcceptPhraseSuggestionsSerializer(data=request.data)
+            data.is_valid(raise_exception=True)
+            only = data.validated_data.get("phrases")
+            version = work.accept_phrase_suggestions(
+                pair,
+                request.user,
+                base_version=data.validated_data["base_version"],
+                only=[(a, b) for a, b in only] if only is not None else None,
+            )
+        pending, source = work.phrase_suggestions(pair, request.user)
+        if version is None:
+            version = annotation_services.sheet_version(pair, request.user)
+        body = {"pair": pair.pk, "source": source, "suggestions": [list(p) for p in pending]}
+        return Response({**body, "version": version})
+
 
 def _sheet(pair: Pair, annotator_pk: int) -> dict[str, Any]:
     label = PairLabel.objects.filter(pair=pair, annotator_id=annotator_pk, is_gold=False).first()

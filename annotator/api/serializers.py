@@ -427,6 +427,15 @@ class AcceptSuggestionsSerializer(serializers.Serializer):
     )
 
 
+class AcceptPhraseSuggestionsSerializer(serializers.Serializer):
+    base_version = serializers.IntegerField(allow_null=True, min_value=0)
+    phrases = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField(min_value=0), min_length=2, max_length=2),
+        required=False,
+        help_text="The phrase suggestions to accept, [[node1, node2], …]; all of them when left out.",
+    )
+
+
 # ---- evaluation -----------------------------------------------------------------------------------
 
 

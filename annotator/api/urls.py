@@ -39,6 +39,7 @@ router.register(LEAD + "planner", api_leadtools.PlannerViewSet, basename="api-pl
 router.register(LEAD + "explorer", api_leadtools.ExplorerViewSet, basename="api-explorer")
 router.register(LEAD + "reannotation", api_leadtools.ReannotationViewSet, basename="api-reannotation")
 router.register(LEAD + "aligner", corpus_api.AlignerViewSet, basename="api-aligner")
+router.register(LEAD + "trees", corpus_api.TreesViewSet, basename="api-trees")
 router.register(LEAD + "systems", corpus_api.SystemViewSet, basename="api-systems")
 router.register(GOLD, api_leadtools.AdjudicationViewSet, basename="api-adjudication")
 router.register(GOLD + "/phenomena", api_leadtools.GoldPhenomenonViewSet, basename="api-gold-phenomenon")

@@ -10,17 +10,30 @@ so the many trivially right identical-word links do not flatter the aligner. Phr
 phrase pairs extracted from the two word alignments (spec §5.2, `phrase_alignment_counts`). Counts are
 summed over the pairs the reference aligned (micro-average); a pair the reference did not align is left
 out. An automatic alignment has only sure links.
+
+Tree phrase alignments (the editor's phrase layer) are scored against the automatic phrase alignment
+of `annotator.core.phrase_suggestions` (the tree-node pairs consistent with the automatic word
+alignment) with SPADE's measures (Arase & Tsujii 2018; spec §6, `metrics.spade`), the automatic
+alignment H tested against the one annotator G taken as both references (G = G'):
+
+    Precision = ALIP(H, G, G) = |H ∩ G| / |H|        Recall = ALIR(H, G, G) = |H ∩ G| / |G|        F1 = HM(P, R)
+
+a phrase alignment being the triple (pair, s1, s2) of token sets, so two nodes with the same span are
+the same alignment; over the pairs the annotator phrase-aligned that have an automatic phrase alignment
+(both trees and a word alignment); the annotator's null alignments stay in G (the aligner makes none).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from metrics.alignment import AlignmentCounts, phrase_alignment_counts, word_alignment_counts
-from metrics.types import WordAlignment
+from metrics.alignment import AlignmentCounts, harmonic_mean, phrase_alignment_counts, word_alignment_counts
+from metrics.spade import alip, alir
+from metrics.types import PhraseAlignment, WordAlignment
 
 Alignments = Mapping[str, Mapping[str, Any]]  # pair id → {"sure": [[i, j]…], "possible": [[i, j]…]}
+PhraseRows = Sequence[Mapping[str, Any]]  # [{"pair", "s1", "s2"}…], s1/s2 token lists or None
 
 
 def _word_alignment(entry: Mapping[str, Any]) -> WordAlignment:
@@ -51,6 +64,23 @@ def compare(
     return {"pairs": n, "word": _scores(word), "phrase": _scores(phrase)}
 
 
+def _triple(pair: str, row: Mapping[str, Any]) -> PhraseAlignment:
+    s1, s2 = row.get("s1"), row.get("s2")
+    return PhraseAlignment(
+        pair, frozenset(s1) if s1 is not None else None, frozenset(s2) if s2 is not None else None
+    )
+
+
+def compare_tree_phrases(automatic: Mapping[str, PhraseRows], human: PhraseRows) -> dict[str, Any]:
+    """SPADE precision / recall / F1 of the automatic tree phrase alignment against one annotator's,
+    over the pairs the annotator phrase-aligned that have an automatic one (module docstring)."""
+    g = {_triple(str(row["pair"]), row) for row in human if str(row["pair"]) in automatic}
+    pairs = {a.pair for a in g}
+    h = {_triple(pid, row) for pid in pairs for row in automatic[pid]}
+    p, r = (alip(h, g, g), alir(h, g, g)) if g else (None, None)
+    return {"pairs": len(pairs), "precision": p, "recall": r, "f1": harmonic_mean(p, r)}
+
+
 def aligner_alignments(doc: Mapping[str, Any]) -> dict[str, dict[str, list[list[int]]]]:
     """The document's initial (automatic) alignment of each pair, as sure links."""
     return {
@@ -64,17 +94,24 @@ def machine_agreement(
     doc: Mapping[str, Any],
     systems: Mapping[str, Alignments] | None = None,
     gold: Alignments | None = None,
+    automatic_phrases: Mapping[str, PhraseRows] | None = None,
 ) -> dict[str, Any]:
-    """`{"aligner": [{annotator, pairs, word, phrase}], "systems": [{system, against: [...]}]}`."""
+    """`{"aligner": [{annotator, pairs, word, phrase[, tree_phrase]}], "systems": [{system, against}]}`.
+
+    `automatic_phrases` (pair id → the automatic tree phrase alignment) adds each phrase annotator's
+    `tree_phrase` scores (`compare_tree_phrases`); annotators with only phrase alignments get a row too.
+    """
     tokens = {p["id"]: (p["tokens1"], p["tokens2"]) for p in doc.get("pairs", ())}
     humans: Mapping[str, Alignments] = doc.get("word_alignments") or {}
+    phrase_humans: Mapping[str, PhraseRows] = doc.get("phrase_alignments") or {}
     automatic = aligner_alignments(doc)
-    out: dict[str, Any] = {
-        "aligner": [
-            {"annotator": name, **compare(automatic, humans[name], tokens)} for name in sorted(humans)
-        ],
-        "systems": [],
-    }
+    rows = []
+    for name in sorted(set(humans) | (set(phrase_humans) if automatic_phrases is not None else set())):
+        row: dict[str, Any] = {"annotator": name, **compare(automatic, humans.get(name, {}), tokens)}
+        if automatic_phrases is not None:
+            row["tree_phrase"] = compare_tree_phrases(automatic_phrases, phrase_humans.get(name, ()))
+        rows.append(row)
+    out: dict[str, Any] = {"aligner": rows, "systems": []}
     for system in sorted(systems or {}):
         alignments = (systems or {})[system]
         against = [

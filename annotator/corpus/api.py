@@ -1,4 +1,6 @@
 """REST endpoints of the project's aligner: `GET/POST /api/projects/{project_pk}/aligner/` (leads, admins),
+of its automatic parse trees: `GET/POST /api/projects/{project_pk}/trees/` (the job's state and progress;
+POST `{"parser": "spacy"|"benepar"}` → 202, a queue that cannot be reached gives status "failed" at once),
 and of registered alignment systems: `GET/POST /api/projects/{project_pk}/systems/`.
 
 GET lists the runs (newest first, with their progress) and the baseline κ_C uses; POST starts a run
@@ -20,9 +22,10 @@ from rest_framework.response import Response
 
 from annotator.agreement.computation import latest_snapshot
 from annotator.api.leadtools import INVALID, PROJECT_PK, LeadTool
+from annotator.core.auto_trees import BACKENDS as PARSERS
 from annotator.core.statistical_aligner import SYMMETRIZATIONS
 from annotator.corpus import aligner_training as training
-from annotator.corpus import systems
+from annotator.corpus import systems, tree_parsing
 from annotator.models import AlignerRun, AlignmentSystem
 
 
@@ -95,6 +98,69 @@ class AlignerViewSet(LeadTool):
         body = dict(AlignerRunSerializer(run).data)
         body["poll"] = request.build_absolute_uri(
             reverse("api-aligner-list", kwargs={"project_pk": project.pk})
+        )
+        return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
+class TreesStateSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(
+        choices=["never", "queued", "running", "succeeded", "failed"],
+        help_text="never: no parsing has run in the last day.",
+    )
+    done = serializers.IntegerField(help_text="Members parsed so far.")
+    total = serializers.IntegerField(help_text="Members to parse (0 while queued).")
+    percent = serializers.IntegerField()
+    summary = serializers.CharField(allow_blank=True)
+    backend = serializers.CharField(allow_blank=True)
+    started_by = serializers.CharField(allow_blank=True)
+    started_at = serializers.CharField(allow_blank=True)
+
+
+class ParseRequestSerializer(serializers.Serializer):
+    parser = serializers.ChoiceField(choices=PARSERS, default="spacy")
+
+
+def _trees_state(project_id: int) -> dict[str, Any]:
+    state = tree_parsing.tree_progress(project_id) or {"status": "never"}
+    defaults = {
+        "done": 0,
+        "total": 0,
+        "percent": 0,
+        "summary": "",
+        "backend": "",
+        "started_by": "",
+        "started_at": "",
+    }
+    return {key: state.get(key, default) for key, default in {"status": "never", **defaults}.items()}
+
+
+@extend_schema(parameters=[PROJECT_PK])
+class TreesViewSet(LeadTool):
+    """Automatic parse trees for the members without an imported tree: the job's state and a new job."""
+
+    @extend_schema(
+        summary="State and progress of the project's tree parsing (leads only)",
+        responses=TreesStateSerializer,
+    )
+    def list(self, request: Request, project_pk: str) -> Response:
+        return Response(_trees_state(self.project().pk))
+
+    @extend_schema(
+        summary="Parse the members without an imported tree (a task; leads only)",
+        request=ParseRequestSerializer,
+        responses={202: TreesStateSerializer, **INVALID},
+    )
+    def create(self, request: Request, project_pk: str) -> Response:
+        project = self.project()
+        data = ParseRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            tree_parsing.start_parsing(project, request.user, backend=data.validated_data["parser"])
+        except tree_parsing.ParsingError as exc:
+            raise ValidationError({"project": [str(exc)]}) from exc
+        body = _trees_state(project.pk)
+        body["poll"] = request.build_absolute_uri(
+            reverse("api-trees-list", kwargs={"project_pk": project.pk})
         )
         return Response(body, status=status.HTTP_202_ACCEPTED)
 

@@ -5,8 +5,11 @@
 leaves imported trees (`tree_source` empty and a tree present) alone: imported gold trees always win.
 A lead replaces a tree by importing it (PTB format, `manage.py import_corpus --format ptb`, or the
 import page), which also clears `tree_source`. A pair with phrase alignments keeps its trees: new trees
-would move the aligned nodes. Runs as the Celery task `annotator.parse_trees` with its progress in the
-cache (`tree_progress`), or in-process from `manage.py parse_trees`.
+would move the aligned nodes. Runs as the Celery task `annotator.parse_trees` (`start_parsing`: one job
+at a time per project; a queue that cannot be reached fails the job at once, saying so) with its state
+and progress in the cache (`tree_progress`; with Redis the cache is shared by web and workers), or
+in-process from `manage.py parse_trees`. The *Import / export* page shows it as a progress bar polled
+while it runs; the API is `GET/POST /api/projects/{id}/trees/`.
 """
 
 from __future__ import annotations
@@ -18,33 +21,86 @@ from typing import Any
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Q
+from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.core.auto_trees import parse_members
+from annotator.agreement.changes import project_changed
+from annotator.core.auto_trees import BACKENDS, parse_members
 from annotator.core.trees import tree_nodes
 from annotator.models import Pair, PhraseAlignment, Project
 
 log = logging.getLogger(__name__)
 PROGRESS_KEY = "parse-trees:{}:progress"
+STARTING_KEY = "parse-trees:{}:starting"
 BATCH = 500
 
 
+ACTIVE = ("queued", "running")
+
+
+class ParsingError(ValueError):
+    """A parsing job that cannot start, said in the lead's words."""
+
+
 def tree_progress(project_id: int) -> dict[str, Any] | None:
-    """{"status", "done", "total", "summary"} of the project's latest tree parsing, or None."""
-    return cache.get(PROGRESS_KEY.format(project_id))
+    """{"status", "done", "total", "percent", "summary", "backend", …} of the project's latest tree
+    parsing, or None when it never ran (status: queued, running, succeeded, failed)."""
+    state = cache.get(PROGRESS_KEY.format(project_id))
+    if state is None:
+        return None
+    total, done = state.get("total") or 0, state.get("done") or 0
+    return {**state, "percent": round(100 * done / total) if total else 0}
 
 
 def _set(project_id: int, **state: Any) -> None:
-    cache.set(PROGRESS_KEY.format(project_id), state, 24 * 3600)
+    old = cache.get(PROGRESS_KEY.format(project_id)) or {}
+    kept = {k: old[k] for k in ("backend", "started_by", "started_at") if k in old}
+    cache.set(PROGRESS_KEY.format(project_id), {**kept, **state}, 24 * 3600)
 
 
-def start_parsing(project: Project, *, backend: str = "spacy") -> None:
-    _set(project.pk, status="queued", done=0, total=0, summary="")
+def start_parsing(project: Project, user: Any = None, *, backend: str = "spacy") -> dict[str, Any]:
+    """Queue the parsing of the members without an imported tree; one job at a time per project.
+
+    Returns the job's state. If the task queue is unreachable the job fails at once, saying so
+    (`status` "failed"); a job already queued or running, an unknown parser, or a project without
+    pairs raises `ParsingError`.
+    """
+    if backend not in BACKENDS:
+        raise ParsingError(f"Unknown parser {backend!r}: choose one of {', '.join(BACKENDS)}.")
+    if not Pair.objects.filter(project=project).exists():
+        raise ParsingError("The project has no pairs to parse: import a corpus first.")
+    starting = STARTING_KEY.format(project.pk)
+    if not cache.add(starting, 1, 30):  # two leads pressing at once: one of them starts the job
+        raise ParsingError("Tree parsing is already being started.")
+    try:
+        _queue(project, user, backend)
+    finally:
+        cache.delete(starting)
     transaction.on_commit(lambda: _send(project.pk, backend))
+    return tree_progress(project.pk) or {}
+
+
+def _queue(project: Project, user: Any, backend: str) -> None:
+    current = tree_progress(project.pk)
+    if current and current.get("status") in ACTIVE:
+        raise ParsingError(f"Tree parsing is already {current['status']}: wait for it to finish.")
+    cache.set(
+        PROGRESS_KEY.format(project.pk),
+        {
+            "status": "queued",
+            "done": 0,
+            "total": 0,
+            "summary": "",
+            "backend": backend,
+            "started_by": getattr(user, "username", "") or "",
+            "started_at": timezone.now().isoformat(),
+        },
+        24 * 3600,
+    )
 
 
 def _send(project_id: int, backend: str) -> None:
-    """Hand the parsing to a worker; if the queue is unreachable, say so in the progress shown."""
+    """Hand the parsing to a worker; if the queue is unreachable, the job fails now, saying so."""
     try:
         taskqueue.enqueue("annotator.parse_trees", project_id, backend)
     except taskqueue.QueueUnavailable as exc:
@@ -53,8 +109,25 @@ def _send(project_id: int, backend: str) -> None:
             status="failed",
             done=0,
             total=0,
-            summary=f"{exc} Start it again once the queue is back.",
+            summary=f"{exc} Nothing was parsed; start it again once the queue is back.",
         )
+
+
+def run_parsing(project_id: int, backend: str = "spacy") -> dict[str, Any] | None:
+    """The task body: parse, recording a failure in the job's state before failing loudly."""
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None:
+        log.info("parse_trees: project %s no longer exists; skipped", project_id)
+        return None
+    try:
+        return parse_missing_trees(project, backend=backend)
+    except Exception as exc:
+        _set(
+            project_id,
+            status="failed",
+            summary=f"Parsing failed: {exc.__class__.__name__}: {exc}. No tree was changed.",
+        )
+        raise
 
 
 def parse_missing_trees(
@@ -93,6 +166,8 @@ def parse_missing_trees(
         Pair.objects.bulk_update(
             list(changed.values()), ["tree1", "tree2", "nodes1", "nodes2", "tree_source"], batch_size=BATCH
         )
+        if changed:
+            project_changed(project.pk)  # the automatic phrase alignments follow the trees
     summary = {
         "summary": f"{total} members parsed by {backend} in {len(changed)} pairs; imported trees kept.",
         "members": total,

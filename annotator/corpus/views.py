@@ -320,7 +320,11 @@ def corpus_systems(request: SignedInRequest, project_pk: int) -> HttpResponse:
 def corpus_trees(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Start automatic parsing of the members without an imported tree (a Celery task)."""
     project = access.project_for_lead(request.user, project_pk)
-    tree_parsing.start_parsing(project)
+    try:
+        tree_parsing.start_parsing(project, request.user)
+    except tree_parsing.ParsingError as exc:
+        context = aligner_context(project) | {"trees_error": str(exc)}
+        return render(request, "corpus/_aligner.html", context, status=422)
     if not request.htmx:
         return redirect("annotator:corpus-jobs", project_pk=project.pk)
     return render(request, "corpus/_aligner.html", aligner_context(project))

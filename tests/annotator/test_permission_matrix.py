@@ -71,6 +71,7 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:link-remove": {"POST": ANNOTATOR_PAIR},
     "annotator:link-toggle": {"POST": ANNOTATOR_PAIR},
     "annotator:link-accept": {"POST": ANNOTATOR_PAIR},
+    "annotator:phrase-suggestion-accept": {"POST": ANNOTATOR_PAIR},
     "annotator:phrase-alignment-add": {"POST": ANNOTATOR_PAIR},
     "annotator:phrase-alignment-remove": {"POST": ANNOTATOR_PAIR},
     "annotator:pair-undo": {"POST": ANNOTATOR_PAIR},
@@ -182,6 +183,7 @@ TABLE: dict[str, dict[str, str]] = {
     "api-pair-detail": {READ: "unauth ok 404 ok 404 ok"},
     "api-pair-sheet": {READ: "unauth ok 404 403 404 403"},
     "api-pair-suggestions": {READ: "unauth ok 404 403 404 403", "POST": "unauth ok 404 403 404 403"},
+    "api-pair-phrase-suggestions": {READ: "unauth ok 404 403 404 403", "POST": "unauth ok 404 403 404 403"},
     "api-assignment-list": {READ: API_LIST, "POST": API_LEAD_WRITE},
     "api-assignment-detail": {READ: API_OWN_ROW},
     "api-pairlabel-list": {READ: API_LIST, "POST": API_WRITE_OWN},
@@ -222,6 +224,7 @@ TABLE: dict[str, dict[str, str]] = {
     "api-explorer-detail": {READ: API_LEAD_PAIR},
     "api-reannotation-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
     "api-aligner-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
+    "api-trees-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
     "api-systems-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
     "api-adjudication-list": {READ: API_LEAD_PAIR},
     "api-adjudication-take": {"POST": API_LEAD_PAIR},
@@ -418,6 +421,7 @@ BODIES: dict[tuple[str, str], Callable[[Objects, Any], dict[str, Any]]] = {
     },
     ("api-reannotation-list", "POST"): lambda o, u: {"rule": "label_disagreement", "seed": 1},
     ("api-aligner-list", "POST"): lambda o, u: {"symmetrize": "intersection"},
+    ("api-trees-list", "POST"): lambda o, u: {"parser": "nope"},  # judged (400) without parsing
     ("api-systems-list", "POST"): lambda o, u: {"name": "sys", "format": "pharaoh", "text": "nope\t0-0\n"},
     ("api-adjudication-take", "POST"): lambda o, u: {
         "source": o.assignment.annotator_id,

@@ -47,3 +47,36 @@ def test_systems_are_scored_against_each_annotator_and_gold():
     assert set(against) == {"anna", "ben", "gold"}
     assert against["gold"]["word"]["f1"] == pytest.approx(1.0)
     assert against["anna"]["word"]["f1"] == pytest.approx(1.0)
+
+
+def test_tree_phrases_score_the_automatic_phrase_alignment_against_each_annotator():
+    automatic = {
+        "p1": [{"s1": [1], "s2": [1]}, {"s1": [1, 2, 3], "s2": [1, 2, 3]}, {"s1": [0], "s2": [0]}],
+        "p2": [{"s1": [0], "s2": [0]}],
+    }
+    doc = {
+        **DOC,
+        "phrase_alignments": {
+            # anna: two of the aligner's three, plus a null alignment; ben aligned nothing with trees
+            "anna": [
+                {"pair": "p1", "s1": [1], "s2": [1], "label": "sure"},
+                {"pair": "p1", "s1": [1, 2, 3], "s2": [1, 2, 3], "label": "possible"},
+                {"pair": "p1", "s1": [4], "s2": None, "label": "sure"},
+            ],
+            "cat": [{"pair": "p3", "s1": [0], "s2": [0], "label": "sure"}],  # p3 has no trees
+        },
+    }
+    rows = {r["annotator"]: r for r in machine_agreement(doc, automatic_phrases=automatic)["aligner"]}
+    assert set(rows) == {"anna", "ben", "cat"}
+    anna = rows["anna"]["tree_phrase"]
+    # H = the aligner's 3 on p1 (p2 is not anna's), G = anna's 3: 2 shared
+    assert anna["pairs"] == 1
+    assert anna["precision"] == pytest.approx(2 / 3) and anna["recall"] == pytest.approx(2 / 3)
+    assert anna["f1"] == pytest.approx(2 / 3)
+    assert rows["ben"]["tree_phrase"] == {"pairs": 0, "precision": None, "recall": None, "f1": None}
+    assert rows["cat"]["tree_phrase"]["pairs"] == 0
+    assert rows["cat"]["word"]["f1"] is None  # cat aligned no words
+
+
+def test_without_automatic_phrases_rows_have_no_tree_scores():
+    assert all("tree_phrase" not in r for r in machine_agreement(DOC)["aligner"])
