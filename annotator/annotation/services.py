@@ -15,12 +15,15 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import DateTimeField, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotator.agreement.changes import project_changed
 from annotator.core import history, sql, validation
 from annotator.models import (
     AlignmentLink,
+    Assignment,
     Pair,
     PairLabel,
     ParaphraseType,
@@ -84,7 +87,22 @@ def _begin(pair: Pair, annotator: Any, base_version: int | None, is_gold: bool) 
     if base_version is not None and base_version != current:
         raise ConflictError(current)  # the transaction rolls back, bump included
     _batch.set(sheet.version)
+    if not is_gold:
+        _start_assignment(pair, annotator)
     return sheet
+
+
+def _start_assignment(pair: Pair, annotator: Any) -> None:
+    """The annotator saved work on the pair: their current assignment (latest round) moves from to do
+    (or postponed) to in progress. This is the only way a pair becomes in progress — opening, paging
+    past or postponing a pair writes nothing (`worklist`)."""
+    latest = Assignment.objects.filter(annotator=annotator, pair=pair).order_by("-round", "-id").values("pk")
+    Assignment.objects.filter(
+        pk__in=Subquery(latest[:1]), status__in=(Assignment.Status.TODO, Assignment.Status.POSTPONED)
+    ).update(
+        status=Assignment.Status.IN_PROGRESS,
+        started_at=Coalesce("started_at", Value(timezone.now(), output_field=DateTimeField())),
+    )
 
 
 def _finish(sheet: PairLabel, pair: Pair, *changed: str) -> int:

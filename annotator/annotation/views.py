@@ -155,8 +155,13 @@ def _go(request: SignedInRequest, url: str) -> HttpResponse:
     return redirect(url)
 
 
+def _postponed(request: SignedInRequest, project_id: int) -> work.Postponed:
+    return work.Postponed(request.session, project_id)
+
+
 def _next_url(request: SignedInRequest, pair: Pair, assignment: Assignment | None) -> str:
-    pair_id = work.next_pair_id(request.user, pair.project, assignment)
+    postponed = _postponed(request, pair.project_id).pair_ids()
+    pair_id = work.next_pair_id(request.user, pair.project, assignment, postponed)
     if pair_id is None:
         return reverse("annotator:queue", args=[pair.project_id])
     return reverse("annotator:pair-edit", args=[pair.project_id, pair_id])
@@ -171,12 +176,15 @@ def queue(request: SignedInRequest, project_pk: int) -> HttpResponse:
     project = access.project_for_member(request.user, project_pk)
     if not access.is_annotator(request.user, project):
         raise PermissionDenied("Only the project's annotators have a queue.")
+    postponed = _postponed(request, project.pk).pair_ids()
     rows = list(work.pair_assignments(request.user, project).select_related("pair"))
-    next_id = work.next_pair_id(request.user, project)
+    for row in rows:  # shown only, never saved: a postponement lives in the session
+        row.status = work.status_in_queue(row.status, row.pair_id, postponed)
+    next_id = work.next_pair_id(request.user, project, postponed=postponed)
     context = {
         "project": project,
         "rows": rows,
-        "counts": work.queue_counts(request.user, project),
+        "counts": work.queue_counts(request.user, project, postponed),
         "next_id": next_id,
         "started": any(row.status != Assignment.Status.TODO for row in rows),
     }
@@ -188,7 +196,10 @@ def pair_edit(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpRe
     """The editor page; for htmx requests naming a target (HX-Target), just that partial."""
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     assignment = _assignment(request, pair)
-    work.open_assignment(assignment)  # queue state only: no annotation, no history, no recompute
+    # Opening writes nothing: the pair moves to in progress when the annotator first saves on it. A
+    # postponed pair opened again is back in the annotator's hands (session only).
+    postponed = _postponed(request, pair.project_id)
+    postponed.discard(pair.pk)
     state = EditorState(pair, request.user)
     position, total = work.queue_position(request.user, pair.project, assignment)
     context = {
@@ -198,7 +209,7 @@ def pair_edit(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpRe
         "assignment": assignment,
         "position": position,
         "total": total,
-        "counts": work.queue_counts(request.user, pair.project),
+        "counts": work.queue_counts(request.user, pair.project, postponed.pair_ids()),
     }
     if request.htmx and request.htmx.target in REFRESHABLE:
         return render(request, f"{PAGE}#{request.htmx.target}", context)
@@ -508,10 +519,10 @@ def pair_previous(request: SignedInRequest, project_pk: int, pair_pk: int) -> Ht
 
 @require_POST
 def pair_postpone(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
-    """Put the pair aside: it comes back after the open pairs of the queue."""
+    """Put the pair aside: it comes back after the open pairs of the queue (kept in the session only)."""
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
     assignment = _assignment(request, pair)
-    work.postpone(assignment)
+    _postponed(request, pair.project_id).add(pair.pk)
     return _go(request, _next_url(request, pair, assignment))
 
 

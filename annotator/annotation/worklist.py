@@ -4,12 +4,18 @@ Queue order is the assignments' (round, queue_position, id). "Next" prefers open
 progress) after the current one, then open pairs before it, and only then postponed ones, so a
 postponed pair comes back once everything else is done. "Previous" is simply the pair before the
 current one in queue order, whatever its status, so an annotator can revisit finished work.
+
+Moving through the queue writes nothing to the project's data: opening, skipping or paging past a pair
+changes no row, and postponing is kept in the annotator's session (`Postponed`), not in the
+assignment. An assignment moves from to do to in progress when its annotator first saves an action on
+the pair (`annotation.services`) and to done when they mark it done; those are the only writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, MutableMapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -25,6 +31,39 @@ from annotator.models import AlignmentLink, Assignment, Pair, PairLabel, Phenome
 
 OPEN = (Assignment.Status.TODO, Assignment.Status.IN_PROGRESS)
 MAX_TIME_STEP = 3600  # seconds accepted per report; a tab left open overnight is not work
+TIME_SLACK = 60  # seconds between the page's last save and its time report (the beacon goes on leaving)
+SESSION_KEY = "postponed_pairs"
+
+
+class Postponed:
+    """The pairs an annotator put aside, per project, kept in their session (never in the database).
+
+    Postponing is a way of moving through the queue, like "next": it changes the order in which pairs
+    come, not anybody's work, so it writes no assignment, no history and nothing an export holds.
+    Assignments a former version marked postponed in the database count as postponed too.
+    """
+
+    def __init__(self, session: MutableMapping[str, Any], project_id: int) -> None:
+        self.session = session
+        self.key = str(project_id)
+
+    def pair_ids(self) -> set[int]:
+        return set(self.session.get(SESSION_KEY, {}).get(self.key, []))
+
+    def _store(self, ids: set[int]) -> None:
+        stored = dict(self.session.get(SESSION_KEY, {}))
+        stored[self.key] = sorted(ids)
+        if not ids:
+            del stored[self.key]
+        self.session[SESSION_KEY] = stored  # reassigned so the session notices the change
+
+    def add(self, pair_id: int) -> None:
+        self._store(self.pair_ids() | {pair_id})
+
+    def discard(self, pair_id: int) -> None:
+        ids = self.pair_ids()
+        if pair_id in ids:
+            self._store(ids - {pair_id})
 
 
 @dataclass(frozen=True)
@@ -49,11 +88,23 @@ def pair_assignments(user: Any, project: Project) -> Any:
     )
 
 
-def queue_counts(user: Any, project: Project) -> QueueCounts:
+def status_in_queue(status: str, pair_id: int, postponed: Collection[int] = ()) -> str:
+    """The status the queue shows: the assignment's, or postponed when the annotator put the unfinished
+    pair aside in this session."""
+    if pair_id in postponed and status != Assignment.Status.DONE:
+        return Assignment.Status.POSTPONED
+    return status
+
+
+def queue_counts(user: Any, project: Project, postponed: Collection[int] = ()) -> QueueCounts:
     counts = pair_assignments(user, project).aggregate(
         total=Count("id"),
         done=Count("id", filter=Q(status=Assignment.Status.DONE)),
-        postponed=Count("id", filter=Q(status=Assignment.Status.POSTPONED)),
+        postponed=Count(
+            "id",
+            filter=Q(status=Assignment.Status.POSTPONED)
+            | (Q(pair_id__in=list(postponed)) & ~Q(status=Assignment.Status.DONE)),
+        ),
     )
     return QueueCounts(counts["total"], counts["done"], counts["postponed"])
 
@@ -63,8 +114,9 @@ def assignment_for(user: Any, pair: Pair) -> Assignment | None:
     return Assignment.objects.filter(annotator=user, pair=pair).order_by("-round", "-id").first()
 
 
-def _order(user: Any, project: Project) -> list[tuple[int, int, str]]:
-    return list(pair_assignments(user, project).values_list("id", "pair_id", "status"))
+def _order(user: Any, project: Project, postponed: Collection[int] = ()) -> list[tuple[int, int, str]]:
+    rows = pair_assignments(user, project).values_list("id", "pair_id", "status")
+    return [(pk, pair_id, status_in_queue(status, pair_id, postponed)) for pk, pair_id, status in rows]
 
 
 def _after(rows: list[tuple[int, int, str]], current: Assignment | None) -> tuple[list, list]:
@@ -75,9 +127,11 @@ def _after(rows: list[tuple[int, int, str]], current: Assignment | None) -> tupl
     return rows[at + 1 :], rows[:at] if at >= 0 else []
 
 
-def next_pair_id(user: Any, project: Project, current: Assignment | None = None) -> int | None:
+def next_pair_id(
+    user: Any, project: Project, current: Assignment | None = None, postponed: Collection[int] = ()
+) -> int | None:
     """The pair to annotate next: open pairs after, then before the current one, then postponed ones."""
-    rows = _order(user, project)
+    rows = _order(user, project, postponed)
     after, before = _after(rows, current)
     for candidates in (after, before):
         for _, pair_id, status in candidates:
@@ -100,14 +154,6 @@ def queue_position(user: Any, project: Project, current: Assignment | None) -> t
     ids = list(pair_assignments(user, project).values_list("id", flat=True))
     position = ids.index(current.pk) + 1 if current is not None and current.pk in ids else 0
     return position, len(ids)
-
-
-def open_assignment(assignment: Assignment) -> None:
-    """The annotator opened the pair: to-do and postponed pairs become in progress."""
-    if assignment.status in (Assignment.Status.TODO, Assignment.Status.POSTPONED):
-        assignment.status = Assignment.Status.IN_PROGRESS
-        assignment.started_at = assignment.started_at or timezone.now()
-        assignment.save(update_fields=["status", "started_at"])
 
 
 def suggestions(pair: Pair, user: Any) -> tuple[list[list[int]], str]:
@@ -183,15 +229,27 @@ def accept_phrase_suggestions(
     return annotation_services.add_phrase_alignments(pair, user, wanted, sure=True, base_version=base_version)
 
 
-def postpone(assignment: Assignment) -> None:
-    assignment.status = Assignment.Status.POSTPONED
-    assignment.save(update_fields=["status"])
+def saved_within(assignment: Assignment, seconds: int) -> bool:
+    """Whether the annotator saved an action on the pair, or marked it done, in the last `seconds`."""
+    since = timezone.now() - timedelta(seconds=seconds + TIME_SLACK)
+    if assignment.finished_at is not None and assignment.finished_at >= since:
+        return True
+    if assignment.pair_id is None:
+        return False
+    return PairLabel.objects.filter(
+        pair_id=assignment.pair_id, annotator_id=assignment.annotator_id, is_gold=False, updated_at__gte=since
+    ).exists()
 
 
 def add_time_spent(assignment: Assignment, seconds: int) -> int:
-    """Add the active seconds the editor measured (clipped to 0..MAX_TIME_STEP). Returns the total."""
+    """Add the active seconds the editor measured (clipped to 0..MAX_TIME_STEP). Returns the total.
+
+    Only a visit in which the annotator saved something on the pair (or marked it done) counts: time on a
+    pair they only opened, looked at or paged past is not recorded, so moving through the queue changes
+    no time and no export byte.
+    """
     seconds = max(0, min(int(seconds), MAX_TIME_STEP))
-    if seconds:
+    if seconds and saved_within(assignment, seconds):
         Assignment.objects.filter(pk=assignment.pk).update(time_spent=F("time_spent") + seconds)
         assignment.refresh_from_db(fields=["time_spent"])
     return assignment.time_spent

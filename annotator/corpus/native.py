@@ -3,7 +3,9 @@
 Used by `annotator.corpus.services.import_corpus(format="native")`. Everything is matched on content so
 that importing the same document twice creates nothing the second time: pairs on their source id,
 units/items on theirs, links and phrase alignments on their unique keys, phenomena as a multiset of
-their fields, judgements on (item, rater, step, phase), assignments on (annotator, pair/unit, round).
+their fields, judgements on (item, rater, step, phase), assignments on (annotator, pair/unit, round),
+aligner runs on their version, systems on their name and their alignments on (system, pair); what the
+project already holds is kept.
 A document without the "workbench" part (e.g. written by another tool for the metrics library) is
 imported too: pair texts are the tokens joined by spaces, the tagset is created from the type names.
 """
@@ -14,9 +16,11 @@ from collections.abc import Sequence
 from typing import Any, TypedDict
 
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
 from annotator.core import validation
 from annotator.core.tagsets import PALETTE
+from annotator.corpus.exports.native import IMPORTED_TREE
 from annotator.corpus.imports import native
 from annotator.corpus.imports.problems import Problem
 from annotator.corpus.imports.records import PairRecord, PhenomenonRecord
@@ -30,7 +34,9 @@ from annotator.corpus.writing import (
     write_phenomena,
 )
 from annotator.models import (
+    AlignerRun,
     AlignmentLink,
+    AlignmentSystem,
     Assignment,
     EvaluationItem,
     EvaluationUnit,
@@ -42,6 +48,7 @@ from annotator.models import (
     PairLabel,
     ParaphraseType,
     PhraseAlignment,
+    SystemAlignment,
     Tagset,
 )
 
@@ -98,6 +105,7 @@ class NativeWriter:
         self.types = {t.name: t for t in tagset.types.all()} if tagset else {}
         self.write_members()
         self.ctx.total = len(self.doc.get("pairs", []))
+        self.write_aligner_runs()
         self.write_pairs()
         rows = Pair.objects.filter(project=self.project).values_list(
             "pk", "source_id", "tokens1", "tokens2", "nodes1", "nodes2"
@@ -127,6 +135,7 @@ class NativeWriter:
         items = self.write_units()
         self.write_judgements(sections.get("evaluations") or {}, items)
         self.write_assignments()
+        self.write_systems()
 
     # ---- project, tagset, members ----
 
@@ -212,9 +221,33 @@ class NativeWriter:
                         else pair.get("initial_alignment")
                     ),
                     initial_alignment_source=extra.get("initial_alignment_source", ""),
+                    initial_alignment_version=extra.get("initial_alignment_version"),
+                    tree_source=(
+                        "" if extra.get("tree_source") == IMPORTED_TREE else extra.get("tree_source", "")
+                    ),
                 )
             )
         write_pairs(self.ctx, records)
+
+    def write_aligner_runs(self) -> None:
+        """The aligner's finished runs the project does not have yet (the versions its pairs name)."""
+        have = set(AlignerRun.objects.filter(project=self.project).values_list("version", flat=True))
+        new = [
+            AlignerRun(
+                project=self.project,
+                version=run["version"],
+                settings=run["settings"],
+                status=run["status"],
+                stage="done" if run["status"] == AlignerRun.Status.SUCCEEDED else "",
+                report=run.get("report") or {},
+                finished_at=timezone.now(),
+            )
+            for run in self.wb.get("aligner_runs", [])
+            if run["version"] not in have
+        ]
+        AlignerRun.objects.bulk_create(new)
+        self.ctx.report.created["aligner runs"] += len(new)
+        self.ctx.report.unchanged["aligner runs"] += len(self.wb.get("aligner_runs", [])) - len(new)
 
     def pair_pk(self, source_id: str) -> int:
         return self.pairs[source_id]["pk"]
@@ -541,3 +574,31 @@ class NativeWriter:
             )
         Assignment.objects.bulk_create(new, batch_size=BATCH)
         self.ctx.report.created["assignments"] += len(new)
+
+    # ---- registered systems ----
+
+    def write_systems(self) -> None:
+        """Systems by name (registered when new) and their alignments of the pairs they have none of."""
+        for name, meta in self.wb.get("systems", {}).items():
+            system, created = AlignmentSystem.objects.get_or_create(
+                project=self.project, name=name, defaults={"description": meta.get("description", "")}
+            )
+            self.ctx.report.created["systems"] += int(created)
+            have = set(SystemAlignment.objects.filter(system=system).values_list("pair_id", flat=True))
+            new = []
+            for source_id, alignment in meta["alignments"].items():
+                pair_id = self.pair_pk(source_id)
+                if pair_id in have:
+                    self.ctx.report.unchanged["system alignments"] += 1
+                    continue
+                new.append(
+                    SystemAlignment(
+                        system=system,
+                        pair_id=pair_id,
+                        sure=alignment.get("sure", []),
+                        possible=alignment.get("possible", []),
+                        phrases=alignment.get("phrases", []),
+                    )
+                )
+            SystemAlignment.objects.bulk_create(new, batch_size=BATCH)
+            self.ctx.report.created["system alignments"] += len(new)

@@ -1,7 +1,8 @@
 """Automatic parse trees for pairs without imported ones (the Django side of `core.auto_trees`).
 
 `parse_missing_trees(project)` parses every member whose tree is empty or was made by a parser
-(`Pair.tree_source` non-empty), stores the bracketed trees with their nodes and the parser's name, and
+(`Pair.tree_source` non-empty), stores the bracketed trees with their nodes and the parser's name and
+version with its model's (`parser_source`, e.g. "spacy 3.8.18/en_core_web_sm 3.8.0"), and
 leaves imported trees (`tree_source` empty and a tree present) alone: imported gold trees always win.
 A lead replaces a tree by importing it (PTB format, `manage.py import_corpus --format ptb`, or the
 import page), which also clears `tree_source`. A pair with phrase alignments keeps its trees: new trees
@@ -14,6 +15,7 @@ while it runs; the API is `GET/POST /api/projects/{id}/trees/`.
 
 from __future__ import annotations
 
+import importlib.metadata
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +27,7 @@ from django.utils import timezone
 
 from annotator import taskqueue
 from annotator.agreement.changes import project_changed
-from annotator.core.auto_trees import BACKENDS, parse_members
+from annotator.core.auto_trees import BACKENDS, BENEPAR_MODEL, SPACY_MODEL, parse_members
 from annotator.core.trees import tree_nodes
 from annotator.models import Pair, PhraseAlignment, Project
 
@@ -33,6 +35,27 @@ log = logging.getLogger(__name__)
 PROGRESS_KEY = "parse-trees:{}:progress"
 STARTING_KEY = "parse-trees:{}:starting"
 BATCH = 500
+# backend → (model as named in `tree_source`, the model's package when it is one)
+MODELS = {"spacy": ("en_core_web_sm", SPACY_MODEL), "benepar": (BENEPAR_MODEL, None)}
+
+
+def _version(package: str | None) -> str:
+    if package is None:
+        return ""
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+def parser_source(backend: str) -> str:
+    """What `Pair.tree_source` records for trees of `backend`: parser and model, each with its installed
+    version ("spacy 3.8.18/en_core_web_sm 3.8.0"; a version that cannot be read is left out)."""
+    model, package = MODELS.get(backend, ("", None))
+    parser = " ".join(filter(None, (backend, _version(backend))))
+    shown = " ".join(filter(None, (model, _version(package))))
+    source = f"{parser}/{shown}" if shown else parser
+    return source[: Pair._meta.get_field("tree_source").max_length]
 
 
 ACTIVE = ("queued", "running")
@@ -155,12 +178,13 @@ def parse_missing_trees(
     report(0, total)
     trees = parse_members(sentences, backend=backend, progress=lambda n: report(n, total))
     changed: dict[int, Pair] = {}
+    source = parser_source(backend)
     for (pair, member), tree in zip(jobs, trees, strict=True):
         if not tree:
             continue
         setattr(pair, f"tree{member}", tree)
         setattr(pair, f"nodes{member}", tree_nodes(tree, getattr(pair, f"tokens{member}")))
-        pair.tree_source = backend
+        pair.tree_source = source
         changed[pair.pk] = pair
     with transaction.atomic():
         Pair.objects.bulk_update(

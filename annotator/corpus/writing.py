@@ -160,8 +160,8 @@ def write_pairs(ctx: Context, records: Sequence[PairRecord]) -> None:
                     "nodes2": nodes[1],
                     "initial_alignment": record.initial_alignment,
                     "initial_alignment_source": record.initial_alignment_source,
-                    "initial_alignment_version": None,
-                    "tree_source": "",
+                    "initial_alignment_version": record.initial_alignment_version,
+                    "tree_source": record.tree_source,
                 }
             )
         elif have == (record.text1, record.text2):

@@ -37,6 +37,6 @@ def test_worker_parses_and_the_web_side_sees_the_progress(
         state["status"] == "succeeded" and state["done"] == state["total"] == 10 and state["percent"] == 100
     )
     pair = Pair.objects.get(project=project, source_id="p0")
-    assert pair.tree_source == "spacy" and pair.nodes1[0]["end"] == 6
+    assert pair.tree_source == tree_parsing.parser_source("spacy") and pair.nodes1[0]["end"] == 6
     suggestions, source = suggested_phrase_alignment(pair)
     assert suggestions and source == "identical-tokens × spacy trees"

@@ -12,7 +12,13 @@ under one extension key that the metrics library ignores:
                  keys_allowed, scope_sides, sense_preserving, colour, shortcut, position, description}]},
       "members": {"leads": [username…], "annotators": [username…]},
       "pairs": {source_id: {position, text1, text2, corpus_labels, tree1, tree2, initial_alignment_source,
+                            initial_alignment_version,   # the aligner run (below) that wrote it, or null
+                            tree_source,   # "imported" (gold trees), the parser with its model and
+                                           # versions ("spacy 3.8.18/en_core_web_sm 3.8.0"), "" (no tree)
                             initial_alignment_stored: false when the pair has none (κ_C's fallback)}},
+      "aligner_runs": [{version, settings, status, report}],   # finished runs of the project's aligner
+      "systems": {name: {description, alignments: {source_id: {sure: [[i, j]…], possible: [[i, j]…],
+                         phrases: [{s1, s2, label}]}}}},       # registered systems and their alignments
       "pair_labels": {annotator: {source_id: {label, comment}}},
       "phenomena_extra": {annotator: [{sense_preserving, comment}, …]},   # same order as "phenomena"
       "phrase_nodes": {annotator: [[node1, node2], …]},                   # same order as "phrase_alignments"
@@ -33,7 +39,9 @@ header — the document without its per-pair data (format, annotators, options, 
 per pair, in pair order: `{"pair": {id, tokens1, tokens2, initial_alignment}, "workbench": {the pair's
 extras}, "phenomena": {annotator: [...]}, "phenomena_extra": {...}, "word_alignments": {annotator: {...}},
 "phrase_alignments": {...}, "phrase_nodes": {...}, "pair_labels": {annotator: label},
-"workbench_pair_labels": {annotator: {label, comment}}, "gold": {kind: [...]}}` (empty parts left out).
+"workbench_pair_labels": {annotator: {label, comment}}, "gold": {kind: [...]},
+"systems": {system: {sure, possible, phrases}}}` (empty parts left out); the header's "systems" keep
+each system's description with empty "alignments".
 `annotator.corpus.imports.native.from_jsonl` joins the lines into the same document.
 """
 
@@ -48,7 +56,9 @@ from django.db.models import BooleanField, ExpressionWrapper, Q
 
 from annotator.agreement.document import evaluation_item_ids, project_document
 from annotator.models import (
+    AlignerRun,
     AlignmentLink,
+    AlignmentSystem,
     AnnotationHistory,
     Assignment,
     EvaluationUnit,
@@ -61,6 +71,7 @@ from annotator.models import (
     Phenomenon,
     PhraseAlignment,
     Project,
+    SystemAlignment,
 )
 
 VERSION = 1
@@ -79,7 +90,19 @@ TYPE_FIELDS = [
     "position",
     "description",
 ]
-PAIR_FIELDS = ["position", "text1", "text2", "corpus_labels", "tree1", "tree2", "initial_alignment_source"]
+PAIR_FIELDS = [
+    "position",
+    "text1",
+    "text2",
+    "corpus_labels",
+    "tree1",
+    "tree2",
+    "initial_alignment_source",
+    "initial_alignment_version",
+    "tree_source",
+]
+IMPORTED_TREE = "imported"  # `tree_source` of imported (gold) trees, stored as "" in `Pair.tree_source`
+FINISHED_RUNS = (AlignerRun.Status.SUCCEEDED, AlignerRun.Status.FAILED)
 PER_PAIR = ("pairs", "pair_labels", "phenomena_extra", "phrase_nodes", "gold")
 
 
@@ -106,6 +129,8 @@ def native_document(project: Project, *, history: bool = False) -> dict[str, Any
         "evaluation_units": _units(project),
         "judgements": _judgements(project),
         "assignments": _assignments(project, source_ids),
+        "aligner_runs": _aligner_runs(project),
+        "systems": _systems(project),
     }
     if history:
         doc["workbench"]["history"] = _history(project, source_ids)
@@ -160,10 +185,40 @@ def _pairs(project: Project) -> dict[str, dict[str, Any]]:
     )
     out: dict[str, dict[str, Any]] = {}
     for row in rows:
-        out[row[0]] = dict(zip(PAIR_FIELDS, row[1:-1], strict=True))
+        extra = out[row[0]] = dict(zip(PAIR_FIELDS, row[1:-1], strict=True))
+        if not extra["tree_source"] and (extra["tree1"] or extra["tree2"]):
+            extra["tree_source"] = IMPORTED_TREE
         if row[-1]:
-            out[row[0]]["initial_alignment_stored"] = False
+            extra["initial_alignment_stored"] = False
     return out
+
+
+def _aligner_runs(project: Project) -> list[dict[str, Any]]:
+    """The finished runs of the project's aligner, oldest first (what each pair's version refers to)."""
+    rows = (
+        AlignerRun.objects.filter(project=project, status__in=FINISHED_RUNS)
+        .order_by("version")
+        .values("version", "settings", "status", "report")
+    )
+    return [dict(row) for row in rows]
+
+
+def _systems(project: Project) -> dict[str, dict[str, Any]]:
+    """Registered systems with their imported alignments, by name; pairs in pair order."""
+    systems: dict[str, dict[str, Any]] = {
+        name: {"description": description, "alignments": {}}
+        for name, description in AlignmentSystem.objects.filter(project=project)
+        .order_by("name")
+        .values_list("name", "description")
+    }
+    rows = (
+        SystemAlignment.objects.filter(system__project=project)
+        .order_by("system__name", "pair__position", "pair_id")
+        .values_list("system__name", "pair__source_id", "sure", "possible", "phrases")
+    )
+    for name, source_id, sure, possible, phrases in rows:
+        systems[name]["alignments"][source_id] = {"sure": sure, "possible": possible, "phrases": phrases}
+    return systems
 
 
 def _pair_labels(project: Project, source_ids: dict[int, str]) -> dict[str, dict[str, dict[str, str]]]:
@@ -397,6 +452,10 @@ def to_jsonl(doc: dict[str, Any]) -> list[dict[str, Any]]:
         header["evaluations"] = doc["evaluations"]
     workbench = doc.get("workbench", {})
     header["workbench"] = {key: value for key, value in workbench.items() if key not in PER_PAIR}
+    if "systems" in workbench:
+        header["workbench"]["systems"] = {
+            name: {**system, "alignments": {}} for name, system in workbench["systems"].items()
+        }
     # Which annotators each per-pair section lists (some have an entry without any rows, e.g. a done pair).
     header["section_annotators"] = {
         s: list(doc[s])
@@ -437,4 +496,7 @@ def to_jsonl(doc: dict[str, Any]) -> list[dict[str, Any]]:
     for kind, rows in workbench.get("gold", {}).items():
         for row in rows:
             lines[row["pair"]].setdefault("gold", {}).setdefault(kind, []).append(row)
+    for name, system in workbench.get("systems", {}).items():
+        for pair_id, alignment in system["alignments"].items():
+            put(pair_id, "systems", name, alignment, append=False)
     return [header, *lines.values()]

@@ -92,6 +92,7 @@ JSONL_PAIR_LINE = Obj(
         "pair_labels": MapOf(Str(150), AnyJson()),
         "workbench_pair_labels": MapOf(Str(150), AnyJson()),
         "gold": MapOf(Str(40), ListOf(AnyJson())),
+        "systems": MapOf(Str(60), AnyJson()),
     },
     required=("pair",),
 )
@@ -119,6 +120,11 @@ def from_jsonl(lines: list[dict[str, Any]]) -> dict[str, Any]:
         key: value for key, value in header.items() if key not in ("jsonl", "section_annotators", "workbench")
     }
     workbench = dict(header.get("workbench") or {})
+    if "systems" in workbench:  # copied, the pair lines' alignments are added to them
+        workbench["systems"] = {
+            name: {**system, "alignments": dict(system.get("alignments") or {})}
+            for name, system in workbench["systems"].items()
+        }
     sections = header.get("section_annotators", {})
     doc["pairs"] = [line["pair"] for line in pair_lines]
     for section, annotators in sections.items():
@@ -147,6 +153,10 @@ def from_jsonl(lines: list[dict[str, Any]]) -> dict[str, Any]:
             extras["pair_labels"].setdefault(annotator, {})[pair_id] = value
         for kind, rows in line.get("gold", {}).items():
             extras["gold"].setdefault(kind, []).extend(rows)
+        for name, alignment in line.get("systems", {}).items():
+            # a system the header does not describe is left for the schema check to name
+            system = workbench.setdefault("systems", {}).setdefault(name, {"alignments": {}})
+            system.setdefault("alignments", {})[pair_id] = alignment
     for key in ("pair_labels", "phenomena_extra", "phrase_nodes"):
         extras[key] = {name: extras[key][name] for name in sorted(extras[key])}
     if header.get("workbench"):

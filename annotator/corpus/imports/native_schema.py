@@ -27,6 +27,8 @@ from annotator.core.limits import (
     check,
 )
 from annotator.models import (
+    AlignerRun,
+    AlignmentSystem,
     Assignment,
     EvaluationItem,
     EvaluationUnit,
@@ -71,6 +73,22 @@ SOURCE_ID = Str(Pair._meta.get_field("source_id").max_length or 120)
 INDEX = Int(0, POSITION_MAX)
 SPAN = ListOf(INDEX)
 NODE = Nullable(INDEX)
+LINKS = ListOf(ListOf(INDEX, length=2))
+FINISHED_RUNS = (AlignerRun.Status.SUCCEEDED, AlignerRun.Status.FAILED)
+SYSTEM_ALIGNMENT = Obj(
+    {
+        "sure": LINKS,
+        "possible": LINKS,
+        "phrases": ListOf(
+            Obj(
+                {"s1": SPAN, "s2": SPAN, "label": Str(8, ("sure", "possible"))},
+                required=("s1", "s2", "label"),
+                extra=False,
+            )
+        ),
+    },
+    extra=False,
+)
 
 TYPE = Obj(
     columns(
@@ -130,7 +148,27 @@ WORKBENCH = Obj(
                     "tree1",
                     "tree2",
                     "initial_alignment_source",
+                    "initial_alignment_version",
+                    "tree_source",
                 )
+            ),
+        ),
+        "aligner_runs": ListOf(
+            Obj(
+                {
+                    "version": Int(1, POSITION_MAX),
+                    "settings": Obj({"backend": Str(40), "symmetrize": Str(40)}, required=("backend",)),
+                    "status": Str(16, tuple(str(s) for s in FINISHED_RUNS)),
+                    "report": AnyJson(),
+                },
+                required=("version", "settings", "status"),
+            )
+        ),
+        "systems": MapOf(
+            Str(AlignmentSystem._meta.get_field("name").max_length or 60),
+            Obj(
+                {"description": Str(), "alignments": MapOf(SOURCE_ID, SYSTEM_ALIGNMENT)},
+                required=("alignments",),
             ),
         ),
         "pair_labels": MapOf(
@@ -281,6 +319,63 @@ def document_problems(doc: dict[str, Any]) -> list[tuple[str, str]]:
     return found[:50]
 
 
+def _aligner_problems(wb: dict[str, Any]) -> list[tuple[str, str]]:
+    """Run versions unique; a pair's initial alignment version names one of the document's runs."""
+    found: list[tuple[str, str]] = []
+    versions: set[int] = set()
+    for n, run in enumerate(wb.get("aligner_runs", [])):
+        if run["version"] in versions:
+            found.append((f"workbench.aligner_runs[{n}].version", f"version {run['version']} given twice"))
+        versions.add(run["version"])
+    for sid, extra in wb.get("pairs", {}).items():
+        version = extra.get("initial_alignment_version")
+        if version is not None and version not in versions:
+            found.append(
+                (
+                    f"workbench.pairs.{sid}.initial_alignment_version",
+                    f"no aligner run {version} in workbench.aligner_runs",
+                )
+            )
+    return found
+
+
+def _system_problems(doc: dict[str, Any], wb: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each system alignment's pair is in the document and its indices are within the pair's members."""
+    found: list[tuple[str, str]] = []
+    lengths = {p["id"]: (len(p["tokens1"]), len(p["tokens2"])) for p in doc.get("pairs", [])}
+    for name, system in wb.get("systems", {}).items():
+        if not name.strip():
+            found.append(("workbench.systems", "a system without a name"))
+        for sid, alignment in system["alignments"].items():
+            at = f"workbench.systems.{name}.alignments.{sid}"
+            if sid not in lengths:
+                found.append((at, "no pair with this id in the document's pairs"))
+                continue
+            n1, n2 = lengths[sid]
+            for kind in ("sure", "possible"):
+                for n, (i, j) in enumerate(alignment.get(kind, [])):
+                    if i >= n1 or j >= n2:
+                        found.append(
+                            (
+                                f"{at}.{kind}[{n}]",
+                                f"link {i}-{j} outside the pair's members ({n1} and {n2} tokens)",
+                            )
+                        )
+            for n, phrase in enumerate(alignment.get("phrases", [])):
+                for key, size in (("s1", n1), ("s2", n2)):
+                    outside = [x for x in phrase[key] if x >= size]
+                    if outside:
+                        found.append(
+                            (
+                                f"{at}.phrases[{n}].{key}",
+                                f"token {outside[0]} outside member {key[1]} ({size} tokens)",
+                            )
+                        )
+                if not phrase["s1"] and not phrase["s2"]:
+                    found.append((f"{at}.phrases[{n}]", "s1 and s2 are both empty"))
+    return found
+
+
 def workbench_problems(doc: dict[str, Any]) -> list[tuple[str, str]]:
     """`(path, message)` for every value of doc["workbench"] of the wrong type, size or reference."""
     wb = doc.get("workbench")
@@ -293,6 +388,8 @@ def workbench_problems(doc: dict[str, Any]) -> list[tuple[str, str]]:
     for sid in wb.get("pairs", {}):
         if sid not in pairs:
             found.append((f"workbench.pairs.{sid}", "no pair with this id in the document's pairs"))
+    found += _aligner_problems(wb)
+    found += _system_problems(doc, wb)
     for annotator, by_pair in wb.get("pair_labels", {}).items():
         found += [
             (f"workbench.pair_labels.{annotator}.{sid}", "no pair with this id in the document's pairs")

@@ -23,6 +23,8 @@ class PairRecord:
     tree2: str = ""
     initial_alignment: list[list[int]] | None = None
     initial_alignment_source: str = ""
+    initial_alignment_version: int | None = None  # the project's aligner run that wrote it (native only)
+    tree_source: str = ""  # the parser that made the trees; empty for imported ones (native only)
 
 
 @dataclass

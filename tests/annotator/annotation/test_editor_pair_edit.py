@@ -94,11 +94,17 @@ def test_annotator_never_sees_another_annotators_work_in_the_html():
     assert "<strong>0</strong> possible" in html
 
 
-def test_opening_a_pair_puts_it_in_progress():
+def test_opening_a_pair_leaves_it_to_do_and_the_first_save_puts_it_in_progress():
     desk = make.desk()
-    logged_in(desk.anna).get(url("pair-edit", desk.pair))
+    client = logged_in(desk.anna)
+    client.get(url("pair-edit", desk.pair))
     assignment = Assignment.objects.get(annotator=desk.anna, pair=desk.pair)
+    assert assignment.status == "todo" and assignment.started_at is None
+    annotation_services.set_comment(desk.pair, desk.anna, "first thought", base_version=None)
+    assignment.refresh_from_db()
     assert assignment.status == "in_progress" and assignment.started_at is not None
+    ben = Assignment.objects.get(annotator=desk.ben, pair=desk.pair)
+    assert ben.status == "todo" and ben.started_at is None
 
 
 def test_htmx_request_naming_a_target_gets_just_that_partial():

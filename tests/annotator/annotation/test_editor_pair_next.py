@@ -3,7 +3,6 @@
 import pytest
 from django.urls import reverse
 
-from annotator.annotation import worklist as work
 from annotator.models import Assignment
 from tests import make
 from tests.make import logged_in, url
@@ -14,17 +13,26 @@ pytestmark = pytest.mark.django_db
 def test_next_goes_to_the_following_open_pair_skipping_postponed_ones():
     desk = make.desk()
     p1, p2, p3 = desk.project.pairs.order_by("position")
-    work.postpone(work.assignment_for(desk.anna, p2))
-    response = logged_in(desk.anna).get(url("pair-next", p1))
+    client = logged_in(desk.anna)
+    client.post(url("pair-postpone", p2))
+    response = client.get(url("pair-next", p1))
     assert response["Location"] == url("pair-edit", p3)
 
 
 def test_postponed_pairs_come_back_when_nothing_else_is_open():
     desk = make.desk()
     p1, p2, p3 = desk.project.pairs.order_by("position")
-    work.postpone(work.assignment_for(desk.anna, p2))
+    client = logged_in(desk.anna)
+    client.post(url("pair-postpone", p2))
     Assignment.objects.filter(annotator=desk.anna, pair__in=[p1, p3]).update(status="done")
-    assert logged_in(desk.anna).get(url("pair-next", p3))["Location"] == url("pair-edit", p2)
+    assert client.get(url("pair-next", p3))["Location"] == url("pair-edit", p2)
+
+
+def test_a_pair_postponed_before_the_session_kept_postponements_still_comes_last():
+    desk = make.desk()
+    p1, p2, p3 = desk.project.pairs.order_by("position")
+    Assignment.objects.filter(annotator=desk.anna, pair=p2).update(status="postponed")
+    assert logged_in(desk.anna).get(url("pair-next", p1))["Location"] == url("pair-edit", p3)
 
 
 def test_after_the_last_pair_next_leads_to_the_queue():

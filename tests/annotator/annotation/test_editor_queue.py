@@ -5,11 +5,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotator.annotation import worklist as work
+from annotator.annotation import services as annotation_services
 from annotator.corpus import projects
 from annotator.models import Assignment
 from tests import make
-from tests.make import logged_in
+from tests.make import logged_in, url
 
 pytestmark = pytest.mark.django_db
 
@@ -21,9 +21,10 @@ def queue_url(project):
 def test_annotator_sees_counts_progress_and_their_pairs_in_order():
     desk = make.desk()
     pairs = list(desk.project.pairs.order_by("position"))
-    work.postpone(work.assignment_for(desk.anna, pairs[1]))
+    client = logged_in(desk.anna)
+    client.post(url("pair-postpone", pairs[1]))
     Assignment.objects.filter(annotator=desk.anna, pair=pairs[2]).update(status="done")
-    html = logged_in(desk.anna).get(queue_url(desk.project)).content.decode()
+    html = client.get(queue_url(desk.project)).content.decode()
     assert "<strong>1</strong> done · <strong>1</strong> to do · <strong>1</strong> postponed" in html
     assert 'style="width: 33%"' in html
     assert html.index(">p1<") < html.index(">p2<") < html.index(">p3<")
@@ -32,8 +33,9 @@ def test_annotator_sees_counts_progress_and_their_pairs_in_order():
 def test_continue_goes_to_the_first_open_pair_and_postponed_ones_come_last():
     desk = make.desk()
     pairs = list(desk.project.pairs.order_by("position"))
-    work.postpone(work.assignment_for(desk.anna, pairs[0]))
-    response = logged_in(desk.anna).get(queue_url(desk.project))
+    client = logged_in(desk.anna)
+    client.post(url("pair-postpone", pairs[0]))
+    response = client.get(queue_url(desk.project))
     assert response.context["next_id"] == pairs[1].pk
 
 
@@ -65,9 +67,11 @@ def test_queue_query_count_does_not_grow_with_the_number_of_pairs():
     assert len(small) == len(large)
 
 
-def test_the_button_says_start_before_any_pair_is_opened_and_continue_after():
+def test_the_button_says_start_until_the_first_save_and_continue_after():
     desk = make.desk()
     client = logged_in(desk.anna)
     assert "Start annotating" in client.get(queue_url(desk.project)).content.decode()
-    work.open_assignment(work.assignment_for(desk.anna, desk.pair))
+    client.get(url("pair-edit", desk.pair))  # only looking
+    assert "Start annotating" in client.get(queue_url(desk.project)).content.decode()
+    annotation_services.set_pair_label(desk.pair, desk.anna, "paraphrase", base_version=None)
     assert "Continue ›" in client.get(queue_url(desk.project)).content.decode()

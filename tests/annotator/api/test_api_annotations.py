@@ -151,8 +151,9 @@ def test_save_phenomenon_query_count(world, django_assert_num_queries):
     client.post("/api/phenomena/", _phenomenon_body(world), format="json")  # sheet and state rows exist
     body = _phenomenon_body(world, base_version=2)
     # token, access (one query), type, sheet locked and its version bumped (one UPDATE … RETURNING),
-    # insert, history, agreement state, and the transaction's savepoint/release
-    with django_assert_num_queries(9):
+    # the annotator's assignment put in progress if it was to do (one UPDATE), insert, history,
+    # agreement state, and the transaction's savepoint/release
+    with django_assert_num_queries(10):
         response = client.post("/api/phenomena/", body, format="json")
     assert response.status_code == 201
 

@@ -4,11 +4,13 @@ untouched, the UI panel, the API and the management command."""
 from __future__ import annotations
 
 import pytest
+from django.apps import apps
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
 
 from annotator.annotation import services as annotation_services
+from annotator.annotation import worklist as work
 from annotator.corpus import aligner_training as training
 from annotator.corpus import projects
 from annotator.models import AlignerRun, AlignmentLink, Pair
@@ -158,3 +160,39 @@ def test_align_corpus_command(world, capsys):
     assert "Version 1 (eflomal/grow-diag-final): 24 pairs aligned" in capsys.readouterr().out
     with pytest.raises(CommandError, match="no project"):
         call_command("align_corpus", "--project", "nope")
+
+
+def _stored_rows() -> dict[str, int]:
+    """Rows per table of the workbench, the aligner's own run log apart."""
+    return {
+        model.__name__: model.objects.count()
+        for model in apps.get_app_config("annotator").get_models()
+        if model is not AlignerRun
+    }
+
+
+def test_retraining_copies_no_links_so_storage_does_not_grow_and_accepted_links_stay(world):
+    project, ann, _, pairs, _ = world
+    _train(project)
+    first = work.suggestions(pairs[0], ann)[0][0]
+    work.accept_suggestions(pairs[0], ann, base_version=None, only=[tuple(first)])
+    work.accept_suggestions(pairs[1], ann, base_version=None)
+    # A link the annotator made by hand, which no version of the aligner suggests.
+    annotation_services.set_links(pairs[2], ann, [(0, 4)], sure=False, base_version=None)
+    saved = set(AlignmentLink.objects.values_list("pair_id", "annotator_id", "i", "j", "sure"))
+    rows = _stored_rows()
+
+    for symmetrize in ("grow-diag-final", "intersection", "grow-diag-final"):
+        _train(project, symmetrize)
+
+    assert AlignerRun.objects.filter(project=project).count() == 4  # one small row per run, nothing else
+    assert _stored_rows() == rows
+    assert set(AlignmentLink.objects.values_list("pair_id", "annotator_id", "i", "j", "sure")) == saved
+    automatic = Pair.objects.filter(project=project).exclude(initial_alignment_source="imported")
+    # Each pair holds one alignment, the latest version's; earlier versions' links are gone with it.
+    assert set(automatic.values_list("initial_alignment_version", flat=True)) == {4}
+    for pair in automatic:
+        assert all(isinstance(link, list) and len(link) == 2 for link in pair.initial_alignment)
+    # The new version's suggestions leave out what the annotator already holds.
+    mine = set(AlignmentLink.objects.filter(pair=pairs[1], annotator=ann).values_list("i", "j"))
+    assert mine and not mine & {tuple(link) for link in work.suggestions(pairs[1], ann)[0]}
