@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.decorators import login_not_required
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -10,30 +12,39 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from annotator import access
+from annotator.annotation import worklist
 from annotator.home import health
 from annotator.models import Assignment, Membership, Project
 from annotator.projects import guidelines
 
 
-def _queue_counts(user, project: Project) -> dict[str, int]:
-    return _queue_counts_by_project(user, [project.pk]).get(project.pk, _empty_counts())
+def _queue_counts(user, project: Project, session: Any = None) -> dict[str, int]:
+    return _queue_counts_by_project(user, [project.pk], session).get(project.pk, _empty_counts())
 
 
 def _empty_counts() -> dict[str, int]:
     return {"total": 0, "done": 0, "postponed": 0, "todo": 0, "percent": 0, "units": 0, "units_open": 0}
 
 
-def _queue_counts_by_project(user, project_ids: list[int]) -> dict[int, dict[str, int]]:
+def _queue_counts_by_project(user, project_ids: list[int], session: Any = None) -> dict[int, dict[str, int]]:
     """The user's own assignment counts per project, in one query: pairs counted as the editor's queue
-    counts them (`services.work.queue_counts`), evaluation units apart (the rating queue's)."""
+    counts them (`worklist.queue_counts`: postponed in the database or in this session and not done),
+    evaluation units apart (the rating queue's)."""
     pairs = Q(pair__isnull=False)
+    aside: set[int] = set()
+    if session is not None:
+        for project_id in project_ids:
+            aside |= worklist.Postponed(session, project_id).pair_ids()
+    postponed = Q(status=Assignment.Status.POSTPONED) | (
+        Q(pair_id__in=sorted(aside)) & ~Q(status=Assignment.Status.DONE)
+    )
     rows = (
         Assignment.objects.filter(project_id__in=project_ids, annotator=user)
         .values("project_id")
         .annotate(
             total=Count("id", filter=pairs),
             done=Count("id", filter=pairs & Q(status=Assignment.Status.DONE)),
-            postponed=Count("id", filter=pairs & Q(status=Assignment.Status.POSTPONED)),
+            postponed=Count("id", filter=pairs & postponed),
             units=Count("id", filter=Q(unit__isnull=False)),
             units_open=Count("id", filter=Q(unit__isnull=False) & ~Q(status=Assignment.Status.DONE)),
         )
@@ -58,7 +69,7 @@ def home(request: HttpRequest) -> HttpResponse:
     """Each role's starting page: the annotator's queues, the lead's projects, the admin's tools."""
     projects = list(access.visible_projects(request.user).select_related("tagset"))
     roles = access.roles_by_project(request.user, [p.pk for p in projects])
-    counts = _queue_counts_by_project(request.user, [p.pk for p in projects])
+    counts = _queue_counts_by_project(request.user, [p.pk for p in projects], request.session)
     admin = access.is_admin(request.user)
     rows = [
         {
@@ -79,7 +90,7 @@ def project_detail(request: HttpRequest, project_pk: int) -> HttpResponse:
         "project": project,
         "is_project_lead": access.is_lead(request.user, project),
         "is_project_annotator": access.is_annotator(request.user, project),
-        "queue": _queue_counts(request.user, project),
+        "queue": _queue_counts(request.user, project, request.session),
         "n_pairs": project.pairs.count(),
         "n_units": project.units.count(),
         "guidelines_unseen": guidelines.unseen_version(project, request.user),
