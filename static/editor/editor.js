@@ -6,7 +6,9 @@
 import { drawLines, setKind, setView } from "./alignment.js";
 import { $, editor } from "./dom.js";
 import { onKey } from "./keys.js";
+import { drawLanes } from "./lanes.js";
 import { afterSwap, setMode } from "./modes.js";
+import { paint } from "./paint.js";
 import { applyFolded, renderRecent } from "./palette.js";
 import { filterPalette, highlightPhenomenon } from "./phenomena.js";
 import { highlightCounterparts, highlightPhrase } from "./phrase.js";
@@ -43,6 +45,7 @@ function highlighter(on) {
 
 function init() {
   document.documentElement.classList.add("js");
+  paint();
   onAfterSwap(afterSwap);
   startSaveQueue();
   startTimeSpent();
@@ -68,10 +71,17 @@ function init() {
   ]) {
     editor.addEventListener(name, highlighter(on));
   }
-  new ResizeObserver(() => {
-    drawLines();
-    applyZoom();
-  }).observe($("#workspace") || editor);
+  // Redrawn in the next frame, and only when the width changed: the lanes change the height.
+  let width = null;
+  new ResizeObserver(([entry]) => {
+    if (entry.contentRect.width === width) return;
+    width = entry.contentRect.width;
+    requestAnimationFrame(() => {
+      drawLanes();
+      drawLines();
+      applyZoom();
+    });
+  }).observe($(".ed-main") || editor);
   state.view = localStorage.getItem("editor-view") === "matrix" ? "matrix" : "lines";
   setKind("sure");
   setView(state.view);
