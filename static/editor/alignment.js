@@ -1,7 +1,7 @@
 // Word alignment: linking the selected tokens, unlinking, the sure/possible kind, and the two views
 // (lines drawn between the members, or a matrix of cells).
 
-import { $, clientMessage, editor, escapeHtml, joined, linksData, tokenEl } from "./dom.js";
+import { $, $$, clientMessage, editor, escapeHtml, joined, linksData, tokenEl } from "./dom.js";
 import { enqueue } from "./savequeue.js";
 import { applySelection, clearSelection } from "./selection.js";
 import { state } from "./state.js";
@@ -57,11 +57,33 @@ function drawLine(svg, coords, cls, i, j) {
   svg.append(line);
 }
 
+/** Whether the member's tokens fit on one visual line (the first and the last share their top). */
+function oneLine(m) {
+  const toks = $$(`.member-${m} .tok`);
+  return toks.length < 2 || Math.abs(toks[0].offsetTop - toks.at(-1).offsetTop) < 2;
+}
+
+/**
+ * The lines view never draws a link across text. When both sentences fit on one line each, links go
+ * from member 1's tokens down to member 2's across the gap between them; when either wraps, the
+ * members are laid out as two columns of one token per row (member 1 right-aligned on the left,
+ * member 2 on the right) and the links run in the gutter between the columns, as bitext aligners do.
+ */
+function chooseLayout(members) {
+  const lines = state.mode === "align" && state.view === "lines";
+  members.classList.remove("columns");
+  const columns = lines && !(oneLine(1) && oneLine(2));
+  members.classList.toggle("columns", columns);
+  for (const strip of $$(".toks", members)) strip.setAttribute("aria-orientation", columns ? "vertical" : "horizontal");
+  return columns;
+}
+
 export function drawLines() {
   const svg = $(".link-lines");
   const members = $("#members");
   if (!svg || !members) return;
   svg.replaceChildren();
+  const columns = chooseLayout(members);
   if (state.mode !== "align" || state.view !== "lines") return;
   const box = members.getBoundingClientRect();
   svg.setAttribute("width", box.width);
@@ -73,11 +95,19 @@ export function drawLines() {
     if (!a || !b) return null;
     const ra = a.getBoundingClientRect();
     const rb = b.getBoundingClientRect();
+    if (columns) {
+      return {
+        x1: ra.right + 3 - box.left,
+        y1: ra.top + ra.height / 2 - box.top,
+        x2: rb.left - 3 - box.left,
+        y2: rb.top + rb.height / 2 - box.top,
+      };
+    }
     return {
       x1: ra.left + ra.width / 2 - box.left,
-      y1: ra.bottom - box.top,
+      y1: ra.bottom + 1 - box.top,
       x2: rb.left + rb.width / 2 - box.left,
-      y2: rb.top - box.top,
+      y2: rb.top - 1 - box.top,
     };
   };
   // Suggestions first (underneath): dotted amber, a click accepts one as a sure link.
