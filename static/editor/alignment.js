@@ -68,13 +68,14 @@ function oneLine(m) {
  * from member 1's tokens down to member 2's across the gap between them; when either wraps, the
  * members are laid out as two columns of one token per row (member 1 right-aligned on the left,
  * member 2 on the right) and the links run in the gutter between the columns, as bitext aligners do.
+ * The keys stay the same in both layouts (← → through a member, ↑ ↓ to the other one), so a window's
+ * width never changes what a key does.
  */
 function chooseLayout(members) {
   const lines = state.mode === "align" && state.view === "lines";
   members.classList.remove("columns");
   const columns = lines && !(oneLine(1) && oneLine(2));
   members.classList.toggle("columns", columns);
-  for (const strip of $$(".toks", members)) strip.setAttribute("aria-orientation", columns ? "vertical" : "horizontal");
   return columns;
 }
 

@@ -70,23 +70,13 @@ function extendTo(m, from, to) {
   applySelection();
 }
 
-const HORIZONTAL = {
+const MOVES = {
   ArrowLeft: (m, i) => [m, i - 1],
   ArrowRight: (m, i) => [m, i + 1],
   Home: (m) => [m, 0],
   End: (m) => [m, count(m) - 1],
   ArrowUp: (m, i) => (m === 2 ? [1, nearestInOther(2, i)] : [m, i]),
   ArrowDown: (m, i) => (m === 1 ? [2, nearestInOther(1, i)] : [m, i]),
-};
-
-// Word alignment with wrapped sentences shows the members as two columns (alignment.js): ↑ ↓ move
-// through a member, ← → go to the other column.
-const VERTICAL = {
-  ...HORIZONTAL,
-  ArrowUp: (m, i) => [m, i - 1],
-  ArrowDown: (m, i) => [m, i + 1],
-  ArrowLeft: (m, i) => (m === 2 ? [1, nearestInOther(2, i)] : [m, i]),
-  ArrowRight: (m, i) => (m === 1 ? [2, nearestInOther(1, i)] : [m, i]),
 };
 
 /** Put the keyboard focus on member m's cursor token (Shift+1 / Shift+2). */
@@ -104,8 +94,7 @@ export function onTokenKey(event, tok) {
     toggleAtCursor(m, i);
     return true;
   }
-  const columns = tok.closest("#members").classList.contains("columns");
-  const move = (columns ? VERTICAL : HORIZONTAL)[event.key];
+  const move = MOVES[event.key];
   if (!move) return false;
   event.preventDefault();
   const [to, j] = move(m, i);
