@@ -126,6 +126,18 @@ export function drawLines() {
   applySelection();
 }
 
+/** Hovering or focusing a token in word alignment highlights its links and the tokens they reach. */
+export function highlightLinks(tok, on) {
+  if (state.mode !== "align") return;
+  const m = Number(tok.closest(".member").dataset.member);
+  const end = m === 1 ? "i" : "j";
+  for (const line of $$(`.link-lines line.link:not(.suggested)[data-${end}="${tok.dataset.i}"]`)) {
+    line.classList.toggle("hl", on);
+    const other = m === 1 ? tokenEl(2, line.dataset.j) : tokenEl(1, line.dataset.i);
+    other?.classList.toggle("linked", on);
+  }
+}
+
 export function buildMatrix() {
   const box = $(".link-matrix");
   if (!box) return;

@@ -3,7 +3,7 @@
 // nodes), keys.js (shortcuts), savequeue.js (ordered, versioned, retried saves), sheet.js (forms, undo),
 // timespent.js (active time).
 
-import { drawLines, setKind, setView } from "./alignment.js";
+import { drawLines, highlightLinks, setKind, setView } from "./alignment.js";
 import { $, editor } from "./dom.js";
 import { onKey } from "./keys.js";
 import { drawLanes } from "./lanes.js";
@@ -38,6 +38,8 @@ function highlighter(on) {
     if (li && !li.contains(event.relatedTarget)) highlightPhenomenon(li.dataset.ph, on);
     const pa = event.target.closest(".pa");
     if (pa && !pa.contains(event.relatedTarget)) highlightPhrase(pa, on);
+    const tok = event.target.closest?.("#members .tok");
+    if (tok && !tok.contains(event.relatedTarget)) highlightLinks(tok, on);
     const node = event.target.closest?.("svg.tree .node");
     if (node && !node.contains(event.relatedTarget)) highlightCounterparts(node, on);
   };

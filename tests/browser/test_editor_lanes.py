@@ -203,5 +203,10 @@ def test_links_never_cross_the_text_of_wrapped_sentences(page, live_server, five
         assert page.evaluate("() => document.activeElement.dataset.i") == "1"
         page.keyboard.press("ArrowDown")
         assert page.evaluate("() => document.activeElement.closest('.member').dataset.member") == "2"
+    page.locator('.member-1 .tok[data-i="3"]').hover()  # brother: its link and the linked token stand out
+    brother = QUOTED2.index("brother")
+    page.wait_for_selector(f'.link-lines line.link.hl[data-i="3"][data-j="{brother}"]')
+    assert page.locator(".tok.linked").count() == 1
+    assert page.locator(".tok.linked").get_attribute("data-i") == str(brother)
     page.keyboard.press("Shift+H")
     assert page.locator("#members.columns").count() == 0
