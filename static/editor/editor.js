@@ -91,6 +91,11 @@ function init() {
   applyFolded();
   renderRecent();
   renderStatus();
+  // Token widths change if a font arrives after the first drawing.
+  document.fonts?.ready.then(() => {
+    drawLanes();
+    drawLines();
+  });
 }
 
 if (editor) init();
