@@ -2,14 +2,14 @@
 
 `EditorState` loads lazily, so a save that re-renders one panel queries only what that panel needs.
 Every query is restricted to ``annotator=user, is_gold=False``: an annotator never sees anyone else's
-work (blind annotation). The layout helpers are pure functions: stacked underline lanes for
-overlapping phenomena and the geometry of the two parse trees drawn as SVG.
+work (blind annotation). The layout helpers are pure functions: the token strips and the geometry of
+the two parse trees drawn as SVG.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -31,29 +31,7 @@ from annotator.models import (
     PhraseAlignment,
 )
 
-# ---- layout: stacked underlines --------------------------------------------------------------------
-
-
-def assign_lanes(spans: Iterable[tuple[Any, Sequence[int]]]) -> dict[Any, int]:
-    """Give each (key, token indices) a lane so that no two spans whose ranges overlap share one.
-
-    Ranges are [min, max] of the indices, so a discontinuous scope keeps one lane across its gap and
-    reads as one phenomenon. Greedy by start (optimal for interval graphs): the lowest free lane.
-    """
-    ordered = sorted(
-        ((min(idx), max(idx), key) for key, idx in spans if idx),
-        key=lambda s: (s[0], -(s[1] - s[0]), str(s[2])),
-    )
-    lane_ends: list[int] = []
-    lanes: dict[Any, int] = {}
-    for start, end, key in ordered:
-        lane = next((n for n, last in enumerate(lane_ends) if last < start), len(lane_ends))
-        if lane == len(lane_ends):
-            lane_ends.append(end)
-        else:
-            lane_ends[lane] = end
-        lanes[key] = lane
-    return lanes
+# ---- layout: the token strips -------------------------------------------------------------------
 
 
 def scope_text(tokens: Sequence[str], indices: Sequence[int]) -> str:
@@ -69,56 +47,30 @@ def scope_text(tokens: Sequence[str], indices: Sequence[int]) -> str:
 
 
 @dataclass
-class Mark:
-    phenomenon: int
-    lane: int
-    colour: str
-    key: bool
-
-
-@dataclass
 class Token:
     i: int
     text: str
-    marks: list[Mark] = field(default_factory=list)
     aligned: bool = False
 
 
-def member_tokens(
-    tokens: Sequence[str], phenomena: Sequence[Phenomenon], member: int, aligned: set[int]
-) -> tuple[list[Token], int]:
-    """Tokens of member 1 or 2 with their phenomenon marks; returns (tokens, number of lanes)."""
-    rows = [Token(i, text, aligned=i in aligned) for i, text in enumerate(tokens)]
-    spans = []
-    for ph in phenomena:
-        scope, keys = getattr(ph, f"scope{member}"), getattr(ph, f"key{member}")
-        spans.append((ph.pk, sorted(set(scope) | set(keys))))
-    lanes = assign_lanes(spans)
-    for ph in phenomena:
-        if ph.pk not in lanes:
-            continue
-        keys = set(getattr(ph, f"key{member}"))
-        for i in sorted(set(getattr(ph, f"scope{member}")) | keys):
-            rows[i].marks.append(Mark(ph.pk, lanes[ph.pk], ph.ptype.colour, i in keys))
-    return rows, (max(lanes.values()) + 1 if lanes else 0)
+def member_tokens(tokens: Sequence[str], aligned: set[int]) -> list[Token]:
+    """Tokens of member 1 or 2, each marked aligned or not (the word-alignment layer's highlight)."""
+    return [Token(i, text, aligned=i in aligned) for i, text in enumerate(tokens)]
 
 
 def tokens_html(rows: Sequence[Token]) -> SafeString:
-    """The member's token strip. Built here rather than in a template loop: with 60 tokens and their
-    marks it is the hottest markup of the page and of every phenomenon or link save."""
+    """The member's token strip. Built here rather than in a template loop: with 60 tokens it is the
+    hottest markup of the page and of every phenomenon or link save. The phenomena are drawn under the
+    tokens by the editor's script (static/editor/lanes.js) from the list of phenomena, as labelled lanes.
+    """
     parts = []
     for t in rows:
-        marks = "".join(
-            f'<i class="mk{" key" if m.key else ""}" data-ph="{m.phenomenon}" style="--c:{escape(m.colour)};'
-            f'--l:{m.lane}"></i>'
-            for m in t.marks
-        )
         # role/aria-selected/tabindex: the strip is a listbox the token cursor moves through (the JS
         # sets the selection and the one tab stop per member); the title gives the index and stored value.
         parts.append(
             f'<span class="tok{"" if t.aligned else " un"}" data-i="{t.i}" role="option" aria-selected="false"'
             f' tabindex="{0 if t.i == 0 else -1}" title="{t.i} · {escape(plain_bidi(t.text))}">'
-            f"{visible_bidi(display_token(t.text))}{marks}</span>"
+            f"{visible_bidi(display_token(t.text))}</span>"
         )
     return mark_safe("".join(parts))
 
@@ -307,11 +259,10 @@ class EditorState:
     def members(self) -> list[dict[str, Any]]:
         aligned1 = {i for i, _, _ in self.links} if self.project.layer_word_alignment else set()
         aligned2 = {j for _, j, _ in self.links} if self.project.layer_word_alignment else set()
-        phenomena = self.phenomena if self.project.layer_phenomena else []
         out = []
         for member, tokens, aligned in ((1, self.pair.tokens1, aligned1), (2, self.pair.tokens2, aligned2)):
-            rows, lanes = member_tokens(tokens, phenomena, member, aligned)
-            out.append({"n": member, "tokens": rows, "lanes": lanes, "html": tokens_html(rows)})
+            rows = member_tokens(tokens, aligned)
+            out.append({"n": member, "tokens": rows, "html": tokens_html(rows)})
         return out
 
     @cached_property

@@ -1,7 +1,7 @@
 // Word alignment: linking the selected tokens, unlinking, the sure/possible kind, and the two views
 // (lines drawn between the members, or a matrix of cells).
 
-import { $, clientMessage, editor, escapeHtml, joined, linksData, tokenEl } from "./dom.js";
+import { $, $$, clientMessage, editor, escapeHtml, joined, linksData, tokenEl } from "./dom.js";
 import { enqueue } from "./savequeue.js";
 import { applySelection, clearSelection } from "./selection.js";
 import { state } from "./state.js";
@@ -57,11 +57,34 @@ function drawLine(svg, coords, cls, i, j) {
   svg.append(line);
 }
 
+/** Whether the member's tokens fit on one visual line (the first and the last share their top). */
+function oneLine(m) {
+  const toks = $$(`.member-${m} .tok`);
+  return toks.length < 2 || Math.abs(toks[0].offsetTop - toks.at(-1).offsetTop) < 2;
+}
+
+/**
+ * The lines view never draws a link across text. When both sentences fit on one line each, links go
+ * from member 1's tokens down to member 2's across the gap between them; when either wraps, the
+ * members are laid out as two columns of one token per row (member 1 right-aligned on the left,
+ * member 2 on the right) and the links run in the gutter between the columns, as bitext aligners do.
+ * The keys stay the same in both layouts (← → through a member, ↑ ↓ to the other one), so a window's
+ * width never changes what a key does.
+ */
+function chooseLayout(members) {
+  const lines = state.mode === "align" && state.view === "lines";
+  members.classList.remove("columns");
+  const columns = lines && !(oneLine(1) && oneLine(2));
+  members.classList.toggle("columns", columns);
+  return columns;
+}
+
 export function drawLines() {
   const svg = $(".link-lines");
   const members = $("#members");
   if (!svg || !members) return;
   svg.replaceChildren();
+  const columns = chooseLayout(members);
   if (state.mode !== "align" || state.view !== "lines") return;
   const box = members.getBoundingClientRect();
   svg.setAttribute("width", box.width);
@@ -73,11 +96,19 @@ export function drawLines() {
     if (!a || !b) return null;
     const ra = a.getBoundingClientRect();
     const rb = b.getBoundingClientRect();
+    if (columns) {
+      return {
+        x1: ra.right + 3 - box.left,
+        y1: ra.top + ra.height / 2 - box.top,
+        x2: rb.left - 3 - box.left,
+        y2: rb.top + rb.height / 2 - box.top,
+      };
+    }
     return {
       x1: ra.left + ra.width / 2 - box.left,
-      y1: ra.bottom - box.top,
+      y1: ra.bottom + 1 - box.top,
       x2: rb.left + rb.width / 2 - box.left,
-      y2: rb.top - box.top,
+      y2: rb.top - 1 - box.top,
     };
   };
   // Suggestions first (underneath): dotted amber, a click accepts one as a sure link.
@@ -93,6 +124,18 @@ export function drawLines() {
     for (const cls of ["hit", `link ${sure ? "sure" : "possible"}`]) drawLine(svg, coords, cls, i, j);
   }
   applySelection();
+}
+
+/** Hovering or focusing a token in word alignment highlights its links and the tokens they reach. */
+export function highlightLinks(tok, on) {
+  if (state.mode !== "align") return;
+  const m = Number(tok.closest(".member").dataset.member);
+  const end = m === 1 ? "i" : "j";
+  for (const line of $$(`.link-lines line.link:not(.suggested)[data-${end}="${tok.dataset.i}"]`)) {
+    line.classList.toggle("hl", on);
+    const other = m === 1 ? tokenEl(2, line.dataset.j) : tokenEl(1, line.dataset.i);
+    other?.classList.toggle("linked", on);
+  }
 }
 
 export function buildMatrix() {

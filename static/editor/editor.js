@@ -3,10 +3,12 @@
 // nodes), keys.js (shortcuts), savequeue.js (ordered, versioned, retried saves), sheet.js (forms, undo),
 // timespent.js (active time).
 
-import { drawLines, setKind, setView } from "./alignment.js";
+import { drawLines, highlightLinks, setKind, setView } from "./alignment.js";
 import { $, editor } from "./dom.js";
 import { onKey } from "./keys.js";
+import { drawLanes } from "./lanes.js";
 import { afterSwap, setMode } from "./modes.js";
+import { paint } from "./paint.js";
 import { applyFolded, renderRecent } from "./palette.js";
 import { filterPalette, highlightPhenomenon } from "./phenomena.js";
 import { highlightCounterparts, highlightPhrase } from "./phrase.js";
@@ -36,6 +38,8 @@ function highlighter(on) {
     if (li && !li.contains(event.relatedTarget)) highlightPhenomenon(li.dataset.ph, on);
     const pa = event.target.closest(".pa");
     if (pa && !pa.contains(event.relatedTarget)) highlightPhrase(pa, on);
+    const tok = event.target.closest?.("#members .tok");
+    if (tok && !tok.contains(event.relatedTarget)) highlightLinks(tok, on);
     const node = event.target.closest?.("svg.tree .node");
     if (node && !node.contains(event.relatedTarget)) highlightCounterparts(node, on);
   };
@@ -43,6 +47,7 @@ function highlighter(on) {
 
 function init() {
   document.documentElement.classList.add("js");
+  paint();
   onAfterSwap(afterSwap);
   startSaveQueue();
   startTimeSpent();
@@ -68,10 +73,17 @@ function init() {
   ]) {
     editor.addEventListener(name, highlighter(on));
   }
-  new ResizeObserver(() => {
-    drawLines();
-    applyZoom();
-  }).observe($("#workspace") || editor);
+  // Redrawn in the next frame, and only when the width changed: the lanes change the height.
+  let width = null;
+  new ResizeObserver(([entry]) => {
+    if (entry.contentRect.width === width) return;
+    width = entry.contentRect.width;
+    requestAnimationFrame(() => {
+      drawLanes();
+      drawLines();
+      applyZoom();
+    });
+  }).observe($(".ed-main") || editor);
   state.view = localStorage.getItem("editor-view") === "matrix" ? "matrix" : "lines";
   setKind("sure");
   setView(state.view);
@@ -79,6 +91,11 @@ function init() {
   applyFolded();
   renderRecent();
   renderStatus();
+  // Token widths change if a font arrives after the first drawing.
+  document.fonts?.ready.then(() => {
+    drawLanes();
+    drawLines();
+  });
 }
 
 if (editor) init();

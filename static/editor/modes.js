@@ -3,6 +3,8 @@
 import { buildMatrix, drawLines } from "./alignment.js";
 import { applyCursor } from "./cursor.js";
 import { $$, editor } from "./dom.js";
+import { drawLanes } from "./lanes.js";
+import { paint } from "./paint.js";
 import { markEditing, setKeyMode } from "./phenomena.js";
 import { applyNodes } from "./phrase.js";
 import { renderStatus } from "./savequeue.js";
@@ -28,6 +30,7 @@ export function setMode(mode) {
   for (const m of MODES) editor.classList.toggle(`mode-${m}`, m === chosen);
   for (const tab of $$(".mode-tabs .tab")) tab.setAttribute("aria-selected", String(tab.dataset.mode === chosen));
   localStorage.setItem("editor-mode", chosen);
+  drawLanes();
   drawLines();
   buildMatrix();
   applySelection();
@@ -36,6 +39,7 @@ export function setMode(mode) {
 
 /** Re-apply the client-side state to freshly swapped partials. */
 export function afterSwap() {
+  paint();
   applyCursor();
   markEditing();
   setMode(state.mode);

@@ -1,7 +1,8 @@
 // Phenomena: choosing a type for the selection, key mode, projection, editing an existing phenomenon,
 // the palette filter.
 
-import { $, $$, editor, joined } from "./dom.js";
+import { $, $$, editor, joined, tokenEl } from "./dom.js";
+import { hoverLane, markHighlighted } from "./lanes.js";
 import { rememberType } from "./palette.js";
 import { enqueue } from "./savequeue.js";
 import { applySelection, clearSelection } from "./selection.js";
@@ -79,6 +80,7 @@ export function startEdit(li) {
 export function markEditing() {
   for (const li of $$(".ph")) li.classList.toggle("editing", state.editing?.id === li.dataset.ph);
   if (state.editing && !$(`.ph[data-ph="${state.editing.id}"]`)) state.editing = null;
+  markHighlighted();
 }
 
 /** Save the phenomenon being edited with its own type (Enter). */
@@ -88,11 +90,17 @@ export function keepEditedType() {
   if (button) chooseType(button);
 }
 
+/** Hovering or focusing a listed phenomenon highlights its tokens (keys stronger) and its lane item. */
 export function highlightPhenomenon(id, on) {
-  for (const mark of $$(`.mk[data-ph="${id}"]`)) {
-    mark.classList.toggle("hl", on);
-    mark.parentElement.classList.toggle(mark.classList.contains("key") ? "hlkey" : "hl", on);
+  const li = $(`.ph[data-ph="${id}"]`);
+  if (li) {
+    for (const m of [1, 2]) {
+      const keys = new Set(li.dataset[`key${m}`].split(",").filter(Boolean));
+      const scope = new Set([...li.dataset[`scope${m}`].split(",").filter(Boolean), ...keys]);
+      for (const i of scope) tokenEl(m, i)?.classList.toggle(keys.has(i) ? "hlkey" : "hl", on);
+    }
   }
+  hoverLane(id, on);
 }
 
 export function filterPalette(query) {

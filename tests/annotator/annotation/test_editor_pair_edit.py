@@ -90,7 +90,7 @@ def test_annotator_never_sees_another_annotators_work_in_the_html():
     annotation_services.set_links(desk.pair, desk.ben, [(0, 1), (2, 3)], sure=False, base_version=None)
     html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
     assert "BOBS-SECRET-NOTE" not in html and "Diathesis</strong>" not in html
-    assert 'class="mk' not in html
+    assert "data-scope1=" not in html
     assert "<strong>0</strong> possible" in html
 
 
@@ -116,7 +116,7 @@ def test_htmx_request_naming_a_target_gets_just_that_partial():
     assert html.lstrip().startswith('<div id="links"') and "<html" not in html
 
 
-def test_overlapping_phenomena_get_separate_underline_lanes():
+def test_listed_phenomena_carry_what_their_lanes_are_drawn_from():
     desk = make.desk()
     inflectional, diathesis = desk.types["Inflectional"], desk.types["Diathesis"]
     annotation_services.add_phenomenon(
@@ -132,8 +132,21 @@ def test_overlapping_phenomena_get_separate_underline_lanes():
         desk.pair, desk.anna, diathesis, scope1=[2, 4], scope2=[1], key1=[2], base_version=None
     )
     html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
-    assert f"--c:{inflectional.colour};--l:0" in html and f"--c:{diathesis.colour};--l:1" in html
-    assert 'class="mk key"' in html
+    assert f'data-name="Inflectional" data-colour="{inflectional.colour}"' in html
+    assert 'data-scope1="2,4" data-scope2="1" data-key1="2" data-key2=""' in html
+    assert html.count('<div class="lanes" aria-hidden="true"></div>') == 2
+
+
+def test_editor_has_no_style_attributes():
+    """A Content-Security-Policy without 'unsafe-inline' styles: colours and widths are set by the script."""
+    desk = make.desk()
+    annotation_services.add_phenomenon(
+        desk.pair, desk.anna, desk.types["Diathesis"], scope1=[2, 4], scope2=[1], key1=[2], base_version=None
+    )
+    html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
+    editor = html[html.index('<div id="editor"') :]
+    assert "style=" not in editor
+    assert f'data-colour="{desk.types["Diathesis"].colour}"' in editor and "data-percent=" in editor
 
 
 def test_page_query_count_does_not_depend_on_the_amount_of_work():

@@ -31,7 +31,7 @@ def test_discontinuous_phenomenon_with_keys_is_stored_and_listed(desk):
     assert (ph.scope1, ph.scope2, ph.key1, ph.projection) == ([1, 2, 4], [0, 2], [2], "")
     html = response.content.decode()
     assert html.lstrip().startswith('<div id="phenomena"') and "film opened … Friday" in html
-    assert 'id="members" class="members" hx-swap-oob="true"' in html and 'class="mk key"' in html
+    assert 'id="members" class="members" hx-swap-oob="true"' in html and 'data-key1="2"' in html
     assert json.loads(response["HX-Trigger"])["phenomenon-saved"] == {"id": ph.pk}
     assert AnnotationHistory.objects.filter(model="phenomenon", object_id=ph.pk, action="create").exists()
 
