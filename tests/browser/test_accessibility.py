@@ -162,6 +162,7 @@ POST_ONLY = {
     "annotator:link-remove",
     "annotator:link-toggle",
     "annotator:link-accept",
+    "annotator:phrase-suggestion-accept",
     "annotator:phrase-alignment-add",
     "annotator:phrase-alignment-remove",
     "annotator:pair-undo",
