@@ -108,8 +108,8 @@ def tokens_html(rows: Sequence[Token]) -> SafeString:
     parts = []
     for t in rows:
         marks = "".join(
-            f'<i class="mk{" key" if m.key else ""}" data-ph="{m.phenomenon}" style="--c:{escape(m.colour)};'
-            f'--l:{m.lane}"></i>'
+            f'<i class="mk{" key" if m.key else ""}" data-ph="{m.phenomenon}" data-colour="{escape(m.colour)}"'
+            f' data-lane="{m.lane}"></i>'
             for m in t.marks
         )
         # role/aria-selected/tabindex: the strip is a listbox the token cursor moves through (the JS

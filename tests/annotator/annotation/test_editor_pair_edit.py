@@ -126,7 +126,8 @@ def test_overlapping_phenomena_get_separate_underline_lanes():
         desk.pair, desk.anna, diathesis, scope1=[2, 4], scope2=[1], key1=[2], base_version=None
     )
     html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
-    assert f"--c:{inflectional.colour};--l:0" in html and f"--c:{diathesis.colour};--l:1" in html
+    assert f'data-colour="{inflectional.colour}" data-lane="0"' in html
+    assert f'data-colour="{diathesis.colour}" data-lane="1"' in html
     assert 'class="mk key"' in html
 
 
