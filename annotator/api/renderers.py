@@ -46,3 +46,12 @@ class ComputedListBrowsableAPIRenderer(BrowsableAPIRenderer):
         if not _has_serializer(view):
             return None
         return super().get_raw_data_form(data, view, method, request)
+
+    def get_context(self, data: Any, accepted_media_type: str | None, renderer_context: Any) -> Any:
+        """DRF's context with what its templates would write inline taken out: the extra actions move
+        to `action_links` (shown by templates/rest_framework/api.html without a style attribute) and
+        the syntax-highlighting `<style>` goes (it only serves DRF's documentation pages)."""
+        context = super().get_context(data, accepted_media_type, renderer_context)
+        context["action_links"], context["extra_actions"] = context.get("extra_actions"), None
+        context["code_style"] = None
+        return context

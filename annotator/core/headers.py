@@ -1,13 +1,14 @@
 """Security headers of every response: a strict Content-Security-Policy and a Permissions-Policy.
 
 The policy (settings.CONTENT_SECURITY_POLICY) allows scripts and style sheets from this site only: no
-inline `<script>` or `<style>`, no event-handler attributes, no `javascript:` URLs, no eval, no plugins,
-no framing, forms posting to this site only. Style *attributes* stay allowed (`style-src-attr`): the
-templates set data-driven widths and type colours with them (`style="--c: #4e79a7"`); they cannot run
-script. A view may set its own header (e.g. a downloaded file is sandboxed); it is then left alone.
+inline `<script>` or `<style>`, no style attributes, no event-handler attributes, no `javascript:`
+URLs, no eval, no plugins, no framing, forms posting to this site only. Data-driven widths and type
+colours are written as data attributes and applied through the CSSOM by static/core/styles.js, which the
+policy allows. A view may set its own header (e.g. a downloaded file is sandboxed); it is then left alone.
 
-Pages of third-party HTML under CSP_INLINE_STYLE_PATHS (the browsable API, Swagger UI and Redoc,
-which write `<style>` elements) get `'unsafe-inline'` for styles only; their scripts stay as strict.
+The one exception: the Redoc page (/api/redoc/) allows the hashes of the two fixed <style> texts that
+Redoc's bundle inserts (REDOC_STYLE_HASHES) and its search worker from a `blob:` URL; still no other
+inline style and no inline script.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ DEFAULT_CSP = {
     "default-src": "'self'",
     "script-src": "'self'",
     "style-src": "'self'",
-    "style-src-attr": "'unsafe-inline'",
+    "style-src-attr": "'none'",
     "img-src": "'self' data:",
     "font-src": "'self'",
     "connect-src": "'self'",
+    "worker-src": "'self'",
     "object-src": "'none'",
     "base-uri": "'none'",
     "frame-ancestors": "'none'",
@@ -34,6 +36,19 @@ DEFAULT_PERMISSIONS = (
     "accelerometer=(), autoplay=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), "
     "magnetometer=(), microphone=(), midi=(), payment=(), usb=(), browsing-topics=()"
 )
+# Redoc (drf-spectacular-sidecar's bundle) writes two <style> elements of its own: an empty one that
+# styled-components fills through the CSSOM, and the fixed style sheet of its scroll bars. Their hashes
+# allow exactly these two texts on the Redoc page, nothing else inline. A new Redoc version may change
+# the second: tests/browser/test_csp_pages.py then fails with Chrome's message naming the new hash.
+REDOC_STYLE_HASHES = (
+    "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",  # the empty string
+    "'sha256-QMIg+bpjm3JdElJ388KYke01izlUW0UoNOeKjpMxdgc='",  # Redoc 2.5.4's perfect-scrollbar CSS
+)
+# path prefix → directives replaced for pages under it
+# (Redoc also searches the schema in a Web Worker it starts from a `blob:` URL made by its own script.)
+DEFAULT_CSP_EXTRA = {
+    "/api/redoc/": {"style-src": " ".join(("'self'", *REDOC_STYLE_HASHES)), "worker-src": "'self' blob:"}
+}
 
 
 def policy_header(directives: dict[str, str]) -> str:
@@ -45,17 +60,20 @@ class SecurityHeadersMiddleware:
         self.get_response = get_response
         directives = dict(getattr(settings, "CONTENT_SECURITY_POLICY", DEFAULT_CSP))
         self.csp = policy_header(directives)
-        directives["style-src"] = directives.get("style-src", "'self'") + " 'unsafe-inline'"
-        directives["worker-src"] = "'self' blob:"  # Redoc parses the schema in a worker
-        self.csp_inline_style = policy_header(directives)
-        self.inline_style_paths = tuple(getattr(settings, "CSP_INLINE_STYLE_PATHS", ("/api/",)))
+        extra = getattr(settings, "CONTENT_SECURITY_POLICY_EXTRA", DEFAULT_CSP_EXTRA)
+        self.csp_by_prefix = [
+            (prefix, policy_header({**directives, **added})) for prefix, added in extra.items()
+        ]
         self.permissions = getattr(settings, "PERMISSIONS_POLICY", DEFAULT_PERMISSIONS)
+
+    def csp_for(self, path: str) -> str:
+        for prefix, header in self.csp_by_prefix:
+            if path.startswith(prefix):
+                return header
+        return self.csp
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        inline_style = request.path.startswith(self.inline_style_paths)
-        response.headers.setdefault(
-            "Content-Security-Policy", self.csp_inline_style if inline_style else self.csp
-        )
+        response.headers.setdefault("Content-Security-Policy", self.csp_for(request.path))
         response.headers.setdefault("Permissions-Policy", self.permissions)
         return response

@@ -19,7 +19,7 @@ RETRY_AFTER_SECONDS = 5
 MESSAGE = "The database is unavailable for a moment. Nothing you saved before is lost; please try again."
 PAGE = (
     "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Try again in a moment</title>"
-    "</head><body style='font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto'>"
+    "</head><body>"
     f"<h1>Try again in a moment</h1><p>{MESSAGE}</p></body></html>"
 )
 

@@ -8,7 +8,6 @@ import { $, editor } from "./dom.js";
 import { onKey } from "./keys.js";
 import { drawLanes } from "./lanes.js";
 import { afterSwap, setMode } from "./modes.js";
-import { paint } from "./paint.js";
 import { applyFolded, renderRecent } from "./palette.js";
 import { filterPalette, highlightPhenomenon } from "./phenomena.js";
 import { highlightCounterparts, highlightPhrase } from "./phrase.js";
@@ -47,7 +46,6 @@ function highlighter(on) {
 
 function init() {
   document.documentElement.classList.add("js");
-  paint();
   onAfterSwap(afterSwap);
   startSaveQueue();
   startTimeSpent();

@@ -4,7 +4,6 @@ import { buildMatrix, drawLines } from "./alignment.js";
 import { applyCursor } from "./cursor.js";
 import { $$, editor } from "./dom.js";
 import { drawLanes } from "./lanes.js";
-import { paint } from "./paint.js";
 import { markEditing, setKeyMode } from "./phenomena.js";
 import { applyNodes } from "./phrase.js";
 import { renderStatus } from "./savequeue.js";
@@ -39,7 +38,6 @@ export function setMode(mode) {
 
 /** Re-apply the client-side state to freshly swapped partials. */
 export function afterSwap() {
-  paint();
   applyCursor();
   markEditing();
   setMode(state.mode);

@@ -2,7 +2,6 @@
 // class of types can be folded away (remembered too), so the list of phenomena stays in view.
 
 import { $, $$ } from "./dom.js";
-import { paint } from "./paint.js";
 
 const RECENT_KEY = "editor-recent-types";
 const FOLDED_KEY = "editor-folded-classes";
@@ -40,7 +39,6 @@ export function renderRecent() {
     row.querySelector(".ptypes").append(copy);
   }
   groups.prepend(row);
-  paint(row);
 }
 
 /** Fold or unfold one class of types. */

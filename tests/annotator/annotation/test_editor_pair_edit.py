@@ -146,7 +146,7 @@ def test_editor_has_no_style_attributes():
     html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
     editor = html[html.index('<div id="editor"') :]
     assert "style=" not in editor
-    assert f'data-colour="{desk.types["Diathesis"].colour}"' in editor and "data-percent=" in editor
+    assert f'data-colour="{desk.types["Diathesis"].colour}"' in editor and "data-width=" in editor
 
 
 def test_page_query_count_does_not_depend_on_the_amount_of_work():

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 
 from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
-from annotator.core.spreadsheet import FORMULA_STARTS, safe_cell
+from annotator.core.spreadsheet import safe_cell
 from annotator.core.tagsets import VILA_NAME
 from annotator.corpus import projects
 from annotator.corpus.exports import FORMATS, export_project
@@ -55,14 +55,30 @@ def csv_exports(project) -> list[tuple[str, bytes]]:
     return found
 
 
+def is_number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return not any(c.isalpha() for c in cell.lower().replace("e", ""))  # not inf, nan
+
+
 def opens_as_text_only(data: bytes) -> list[str]:
-    """The cells a spreadsheet would run as formulas."""
+    """The cells a spreadsheet would run as formulas, judged as a spreadsheet reads the file (not by
+    the function that writes it): a cell starting with = + - @ tab or CR that is not a plain number."""
     return [
         cell
         for row in csv.reader(io.StringIO(data.decode("utf-8")))
         for cell in row
-        if cell.startswith(FORMULA_STARTS) and safe_cell(cell) != cell
+        if cell[:1] in ("=", "+", "-", "@", "\t", "\r") and not is_number(cell)
     ]
+
+
+def test_the_judge_of_live_cells_is_not_fooled():
+    out = io.StringIO()
+    csv.writer(out).writerow([HOSTILE, "-0.10", "+cmd", "@x", "plain", "1e-5", "-inf"])
+    hostile = out.getvalue().encode()
+    assert opens_as_text_only(hostile) == [HOSTILE, "+cmd", "@x", "-inf"]
 
 
 def test_no_csv_export_holds_a_live_formula():
