@@ -18,7 +18,7 @@ from kombu.exceptions import OperationalError as BrokerOperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from annotator.agreement import computation, retention, scheduling
+from annotator.agreement import computation, kappa_c_chunks, retention, scheduling
 from annotator.agreement.statistics import compute_statistics as compute_project_statistics
 from annotator.corpus import aligner_training, jobs, tree_parsing
 from annotator.evaluation.reevaluation import build_reevaluation_sets as build_sets
@@ -65,6 +65,15 @@ def recompute_agreement(project_id: int) -> str | None:
     if outcome != "busy" and scheduling.take_rerun_mark(project_id):
         scheduling.schedule(project_id, countdown=scheduling.rerun_delay(time.monotonic() - started))
     return outcome
+
+
+@shared_task(name="annotator.compute_kappa_c_chunk", **RETRYING)
+def compute_kappa_c_chunk(chunk_id: int) -> str:
+    """Compute one chunk of a project's κ_C Monte Carlo (`annotator.agreement.kappa_c_chunks`); the last
+    chunk of a plan schedules the recompute that combines them. Acknowledged late: a killed worker's
+    chunk is redelivered; a chunk already done, dropped by a newer plan or held by a live worker is
+    skipped."""
+    return kappa_c_chunks.compute(chunk_id)
 
 
 @shared_task(name="annotator.compute_statistics", **RETRYING)
