@@ -427,6 +427,8 @@ def kappa_c(
     model_a, model_b = model_a or no_cells, model_b or no_cells
     pr_a = [model_a.pr_edit(n + m) for n, m in shapes]
     pr_b = [model_b.pr_edit(n + m) for n, m in shapes]
+    pi_0: float | None
+    pi0_se: float | None
     if chance_items is not None:
         means, variances = chance_items
         if not len(means) == len(variances) == len(pairs):
