@@ -15,8 +15,9 @@ so the combined π̂0 is the single-process one bit for bit (docs/measures.md#ka
   chunks and runs it no longer uses (storage stays bounded by one plan per project).
 - A killed worker: the task is acknowledged late (redelivered after the broker's visibility timeout),
   and a computing worker refreshes the chunk's `heartbeat_at`; a chunk claimed by a worker that stopped
-  refreshing for AGREEMENT_KAPPA_C_CHUNK_STALE seconds is taken over by the redelivered task, or
-  re-enqueued by `requeue_stale` (called by the dashboard's status poll). Two workers computing the same
+  refreshing for AGREEMENT_KAPPA_C_CHUNK_STALE seconds is taken over by the redelivered task (which,
+  finding the heartbeat still fresh, retries after that many seconds), or re-enqueued by
+  `requeue_stale` (called by the dashboard's status poll). Two workers computing the same
   chunk store the same bits; the first to finish stores them.
 - Without a broker (the embedded default) `taskqueue.enqueue` runs each chunk at once, in the thread of
   the recompute (the background thread of `scheduling`), and the final snapshot follows in the same run.
@@ -147,8 +148,9 @@ def _enqueue(chunk_ids: list[int]) -> None:
 
 
 def compute(chunk_id: int) -> str:
-    """Compute one chunk and store its items' means and variances: "done", or "skipped" (already done,
-    dropped by a newer plan, or being computed by a live worker)."""
+    """Compute one chunk and store its items' means and variances: "done", "skipped" (already done or
+    dropped by a newer plan) or "held" (a worker claimed it and its heartbeat is fresh: the task looks
+    again once that heartbeat could have gone stale)."""
     now = timezone.now()
     claimed = (
         KappaCChunk.objects.filter(pk=chunk_id, status=KappaCChunk.Status.PENDING)
@@ -156,7 +158,8 @@ def compute(chunk_id: int) -> str:
         .update(claimed_at=now, heartbeat_at=now, attempts=F("attempts") + 1)
     )
     if not claimed:
-        return "skipped"
+        held = KappaCChunk.objects.filter(pk=chunk_id, status=KappaCChunk.Status.PENDING).exists()
+        return "held" if held else "skipped"
     row = KappaCChunk.objects.filter(pk=chunk_id).values_list("project_id", "spec").first()
     if row is None:
         return "skipped"

@@ -109,7 +109,7 @@ def test_a_chunk_whose_worker_stopped_is_taken_over_and_requeued(team, settings,
     now = timezone.now()
     # a live worker holds it: another delivery skips it, the status poll leaves it alone
     KappaCChunk.objects.filter(pk=first).update(claimed_at=now, heartbeat_at=now, attempts=1)
-    assert kappa_c_chunks.compute(first) == "skipped"
+    assert kappa_c_chunks.compute(first) == "held"
     assert kappa_c_chunks.requeue_stale(project.pk) == 0
     # the worker was killed: its heartbeat stops
     KappaCChunk.objects.filter(pk=first).update(heartbeat_at=now - datetime.timedelta(seconds=31))
