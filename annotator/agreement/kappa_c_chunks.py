@@ -46,6 +46,8 @@ from metrics.types import Document
 log = logging.getLogger(__name__)
 
 TASK = "annotator.compute_kappa_c_chunk"
+#: A chunk that failed this many times is not re-enqueued by `requeue_stale` (a bug, not a dead worker).
+MAX_ATTEMPTS = 5
 #: Chance results of one annotator pair "a|b": per item, the mean and the variance of its J concordances.
 Chance = dict[str, tuple[list[float], list[float]]]
 
@@ -183,12 +185,14 @@ def compute(chunk_id: int) -> str:
 def requeue_stale(project_id: int) -> int:
     """Re-enqueue the project's pending chunks whose worker stopped (claimed, no heartbeat for
     AGREEMENT_KAPPA_C_CHUNK_STALE s) or that nobody took for ten times as long (a message lost, the
-    queue down when they were planned); returns how many. Their `queued_at` is set to now so the next
+    queue down when they were planned), unless they were tried MAX_ATTEMPTS times; returns how many. Their `queued_at` is set to now so the next
     poll does not send them again before they can go stale once more."""
     now = timezone.now()
     stale = now - timedelta(seconds=stale_seconds())
     never_taken = now - timedelta(seconds=10 * stale_seconds())
-    pending = KappaCChunk.objects.filter(project_id=project_id, status=KappaCChunk.Status.PENDING)
+    pending = KappaCChunk.objects.filter(
+        project_id=project_id, status=KappaCChunk.Status.PENDING, attempts__lt=MAX_ATTEMPTS
+    )
     ids = list(
         pending.filter(
             Q(claimed_at__isnull=False, heartbeat_at__lt=stale)

@@ -137,3 +137,14 @@ def test_dashboard_status_shows_the_chunks_done(team, client, task_queue):
     assert (
         again.status_code == 200 and "8 of 12 chunks" in again.content.decode()
     )  # progress changes the ETag
+
+
+def test_a_chunk_that_failed_again_and_again_is_not_requeued_forever(team, task_queue):
+    project, _ = team
+    recompute(project.pk)
+    first = task_queue.args_of(CHUNK)[0][0]
+    long_ago = timezone.now() - datetime.timedelta(hours=1)
+    KappaCChunk.objects.filter(pk=first).update(
+        claimed_at=long_ago, heartbeat_at=long_ago, attempts=kappa_c_chunks.MAX_ATTEMPTS
+    )
+    assert kappa_c_chunks.requeue_stale(project.pk) == 0
