@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_kappa_c: skipped: {reason}")
         return 0
     counts = [int(x) for x in args.workers.split(",")]
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the private stack on the way out
     stack = Stack(pg_port=free_port(), redis_port=free_port(), web_port=free_port())
     results: dict[int, dict] = {}
     try:
@@ -124,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
             out["load"] = (load0, os.getloadavg()[0])
             out["steal_s"] = (steal_ticks() - steal0) / os.sysconf("SC_CLK_TCK")
             results[n] = out
+            print(f"  {json.dumps(out, ensure_ascii=False)}", flush=True)
             for w in workers:
                 w.stop()
     finally:
