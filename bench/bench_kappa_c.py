@@ -110,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the private stack on the way out
     stack = Stack(pg_port=free_port(), redis_port=free_port(), web_port=free_port())
     results: dict[int, dict] = {}
+    workers: list[Process] = []
     try:
         print(f"# bench_kappa_c: private PostgreSQL and Redis under {stack.root}", flush=True)
         stack.start_services("bench")
@@ -129,7 +130,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {json.dumps(out, ensure_ascii=False)}", flush=True)
             for w in workers:
                 w.stop()
+            workers = []
     finally:
+        for w in workers:  # interrupted during a run
+            w.stop()
         stack.stop()
         stack.cleanup()
 
