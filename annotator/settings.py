@@ -168,6 +168,12 @@ CELERY_WORKER_MAX_MEMORY_PER_CHILD = int(os.environ.get("WORKER_MAX_MEMORY_PER_C
 # Without a broker, agreement recomputes run in a background thread of the web process (off the request);
 # AGREEMENT_IN_PROCESS_BACKGROUND=0 runs them inside the save instead (the test suite does).
 AGREEMENT_IN_PROCESS_BACKGROUND = env_bool("AGREEMENT_IN_PROCESS_BACKGROUND", True)
+# An expensive κ_C's Monte Carlo is cut into chunks of at most AGREEMENT_KAPPA_C_CHUNK_DRAWS uniform draws
+# that any worker takes (annotator.agreement.kappa_c_chunks); a chunk whose worker sent no heartbeat for
+# AGREEMENT_KAPPA_C_CHUNK_STALE seconds is computed again. AGREEMENT_KAPPA_C_CHUNKS=0: one process.
+AGREEMENT_KAPPA_C_CHUNKS = env_bool("AGREEMENT_KAPPA_C_CHUNKS", True)
+AGREEMENT_KAPPA_C_CHUNK_DRAWS = int(os.environ.get("AGREEMENT_KAPPA_C_CHUNK_DRAWS", "250000000"))
+AGREEMENT_KAPPA_C_CHUNK_STALE = float(os.environ.get("AGREEMENT_KAPPA_C_CHUNK_STALE", "30"))
 # Periodic tasks (`make beat` / `celery -A annotator beat`): the agreement reports' retention policy
 # (annotator.agreement.retention) every AGREEMENT_RETENTION_EVERY_SECONDS.
 CELERY_BEAT_SCHEDULE = {

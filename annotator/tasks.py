@@ -11,14 +11,14 @@ from __future__ import annotations
 import logging
 import time
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.contrib.auth import get_user_model
 from django.db import InterfaceError, OperationalError
 from kombu.exceptions import OperationalError as BrokerOperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from annotator.agreement import computation, retention, scheduling
+from annotator.agreement import computation, kappa_c_chunks, retention, scheduling
 from annotator.agreement.statistics import compute_statistics as compute_project_statistics
 from annotator.corpus import aligner_training, jobs, tree_parsing
 from annotator.evaluation.reevaluation import build_reevaluation_sets as build_sets
@@ -64,6 +64,18 @@ def recompute_agreement(project_id: int) -> str | None:
     outcome = computation.recompute(project_id)
     if outcome != "busy" and scheduling.take_rerun_mark(project_id):
         scheduling.schedule(project_id, countdown=scheduling.rerun_delay(time.monotonic() - started))
+    return outcome
+
+
+@shared_task(name="annotator.compute_kappa_c_chunk", bind=True, **RETRYING)
+def compute_kappa_c_chunk(self: Task, chunk_id: int) -> str:
+    """Compute one chunk of a project's κ_C Monte Carlo (`annotator.agreement.kappa_c_chunks`); the last
+    chunk of a plan schedules the recompute that combines them. Acknowledged late: a killed worker's
+    chunk is redelivered; a chunk already done or dropped by a newer plan is skipped; one that another
+    worker holds is looked at again when its heartbeat could have gone stale (taken over if it has)."""
+    outcome = kappa_c_chunks.compute(chunk_id)
+    if outcome == "held" and not self.request.is_eager:
+        raise self.retry(countdown=kappa_c_chunks.stale_seconds(), max_retries=None)
     return outcome
 
 

@@ -207,7 +207,7 @@ def bench_recompute(n_pairs: int, kappa_c: bool) -> None:
     if not kappa_c:
         # The Monte Carlo of κ_C runs after the provisional snapshot (pending: ["kappa_c"]); skipping it
         # leaves every timed step before it as it is. The final snapshots then lack the κ_C keys.
-        agreement_results.kappa_c_report = lambda document, memo=None: {}
+        agreement_results.kappa_c_report = lambda document, memo=None, chance=None: {}
     clock = StoreClock(computation)
     cache.clear()
     rows: list[tuple[str, str, float, float, str, str]] = []
@@ -222,7 +222,8 @@ def bench_recompute(n_pairs: int, kappa_c: bool) -> None:
         else:
             rows.append((name, target, wall, cpu, outcome, ""))
 
-    with override_settings(AGREEMENT_KAPPA_C_DEFER_WORK=0):
+    # κ_C in one process, as before its chunks could go to the workers (bench_kappa_c.py measures those)
+    with override_settings(AGREEMENT_KAPPA_C_DEFER_WORK=0, AGREEMENT_KAPPA_C_CHUNKS=False):
         row("cold (no earlier snapshot)", "", clock.run(lambda: computation.recompute(project.pk)))
         a = next(iter(users.values()))
         x = Phenomenon.objects.filter(annotator=a, pair__project=project).order_by("pk").first()

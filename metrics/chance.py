@@ -11,7 +11,7 @@ normative (docs/measures.md#kappa-c) so that dashboards are reproducible to the 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,11 @@ __all__ = [
     "kappa_c_report",
     "ItemConcordances",
     "item_concordances",
+    "ChanceChunk",
+    "chance_chunk",
+    "chance_draws",
+    "kappa_c_chunks",
+    "split_items",
 ]
 
 #: Why κ_C of an annotator pair is null (``None`` when it is defined).
@@ -291,7 +296,7 @@ def chance_concordance(
     if not pairs:
         return None, None
     means, variances = _chance_items(pairs, pr_edit_a, pr_edit_b, mc_samples, mc_seed, identical_match)
-    return math.fsum(means) / len(pairs), math.sqrt(math.fsum(variances) / mc_samples) / len(pairs)
+    return _pi0_of_items(means, variances, mc_samples)
 
 
 def _chance_items(
@@ -304,12 +309,31 @@ def _chance_items(
 ) -> tuple[list[float], list[float]]:
     """Per item, the mean and unbiased variance of its J sampled concordances (normative stream)."""
     rng = np.random.Generator(np.random.PCG64(mc_seed))
+    return _chance_range(rng, pairs, pr_edit_a, pr_edit_b, mc_samples, identical_match)
+
+
+def _chance_range(
+    rng: np.random.Generator,
+    pairs: Sequence[Pair],
+    pr_edit_a: Sequence[float],
+    pr_edit_b: Sequence[float],
+    mc_samples: int,
+    identical_match: str,
+) -> tuple[list[float], list[float]]:
+    """Mean and unbiased variance of each item's J concordances, drawing from ``rng`` where it stands."""
     means, variances = [], []
     for pair, p_a, p_b in zip(pairs, pr_edit_a, pr_edit_b, strict=True):
         conc = _item_concordances(rng, pair, p_a, p_b, mc_samples, identical_match)
         means.append(float(conc.mean()))
         variances.append(float(conc.var(ddof=1)))
     return means, variances
+
+
+def _pi0_of_items(means: Sequence[float], variances: Sequence[float], mc_samples: int) -> tuple[float, float]:
+    """``(pi_0, pi0_se)`` from the items' means and variances (the one combination, whatever the split:
+    ``math.fsum`` is correctly rounded, so it does not depend on how the items were computed)."""
+    n_items = len(means)
+    return math.fsum(means) / n_items, math.sqrt(math.fsum(variances) / mc_samples) / n_items
 
 
 # --------------------------------------------------------------------------- κ_C
@@ -337,6 +361,7 @@ def kappa_c(
     mc_samples: int = 1000,
     mc_seed: int = 0,
     identical_match: str = "exact",
+    chance_items: tuple[Sequence[float], Sequence[float]] | None = None,
 ) -> KappaC:
     """Chance-corrected phrase-alignment agreement κ_C of two annotators (docs/measures.md#kappa-c).
 
@@ -351,6 +376,10 @@ def kappa_c(
     ``model_a`` / ``model_b`` give ``Pr(edit | r, i) = clip(alpha_r + beta_r·(N_i + M_i), 0, 1)``;
     when omitted they are fitted (:func:`fit_edit_model`) on these items only — the document report
     fits each annotator on every pair it annotated. κ_C ≤ 1; negative below chance.
+
+    ``chance_items = (means, variances)``, one value per item, gives the Monte Carlo's per-item
+    results computed elsewhere (:func:`chance_chunk` over :func:`kappa_c_chunks`, e.g. on several
+    workers); ``pi_0`` and ``pi0_se`` are then combined from them exactly as without it.
 
     Degenerate cases (``reason``): no items → everything ``None`` ("no_items"); an item without
     initial alignment → ``pi_0``, ``pi0_se``, κ ``None`` ("no_initial_alignment", ``pi_hat`` still
@@ -398,16 +427,32 @@ def kappa_c(
     model_a, model_b = model_a or no_cells, model_b or no_cells
     pr_a = [model_a.pr_edit(n + m) for n, m in shapes]
     pr_b = [model_b.pr_edit(n + m) for n, m in shapes]
-    pi_0, pi0_se = chance_concordance(
-        pairs, pr_a, pr_b, mc_samples=mc_samples, mc_seed=mc_seed, identical_match=identical_match
-    )
-    assert pi_0 is not None
+    pi_0: float | None
+    pi0_se: float | None
+    if chance_items is not None:
+        means, variances = chance_items
+        if not len(means) == len(variances) == len(pairs):
+            raise ValueError(
+                f"chance_items: need one mean and one variance per item ({len(pairs)}), "
+                f"got {len(means)} and {len(variances)}"
+            )
+        pi_0, pi0_se = _pi0_of_items(means, variances, mc_samples)
+    else:
+        pi_0, pi0_se = chance_concordance(
+            pairs, pr_a, pr_b, mc_samples=mc_samples, mc_seed=mc_seed, identical_match=identical_match
+        )
+    assert pi_0 is not None and pi0_se is not None
     if pi_0 == 1.0:
         return KappaC(None, pi_hat, pi_0, pi0_se, len(pairs), "pi0_is_1")
     return KappaC((pi_hat - pi_0) / (1.0 - pi_0), pi_hat, pi_0, pi0_se, len(pairs), None)
 
 
-def kappa_c_report(doc: Document, *, memo: PairwiseMemo | None = None) -> dict[str, dict[str, Any]]:
+def kappa_c_report(
+    doc: Document,
+    *,
+    memo: PairwiseMemo | None = None,
+    chance: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
+) -> dict[str, dict[str, Any]]:
     """The ``kappa_c*`` measures of a document (docs/measures.md#kappa-c, #report).
 
     Per annotator pair ``a|b`` (``a`` before ``b``): the items are the pairs both annotated, in
@@ -421,6 +466,10 @@ def kappa_c_report(doc: Document, *, memo: PairwiseMemo | None = None) -> dict[s
     models of annotators and the κ_C of annotator pairs whose word alignments are unchanged — each
     depends only on its annotators' alignments, the pairs and the options — so after one annotator's
     change only that annotator's pairs run their Monte Carlo again. Same report with or without it.
+
+    ``chance["a|b"] = (means, variances)`` gives the per-item Monte Carlo results of annotator pair
+    ``a|b`` computed elsewhere — the chunks of :func:`kappa_c_chunks` run by :func:`chance_chunk` and
+    put end to end in item order; pairs it lacks are sampled here. Same report either way, bit for bit.
     """
     wa = doc.word_alignments
     if wa is None:
@@ -447,6 +496,7 @@ def kappa_c_report(doc: Document, *, memo: PairwiseMemo | None = None) -> dict[s
                 mc_samples=doc.options.mc_samples,
                 mc_seed=doc.options.mc_seed,
                 identical_match=doc.options.identical_match,
+                chance_items=(chance or {}).get(f"{a}|{b}"),
             )
         results[f"{a}|{b}"] = memo.per_pair[a, b]
     with_pairs = len(annotators) >= 2
@@ -554,3 +604,200 @@ def kappa_c_work(doc: Document, memo: PairwiseMemo | None = None) -> int:
             if not items & without_initial:  # otherwise κ_C is undefined before any sampling
                 work += len(items)
     return work * doc.options.mc_samples
+
+
+# --------------------------------------------------------------------------- chunks
+
+
+def chance_draws(pair: Pair, mc_samples: int) -> int:
+    """Uniform draws the normative recipe takes for one item: ``2·J·N·M`` (``ua`` and ``ub`` per sample)."""
+    return 2 * mc_samples * len(pair.tokens1) * len(pair.tokens2)
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceChunk:
+    """A range of one annotator pair's items for the chance Monte Carlo, with all it needs to run alone.
+
+    ``pairs[k]`` is the pair's item ``start + k``; ``offset`` = the uniform draws of items ``0..start−1``
+    (Σ ``2·J·N_i·M_i``), which the generator is advanced past (``PCG64.advance``: each double of
+    ``Generator.random`` is one 64-bit output) so that the chunk draws exactly the numbers the single
+    stream of the recipe gives its items.
+    """
+
+    key: str
+    start: int
+    offset: int
+    pairs: tuple[Pair, ...]
+    pr_edit_a: tuple[float, ...]
+    pr_edit_b: tuple[float, ...]
+    mc_samples: int
+    mc_seed: int
+    identical_match: str
+
+    @property
+    def draws(self) -> int:
+        return sum(chance_draws(p, self.mc_samples) for p in self.pairs)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON-able form (floats keep every bit through JSON: ``repr`` round-trips)."""
+        return {
+            "key": self.key,
+            "start": self.start,
+            "offset": self.offset,
+            "pairs": [
+                {
+                    "id": p.id,
+                    "tokens1": list(p.tokens1),
+                    "tokens2": list(p.tokens2),
+                    "initial_alignment": sorted(map(list, p.initial_alignment or ())),
+                }
+                for p in self.pairs
+            ],
+            "pr_edit_a": list(self.pr_edit_a),
+            "pr_edit_b": list(self.pr_edit_b),
+            "mc_samples": self.mc_samples,
+            "mc_seed": self.mc_seed,
+            "identical_match": self.identical_match,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> ChanceChunk:
+        """Inverse of :meth:`as_dict`; raises ``ValueError`` naming a missing or malformed field."""
+        try:
+            pairs = tuple(
+                Pair(
+                    str(p["id"]),
+                    tuple(p["tokens1"]),
+                    tuple(p["tokens2"]),
+                    frozenset((int(i), int(j)) for i, j in p["initial_alignment"]),
+                )
+                for p in raw["pairs"]
+            )
+            return cls(
+                str(raw["key"]),
+                int(raw["start"]),
+                int(raw["offset"]),
+                pairs,
+                tuple(float(x) for x in raw["pr_edit_a"]),
+                tuple(float(x) for x in raw["pr_edit_b"]),
+                int(raw["mc_samples"]),
+                int(raw["mc_seed"]),
+                str(raw["identical_match"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"chance chunk: malformed field ({type(exc).__name__}: {exc})") from exc
+
+
+def chance_chunk(chunk: ChanceChunk) -> tuple[list[float], list[float]]:
+    """Per-item ``(means, variances)`` of the J sampled concordances of the chunk's items.
+
+    Equal, bit for bit, to the slice ``[start, start + len(pairs))`` of what the single-stream recipe
+    of :func:`chance_concordance` computes for the whole annotator pair (docs/measures.md#kappa-c):
+    ``Generator(PCG64(mc_seed))`` advanced by ``offset`` draws, then the recipe for each item.
+    """
+    if chunk.start < 0 or chunk.offset < 0:
+        raise ValueError(f"chunk {chunk.key}@{chunk.start}: start and offset must be >= 0")
+    if len(chunk.pr_edit_a) != len(chunk.pairs) or len(chunk.pr_edit_b) != len(chunk.pairs):
+        raise ValueError(f"chunk {chunk.key}@{chunk.start}: need one probability per pair and annotator")
+    for name, probs in (("pr_edit_a", chunk.pr_edit_a), ("pr_edit_b", chunk.pr_edit_b)):
+        for k, p in enumerate(probs):
+            if not 0.0 <= p <= 1.0:
+                raise ValueError(
+                    f"chunk {chunk.key}@{chunk.start}: {name}[{k}] must lie in [0, 1], got {p!r}"
+                )
+    if chunk.mc_samples < 2:
+        raise ValueError(f"chunk {chunk.key}@{chunk.start}: mc_samples must be >= 2, got {chunk.mc_samples}")
+    if chunk.identical_match not in IDENTICAL_MATCHES:
+        raise ValueError(
+            f"chunk {chunk.key}@{chunk.start}: unknown identical_match {chunk.identical_match!r}"
+        )
+    for pair in chunk.pairs:
+        validate_links(
+            pair.initial_alignment or (), len(pair.tokens1), len(pair.tokens2), where=f"pair {pair.id!r}"
+        )
+    bit_generator = np.random.PCG64(chunk.mc_seed)
+    bit_generator.advance(chunk.offset)
+    return _chance_range(
+        np.random.Generator(bit_generator),
+        chunk.pairs,
+        chunk.pr_edit_a,
+        chunk.pr_edit_b,
+        chunk.mc_samples,
+        chunk.identical_match,
+    )
+
+
+def split_items(
+    key: str,
+    pairs: Sequence[Pair],
+    pr_edit_a: Sequence[float],
+    pr_edit_b: Sequence[float],
+    *,
+    max_draws: int,
+    mc_samples: int,
+    mc_seed: int,
+    identical_match: str,
+) -> list[ChanceChunk]:
+    """One annotator pair's items cut into consecutive chunks of at most ``max_draws`` uniform draws
+    (an item larger than that is a chunk of its own); each chunk carries its generator ``offset``."""
+    if max_draws < 1:
+        raise ValueError(f"max_draws must be >= 1, got {max_draws!r}")
+    chunks: list[ChanceChunk] = []
+    start = offset = 0
+    while start < len(pairs):
+        stop, draws = start + 1, chance_draws(pairs[start], mc_samples)
+        while stop < len(pairs) and draws + chance_draws(pairs[stop], mc_samples) <= max_draws:
+            draws += chance_draws(pairs[stop], mc_samples)
+            stop += 1
+        chunks.append(
+            ChanceChunk(
+                key,
+                start,
+                offset,
+                tuple(pairs[start:stop]),
+                tuple(pr_edit_a[start:stop]),
+                tuple(pr_edit_b[start:stop]),
+                mc_samples,
+                mc_seed,
+                identical_match,
+            )
+        )
+        start, offset = stop, offset + draws
+    return chunks
+
+
+def kappa_c_chunks(doc: Document, *, max_draws: int) -> dict[str, list[ChanceChunk]]:
+    """The chance Monte Carlo of :func:`kappa_c_report` cut into chunks that can run anywhere.
+
+    Per annotator pair ``"a|b"`` that samples at all (items, every one with an initial alignment),
+    its items (pairs both annotated, document order) in consecutive chunks of at most ``max_draws``
+    draws, with the edit probabilities of the report's edit models (each annotator fitted on every pair
+    it annotated). Running each chunk with :func:`chance_chunk` and joining the results in order gives
+    ``kappa_c_report``'s ``chance`` argument; the report is then the single-process one, bit for bit.
+    """
+    wa = doc.word_alignments
+    if not wa:
+        return {}
+    annotators = section_annotators(doc, wa)
+    no_cells = EditModel(0.0, 0.0, 0)
+    models: dict[str, EditModel] = {}
+    for r in annotators:
+        mine = [p for p in doc.pairs if p.id in wa[r]]
+        models[r] = _fit_annotator(mine, [wa[r][p.id].P for p in mine]) or no_cells
+    out: dict[str, list[ChanceChunk]] = {}
+    for a, b in doc.annotator_pairs(annotators):
+        items = [p for p in doc.pairs if p.id in wa[a] and p.id in wa[b]]
+        if not items or any(p.initial_alignment is None for p in items):
+            continue  # κ_C is decided without sampling
+        shapes = [len(p.tokens1) + len(p.tokens2) for p in items]
+        out[f"{a}|{b}"] = split_items(
+            f"{a}|{b}",
+            items,
+            [models[a].pr_edit(length) for length in shapes],
+            [models[b].pr_edit(length) for length in shapes],
+            max_draws=max_draws,
+            mc_samples=doc.options.mc_samples,
+            mc_seed=doc.options.mc_seed,
+            identical_match=doc.options.identical_match,
+        )
+    return out

@@ -18,6 +18,7 @@ from django.db.models import BooleanField, Count, ExpressionWrapper, Q, Sum
 from django.utils import timezone
 
 from annotator import taskqueue
+from annotator.agreement import kappa_c_chunks
 from annotator.agreement.document import automatic_phrase_alignments, project_document
 from annotator.agreement.results import (
     document_fingerprints,
@@ -29,6 +30,7 @@ from annotator.agreement.results import (
     pair_results,
     phenomena_agreement,
     report_sections,
+    trusted_document,
 )
 from annotator.agreement.retention import maybe_apply_in_process
 from annotator.agreement.scheduling import (
@@ -172,9 +174,19 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
         and "pairs" in previous
     )
     documents: dict[str, Any] = {}  # the document's sections as metrics types, converted once
-    defer = _kappa_c_is_expensive(doc, fingerprints, previous, documents)
+    kappa_c_inputs = fingerprints.sections.get("kappa_c", "")
+    # κ_C's Monte Carlo done in chunks by the workers for exactly these inputs (kappa_c_chunks)
+    chance = (
+        kappa_c_chunks.chance_results(project.pk, kappa_c_inputs) if kappa_c_inputs and not full else None
+    )
+    defer = chance is None and _kappa_c_is_expensive(doc, fingerprints, previous, documents)
     report = report_sections(
-        doc, previous, defer_kappa_c=defer, fingerprints=fingerprints, documents=documents
+        doc,
+        previous,
+        defer_kappa_c=defer,
+        fingerprints=fingerprints,
+        documents=documents,
+        kappa_c_chance=chance,
     )
     tables = None
     if "phenomena" in doc and not same_phenomena:
@@ -194,10 +206,21 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
     snapshot = _store(project, digest, *report, extras, started)
     if not snapshot.results["pending"]:
         return "stored"
+    if kappa_c_chunks.enabled():
+        # the workers compute the chunks; the last one schedules the recompute that combines them
+        # (without a broker they have all run, here, by the time `start` returns)
+        if "word_alignments" not in documents:
+            documents["word_alignments"] = trusted_document(doc, sections=("word_alignments",))
+        done, total = kappa_c_chunks.start(project, documents["word_alignments"], kappa_c_inputs, fresh=full)
+        chance = kappa_c_chunks.chance_results(project.pk, kappa_c_inputs)
+        if chance is None:
+            return f"stored provisional; κ_C in {total} chunks ({done} done)"
     _store(
         project,
         digest,
-        *report_sections(doc, snapshot.results, fingerprints=fingerprints, documents=documents),
+        *report_sections(
+            doc, snapshot.results, fingerprints=fingerprints, documents=documents, kappa_c_chance=chance
+        ),
         extras,
         started,
     )

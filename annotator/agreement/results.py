@@ -299,7 +299,11 @@ def _only(document: Document, source: str) -> Document:
 
 
 def _section_measures(
-    name: str, doc: Mapping[str, Any], fingerprints: Fingerprints, documents: dict[str, Document]
+    name: str,
+    doc: Mapping[str, Any],
+    fingerprints: Fingerprints,
+    documents: dict[str, Document],
+    kappa_c_chance: Mapping[str, tuple[list[float], list[float]]] | None = None,
 ) -> dict[str, Any]:
     """The report keys of section `name`, as `build_report` of a document with only its source section
     gives them (the metrics call each section makes inside `build_report`, then the same JSON-safe copy)."""
@@ -320,7 +324,7 @@ def _section_measures(
                 return json_safe(alignment_report(document, memo=memo))
         if name == KAPPA_C:
             with _kept_memo(fingerprints, name) as memo:
-                return json_safe(kappa_c_report(document, memo=memo))
+                return json_safe(kappa_c_report(document, memo=memo, chance=kappa_c_chance))
         return _split(name, build_report(_only(document, source))["measures"])
 
 
@@ -398,13 +402,15 @@ def report_sections(
     defer_kappa_c: bool = False,
     fingerprints: Fingerprints | None = None,
     documents: dict[str, Document] | None = None,
+    kappa_c_chance: Mapping[str, tuple[list[float], list[float]]] | None = None,
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, list[str]], list[str]]:
     """(report, section fingerprints, keys of each section, pending sections) of `doc`.
 
     Sections whose fingerprint equals the one in `previous` (an earlier snapshot's results) are copied
     from it; `fingerprints` (of `doc`, from `document_fingerprints`) saves serialising it again. Raises
     `metrics.types.DocumentError` / `ValueError` for an invalid document (a bug in the document builder:
-    the services validate every annotation).
+    the services validate every annotation). `kappa_c_chance` gives κ_C's Monte Carlo results computed
+    in chunks by the workers (`annotator.agreement.kappa_c_chunks`; same report bit for bit).
     """
     fingerprints = fingerprints or document_fingerprints(doc)
     sections = fingerprints.sections
@@ -422,7 +428,7 @@ def report_sections(
             part = {k: old_measures[k] for k in old_keys.get(name, []) if k in old_measures}
             pending.append(name)
         else:
-            part = _section_measures(name, doc, fingerprints, documents)
+            part = _section_measures(name, doc, fingerprints, documents, kappa_c_chance)
         measures.update(part)
         keys[name] = sorted(part)
     report = {"format": "paraphrase-agreement-report/1", "measures": dict(sorted(measures.items()))}

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from annotator import access, taskqueue
-from annotator.agreement import computation, retention, scheduling
+from annotator.agreement import computation, kappa_c_chunks, retention, scheduling
 from annotator.agreement.statistics import statistics_or_request
 from annotator.core.web_request import SignedInRequest
 from annotator.dashboard import tables as dashboard
@@ -98,7 +98,7 @@ def _status_response(request: SignedInRequest, project: Project) -> HttpResponse
 def status_etag(context: dict[str, Any], seen: str) -> str:
     """What the status line shows, as an ETag: the latest snapshot (id, pending sections), the pipeline's
     state (changed, started, finished, error, behind), the snapshot the page shows (`seen`) and the
-    minute (the line says how long ago the snapshot was computed)."""
+    minute (the line says how long ago the snapshot was computed), and κ_C's chunks done while it is pending."""
     latest, state = context["status"]["latest"], context["state"]
     parts = (
         latest and (latest["id"], tuple(latest["pending"])),
@@ -107,6 +107,7 @@ def status_etag(context: dict[str, Any], seen: str) -> str:
         seen,
         # "stale: no worker has answered for N min" changes the line too (the age is in the minute)
         (context["status"].get("freshness") or {}).get("reason"),
+        context["status"].get("kappa_c_chunks"),
         int(time.time() // 60),
     )
     return '"' + hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest() + '"'
@@ -127,6 +128,10 @@ def _status_context(project: Project) -> dict[str, Any]:
     state, latest = dashboard.status_rows(project.pk)
     status = dashboard.status(state, latest)
     status["freshness"] = health.figures_freshness(state, latest["computed_at"] if latest else None)
+    if "kappa_c" in status["pending"]:  # κ_C computed in chunks by the workers: how far, and redo stale ones
+        status["kappa_c_chunks"] = kappa_c_chunks.progress(project.pk)
+        if not taskqueue.runs_in_process():
+            kappa_c_chunks.requeue_stale(project.pk)
     return {"project": project, "state": state, "status": status}
 
 

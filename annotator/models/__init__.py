@@ -19,6 +19,7 @@ from annotator.models.evaluation import (
     ReevaluationSet,
 )
 from annotator.models.jobs import CorpusJob
+from annotator.models.kappa_c import KappaCChunk, KappaCRun
 from annotator.models.setup import GuidelinesVersion, Invitation
 from annotator.models.work import Assignment, ReannotationRound
 
@@ -38,6 +39,8 @@ __all__ = [
     "GuidelinesVersion",
     "Invitation",
     "Judgement",
+    "KappaCChunk",
+    "KappaCRun",
     "Lexicon",
     "LexiconItem",
     "Membership",

@@ -108,7 +108,7 @@ def test_same_inputs_store_no_second_snapshot(team):
     assert state.finished_at is not None and state.last_error == "" and not state.is_behind
 
 
-def test_expensive_kappa_c_is_stored_provisionally_then_exactly(team, settings, tmp_path):
+def test_expensive_kappa_c_is_stored_provisionally_then_exactly(team, settings, tmp_path, eager_celery):
     project, anns = team
     make.partly_agree(project, anns)
     settings.AGREEMENT_KAPPA_C_DEFER_WORK = 0
@@ -121,7 +121,9 @@ def test_expensive_kappa_c_is_stored_provisionally_then_exactly(team, settings, 
     assert final.results["report"] == cli_report(project_document(project), tmp_path)
 
 
-def test_after_one_annotators_change_only_their_pairs_run_kappa_c_again(team, settings, tmp_path):
+def test_after_one_annotators_change_only_their_pairs_run_kappa_c_again(
+    team, settings, tmp_path, eager_celery
+):
     """The worker keeps each annotator pair's κ_C: a change by one annotator leaves the pairs of the
     other two as they were, and the Monte Carlo left (that annotator's two pairs) is small enough to
     run at once — no provisional snapshot — while the report still equals the CLI's."""

@@ -1,0 +1,150 @@
+"""κ_C's Monte Carlo in chunks that any worker takes (annotator.agreement.kappa_c_chunks): the combined
+snapshot equals the single-process one bit for bit, unchanged chunks are reused, a dead worker's chunk
+is taken over, and the dashboard shows how far the chunks are."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+from django.utils import timezone
+
+from annotator.agreement import kappa_c_chunks, results
+from annotator.agreement.computation import latest_snapshot, recompute
+from annotator.annotation import services as annotation_services
+from annotator.models import AgreementSnapshot, KappaCChunk, KappaCRun
+from tests import make
+
+pytestmark = pytest.mark.django_db
+CHUNK = "annotator.compute_kappa_c_chunk"
+
+
+@pytest.fixture(autouse=True)
+def clean_cache():
+    cache.clear()
+    results.forget_memos()
+    yield
+    results.forget_memos()
+
+
+@pytest.fixture
+def team(settings):
+    settings.AGREEMENT_KAPPA_C_DEFER_WORK = 0  # always expensive: provisional, then chunks
+    settings.AGREEMENT_KAPPA_C_CHUNK_DRAWS = 1  # one item per chunk: 4 pairs × 3 annotator pairs
+    c = make.cast()
+    project = make.project_with_pairs(n_pairs=4, lead=c.lead, annotators=c.annotators)
+    make.partly_agree(project, c.annotators)
+    return project, c
+
+
+def kappa_c_measures(snapshot: AgreementSnapshot) -> dict:
+    return {k: v for k, v in snapshot.results["report"]["measures"].items() if k.startswith("kappa_c")}
+
+
+def single_process_kappa_c(project, settings) -> dict:
+    """The same project's κ_C computed in one process, the chunks switched off and nothing reused."""
+    settings.AGREEMENT_KAPPA_C_CHUNKS = False
+    results.forget_memos()
+    recompute(project.pk, full=True)
+    settings.AGREEMENT_KAPPA_C_CHUNKS = True
+    return kappa_c_measures(latest_snapshot(project))
+
+
+def test_in_process_chunks_give_the_single_process_kappa_c_bit_for_bit(team, settings, eager_celery):
+    project, _ = team
+    assert recompute(project.pk) == "stored provisional+final"
+    provisional, final = AgreementSnapshot.objects.filter(project=project).order_by("id")
+    assert provisional.results["pending"] == ["kappa_c"] and final.results["pending"] == []
+    assert KappaCChunk.objects.filter(project=project, status="done").count() == 12
+    chunked = kappa_c_measures(final)
+    assert chunked["kappa_c.pi0"]["by_pair"]  # three annotator pairs with a sampled π̂0
+    assert chunked == single_process_kappa_c(project, settings)  # == on floats: bit for bit
+
+
+def test_chunks_go_to_the_workers_and_the_last_schedules_the_combination(team, settings, task_queue):
+    project, _ = team
+    outcome = recompute(project.pk)
+    assert outcome == "stored provisional; κ_C in 12 chunks (0 done)"
+    assert latest_snapshot(project).results["pending"] == ["kappa_c"]
+    sent = [args[0] for args in task_queue.args_of(CHUNK)]
+    assert len(sent) == 12 and kappa_c_chunks.progress(project.pk) == (0, 12)
+    for k, chunk_id in enumerate(reversed(sent)):  # any order, any worker
+        assert kappa_c_chunks.compute(chunk_id) == "done"
+        assert kappa_c_chunks.compute(chunk_id) == "skipped"  # a redelivered task changes nothing
+        assert kappa_c_chunks.progress(project.pk) == (k + 1, 12)
+        scheduled = task_queue.args_of("annotator.recompute_agreement")
+        assert scheduled == ([(project.pk,)] if k == 11 else [])  # only the last chunk schedules it
+    assert recompute(project.pk) == "stored"
+    assert latest_snapshot(project).results["pending"] == []
+    assert kappa_c_measures(latest_snapshot(project)) == single_process_kappa_c(project, settings)
+
+
+def test_a_change_by_one_annotator_recomputes_only_their_pairs_chunks(team, settings, task_queue):
+    project, c = team
+    recompute(project.pk)
+    for (chunk_id,) in task_queue.args_of(CHUNK):
+        kappa_c_chunks.compute(chunk_id)
+    recompute(project.pk)
+    task_queue.sent.clear()
+    pair = project.pairs.get(source_id="p1")
+    annotation_services.set_links(pair, c.annotators[2], [(0, 0)], sure=True, base_version=None)
+    assert recompute(project.pk) == "stored provisional; κ_C in 12 chunks (4 done)"
+    keys = set(
+        KappaCChunk.objects.filter(pk__in=[a[0] for a in task_queue.args_of(CHUNK)]).values_list(
+            "key", flat=True
+        )
+    )
+    assert len(task_queue.args_of(CHUNK)) == 8 and "anna|ben" not in keys  # cat's two pairs only
+    assert KappaCChunk.objects.filter(project=project).count() == 12  # the old plan's chunks are gone
+    assert KappaCRun.objects.filter(project=project).count() == 1
+
+
+def test_a_chunk_whose_worker_stopped_is_taken_over_and_requeued(team, settings, task_queue):
+    project, _ = team
+    settings.AGREEMENT_KAPPA_C_CHUNK_STALE = 30
+    recompute(project.pk)
+    first = task_queue.args_of(CHUNK)[0][0]
+    now = timezone.now()
+    # a live worker holds it: another delivery skips it, the status poll leaves it alone
+    KappaCChunk.objects.filter(pk=first).update(claimed_at=now, heartbeat_at=now, attempts=1)
+    assert kappa_c_chunks.compute(first) == "held"
+    assert kappa_c_chunks.requeue_stale(project.pk) == 0
+    # the worker was killed: its heartbeat stops
+    KappaCChunk.objects.filter(pk=first).update(heartbeat_at=now - datetime.timedelta(seconds=31))
+    task_queue.sent.clear()
+    assert kappa_c_chunks.requeue_stale(project.pk) == 1
+    assert task_queue.args_of(CHUNK) == [(first,)]
+    assert kappa_c_chunks.requeue_stale(project.pk) == 0  # sent once, not at every poll
+    assert kappa_c_chunks.compute(first) == "done"
+    assert KappaCChunk.objects.get(pk=first).attempts == 2
+
+
+def test_dashboard_status_shows_the_chunks_done(team, client, task_queue):
+    project, c = team
+    recompute(project.pk)
+    sent = [args[0] for args in task_queue.args_of(CHUNK)]
+    for chunk_id in sent[:7]:
+        kappa_c_chunks.compute(chunk_id)
+    client.force_login(c.lead)
+    url = reverse("annotator:dashboard", args=[project.pk])
+    headers = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "snapshot-status"}
+    first = client.get(url, {"seen": ""}, **headers)
+    assert 'κ_C: <span class="kappa-c-chunks">7 of 12 chunks</span>' in first.content.decode()
+    kappa_c_chunks.compute(sent[7])
+    again = client.get(url, {"seen": ""}, HTTP_IF_NONE_MATCH=first["ETag"], **headers)
+    assert (
+        again.status_code == 200 and "8 of 12 chunks" in again.content.decode()
+    )  # progress changes the ETag
+
+
+def test_a_chunk_that_failed_again_and_again_is_not_requeued_forever(team, task_queue):
+    project, _ = team
+    recompute(project.pk)
+    first = task_queue.args_of(CHUNK)[0][0]
+    long_ago = timezone.now() - datetime.timedelta(hours=1)
+    KappaCChunk.objects.filter(pk=first).update(
+        claimed_at=long_ago, heartbeat_at=long_ago, attempts=kappa_c_chunks.MAX_ATTEMPTS
+    )
+    assert kappa_c_chunks.requeue_stale(project.pk) == 0

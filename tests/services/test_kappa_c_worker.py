@@ -1,0 +1,61 @@
+"""κ_C's Monte Carlo in chunks with real Celery workers, Redis and PostgreSQL: a worker killed in the
+middle of a chunk leaves it to be computed again, and the combined snapshot is the single-process one."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+
+from annotator.agreement import scheduling
+from annotator.models import KappaCChunk
+from tests.services.test_recompute_worker import assert_exact, settled, team
+
+pytestmark = pytest.mark.services
+
+
+@pytest.fixture
+def worker(monkeypatch: pytest.MonkeyPatch, postgres_required: None, celery_worker_process: Any) -> Any:
+    cache.clear()
+    return celery_worker_process
+
+
+@pytest.fixture(autouse=True)
+def chunked(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
+    """Chunks of about 20 items (half an annotator pair), a dead worker noticed after 2 s; the worker reads these from its
+    environment, set before the `celery_worker_process` fixture starts it."""
+    for name, value in {
+        "CELERY_VISIBILITY_TIMEOUT": "5",
+        "CELERY_UNACKED_RESTORE_INTERVAL": "1",
+        "AGREEMENT_KAPPA_C_CHUNK_DRAWS": "1000000",
+        "AGREEMENT_KAPPA_C_CHUNK_STALE": "2",
+    }.items():
+        monkeypatch.setenv(name, value)
+    settings.AGREEMENT_KAPPA_C_CHUNK_DRAWS = 1_000_000
+    settings.AGREEMENT_KAPPA_C_CHUNK_STALE = 2
+
+
+def test_a_chunk_of_a_killed_worker_is_computed_again_and_the_result_is_exact(worker: Any) -> None:
+    project, _, _ = team(n_pairs=40)  # 40 pairs × 3 annotator pairs: half a dozen chunks
+    scheduling.schedule(project.pk)
+    deadline = time.monotonic() + 120
+    taken = None
+    while time.monotonic() < deadline and taken is None:
+        taken = (
+            KappaCChunk.objects.filter(project=project, status="pending", claimed_at__isnull=False)
+            .values_list("pk", flat=True)
+            .first()
+        )
+        time.sleep(0.01)
+    assert taken is not None, "no chunk was taken by the worker"
+    worker.kill()  # in the middle of chunk `taken`
+    assert KappaCChunk.objects.get(pk=taken).status == "pending"
+    worker.start()
+    snapshot = settled(project, timeout=180)
+    chunk = KappaCChunk.objects.get(pk=taken)
+    assert chunk.status == "done" and chunk.attempts >= 2  # computed again after the kill
+    total = KappaCChunk.objects.filter(project=project).count()
+    assert total >= 4 and KappaCChunk.objects.filter(project=project, status="done").count() == total
+    assert_exact(project, snapshot)  # == the single-process report (build_report), bit for bit
