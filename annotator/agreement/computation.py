@@ -14,13 +14,15 @@ from collections import defaultdict
 from typing import Any
 
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q, Sum
 from django.utils import timezone
 
 from annotator import taskqueue
+from annotator.agreement import incremental
 from annotator.agreement.document import project_document
 from annotator.agreement.results import (
-    document_fingerprints,
+    Fingerprints,
     fingerprint,
     forget_memos,
     forget_phenomena_states,
@@ -38,7 +40,7 @@ from annotator.agreement.scheduling import (
     ProjectLock,
     setting,
 )
-from annotator.core.machine_agreement import machine_agreement
+from annotator.core.machine_agreement import aligner_from_totals, machine_agreement
 from annotator.corpus.aligner_training import baseline_summary
 from annotator.corpus.systems import gold_alignments, system_alignments
 from annotator.models import (
@@ -126,31 +128,90 @@ def latest_snapshot(project: Project | int) -> AgreementSnapshot | None:
 
 def _compute_and_store(project: Project, started: float, full: bool = False) -> str:
     with gc_paused():  # see project_document
-        return _compute_and_store_all(project, started, full)
+        changes = incremental.take_changes(project.pk)
+        update = None if full else incremental.update(project, changes)
+        if update is not None and update.pending and not _kappa_c_deferred(update):
+            update = None  # κ_C is cheap enough to compute now: the full computation does it
+        if update is not None:
+            return _store_update(project, update, changes, started)
+        outcome = _compute_and_store_all(project, started, full)
+        incremental.forget_changes([pk for pk, _ in changes])
+        return outcome
 
 
-def _machine_extras(project: Project, doc: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """Humans vs the automatic alignment and registered systems vs humans and gold (Cohn Table 5), the
-    baseline κ_C used, and a digest of the inputs that are not in the document (systems, gold)."""
+def _kappa_c_deferred(update: incremental.Update) -> bool:
+    """Whether κ_C's Monte Carlo after this update exceeds AGREEMENT_KAPPA_C_DEFER_WORK (as
+    `_kappa_c_is_expensive` decides for a full computation)."""
+    return int(update.extras.get("kappa_c_work", 0)) > setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000)
+
+
+def _store_update(
+    project: Project, update: incremental.Update, changes: list[tuple[int, int | None]], started: float
+) -> str:
+    """Store the snapshot of an incremental update (`annotator.agreement.incremental`); when κ_C has to
+    be computed again the snapshot is provisional and the full computation finishes it."""
+    ids = [pk for pk, _ in changes]
+    if update.write is None:
+        incremental.forget_changes(ids)
+        return "unchanged"
+    measures: dict[str, Any] = {}
+    keys: dict[str, list[str]] = {}
+    for name in update.sections:
+        part = update.measures.get(name, {})
+        measures.update(part)
+        keys[name] = sorted(part)
+    report = {"format": "paraphrase-agreement-report/1", "measures": dict(sorted(measures.items()))}
+    extras = {
+        "annotators": update.extras["annotators"],
+        "pairs": update.extras["pairs"],
+        "pair_labels": update.extras["pair_labels"],
+        "progress": progress(project),
+        "machine": update.extras["machine"],
+        "kappa_c_baseline": baseline_summary(project),
+    }
+    with transaction.atomic():
+        update.write()
+        _store(project, update.digest, report, update.sections, keys, list(update.pending), extras, started)
+        incremental.forget_changes(ids)
+    if not update.pending:
+        return "stored"
+    _compute_and_store_all(project, started)
+    return "stored provisional+final"
+
+
+def _machine_extras(project: Project, doc: dict[str, Any], totals: Any) -> tuple[dict[str, Any], str]:
+    """Humans vs the automatic alignment (summed from the per-pair counts) and registered systems vs
+    humans and gold (Cohn Table 5), the baseline κ_C used, and a digest of the inputs that are not in the
+    document (systems, gold)."""
     systems = system_alignments(project) if project.layer_word_alignment else {}
     gold = gold_alignments(project) if systems else {}
-    machine = machine_agreement(doc, systems, gold) if project.layer_word_alignment else {}
+    machine: dict[str, Any] = {}
+    if project.layer_word_alignment:
+        machine = machine_agreement(doc, systems, gold, aligner=False)
+        humans = list(totals.participants()["word_alignments"])
+        machine["aligner"] = aligner_from_totals(totals.machine, humans)
     extras = {"machine": machine, "kappa_c_baseline": baseline_summary(project)}
     return extras, fingerprint([systems, gold]) if systems else ""
 
 
 def _compute_and_store_all(project: Project, started: float, full: bool = False) -> str:
     doc = project_document(project)
-    fingerprints = document_fingerprints(doc)
-    machine, outside = _machine_extras(project, doc)
-    digest = fingerprint([fingerprints.document, outside]) if outside else fingerprints.document
+    done = _done_source_ids(project)
+    systems = system_alignments(project) if project.layer_word_alignment else {}
+    systems_digest = fingerprint([systems, gold_alignments(project)]) if systems else ""
+    digest, shared_fp, section_fps, totals, write_state = incremental.full_state(
+        project, doc, done, systems_digest
+    )
+    fingerprints = Fingerprints(digest, shared_fp, section_fps)
     latest = latest_snapshot(project)
     if full:
         forget_memos()
         forget_phenomena_states()
+        incremental.forget_kept()
         latest = None
     if latest is not None and latest.fingerprint == digest and not latest.results.get("pending"):
         return "unchanged"
+    machine, _ = _machine_extras(project, doc, totals)
     previous = latest.results if latest is not None else None
     # Per-pair DO F1 depends only on the phenomena section: reuse it while that is unchanged.
     same_phenomena = (
@@ -171,7 +232,7 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
         "annotators": doc["annotators"],
         "pairs": pair_results(
             doc,
-            _done_source_ids(project),
+            done,
             previous["pairs"] if same_phenomena and previous is not None else None,
             tables=tables,
         ),
@@ -179,17 +240,23 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
         "progress": progress(project),
         **machine,
     }
-    snapshot = _store(project, digest, *report, extras, started)
+    with transaction.atomic():
+        snapshot = _store(project, digest, *report, extras, started)
+        write_state(_by_section(report), extras["pairs"])
     if not snapshot.results["pending"]:
         return "stored"
-    _store(
-        project,
-        digest,
-        *report_sections(doc, snapshot.results, fingerprints=fingerprints, documents=documents),
-        extras,
-        started,
-    )
+    final = report_sections(doc, snapshot.results, fingerprints=fingerprints, documents=documents)
+    with transaction.atomic():
+        _store(project, digest, *final, extras, started)
+        write_state(_by_section(final), extras["pairs"])
     return "stored provisional+final"
+
+
+def _by_section(
+    report: tuple[dict[str, Any], dict[str, str], dict[str, list[str]], list[str]],
+) -> dict[str, Any]:
+    measures, keys = report[0]["measures"], report[2]
+    return {name: {k: measures[k] for k in names if k in measures} for name, names in keys.items()}
 
 
 def _store(
@@ -244,6 +311,13 @@ def _kappa_c_is_expensive(
     AGREEMENT_KAPPA_C_DEFER_WORK items × samples."""
     work = kappa_c_pending_work(doc, fingerprints, previous, documents)
     return work > setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000)
+
+
+def document_fingerprint(project: Project, doc: dict[str, Any]) -> str:
+    """The fingerprint a snapshot of the project's document `doc` has (`incremental.snapshot_fingerprint`)."""
+    systems = system_alignments(project) if project.layer_word_alignment else {}
+    outside = fingerprint([systems, gold_alignments(project)]) if systems else ""
+    return incremental.snapshot_fingerprint(project, doc, _done_source_ids(project), outside)
 
 
 def _done_source_ids(project: Project) -> dict[str, set[str]]:

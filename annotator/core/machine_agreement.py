@@ -51,6 +51,37 @@ def compare(
     return {"pairs": n, "word": _scores(word), "phrase": _scores(phrase)}
 
 
+def pair_machine_counts(
+    automatic: Any, entry: Mapping[str, Any], tokens1: list[str], tokens2: list[str]
+) -> list[int]:
+    """What one pair adds to `compare(automatic, human)`: the word counts, the phrase counts (four
+    integers each, `AlignmentCounts` order) and 1 pair; summed over pairs by the incremental state."""
+    a, b = _word_alignment({"sure": automatic, "possible": []}), _word_alignment(entry)
+    word = word_alignment_counts(a, b, tokens1, tokens2)
+    phrase = phrase_alignment_counts(a.P, b.P, tokens1, tokens2)
+    return [*_ints(word), *_ints(phrase), 1]
+
+
+def _ints(c: AlignmentCounts) -> list[int]:
+    return [c.precision_hits, c.n_test, c.recall_hits, c.n_reference]
+
+
+def aligner_from_totals(totals: Mapping[str, list[int]], humans: list[str]) -> list[dict[str, Any]]:
+    """`machine_agreement(...)["aligner"]` from the summed `pair_machine_counts` of each annotator."""
+    out = []
+    for name in sorted(humans):
+        counts = totals.get(name) or [0] * 9
+        out.append(
+            {
+                "annotator": name,
+                "pairs": counts[8],
+                "word": _scores(AlignmentCounts(*counts[0:4])),
+                "phrase": _scores(AlignmentCounts(*counts[4:8])),
+            }
+        )
+    return out
+
+
 def aligner_alignments(doc: Mapping[str, Any]) -> dict[str, dict[str, list[list[int]]]]:
     """The document's initial (automatic) alignment of each pair, as sure links."""
     return {
@@ -64,15 +95,20 @@ def machine_agreement(
     doc: Mapping[str, Any],
     systems: Mapping[str, Alignments] | None = None,
     gold: Alignments | None = None,
+    *,
+    aligner: bool = True,
 ) -> dict[str, Any]:
-    """`{"aligner": [{annotator, pairs, word, phrase}], "systems": [{system, against: [...]}]}`."""
+    """`{"aligner": [{annotator, pairs, word, phrase}], "systems": [{system, against: [...]}]}`;
+    `aligner=False` leaves "aligner" empty (the caller sums it from per-pair counts)."""
     tokens = {p["id"]: (p["tokens1"], p["tokens2"]) for p in doc.get("pairs", ())}
     humans: Mapping[str, Alignments] = doc.get("word_alignments") or {}
     automatic = aligner_alignments(doc)
     out: dict[str, Any] = {
         "aligner": [
             {"annotator": name, **compare(automatic, humans[name], tokens)} for name in sorted(humans)
-        ],
+        ]
+        if aligner
+        else [],
         "systems": [],
     }
     for system in sorted(systems or {}):
