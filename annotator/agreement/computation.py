@@ -32,6 +32,9 @@ from annotator.agreement.results import (
     phenomena_agreement,
     report_sections,
 )
+from annotator.agreement.results import (
+    any_sense_mark as _any_sense_mark,
+)
 from annotator.agreement.retention import maybe_apply_in_process
 from annotator.agreement.scheduling import (
     RERUN_KEY,
@@ -243,6 +246,7 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
     with transaction.atomic():
         snapshot = _store(project, digest, *report, extras, started)
         write_state(_by_section(report), extras["pairs"])
+    _hand_over_phenomena(project, doc, fingerprints, totals)
     if not snapshot.results["pending"]:
         return "stored"
     final = report_sections(doc, snapshot.results, fingerprints=fingerprints, documents=documents)
@@ -250,6 +254,18 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
         _store(project, digest, *final, extras, started)
         write_state(_by_section(final), extras["pairs"])
     return "stored provisional+final"
+
+
+def _hand_over_phenomena(
+    project: Project, doc: dict[str, Any], fingerprints: Fingerprints, totals: Any
+) -> None:
+    """The phenomena statistics of this computation go to the incremental updates that follow (taken
+    from `results`' kept states, which build afresh next time: one owner updates them)."""
+    if "phenomena" not in doc or _any_sense_mark(doc["phenomena"]):
+        return
+    agreement = phenomena_agreement(doc, fingerprints)
+    forget_phenomena_states()
+    incremental.keep(project.pk, agreement, totals)
 
 
 def _by_section(

@@ -98,6 +98,17 @@ def forget_kept() -> None:
         _KEPT.clear()
 
 
+def keep(project_id: int, agreement: PhenomenaAgreement, totals: SectionTotals) -> None:
+    """Keep the full computation's phenomena statistics for the next incremental update (the caller
+    hands it over: nobody else may change it)."""
+    with _KEPT_LOCK:
+        _KEPT[project_id] = _Phenomena(
+            totals.digest("phenomena") + totals.digest("done"), tuple(agreement.pairs), agreement
+        )
+        while len(_KEPT) > KEPT_PROJECTS:
+            _KEPT.popitem(last=False)
+
+
 def _tagset(types: list[list[Any]]) -> Tagset:
     return Tagset(tuple(TypeDef(name, one_sided) for name, one_sided in types))
 

@@ -324,6 +324,11 @@ def _section_measures(
         return _split(name, build_report(_only(document, source))["measures"])
 
 
+def any_sense_mark(raw: Mapping[str, list[dict[str, Any]]]) -> bool:
+    """Whether any phenomenon carries ETPC's sense-preserving mark (see `_any_sense_mark`)."""
+    return _any_sense_mark(raw)
+
+
 def _any_sense_mark(raw: Mapping[str, list[dict[str, Any]]]) -> bool:
     """True iff a phenomenon carries ETPC's sense-preserving mark: the report then has the per-layer
     `iapta.sense.*` keys (`metrics.layers`, docs/measures.md#sense-layers)."""
