@@ -246,13 +246,14 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
     with transaction.atomic():
         snapshot = _store(project, digest, *report, extras, started)
         write_state(_by_section(report), extras["pairs"])
-    _hand_over_phenomena(project, doc, fingerprints, totals)
     if not snapshot.results["pending"]:
+        _hand_over_phenomena(project, doc, fingerprints, totals)
         return "stored"
     final = report_sections(doc, snapshot.results, fingerprints=fingerprints, documents=documents)
     with transaction.atomic():
         _store(project, digest, *final, extras, started)
         write_state(_by_section(final), extras["pairs"])
+    _hand_over_phenomena(project, doc, fingerprints, totals)  # after the last write (it drops kept ones)
     return "stored provisional+final"
 
 
