@@ -184,7 +184,7 @@ def bench_recompute(n_pairs: int, kappa_c: bool) -> None:
 
     from annotator.agreement import computation, document
     from annotator.agreement import results as agreement_results
-    from annotator.models import AlignmentLink, PairLabel, Phenomenon
+    from annotator.models import AgreementChange, AlignmentLink, PairLabel, Phenomenon
     from metrics.synthetic import synthetic_document
 
     doc = synthetic_document(n_pairs=n_pairs, n_annotators=3, phenomena_per_pair=8, seed=0)
@@ -222,23 +222,45 @@ def bench_recompute(n_pairs: int, kappa_c: bool) -> None:
         else:
             rows.append((name, target, wall, cpu, outcome, ""))
 
-    # κ_C in one process, as before its chunks could go to the workers (bench_kappa_c.py measures those)
-    with override_settings(AGREEMENT_KAPPA_C_DEFER_WORK=0, AGREEMENT_KAPPA_C_CHUNKS=False):
-        row("cold (no earlier snapshot)", "", clock.run(lambda: computation.recompute(project.pk)))
-        a = next(iter(users.values()))
-        x = Phenomenon.objects.filter(annotator=a, pair__project=project).order_by("pk").first()
+    a = next(iter(users.values()))
+
+    def change_phenomenon(n: int) -> int:
+        x = Phenomenon.objects.filter(annotator=a, pair__project=project).order_by("pk")[n]
         Phenomenon.objects.filter(pk=x.pk).update(
             scope1=[0, 1, 2, 3][: len(x.scope1) + 1] if x.scope1 else []
         )
-        row("one phenomenon changed", "≤ 2 s CPU", clock.run(lambda: computation.recompute(project.pk)))
-        label = PairLabel.objects.filter(annotator=a, pair__project=project).order_by("pk").first()
+        return x.pair_id
+
+    def change_label(n: int) -> int:
+        label = PairLabel.objects.filter(annotator=a, pair__project=project).order_by("pk")[n]
         PairLabel.objects.filter(pk=label.pk).update(
             label="non_paraphrase" if label.label == "paraphrase" else "paraphrase"
         )
-        row("one pair label changed", "≤ 2 s CPU", clock.run(lambda: computation.recompute(project.pk)))
-        link = AlignmentLink.objects.filter(annotator=a, pair__project=project).order_by("pk").first()
+        return label.pair_id
+
+    def change_link(n: int) -> int:
+        link = AlignmentLink.objects.filter(annotator=a, pair__project=project).order_by("pk")[n * 50]
         AlignmentLink.objects.filter(pk=link.pk).update(sure=not link.sure)
-        row("one link changed", "≤ 2 s CPU", clock.run(lambda: computation.recompute(project.pk)))
+        return link.pair_id
+
+    def saved(pair_id: int) -> None:  # what the save path records (annotator.agreement.changes)
+        AgreementChange.objects.create(project=project, pair_id=pair_id)
+
+    ratios: list[tuple[str, float, float]] = []
+    # κ_C in one process, as before its chunks could go to the workers (bench_kappa_c.py measures those)
+    with override_settings(AGREEMENT_KAPPA_C_DEFER_WORK=0, AGREEMENT_KAPPA_C_CHUNKS=False):
+        row("cold (no earlier snapshot)", "", clock.run(lambda: computation.recompute(project.pk)))
+        for n, (what, change) in enumerate(
+            (("phenomenon", change_phenomenon), ("pair label", change_label), ("link", change_link))
+        ):
+            saved(change(2 * n))
+            before = clock.run(lambda: computation.recompute(project.pk, full=True))
+            row(f"one {what} changed, full recompute (before)", "", before)
+            saved(change(2 * n + 1))
+            after = clock.run(lambda: computation.recompute(project.pk))
+            row(f"one {what} changed, incremental (after)", "≤ 0.1 s CPU", after)
+            first = lambda r: r[3][0][1] if r[3] else r[1]  # noqa: E731 - CPU to the first stored snapshot
+            ratios.append((what, first(before), first(after)))
         row(
             "nothing changed (fingerprint equal)",
             "≤ 1 s CPU",
@@ -246,7 +268,12 @@ def bench_recompute(n_pairs: int, kappa_c: bool) -> None:
         )
     print(f"{'recompute':<56} {'target':>10} {'wall s':>7} {'CPU s':>7}  outcome")
     for name, target, wall, cpu, outcome, note in rows:
-        print(f"{name:<56} {target:>10} {wall:>7.2f} {cpu:>7.2f}  {outcome}{'  ' + note if note else ''}")
+        print(f"{name:<56} {target:>10} {wall:>7.3f} {cpu:>7.3f}  {outcome}{'  ' + note if note else ''}")
+    print(
+        f"\n{'one change, CPU to stored results':<36} {'before s':>9} {'after s':>9} {'ratio':>8}  (load {os.getloadavg()[0]:.1f})"
+    )
+    for what, before_cpu, after_cpu in ratios:
+        print(f"{what:<36} {before_cpu:>9.3f} {after_cpu:>9.3f} {before_cpu / max(after_cpu, 1e-9):>7.0f}×")
 
 
 def bench_latency(n_pairs: int, saves: int) -> None:

@@ -42,6 +42,9 @@ __all__ = [
     "non_identical_atomic_pairs",
     "non_identical_atomic_pairs_many",
     "alignment_report",
+    "alignment_pair_counts",
+    "alignment_counts_by_pair",
+    "alignment_report_from_counts",
 ]
 
 #: Word-level tiers: ``generous`` (S vs P, Och & Ney), ``sure`` (S vs S), ``possible`` (P vs P).
@@ -451,7 +454,7 @@ def alignment_report(doc: Document, *, memo: PairwiseMemo | None = None) -> dict
     missing = tuple(r for r in annotators if r not in memo.per_annotator)
     memo.per_annotator.update(_prepare(doc, missing, match))
     prepared: dict[str, dict[str, _Prepared]] = memo.per_annotator
-    by_pair: dict[str, dict[str, AlignmentScores]] = {name: {} for name in _MEASURES}
+    totals: dict[tuple[str, str], dict[str, AlignmentCounts]] = {}
     for a, b in doc.annotator_pairs(annotators):
         total = memo.per_pair.get((a, b))
         if total is None:
@@ -461,8 +464,61 @@ def alignment_report(doc: Document, *, memo: PairwiseMemo | None = None) -> dict
                 if pb is not None:
                     total = {name: total[name] + c for name, c in _pair_counts(pa, pb).items()}
             memo.per_pair[a, b] = total
-        for name in _MEASURES:
-            by_pair[name][f"{a}|{b}"] = total[name].scores()
+        totals[a, b] = total
+    return alignment_report_from_counts(totals, annotators)
+
+
+def alignment_pair_counts(
+    pair: Pair, alignments: Mapping[str, WordAlignment], *, identical_match: str = "exact"
+) -> dict[tuple[str, str], dict[str, AlignmentCounts]]:
+    """The counts one document pair adds to each annotator pair's totals in :func:`alignment_report`.
+
+    ``alignments``: annotator → their alignment of ``pair``, in document annotator order (only the
+    annotators who aligned it). Keys ``(a, b)`` with ``a`` before ``b`` in that order; the values summed
+    over the pairs both aligned are the ``totals`` of :func:`alignment_report_from_counts`.
+    """
+    _check_match(identical_match)
+    names = tuple(alignments)
+    doc = Document(
+        annotators=names, pairs=(pair,), word_alignments={r: {pair.id: alignments[r]} for r in names}
+    )
+    prepared = _prepare(doc, names, identical_match)
+    return {
+        (a, b): _pair_counts(prepared[a][pair.id], prepared[b][pair.id])
+        for a, b in doc.annotator_pairs(names)
+    }
+
+
+def alignment_counts_by_pair(doc: Document) -> dict[str, dict[tuple[str, str], dict[str, AlignmentCounts]]]:
+    """:func:`alignment_pair_counts` of every document pair aligned by ≥ 2 annotators, prepared in one
+    batch: pair id → ``(a, b)`` → counts (the terms :func:`alignment_report` sums)."""
+    if doc.word_alignments is None:
+        return {}
+    annotators = section_annotators(doc, doc.word_alignments)
+    match = doc.options.identical_match
+    _check_match(match)
+    prepared = _prepare(doc, annotators, match)
+    out: dict[str, dict[tuple[str, str], dict[str, AlignmentCounts]]] = {}
+    for pair in doc.pairs:
+        here = [r for r in annotators if pair.id in prepared[r]]
+        for n, a in enumerate(here):
+            for b in here[n + 1 :]:
+                counts = _pair_counts(prepared[a][pair.id], prepared[b][pair.id])
+                out.setdefault(pair.id, {})[a, b] = counts
+    return out
+
+
+def alignment_report_from_counts(
+    totals: Mapping[tuple[str, str], Mapping[str, AlignmentCounts]], annotators: tuple[str, ...]
+) -> dict[str, dict[str, Any]]:
+    """The ``alignment.*`` report keys from each annotator pair's summed counts (see
+    :func:`alignment_report`): ``totals[a, b]`` for every ``a`` before ``b`` in ``annotators``."""
+    by_pair: dict[str, dict[str, AlignmentScores]] = {name: {} for name in _MEASURES}
+    for i, a in enumerate(annotators):
+        for b in annotators[i + 1 :]:
+            total = totals.get((a, b)) or {}
+            for name in _MEASURES:
+                by_pair[name][f"{a}|{b}"] = total.get(name, AlignmentCounts()).scores()
     report: dict[str, dict[str, Any]] = {}
     for name in _MEASURES:
         for field in AlignmentScores._fields:

@@ -7,7 +7,7 @@ count tables are built with ``np.bincount``. Undefined values are ``None`` (neve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +21,7 @@ __all__ = [
     "rating_table",
     "cohen_kappa",
     "cohen_kappa_pairs",
+    "cohen_kappa_from_confusion",
     "krippendorff_alpha",
     "krippendorff_alpha_from_counts",
     "codes",
@@ -150,6 +151,28 @@ def _cohen_codes(c1: IntArray, c2: IntArray, k: int) -> float | None:
         return None
     p_o = np.count_nonzero(c1 == c2) / n
     p_e = float(np.dot(np.bincount(c1, minlength=k), np.bincount(c2, minlength=k))) / (n * n)
+    if 1 - p_e <= _EPS:
+        return None
+    return float((p_o - p_e) / (1 - p_e))
+
+
+def cohen_kappa_from_confusion(confusion: Mapping[tuple[Any, Any], int]) -> float | None:
+    """Cohen's κ from the counts ``confusion[x, y]`` of items labelled ``x`` by rater 1 and ``y`` by rater 2.
+
+    Equals :func:`cohen_kappa` of the items the counts describe, bit for bit: ``p_o`` = diagonal / n,
+    ``p_e`` = (Σ_k n_1(k)·n_2(k)) / n² computed from the same integers in the same order of operations.
+    """
+    n = sum(confusion.values())
+    if n == 0:
+        return None
+    agree = sum(v for (x, y), v in confusion.items() if x == y)
+    m1: dict[Any, int] = {}
+    m2: dict[Any, int] = {}
+    for (x, y), v in confusion.items():
+        m1[x] = m1.get(x, 0) + v
+        m2[y] = m2.get(y, 0) + v
+    p_o = agree / n
+    p_e = float(sum(m1[k] * m2.get(k, 0) for k in m1)) / (n * n)
     if 1 - p_e <= _EPS:
         return None
     return float((p_o - p_e) / (1 - p_e))

@@ -17,7 +17,7 @@ from django.utils import timezone
 from annotator import taskqueue
 from annotator.agreement import scheduling
 from annotator.core import sql
-from annotator.models import AgreementState
+from annotator.models import AgreementChange, AgreementState
 
 log = logging.getLogger(__name__)
 _batch = threading.local()
@@ -38,9 +38,12 @@ def batched() -> Iterator[set[int]]:
             _batch.projects = None
 
 
-def project_changed(project_id: int) -> None:
+def project_changed(project_id: int, pair_id: int | None = None) -> None:
     """Record that the project changed and enqueue a recompute once the transaction commits.
 
+    `pair_id`: the one pair whose annotations changed (the next computation then updates that pair's
+    share of the agreement state only, `annotator.agreement.incremental`); None when anything may have
+    changed (imports, tagsets, evaluations): the next computation is a full one.
     Hand-written UPDATE (`annotator.core.sql`): every save runs it.
     """
     now = timezone.now()
@@ -48,8 +51,11 @@ def project_changed(project_id: int) -> None:
         AgreementState.objects.get_or_create(project_id=project_id, defaults={"changed_at": now})
     collected = getattr(_batch, "projects", None)
     if collected is not None:
+        if project_id not in collected:
+            AgreementChange.objects.create(project_id=project_id, pair_id=None)
         collected.add(project_id)
         return
+    AgreementChange.objects.create(project_id=project_id, pair_id=pair_id)
     transaction.on_commit(lambda: enqueue_recompute(project_id))
 
 

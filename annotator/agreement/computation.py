@@ -14,14 +14,15 @@ from collections import defaultdict
 from typing import Any
 
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q, Sum
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.agreement import kappa_c_chunks
+from annotator.agreement import incremental, kappa_c_chunks
 from annotator.agreement.document import automatic_phrase_alignments, project_document
 from annotator.agreement.results import (
-    document_fingerprints,
+    Fingerprints,
     fingerprint,
     forget_memos,
     forget_phenomena_states,
@@ -32,6 +33,9 @@ from annotator.agreement.results import (
     report_sections,
     trusted_document,
 )
+from annotator.agreement.results import (
+    any_sense_mark as _any_sense_mark,
+)
 from annotator.agreement.retention import maybe_apply_in_process
 from annotator.agreement.scheduling import (
     RERUN_KEY,
@@ -40,11 +44,12 @@ from annotator.agreement.scheduling import (
     ProjectLock,
     setting,
 )
-from annotator.core.machine_agreement import machine_agreement
+from annotator.core.machine_agreement import aligner_from_totals, machine_agreement
 from annotator.corpus.aligner_training import baseline_summary
 from annotator.corpus.systems import gold_alignments, system_alignments
 from annotator.models import (
     AgreementHeadline,
+    AgreementSection,
     AgreementSnapshot,
     AgreementState,
     Assignment,
@@ -128,43 +133,130 @@ def latest_snapshot(project: Project | int) -> AgreementSnapshot | None:
 
 def _compute_and_store(project: Project, started: float, full: bool = False) -> str:
     with gc_paused():  # see project_document
-        return _compute_and_store_all(project, started, full)
+        changes = incremental.take_changes(project.pk)
+        if not full and not changes and _state_is_current(project):
+            return "unchanged"  # nothing was recorded since the stored state (every change is)
+        update = None if full else incremental.update(project, changes)
+        if update is not None and update.pending and not _kappa_c_deferred(update):
+            update = None  # κ_C is cheap enough to compute now: the full computation does it
+        if update is not None:
+            return _store_update(project, update, changes, started)
+        outcome = _compute_and_store_all(project, started, full)
+        incremental.forget_changes([pk for pk, _ in changes])
+        return outcome
 
 
-def _machine_extras(project: Project, doc: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """Humans vs the automatic alignment and registered systems vs humans and gold (Cohn Table 5), the
-    baseline κ_C used, and a digest of the inputs that are not in the document (systems, gold)."""
+def _state_is_current(project: Project) -> bool:
+    """Whether the stored agreement state and the latest snapshot are complete (no κ_C pending): with
+    no change recorded since, a computation would give the same results."""
+    if not incremental.updatable(project):
+        return False  # inputs outside the per-pair state (trees, systems): the fingerprint decides
+    latest = latest_snapshot(project)
+    if latest is None or latest.results.get("pending"):
+        return False
+    return AgreementSection.objects.filter(project=project, name=incremental.STATE).exists()
+
+
+def _kappa_c_deferred(update: incremental.Update) -> bool:
+    """Whether κ_C's Monte Carlo after this update exceeds AGREEMENT_KAPPA_C_DEFER_WORK (as
+    `_kappa_c_is_expensive` decides for a full computation)."""
+    return int(update.extras.get("kappa_c_work", 0)) > setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000)
+
+
+def _store_update(
+    project: Project, update: incremental.Update, changes: list[tuple[int, int | None]], started: float
+) -> str:
+    """Store the snapshot of an incremental update (`annotator.agreement.incremental`); when κ_C has to
+    be computed again the snapshot is provisional and the full computation finishes it."""
+    ids = [pk for pk, _ in changes]
+    if update.write is None:
+        incremental.forget_changes(ids)
+        return "unchanged"
+    measures: dict[str, Any] = {}
+    keys: dict[str, list[str]] = {}
+    for name in update.sections:
+        part = update.measures.get(name, {})
+        measures.update(part)
+        keys[name] = sorted(part)
+    report = {"format": "paraphrase-agreement-report/1", "measures": dict(sorted(measures.items()))}
+    extras = {
+        "annotators": update.extras["annotators"],
+        "pairs": update.extras["pairs"],
+        "pair_labels": update.extras["pair_labels"],
+        "progress": progress(project),
+        "machine": update.extras["machine"],
+        "kappa_c_baseline": baseline_summary(project),
+    }
+    with transaction.atomic():
+        update.write()
+        _store(project, update.digest, report, update.sections, keys, list(update.pending), extras, started)
+        incremental.forget_changes(ids)
+    if not update.pending:
+        return "stored"
+    outcome = _compute_and_store_all(project, started)
+    # the full computation finishes κ_C (in chunks the workers take, when they are on)
+    return outcome if outcome.startswith("stored provisional;") else "stored provisional+final"
+
+
+def _automatic_phrases(project: Project, doc: dict[str, Any]) -> dict[str, Any] | None:
+    """The automatic tree phrase alignment of the pairs someone phrase-aligned (None without the phrase
+    layer). It depends on the pairs' trees, which the document does not hold, so it enters the
+    fingerprint."""
+    phrase_rows = doc.get("phrase_alignments") if project.layer_phrase_alignment else None
+    if phrase_rows is None:
+        return None
+    return automatic_phrase_alignments(
+        project, {row["pair"] for rows in phrase_rows.values() for row in rows}
+    )
+
+
+def _outside_digest(project: Project, automatic: dict[str, Any] | None) -> str:
+    """A digest of the inputs that are not in the document: registered systems, gold, the automatic
+    tree phrase alignment ("" when there are none)."""
+    systems = system_alignments(project) if project.layer_word_alignment else {}
+    if not systems and not automatic:
+        return ""
+    gold = gold_alignments(project) if systems else {}
+    return fingerprint([systems, gold, automatic])
+
+
+def _machine_extras(
+    project: Project, doc: dict[str, Any], totals: Any, automatic: dict[str, Any] | None
+) -> dict[str, Any]:
+    """Humans vs the automatic word alignment (summed from the per-pair counts) and vs the automatic
+    tree phrase alignment, registered systems vs humans and gold (Cohn Table 5), the baseline κ_C used."""
     systems = system_alignments(project) if project.layer_word_alignment else {}
     gold = gold_alignments(project) if systems else {}
-    # the automatic tree phrase alignment of the pairs someone phrase-aligned: it depends on the
-    # pairs' trees, which the document does not hold, so it enters the fingerprint
-    phrase_rows = doc.get("phrase_alignments") if project.layer_phrase_alignment else None
-    automatic = (
-        automatic_phrase_alignments(project, {row["pair"] for rows in phrase_rows.values() for row in rows})
-        if phrase_rows is not None
-        else None
-    )
-    machine = (
-        machine_agreement(doc, systems, gold, automatic)
-        if project.layer_word_alignment or automatic is not None
-        else {}
-    )
-    extras = {"machine": machine, "kappa_c_baseline": baseline_summary(project)}
-    return extras, fingerprint([systems, gold, automatic]) if systems or automatic else ""
+    machine: dict[str, Any] = {}
+    if project.layer_word_alignment or automatic is not None:
+        machine = machine_agreement(doc, systems, gold, automatic, aligner=False)
+    if project.layer_word_alignment:
+        tree = {row["annotator"]: row["tree_phrase"] for row in machine["aligner"] if "tree_phrase" in row}
+        humans = sorted(set(totals.participants()["word_alignments"]) | set(tree))
+        machine["aligner"] = [
+            {**row, **({"tree_phrase": tree[row["annotator"]]} if row["annotator"] in tree else {})}
+            for row in aligner_from_totals(totals.machine, humans)
+        ]
+    return {"machine": machine, "kappa_c_baseline": baseline_summary(project)}
 
 
 def _compute_and_store_all(project: Project, started: float, full: bool = False) -> str:
     doc = project_document(project)
-    fingerprints = document_fingerprints(doc)
-    machine, outside = _machine_extras(project, doc)
-    digest = fingerprint([fingerprints.document, outside]) if outside else fingerprints.document
+    done = _done_source_ids(project)
+    automatic = _automatic_phrases(project, doc)
+    digest, shared_fp, section_fps, totals, write_state = incremental.full_state(
+        project, doc, done, _outside_digest(project, automatic)
+    )
+    fingerprints = Fingerprints(digest, shared_fp, section_fps)
     latest = latest_snapshot(project)
     if full:
         forget_memos()
         forget_phenomena_states()
+        incremental.forget_kept()
         latest = None
     if latest is not None and latest.fingerprint == digest and not latest.results.get("pending"):
         return "unchanged"
+    machine = _machine_extras(project, doc, totals, automatic)
     previous = latest.results if latest is not None else None
     # Per-pair DO F1 depends only on the phenomena section: reuse it while that is unchanged.
     same_phenomena = (
@@ -195,7 +287,7 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
         "annotators": doc["annotators"],
         "pairs": pair_results(
             doc,
-            _done_source_ids(project),
+            done,
             previous["pairs"] if same_phenomena and previous is not None else None,
             tables=tables,
         ),
@@ -203,28 +295,51 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
         "progress": progress(project),
         **machine,
     }
-    snapshot = _store(project, digest, *report, extras, started)
+    with transaction.atomic():
+        snapshot = _store(project, digest, *report, extras, started)
+        write_state(_by_section(report), extras["pairs"])
     if not snapshot.results["pending"]:
+        _hand_over_phenomena(project, doc, fingerprints, totals)
         return "stored"
     if kappa_c_chunks.enabled():
         # the workers compute the chunks; the last one schedules the recompute that combines them
         # (without a broker they have all run, here, by the time `start` returns)
         if "word_alignments" not in documents:
             documents["word_alignments"] = trusted_document(doc, sections=("word_alignments",))
-        done, total = kappa_c_chunks.start(project, documents["word_alignments"], kappa_c_inputs, fresh=full)
+        done_chunks, total = kappa_c_chunks.start(
+            project, documents["word_alignments"], kappa_c_inputs, fresh=full
+        )
         chance = kappa_c_chunks.chance_results(project.pk, kappa_c_inputs)
         if chance is None:
-            return f"stored provisional; κ_C in {total} chunks ({done} done)"
-    _store(
-        project,
-        digest,
-        *report_sections(
-            doc, snapshot.results, fingerprints=fingerprints, documents=documents, kappa_c_chance=chance
-        ),
-        extras,
-        started,
+            _hand_over_phenomena(project, doc, fingerprints, totals)
+            return f"stored provisional; κ_C in {total} chunks ({done_chunks} done)"
+    final = report_sections(
+        doc, snapshot.results, fingerprints=fingerprints, documents=documents, kappa_c_chance=chance
     )
+    with transaction.atomic():
+        _store(project, digest, *final, extras, started)
+        write_state(_by_section(final), extras["pairs"])
+    _hand_over_phenomena(project, doc, fingerprints, totals)  # after the last write (it drops kept ones)
     return "stored provisional+final"
+
+
+def _hand_over_phenomena(
+    project: Project, doc: dict[str, Any], fingerprints: Fingerprints, totals: Any
+) -> None:
+    """The phenomena statistics of this computation go to the incremental updates that follow (taken
+    from `results`' kept states, which build afresh next time: one owner updates them)."""
+    if "phenomena" not in doc or _any_sense_mark(doc["phenomena"]):
+        return
+    agreement = phenomena_agreement(doc, fingerprints)
+    forget_phenomena_states()
+    incremental.keep(project.pk, agreement, totals)
+
+
+def _by_section(
+    report: tuple[dict[str, Any], dict[str, str], dict[str, list[str]], list[str]],
+) -> dict[str, Any]:
+    measures, keys = report[0]["measures"], report[2]
+    return {name: {k: measures[k] for k in names if k in measures} for name, names in keys.items()}
 
 
 def _store(
@@ -279,6 +394,12 @@ def _kappa_c_is_expensive(
     AGREEMENT_KAPPA_C_DEFER_WORK items × samples."""
     work = kappa_c_pending_work(doc, fingerprints, previous, documents)
     return work > setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000)
+
+
+def document_fingerprint(project: Project, doc: dict[str, Any]) -> str:
+    """The fingerprint a snapshot of the project's document `doc` has (`incremental.snapshot_fingerprint`)."""
+    outside = _outside_digest(project, _automatic_phrases(project, doc))
+    return incremental.snapshot_fingerprint(project, doc, _done_source_ids(project), outside)
 
 
 def _done_source_ids(project: Project) -> dict[str, set[str]]:

@@ -113,13 +113,17 @@ def _project_document(project: Project) -> dict[str, Any]:
     return doc
 
 
-def _pairs(project: Project) -> dict[int, dict[str, Any]]:
-    """Pair pk → its document fields (plus the parse-tree nodes when phrase alignment is on)."""
+def _pairs(project: Project, only: list[int] | None = None) -> dict[int, dict[str, Any]]:
+    """Pair pk → its document fields (plus the parse-tree nodes when phrase alignment is on); `only`:
+    just these pairs."""
     fields = ["pk", "source_id", "tokens1", "tokens2", "initial_alignment"]
     if project.layer_phrase_alignment:
         fields += ["nodes1", "nodes2"]
     out: dict[int, dict[str, Any]] = {}
-    for row in Pair.objects.filter(project=project).order_by("position", "pk").values_list(*fields):
+    rows = Pair.objects.filter(project=project)
+    if only is not None:
+        rows = rows.filter(pk__in=only)
+    for row in rows.order_by("position", "pk").values_list(*fields):
         pk, source_id, tokens1, tokens2, initial = row[:5]
         out[pk] = {
             "id": source_id,
@@ -143,12 +147,17 @@ def _tagset_types(project: Project) -> list[dict[str, Any]]:
     ]
 
 
-def _done_pairs(project: Project, names: dict[int, str]) -> dict[int, set[int]]:
+def _done_pairs(
+    project: Project, names: dict[int, str], only: list[int] | None = None
+) -> dict[int, set[int]]:
     """Annotator id → pks of the pairs whose assignment (any round) is done."""
     out: dict[int, set[int]] = defaultdict(set)
-    rows = Assignment.objects.filter(
+    query = Assignment.objects.filter(
         project=project, pair__isnull=False, status=Assignment.Status.DONE, annotator_id__in=list(names)
-    ).values_list("annotator_id", "pair_id")
+    )
+    if only is not None:
+        query = query.filter(pair_id__in=only)
+    rows = query.values_list("annotator_id", "pair_id")
     for annotator_id, pair_id in rows:
         out[annotator_id].add(pair_id)
     return out
@@ -160,11 +169,22 @@ def _json_text(name: str) -> Cast:
     return Cast(name, TextField())
 
 
+def _only(rows: Any, only: list[int] | None) -> Any:
+    return rows if only is None else rows.filter(pair_id__in=only)
+
+
 def _phenomena(
-    project: Project, names: dict[int, str], pairs: dict[int, dict[str, Any]], done: dict[int, set[int]]
+    project: Project,
+    names: dict[int, str],
+    pairs: dict[int, dict[str, Any]],
+    done: dict[int, set[int]],
+    only: list[int] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     rows = list(
-        Phenomenon.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names))
+        _only(
+            Phenomenon.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names)),
+            only,
+        )
         .order_by("pair__position", "pair_id", "pk")
         .annotate(
             scope1_text=_json_text("scope1"),
@@ -225,11 +245,18 @@ LINK_MASK = LINK_SHIFT - 1
 
 
 def _word_alignments(
-    project: Project, names: dict[int, str], pairs: dict[int, dict[str, Any]], done: dict[int, set[int]]
+    project: Project,
+    names: dict[int, str],
+    pairs: dict[int, dict[str, Any]],
+    done: dict[int, set[int]],
+    only: list[int] | None = None,
 ) -> dict[str, dict[str, dict[str, list[list[int]]]]]:
     sheets: dict[int, dict[int, dict[str, list[list[int]]]]] = {user_id: {} for user_id in names}
     groups = list(
-        AlignmentLink.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names))
+        _only(
+            AlignmentLink.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names)),
+            only,
+        )
         .values("annotator_id", "pair_id", "sure")
         .annotate(cells=_LinkCells(F("i") * LINK_SHIFT + F("j")))
         .order_by()
@@ -345,10 +372,12 @@ def _evaluations(project: Project, names: dict[int, str]) -> dict[str, Any]:
 
 
 def _pair_labels(
-    project: Project, names: dict[int, str], pairs: dict[int, dict[str, Any]]
+    project: Project, names: dict[int, str], pairs: dict[int, dict[str, Any]], only: list[int] | None = None
 ) -> dict[str, dict[str, str]]:
     rows = (
-        PairLabel.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names))
+        _only(
+            PairLabel.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names)), only
+        )
         .exclude(label="")
         .order_by("pair__position", "pair_id")
         .values_list("annotator_id", "pair_id", "label")
@@ -357,3 +386,25 @@ def _pair_labels(
     for annotator_id, pair_id, label in rows:
         out.setdefault(names[annotator_id], {})[pairs[pair_id]["id"]] = label
     return {name: out[name] for name in names.values() if name in out}
+
+
+def pairs_document(project: Project, names: dict[int, str], pair_pks: list[int]) -> dict[str, Any]:
+    """The document restricted to the pairs `pair_pks` (their sections as in `project_document`, the
+    annotators `names`: user id → username), plus `done`: annotator → source ids of those pairs they
+    finished. What an incremental agreement update reads: a few rows per changed pair."""
+    pairs = _pairs(project, pair_pks)
+    doc: dict[str, Any] = {
+        "annotators": list(names.values()),
+        "pairs": [{"pk": pk, **p} for pk, p in pairs.items()],
+    }
+    done = _done_pairs(project, names, pair_pks)
+    if project.layer_phenomena:
+        doc["phenomena"] = _phenomena(project, names, pairs, done, pair_pks)
+    if project.layer_word_alignment:
+        doc["word_alignments"] = _word_alignments(project, names, pairs, done, pair_pks)
+    if project.layer_pair_label:
+        doc["pair_labels"] = _pair_labels(project, names, pairs, pair_pks)
+    doc["done"] = {
+        names[user_id]: {pairs[pk]["id"] for pk in pks if pk in pairs} for user_id, pks in done.items()
+    }
+    return doc

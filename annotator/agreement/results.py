@@ -328,6 +328,11 @@ def _section_measures(
         return _split(name, build_report(_only(document, source))["measures"])
 
 
+def any_sense_mark(raw: Mapping[str, list[dict[str, Any]]]) -> bool:
+    """Whether any phenomenon carries ETPC's sense-preserving mark (see `_any_sense_mark`)."""
+    return _any_sense_mark(raw)
+
+
 def _any_sense_mark(raw: Mapping[str, list[dict[str, Any]]]) -> bool:
     """True iff a phenomenon carries ETPC's sense-preserving mark: the report then has the per-layer
     `iapta.sense.*` keys (`metrics.layers`, docs/measures.md#sense-layers)."""
@@ -491,6 +496,37 @@ def _phenomenon(x: Mapping[str, Any]) -> Phenomenon:
     )
 
 
+def phenomenon_from_entry(x: Mapping[str, Any]) -> Phenomenon:
+    """A document phenomenon entry as `metrics.types.Phenomenon`."""
+    return _phenomenon(x)
+
+
+def _do_f1_values(per_pair: Any) -> list[float | None]:
+    col = {f: n for n, f in enumerate(CELL_FIELDS)}
+    n_x, n_y = per_pair[:, col["n_x"]], per_pair[:, col["n_y"]]
+    values: list[float | None] = []
+    for nx, ny, dxy, dyx in zip(n_x, n_y, per_pair[:, col["do_xy"]], per_pair[:, col["do_yx"]], strict=True):
+        if nx == 0 and ny == 0:
+            values.append(None)
+        elif nx == 0 or ny == 0:
+            values.append(0.0)
+        else:
+            values.append(harmonic_mean(float(dxy / nx), float(dyx / ny)))
+    return values
+
+
+def pair_do_f1(tables: Mapping[tuple[str, str], PairTables], p: int, who: list[str]) -> float | None:
+    """`pair_results`' `do_f1` of the document pair at index `p` worked on by `who` (document order)."""
+    values = [
+        value
+        for n, a in enumerate(who)
+        for b in who[n + 1 :]
+        if (a, b) in tables
+        and (value := _do_f1_values(tables[a, b].cells[p : p + 1].sum(axis=1))[0]) is not None
+    ]
+    return sum(values) / len(values) if values else None
+
+
 def _do_f1_by_pair(
     doc: Mapping[str, Any], tables: Mapping[tuple[str, str], PairTables] | None = None
 ) -> dict[tuple[str, str], list[float | None]]:
@@ -516,23 +552,10 @@ def _do_f1_by_pair(
             for n, a in enumerate(names)
             for b in names[n + 1 :]
         }
-    col = {f: n for n, f in enumerate(CELL_FIELDS)}
     out: dict[tuple[str, str], list[float | None]] = {}
     for n, a in enumerate(names):
         for b in names[n + 1 :]:
-            per_pair = tables[a, b].cells.sum(axis=1)
-            n_x, n_y = per_pair[:, col["n_x"]], per_pair[:, col["n_y"]]
-            values: list[float | None] = []
-            for nx, ny, dxy, dyx in zip(
-                n_x, n_y, per_pair[:, col["do_xy"]], per_pair[:, col["do_yx"]], strict=True
-            ):
-                if nx == 0 and ny == 0:
-                    values.append(None)
-                elif nx == 0 or ny == 0:
-                    values.append(0.0)
-                else:
-                    values.append(harmonic_mean(float(dxy / nx), float(dyx / ny)))
-            out[a, b] = values
+            out[a, b] = _do_f1_values(tables[a, b].cells.sum(axis=1))
     return out
 
 
@@ -602,6 +625,18 @@ def pair_label_agreement(doc: Mapping[str, Any], measures: Mapping[str, Any]) ->
     if labels is None:
         return None
     names = [a for a in doc["annotators"] if a in labels]
+    counts = {
+        a: {
+            "paraphrase": sum(1 for v in labels[a].values() if v == "paraphrase"),
+            "non_paraphrase": sum(1 for v in labels[a].values() if v == "non_paraphrase"),
+        }
+        for a in names
+    }
+    return pair_label_summary(measures, counts)
+
+
+def pair_label_summary(measures: Mapping[str, Any], counts: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """`pair_label_agreement` from the report keys and each annotator's label counts."""
     cohen = dict(measures.get("pair_labels.cohen") or {"value": None})
     cohen.setdefault("by_pair", {})
     cohen.setdefault("n_items", {})
@@ -609,11 +644,5 @@ def pair_label_agreement(doc: Mapping[str, Any], measures: Mapping[str, Any]) ->
         "cohen": cohen,
         "fleiss": measures.get("pair_labels.fleiss") or {"value": None, "n_items": 0},
         "disagreeing_pairs": (measures.get("pair_labels.disagreeing") or {}).get("value", 0),
-        "counts": {
-            a: {
-                "paraphrase": sum(1 for v in labels[a].values() if v == "paraphrase"),
-                "non_paraphrase": sum(1 for v in labels[a].values() if v == "non_paraphrase"),
-            }
-            for a in names
-        },
+        "counts": counts,
     }

@@ -20,8 +20,9 @@ from typing import Any
 from django.core.cache import cache
 
 from annotator import taskqueue
+from annotator.agreement.computation import document_fingerprint
 from annotator.agreement.document import project_document
-from annotator.agreement.results import fingerprint, json_safe
+from annotator.agreement.results import json_safe
 from annotator.models import CorpusJob, Project
 from metrics.corpus_statistics import DEFAULT_BIN_WIDTH, corpus_statistics
 from metrics.document import parse_document
@@ -80,7 +81,7 @@ def compute_statistics(project: Project) -> dict[str, Any]:
     doc = project_document(project)
     tables = json_safe(corpus_statistics(parse_document(doc)))
     tables["imports"] = import_skips(project)
-    cache.set(CACHE_KEY.format(project.pk, fingerprint(doc)), tables, CACHE_SECONDS)
+    cache.set(CACHE_KEY.format(project.pk, document_fingerprint(project, doc)), tables, CACHE_SECONDS)
     return tables
 
 

@@ -109,7 +109,7 @@ def _finish(sheet: PairLabel, pair: Pair, *changed: str) -> int:
     """Save any of the sheet's own fields the change set (its version was bumped by `_begin`)."""
     if changed:
         sheet.save(update_fields=["updated_at", *changed])
-    project_changed(pair.project_id)
+    project_changed(pair.project_id, pair.pk)
     return sheet.version
 
 

@@ -285,5 +285,5 @@ def mark_done(assignment: Assignment, pair: Pair, user: Any) -> list[str]:
             assignment.finished_at = timezone.now()
             assignment.save(update_fields=["status", "finished_at"])
             # A done pair counts as word-aligned by its annotator even without links (agreement.py).
-            project_changed(pair.project_id)
+            project_changed(pair.project_id, pair.pk)
     return problems

@@ -81,6 +81,37 @@ def compare_tree_phrases(automatic: Mapping[str, PhraseRows], human: PhraseRows)
     return {"pairs": len(pairs), "precision": p, "recall": r, "f1": harmonic_mean(p, r)}
 
 
+def pair_machine_counts(
+    automatic: Any, entry: Mapping[str, Any], tokens1: list[str], tokens2: list[str]
+) -> list[int]:
+    """What one pair adds to `compare(automatic, human)`: the word counts, the phrase counts (four
+    integers each, `AlignmentCounts` order) and 1 pair; summed over pairs by the incremental state."""
+    a, b = _word_alignment({"sure": automatic, "possible": []}), _word_alignment(entry)
+    word = word_alignment_counts(a, b, tokens1, tokens2)
+    phrase = phrase_alignment_counts(a.P, b.P, tokens1, tokens2)
+    return [*_ints(word), *_ints(phrase), 1]
+
+
+def _ints(c: AlignmentCounts) -> list[int]:
+    return [c.precision_hits, c.n_test, c.recall_hits, c.n_reference]
+
+
+def aligner_from_totals(totals: Mapping[str, list[int]], humans: list[str]) -> list[dict[str, Any]]:
+    """`machine_agreement(...)["aligner"]` from the summed `pair_machine_counts` of each annotator."""
+    out = []
+    for name in sorted(humans):
+        counts = totals.get(name) or [0] * 9
+        out.append(
+            {
+                "annotator": name,
+                "pairs": counts[8],
+                "word": _scores(AlignmentCounts(*counts[0:4])),
+                "phrase": _scores(AlignmentCounts(*counts[4:8])),
+            }
+        )
+    return out
+
+
 def aligner_alignments(doc: Mapping[str, Any]) -> dict[str, dict[str, list[list[int]]]]:
     """The document's initial (automatic) alignment of each pair, as sure links."""
     return {
@@ -95,11 +126,15 @@ def machine_agreement(
     systems: Mapping[str, Alignments] | None = None,
     gold: Alignments | None = None,
     automatic_phrases: Mapping[str, PhraseRows] | None = None,
+    *,
+    aligner: bool = True,
 ) -> dict[str, Any]:
     """`{"aligner": [{annotator, pairs, word, phrase[, tree_phrase]}], "systems": [{system, against}]}`.
 
     `automatic_phrases` (pair id → the automatic tree phrase alignment) adds each phrase annotator's
     `tree_phrase` scores (`compare_tree_phrases`); annotators with only phrase alignments get a row too.
+    `aligner=False` leaves out the word and phrase-pair scores against the automatic word alignment
+    (the caller sums them from per-pair counts, `aligner_from_totals`).
     """
     tokens = {p["id"]: (p["tokens1"], p["tokens2"]) for p in doc.get("pairs", ())}
     humans: Mapping[str, Alignments] = doc.get("word_alignments") or {}
@@ -107,11 +142,13 @@ def machine_agreement(
     automatic = aligner_alignments(doc)
     rows = []
     for name in sorted(set(humans) | (set(phrase_humans) if automatic_phrases is not None else set())):
-        row: dict[str, Any] = {"annotator": name, **compare(automatic, humans.get(name, {}), tokens)}
+        row: dict[str, Any] = {"annotator": name}
+        if aligner:
+            row.update(compare(automatic, humans.get(name, {}), tokens))
         if automatic_phrases is not None:
             row["tree_phrase"] = compare_tree_phrases(automatic_phrases, phrase_humans.get(name, ()))
         rows.append(row)
-    out: dict[str, Any] = {"aligner": rows, "systems": []}
+    out: dict[str, Any] = {"aligner": rows if aligner or automatic_phrases is not None else [], "systems": []}
     for system in sorted(systems or {}):
         alignments = (systems or {})[system]
         against = [

@@ -31,7 +31,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from annotator.agreement.computation import latest_snapshot
+from annotator.agreement.computation import document_fingerprint, latest_snapshot
 from annotator.agreement.results import fingerprint
 from annotator.leadtools import disagreement
 from annotator.models import AgreementSnapshot, Assignment, Membership, Pair, Project, ReannotationRound
@@ -237,7 +237,7 @@ def _assignments(
 def _snapshot_before(project: Project, raw: Mapping[str, Any], number: int) -> AgreementSnapshot:
     """Keep agreement as it stands under the scope `before-reannotation-<round>`."""
 
-    digest = fingerprint(raw)
+    digest = document_fingerprint(project, dict(raw))  # as the stored snapshots are keyed
     latest = latest_snapshot(project)
     if latest is not None and latest.fingerprint == digest:
         results = latest.results

@@ -1,6 +1,13 @@
 """Data model: corpus (tagsets, projects, pairs), work (assignments), annotations, evaluation, agreement."""
 
-from annotator.models.agreement import AgreementHeadline, AgreementSnapshot, AgreementState
+from annotator.models.agreement import (
+    AgreementChange,
+    AgreementHeadline,
+    AgreementPairState,
+    AgreementSection,
+    AgreementSnapshot,
+    AgreementState,
+)
 from annotator.models.annotations import (
     AlignmentLink,
     AnnotationHistory,
@@ -24,7 +31,10 @@ from annotator.models.setup import GuidelinesVersion, Invitation
 from annotator.models.work import Assignment, ReannotationRound
 
 __all__ = [
+    "AgreementChange",
     "AgreementHeadline",
+    "AgreementPairState",
+    "AgreementSection",
     "AgreementSnapshot",
     "AlignerRun",
     "AlignmentSystem",

@@ -77,3 +77,57 @@ class AgreementState(models.Model):
         if self.started_at is None or self.finished_at is None or self.started_at > self.finished_at:
             return True
         return self.changed_at >= self.started_at
+
+
+class AgreementChange(models.Model):
+    """A change to annotations not yet taken into the agreement state: one row per save (written in the
+    save's transaction), the pair it touched, or no pair when anything may have changed (an import, a
+    tagset edit, an evaluation judgement): then the next computation is a full one."""
+
+    project = models.ForeignKey(Project, related_name="+", on_delete=models.CASCADE)
+    pair = models.ForeignKey(
+        "annotator.Pair", null=True, blank=True, related_name="+", on_delete=models.CASCADE
+    )
+
+    class Meta:
+        indexes = [models.Index(fields=["project", "id"])]
+
+    def __str__(self) -> str:
+        return f"{self.project_id} changed at pair {self.pair_id}"
+
+
+class AgreementPairState(models.Model):
+    """What one pair contributes to the project's agreement (`annotator.agreement.pairstate`): its
+    annotations by annotator (`inputs`) and, for the additive sections, its counts (`contributions`).
+    A change to a pair reads and rewrites this row only."""
+
+    project = models.ForeignKey(Project, related_name="+", on_delete=models.CASCADE)
+    pair = models.OneToOneField("annotator.Pair", related_name="agreement_state", on_delete=models.CASCADE)
+    inputs = models.JSONField(default=dict)
+    contributions = models.JSONField(default=dict)
+
+    class Meta:
+        indexes = [models.Index(fields=["project"])]
+
+    def __str__(self) -> str:
+        return f"agreement state of pair {self.pair_id}"
+
+
+class AgreementSection(models.Model):
+    """One section of a project's current agreement report, stored on its own (`measures`), with the
+    fingerprint of its inputs and the summed statistics an incremental update starts from (`totals`)."""
+
+    project = models.ForeignKey(Project, related_name="agreement_sections", on_delete=models.CASCADE)
+    name = models.CharField(max_length=40)
+    fingerprint = models.CharField(max_length=80)
+    measures = models.JSONField(default=dict)
+    totals = models.JSONField(default=dict)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="agreement_section_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project_id} {self.name}"

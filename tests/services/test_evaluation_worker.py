@@ -10,9 +10,8 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from annotator.agreement.computation import latest_snapshot
+from annotator.agreement.computation import document_fingerprint, latest_snapshot
 from annotator.agreement.document import project_document
-from annotator.agreement.results import fingerprint
 from annotator.evaluation.stats import snapshot_measures
 from annotator.models import Assignment, ReevaluationSet
 from metrics.document import parse_document
@@ -70,7 +69,7 @@ def test_lead_starts_reevaluation_with_a_seed_and_sees_the_workers_numbers(worke
     url = reverse("annotator:evaluation-setup", args=[project.pk])
     assert client.post(url, {"action": "reevaluation", "seed": "9"}).status_code == 302
     wait_for(lambda: ReevaluationSet.objects.filter(project=project, seed=9).count() == 6)
-    current = fingerprint(project_document(project))
+    current = document_fingerprint(project, project_document(project))
     snapshot = wait_for(
         lambda: (s := latest_snapshot(project)) is not None and s.fingerprint == current and s
     )

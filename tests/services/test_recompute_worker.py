@@ -15,9 +15,8 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from annotator.agreement.computation import latest_snapshot
+from annotator.agreement.computation import document_fingerprint, latest_snapshot
 from annotator.agreement.document import project_document
-from annotator.agreement.results import fingerprint
 from annotator.annotation import services as annotation_services
 from annotator.core.tagsets import install_builtin_tagsets
 from annotator.models import AgreementSnapshot, AgreementState, ParaphraseType, Tagset
@@ -80,7 +79,7 @@ def settled(project: Any, timeout: float = 60) -> AgreementSnapshot:
             and not state.is_behind
             and not state.last_error
             and not snapshot.results["pending"]
-            and snapshot.fingerprint == fingerprint(project_document(project))
+            and snapshot.fingerprint == document_fingerprint(project, project_document(project))
         ):
             return snapshot
         time.sleep(0.1)

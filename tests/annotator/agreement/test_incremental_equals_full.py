@@ -1,5 +1,7 @@
-"""Incremental recomputation (sections copied from the latest snapshot, the worker's kept memos and
-phenomena statistics) equals a full recomputation, on random sequences of edits (hypothesis).
+"""Incremental recomputation (the stored per-pair state and section totals, sections copied from the
+latest snapshot, the worker's kept memos and phenomena statistics) equals a full recomputation, on random
+sequences of edits (hypothesis), including label clearing, deletions and process restarts (nothing kept
+in memory).
 
 Runs on the configured database: SQLite by default, PostgreSQL when DATABASE_URL points at one.
 """
@@ -14,10 +16,11 @@ from django.core.management import call_command
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from annotator.agreement import incremental
 from annotator.agreement import results as agreement_results
 from annotator.agreement.computation import latest_snapshot, recompute
 from annotator.annotation import services as annotation_services
-from annotator.models import AgreementSnapshot, Phenomenon
+from annotator.models import AgreementChange, AgreementSnapshot, Phenomenon
 from tests import make
 
 pytestmark = pytest.mark.django_db
@@ -29,8 +32,9 @@ edit = st.one_of(
         st.just("label"),
         st.integers(0, 2),
         st.integers(0, 2),
-        st.sampled_from(["paraphrase", "non_paraphrase"]),
+        st.sampled_from(["paraphrase", "non_paraphrase", ""]),
     ),
+    st.tuples(st.just("restart"), st.just(0), st.just(0), st.just(None)),
     st.tuples(
         st.just("phenomenon"),
         st.integers(0, 2),
@@ -56,7 +60,11 @@ edit = st.one_of(
 def apply(edit_: tuple, pairs: list, anns: tuple, types: list) -> None:
     kind, p, a, arg = edit_
     pair, who = pairs[p], anns[a]
-    if kind == "label":
+    if kind == "restart":  # a new worker process: nothing kept in memory, only the stored state
+        agreement_results.forget_memos()
+        agreement_results.forget_phenomena_states()
+        incremental.forget_kept()
+    elif kind == "label":
         annotation_services.set_pair_label(pair, who, arg, base_version=None)
     elif kind == "phenomenon":
         t, start, width = arg
@@ -103,14 +111,30 @@ def test_incremental_recompute_equals_full_recompute(edits):
     project = make.project_with_pairs(f"Inc {n}", n_pairs=3, lead=make.user(f"lead{n}"), annotators=anns)
     pairs = list(project.pairs.order_by("position"))
     types = [make.vila().types.get(name=name) for name in TYPES]
-    for edit_ in edits:
-        apply(edit_, pairs, anns, types)
-        recompute(project.pk)  # incremental: reuses the latest snapshot and the kept statistics
-    incremental = latest_snapshot(project)
+    annotation_services.set_pair_label(pairs[0], anns[0], "paraphrase", base_version=None)
+    recompute(project.pk)  # the first computation is a full one: it stores the per-pair state
+    updates = []
+    real_update = incremental.update
+
+    def spy(*args, **kwargs):
+        out = real_update(*args, **kwargs)
+        updates.append(out is not None)
+        return out
+
+    incremental.update = spy
+    try:
+        for edit_ in edits:
+            apply(edit_, pairs, anns, types)
+            recompute(project.pk)  # incremental: the stored state, the kept statistics
+            assert not AgreementChange.objects.filter(project=project).exists()
+    finally:
+        incremental.update = real_update
+    print("incremental updates:", updates)
+    latest = latest_snapshot(project)
     assert recompute(project.pk, full=True) == "stored"
     full = latest_snapshot(project)
-    assert full.pk != incremental.pk and full.fingerprint == incremental.fingerprint
-    assert comparable(incremental) == comparable(full)
+    assert full.pk != latest.pk and full.fingerprint == latest.fingerprint
+    assert comparable(latest) == comparable(full)
 
 
 def test_recompute_agreement_command_full_and_incremental(capsys):

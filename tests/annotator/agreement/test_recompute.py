@@ -12,10 +12,10 @@ from django.core.cache import cache
 from sklearn.metrics import cohen_kappa_score
 
 from annotator import tasks
-from annotator.agreement import computation, results, scheduling
+from annotator.agreement import computation, scheduling
 from annotator.agreement import results as agreement_results
 from annotator.agreement.changes import enqueue_recompute
-from annotator.agreement.computation import latest_snapshot, recompute
+from annotator.agreement.computation import document_fingerprint, latest_snapshot, recompute
 from annotator.agreement.document import project_document
 from annotator.annotation import services as annotation_services
 from annotator.models import (
@@ -78,7 +78,7 @@ def test_snapshot_report_equals_metrics_cli_on_the_exported_document(team, tmp_p
     report = snapshot.results["report"]
     assert report == cli_report(project_document(project), tmp_path)
     assert "iapta.do.f1" in report["measures"] and "kappa_c" in report["measures"]
-    assert snapshot.fingerprint == results.fingerprint(project_document(project))
+    assert snapshot.fingerprint == document_fingerprint(project, project_document(project))
 
 
 def test_snapshot_after_partial_change_still_equals_cli(team, tmp_path):

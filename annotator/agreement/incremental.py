@@ -1,0 +1,465 @@
+"""Agreement updated pair by pair from the stored state (`AgreementPairState`, `AgreementSection`).
+
+Every save records the pair it changed (`AgreementChange`, `annotator.agreement.changes`). When all
+changes waiting for a project name a pair and the stored state matches the project's shared parts
+(annotators, tagset, layers), `update` reads only those pairs' annotations and state rows, moves the
+section totals (`annotator.agreement.pairstate`) by what the pairs changed, recomputes the sections
+they touch from the totals, and rewrites only those section rows. Otherwise (no state yet, a change
+without a pair, someone joins or starts a section, phrase alignments or registered systems, ETPC's
+sense marks) it answers None and the caller runs the full computation, which stores the state afresh
+(`store_full_state`). Both store the same report: a test holds incremental = full on random edits.
+
+Section rows: one per report section (`measures`: its report keys, `fingerprint`), `pairs` (the
+explorer's per-pair values) and `state` (`totals`: the shared parts' fingerprint, the layers, the
+summed statistics).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import transaction
+
+from annotator.agreement.document import project_annotators
+from annotator.agreement.pairstate import (
+    BY_PAIR,
+    SectionTotals,
+    all_contributions,
+    build_totals,
+    contributions,
+    normalised,
+    split_by_pair,
+)
+from annotator.agreement.results import (
+    KAPPA_C,
+    fingerprint,
+    json_safe,
+    phenomenon_from_entry,
+    report_section_names,
+)
+from annotator.core.machine_agreement import aligner_from_totals
+from annotator.models import (
+    AgreementChange,
+    AgreementPairState,
+    AgreementSection,
+    AlignmentSystem,
+    ParaphraseType,
+    Project,
+)
+from metrics.alignment import alignment_report_from_counts
+from metrics.incremental import PhenomenaAgreement
+from metrics.pair_labels import PairLabelCounts, pair_label_report_from_counts
+from metrics.types import Options, Tagset, TypeDef
+
+STATE = "state"
+PAIRS = "pairs"
+
+
+def take_changes(project_id: int) -> list[tuple[int, int | None]]:
+    """(row id, pair pk or None) of the changes waiting for the project."""
+    return list(AgreementChange.objects.filter(project_id=project_id).values_list("pk", "pair_id"))
+
+
+def forget_changes(ids: list[int]) -> None:
+    AgreementChange.objects.filter(pk__in=ids).delete()
+
+
+def shared_key(project: Project, names: list[str]) -> dict[str, Any]:
+    """What the stored state assumes about the project: annotators, tagset, layers (cheap queries)."""
+    types: list[list[Any]] = []
+    if project.tagset_id is not None:
+        rows = ParaphraseType.objects.filter(tagset_id=project.tagset_id).order_by("position", "pk")
+        types = [[n, s == ParaphraseType.ScopeSides.ONE] for n, s in rows.values_list("name", "scope_sides")]
+    return {"annotators": names, "types": types, "layers": list(project.layers)}
+
+
+# ---- phenomena: PhenomenaAgreement per project, rebuilt from the stored inputs when missing ----------
+
+
+@dataclasses.dataclass
+class _Phenomena:
+    digest: str  # the phenomena digest (pairstate) `agreement` reflects
+    pair_ids: tuple[str, ...]
+    agreement: PhenomenaAgreement
+
+
+_KEPT: OrderedDict[int, _Phenomena] = OrderedDict()
+_KEPT_LOCK = threading.Lock()
+KEPT_PROJECTS = 2
+
+
+def forget_kept() -> None:
+    """Drop the phenomena statistics this process keeps (a restart; tests use it)."""
+    with _KEPT_LOCK:
+        _KEPT.clear()
+
+
+def keep(project_id: int, agreement: PhenomenaAgreement, totals: SectionTotals) -> None:
+    """Keep the full computation's phenomena statistics for the next incremental update (the caller
+    hands it over: nobody else may change it)."""
+    with _KEPT_LOCK:
+        _KEPT[project_id] = _Phenomena(
+            totals.digest("phenomena") + totals.digest("done"), tuple(agreement.pairs), agreement
+        )
+        while len(_KEPT) > KEPT_PROJECTS:
+            _KEPT.popitem(last=False)
+
+
+def _tagset(types: list[list[Any]]) -> Tagset:
+    return Tagset(tuple(TypeDef(name, one_sided) for name, one_sided in types))
+
+
+def _phenomena_of(inputs: Mapping[str, Any]) -> dict[str, list[Any]]:
+    return {a: [phenomenon_from_entry(x) for x in xs] for a, xs in (inputs.get("phenomena") or {}).items()}
+
+
+def _rebuilt(project_id: int, shared: Mapping[str, Any], participants: tuple[str, ...]) -> _Phenomena:
+    """PhenomenaAgreement from every stored pair input (after a restart: no statistics in the process)."""
+    rows = (
+        AgreementPairState.objects.filter(project_id=project_id)
+        .order_by("pair__position", "pair_id")
+        .values_list("pair__source_id", "inputs")
+    )
+    pair_ids: list[str] = []
+    by_annotator: dict[str, list[Any]] = {a: [] for a in participants}
+    for pid, inputs in rows:
+        pair_ids.append(pid)
+        for a, xs in _phenomena_of(inputs).items():
+            by_annotator.setdefault(a, []).extend(xs)
+    agreement = PhenomenaAgreement(
+        {a: by_annotator[a] for a in participants},
+        annotators=participants,
+        tagset=_tagset(shared["types"]),
+        pairs=pair_ids,
+    )
+    return _Phenomena("", tuple(pair_ids), agreement)
+
+
+# ---- the incremental update ---------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Update:
+    """What `update` computed, for the caller to store as a snapshot."""
+
+    digest: str
+    measures: dict[str, dict[str, Any]]  # section → its report keys
+    sections: dict[str, str]  # section → fingerprint
+    pending: list[str]
+    extras: dict[str, Any]
+    write: Any  # callable: persist the state rows (inside the caller's transaction)
+
+
+def updatable(project: Project) -> bool:
+    """Whether the project's agreement can be updated from the per-pair state: not with phrase alignments
+    (they depend on the trees) or registered systems, which only a full computation reads."""
+    return not (project.layer_phrase_alignment or AlignmentSystem.objects.filter(project=project).exists())
+
+
+def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | None:
+    """The agreement after `changes` (all naming a pair), from the stored state; None when only a full
+    computation can tell (see the module docstring)."""
+    if not changes or any(pk is None for _, pk in changes):
+        return None
+    if not updatable(project):
+        return None
+    rows = {r.name: r for r in AgreementSection.objects.filter(project=project)}
+    state = rows.get(STATE)
+    if state is None or PAIRS not in rows:
+        return None
+    annotators = project_annotators(project)
+    names = [name for _, name in annotators]
+    shared = shared_key(project, names)
+    if state.totals.get("shared") != shared:
+        return None
+    pair_pks = sorted({pk for _, pk in changes if pk is not None})
+    from annotator.agreement.document import pairs_document
+
+    doc = pairs_document(project, dict(annotators), pair_pks)
+    new_inputs = split_by_pair(doc, doc["done"])
+    pairs_by_id = {p["id"]: p for p in doc["pairs"]}
+    old_rows = {
+        r.pair_id: r for r in AgreementPairState.objects.filter(project=project, pair_id__in=pair_pks)
+    }
+    if len(old_rows) != len(pairs_by_id):
+        return None  # a pair without state (added since the last full computation)
+    totals = SectionTotals(names, state.totals["totals"])
+    before = totals.participants()
+    match = state.totals["identical_match"]
+    changed: dict[str, tuple[Any, dict[str, Any], dict[str, Any]]] = {}  # pid → (row, inputs, contrib)
+    for pid, pair in pairs_by_id.items():
+        row = old_rows[pair["pk"]]
+        old = normalised(row.inputs, names)
+        new = new_inputs[pid]
+        if old == new:
+            continue
+        contrib = contributions(pair, new, identical_match=match)
+        totals.add(pid, old, row.contributions, -1)
+        totals.add(pid, new, contrib)
+        changed[pid] = (row, new, contrib)
+    if not changed:
+        return Update("", {}, {}, [], {}, None)
+    if totals.participants() != before or totals.sense_marks:
+        return None
+    touched = {
+        s
+        for s in (*BY_PAIR, "done")
+        if totals.digest(s) != state.totals["totals"]["digests"].get(s, "0" * 64)
+    }
+    participants = totals.participants()
+    measures = {name: dict(r.measures) for name, r in rows.items() if name not in (STATE, PAIRS)}
+    sections = {name: r.fingerprint for name, r in rows.items() if name not in (STATE, PAIRS)}
+    digests = _section_fingerprints(state.totals["shared_fp"], totals)
+    pending: list[str] = []
+    agreement: PhenomenaAgreement | None = None
+    pairs = dict(rows[PAIRS].measures)
+    entries = {
+        pid: _pair_entry(inputs, names, pid, None, pairs.get(pid)) for pid, (_, inputs, _) in changed.items()
+    }
+    new_people = any(
+        entries[pid]["annotators"] != (pairs.get(pid) or {}).get("annotators") for pid in changed
+    )
+    if "phenomena" in measures and ("phenomena" in touched or new_people):
+        agreement = _phenomena_update(project.pk, state, totals, participants["phenomena"], changed)
+        if "phenomena" in touched:
+            measures["phenomena"] = json_safe(agreement.report())
+    if "word_alignments" in measures and "word_alignments" in touched:
+        measures["word_alignments"] = alignment_report_from_counts(
+            totals.alignment_counts(), participants["word_alignments"]
+        )
+        pending.append(KAPPA_C)  # κ_C reads the word alignments: the caller runs it (opaque section)
+    if "pair_labels" in measures and "pair_labels" in touched:
+        counts = PairLabelCounts.from_json(participants["pair_labels"], totals.labels.as_json())
+        measures["pair_labels"] = pair_label_report_from_counts(counts)
+    for name in sections:
+        if name in digests:
+            sections[name] = digests[name]
+    for pid, (_, inputs, _) in changed.items():
+        pairs[pid] = _pair_entry(inputs, names, pid, agreement, pairs.get(pid)) if agreement else entries[pid]
+    extras = {
+        "annotators": names,
+        "pairs": pairs,
+        "pair_labels": _label_summary(participants["pair_labels"], totals, measures.get("pair_labels"))
+        if project.layer_pair_label
+        else None,
+        "machine": {
+            "aligner": aligner_from_totals(totals.machine, list(participants["word_alignments"])),
+            "systems": [],
+        }
+        if project.layer_word_alignment
+        else {},
+        "kappa_c_work": _kappa_c_work(totals, changed, old_rows, pairs_by_id, names),
+    }
+    digest = state_fingerprint(state.totals["shared_fp"], totals)
+
+    def write() -> None:
+        for row, inputs, contrib in changed.values():
+            row.inputs, row.contributions = inputs, contrib
+            row.save(update_fields=["inputs", "contributions"])
+        for name, r in rows.items():
+            if name in measures and (r.measures != measures[name] or r.fingerprint != sections[name]):
+                r.measures, r.fingerprint = measures[name], sections[name]
+                r.save(update_fields=["measures", "fingerprint", "updated_at"])
+        rows[PAIRS].measures = pairs
+        rows[PAIRS].fingerprint = digest
+        rows[PAIRS].save(update_fields=["measures", "fingerprint", "updated_at"])
+        state.totals = {**state.totals, "totals": totals.as_json()}
+        state.fingerprint = digest
+        state.save(update_fields=["totals", "fingerprint", "updated_at"])
+
+    return Update(digest, measures, sections, pending, extras, write)
+
+
+def _phenomena_update(
+    project_id: int,
+    state: AgreementSection,
+    totals: SectionTotals,
+    participants: tuple[str, ...],
+    changed: Mapping[str, tuple[Any, dict[str, Any], dict[str, Any]]],
+) -> PhenomenaAgreement:
+    old_digest = state.totals["totals"]["digests"].get("phenomena", "0" * 64) + state.totals["totals"][
+        "digests"
+    ].get("done", "0" * 64)
+    with _KEPT_LOCK:
+        kept = _KEPT.pop(project_id, None)
+    if kept is None or kept.digest != old_digest or kept.agreement.annotators != participants:
+        # Rebuilt from the stored inputs as they were before these changes, then updated like a kept one.
+        kept = _rebuilt(project_id, state.totals["shared"], participants)
+    for pid, (_, inputs, _) in changed.items():
+        kept.agreement.update_pair(pid, _phenomena_of(inputs))
+    kept.digest = totals.digest("phenomena") + totals.digest("done")
+    with _KEPT_LOCK:
+        _KEPT[project_id] = kept
+        while len(_KEPT) > KEPT_PROJECTS:
+            _KEPT.popitem(last=False)
+    return kept.agreement
+
+
+def _pair_entry(
+    inputs: Mapping[str, Any],
+    names: list[str],
+    pid: str,
+    agreement: PhenomenaAgreement | None,
+    previous: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """The explorer's values of one pair (`results.pair_results`, computed for this pair only);
+    `agreement` None: the pair's DO F1 is the `previous` entry's (same phenomena, same people)."""
+    from annotator.agreement.results import pair_do_f1
+
+    workers: set[str] = set()
+    for section in BY_PAIR:
+        workers |= set(inputs.get(section) or {})
+    workers |= set(inputs.get("done") or [])
+    who = [a for a in names if a in workers]
+    labels = inputs.get("pair_labels") or {}
+    given = {labels[a] for a in who if a in labels}
+    do_f1 = previous.get("do_f1") if previous is not None else None
+    if agreement is not None:
+        do_f1 = pair_do_f1(agreement.tables, agreement.pairs.index(pid), who)
+    return {"do_f1": do_f1, "label_disagreement": len(given) > 1, "annotators": who}
+
+
+def _label_summary(
+    names: tuple[str, ...], totals: SectionTotals, measures: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """`results.pair_label_agreement` from the totals (label counts kept per annotator)."""
+    from annotator.agreement.results import pair_label_summary
+
+    counts = {
+        a: {
+            "paraphrase": totals.label_counts.get(a, {}).get("paraphrase", 0),
+            "non_paraphrase": totals.label_counts.get(a, {}).get("non_paraphrase", 0),
+        }
+        for a in names
+    }
+    return pair_label_summary(measures or {}, counts)
+
+
+def _section_fingerprints(shared_fp: str, totals: SectionTotals) -> dict[str, str]:
+    def of(*parts: str) -> str:
+        return fingerprint([shared_fp, *parts])
+
+    phenomena = totals.digest("phenomena") + totals.digest("done")
+    words = totals.digest("word_alignments") + totals.digest("done")
+    return {
+        "phenomena": of("phenomena", phenomena),
+        "word_alignments": of("word_alignments", words),
+        KAPPA_C: of(KAPPA_C, words),
+        "pair_labels": of("pair_labels", totals.digest("pair_labels")),
+    }
+
+
+def state_fingerprint(shared_fp: str, totals: SectionTotals) -> str:
+    """The snapshot's fingerprint: the shared parts and every per-pair section's summed digest."""
+    return fingerprint([shared_fp, *(totals.digest(s) for s in (*BY_PAIR, "done"))])
+
+
+# ---- the full computation's state -----------------------------------------------------------------------
+
+
+def full_state(
+    project: Project, doc: Mapping[str, Any], done: Mapping[str, set[str]], outside: str
+) -> tuple[str, str, dict[str, str], SectionTotals, Any]:
+    """(snapshot fingerprint, shared parts' fingerprint, report sections' fingerprints, totals, writer of
+    the whole state) of `doc`."""
+    names = list(doc["annotators"])
+    inputs = split_by_pair(doc, done)
+    contrib = all_contributions(doc, inputs)
+    totals = build_totals(names, inputs, contrib)
+    shared = shared_key(project, names)
+    shared_fp = _shared_fingerprint(shared, doc, outside)
+    digest = state_fingerprint(shared_fp, totals)
+    sections = _section_fingerprints(shared_fp, totals)
+    for name in report_section_names(doc):
+        if name not in sections:
+            sections[name] = fingerprint([shared_fp, name, doc[name]])
+    sections = {name: sections[name] for name in report_section_names(doc)}
+    match = (doc.get("options") or {}).get("identical_match", "exact")
+
+    def write(measures_by_section: Mapping[str, Mapping[str, Any]], pairs: Mapping[str, Any]) -> None:
+        pks = dict(project.pairs.values_list("source_id", "pk"))
+        AgreementPairState.objects.filter(project=project).delete()
+        AgreementPairState.objects.bulk_create(
+            (
+                AgreementPairState(
+                    project=project, pair_id=pks[pid], inputs=inputs[pid], contributions=contrib.get(pid, {})
+                )
+                for pid in inputs
+            ),
+            batch_size=2000,
+        )
+        AgreementSection.objects.filter(project=project).delete()
+        rows = [
+            AgreementSection(
+                project=project, name=name, fingerprint=fp, measures=dict(measures_by_section[name])
+            )
+            for name, fp in _all_sections(sections, measures_by_section).items()
+        ]
+        rows.append(AgreementSection(project=project, name=PAIRS, fingerprint=digest, measures=dict(pairs)))
+        rows.append(
+            AgreementSection(
+                project=project,
+                name=STATE,
+                fingerprint=digest,
+                totals={
+                    "shared": shared,
+                    "shared_fp": shared_fp,
+                    "identical_match": match,
+                    "totals": totals.as_json(),
+                },
+            )
+        )
+        AgreementSection.objects.bulk_create(rows)
+        with _KEPT_LOCK:
+            _KEPT.pop(project.pk, None)
+
+    return digest, shared_fp, sections, totals, write
+
+
+def _all_sections(
+    sections: Mapping[str, str], measures_by_section: Mapping[str, Mapping[str, Any]]
+) -> dict[str, str]:
+    return {name: sections.get(name, fingerprint([name, dict(m)])) for name, m in measures_by_section.items()}
+
+
+def _shared_fingerprint(shared: Mapping[str, Any], doc: Mapping[str, Any], outside: str) -> str:
+    """The parts every section reads (annotators, tagset, layers, options, pairs), the sections that are
+    not kept per pair (evaluations, phrase alignments, systems' phrase alignments) and `outside`."""
+    whole = {k: doc[k] for k in ("evaluations", "phrase_alignments", "system_phrase_alignments") if k in doc}
+    return fingerprint([shared, doc.get("options"), doc["pairs"], whole, outside])
+
+
+def snapshot_fingerprint(
+    project: Project, doc: Mapping[str, Any], done: Mapping[str, set[str]], outside: str
+) -> str:
+    """The fingerprint a snapshot of `doc` is stored under (`full_state`'s, without the counts)."""
+    names = list(doc["annotators"])
+    totals = build_totals(names, split_by_pair(doc, done), {})
+    return state_fingerprint(_shared_fingerprint(shared_key(project, names), doc, outside), totals)
+
+
+def _kappa_c_work(
+    totals: SectionTotals,
+    changed: Mapping[str, tuple[Any, dict[str, Any], dict[str, Any]]],
+    old_rows: Mapping[int, AgreementPairState],
+    pairs_by_id: Mapping[str, Mapping[str, Any]],
+    names: list[str],
+) -> int:
+    """κ_C's Monte Carlo work after these changes (`metrics.chance.kappa_c_work` with the worker's memo):
+    the items of every annotator pair with a member whose word alignments changed × samples."""
+    who: set[str] = set()
+    for pid, (_, new, _) in changed.items():
+        old = normalised(old_rows[pairs_by_id[pid]["pk"]].inputs, names).get("word_alignments") or {}
+        mine = new.get("word_alignments") or {}
+        who |= {a for a in old.keys() | mine.keys() if old.get(a) != mine.get(a)}
+    items = sum(n for key, n in totals.items.items() if set(key.split("|", 1)) & who)
+    return items * Options().mc_samples
+
+
+def in_transaction(write: Any, *args: Any) -> None:
+    with transaction.atomic():
+        write(*args)
