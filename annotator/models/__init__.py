@@ -18,6 +18,7 @@ from annotator.models.evaluation import (
     LexiconItem,
     ReevaluationSet,
 )
+from annotator.models.explorer import ExplorerState, ExplorerValue
 from annotator.models.jobs import CorpusJob
 from annotator.models.setup import GuidelinesVersion, Invitation
 from annotator.models.work import Assignment, ReannotationRound
@@ -35,6 +36,8 @@ __all__ = [
     "CorpusJob",
     "EvaluationItem",
     "EvaluationUnit",
+    "ExplorerState",
+    "ExplorerValue",
     "GuidelinesVersion",
     "Invitation",
     "Judgement",
