@@ -189,7 +189,7 @@ def explorer(request: SignedInRequest, project_pk: int) -> HttpResponse:
     ordered = explorer_rows.Ordered(
         project, state, filters["measure"], filters["annotator_pair"], filters["ptype"]
     )
-    page = Paginator(ordered, PAGE_SIZE).get_page(request.GET.get("page"))
+    page: Any = Paginator(ordered, PAGE_SIZE).get_page(request.GET.get("page"))  # type: ignore[arg-type]
     items = [
         {
             "pair": item.pair,
