@@ -202,3 +202,13 @@ def pair_row(project: Project, pair: Pair) -> dict[str, Any]:
         .first()
     )
     return row or disagreement.empty_row()
+
+
+def rows_for(project: Project, source_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The stored rows of these pairs (source id → row; pairs nobody worked on have none): what a
+    re-annotation round's before-and-after needs, read for its own pairs only."""
+    ensure_fresh(project)
+    found = ExplorerValue.objects.filter(
+        project=project, annotators="", ptype="", pair__source_id__in=set(source_ids)
+    ).values_list("pair__source_id", "row")
+    return {source_id: row for source_id, row in found if row is not None}

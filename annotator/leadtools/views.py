@@ -303,7 +303,7 @@ def reannotation_view(request: SignedInRequest, project_pk: int) -> HttpResponse
     context = {"project": project, "form": form, "preview": preview, "rows_total": len(rows)}
     if request.htmx and request.htmx.target == "reannotation-preview":
         return render(request, "leadtools/reannotation.html#reannotation-preview", context)
-    context |= _rounds_context(request, project, rows)
+    context |= _rounds_context(request, project)
     if request.htmx and request.htmx.target == "reannotation-rounds":
         return render(request, "leadtools/reannotation.html#reannotation-rounds", context)
     return render(
@@ -328,10 +328,11 @@ def _reannotation_data(request: SignedInRequest) -> Any:
     return data
 
 
-def _rounds_context(request: SignedInRequest, project: Project, rows: dict[str, Any]) -> dict[str, Any]:
+def _rounds_context(request: SignedInRequest, project: Project) -> dict[str, Any]:
     rounds = list(
         ReannotationRound.objects.filter(project=project).select_related("before_snapshot", "created_by")
     )
+    rows = explorer_rows.rows_for(project, sorted({pid for r in rounds for pid in r.order}))
     waiting = request.GET.get("waiting", "")
     still_waiting = bool(waiting) and not any(str(r.seed) == waiting for r in rounds)
     return {
