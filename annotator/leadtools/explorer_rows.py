@@ -7,9 +7,9 @@ every choice of its filters (`ExplorerValue`: all annotators or two of them × a
 totals and the filter choices (`ExplorerState`); a request reads `page_size` rows through an index.
 
 The rows are current while `source_mark` — the project's last change mark (`AgreementState.changed_at`,
-set by every annotation change) and its annotators — is what they were computed from. When it is not,
-`ensure_fresh` asks for a refresh (`annotator.refresh_explorer`: at once without a broker, by a worker
-with one; the page says "recomputing…" meanwhile and shows the rows it has).
+set by every annotation change), its number of pairs and its annotators — is what they were computed
+from. When it is not, `ensure_fresh` asks for a refresh (`annotator.refresh_explorer`: at once without
+a broker, by a worker with one; the page says "recomputing…" meanwhile and shows the rows it has).
 """
 
 from __future__ import annotations
@@ -38,13 +38,16 @@ REFRESH_TASK = "annotator.refresh_explorer"
 
 
 def source_mark(project: Project) -> str:
-    """What the stored rows must have been computed from to be current (two small queries)."""
+    """What the stored rows must have been computed from to be current: the last annotation change,
+    the number of pairs (an import of pairs alone marks no change) and the annotators (three queries,
+    one row each; the count is an index-only scan in the database)."""
     changed = AgreementState.objects.filter(project=project).values_list("changed_at", flat=True).first()
+    n_pairs = Pair.objects.filter(project=project).count()
     annotators = Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR).order_by(
         "user_id"
     )
     ids = ",".join(str(pk) for pk in annotators.values_list("user_id", flat=True))
-    return f"{changed.isoformat() if changed else '-'};{ids}"[:200]
+    return f"{changed.isoformat() if changed else '-'};{n_pairs};{ids}"[:200]
 
 
 def _values(order: int, pair_id: int, row: Mapping[str, Any], keys: set[str]) -> Iterator[ExplorerValue]:

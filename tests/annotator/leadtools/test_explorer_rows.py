@@ -79,3 +79,13 @@ def test_refresh_replaces_the_rows_and_counts(world):
     assert explorer_rows.refresh(project) == stored == ExplorerValue.objects.filter(project=project).count()
     state = ExplorerState.objects.get(project=project)
     assert state.counts[""][""]["total"] == 6 and state.source == explorer_rows.source_mark(project)
+
+
+def test_pairs_imported_without_annotations_appear_in_the_explorer(world):
+    project = world["project"]
+    assert _stored(project, "do_f1")[1].count() == 6
+    from annotator.corpus import projects
+
+    projects.add_pair(project, "p7", tokens1=["A", "."], tokens2=["B", "."])
+    got, ordered = _stored(project, "do_f1")
+    assert ordered.count() == 7 and got[-1] == ("p7", None)
