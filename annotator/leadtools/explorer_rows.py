@@ -204,7 +204,7 @@ def pair_row(project: Project, pair: Pair) -> dict[str, Any]:
         .values_list("row", flat=True)
         .first()
     )
-    return row or disagreement.empty_row()
+    return _in_order(row)
 
 
 def rows_for(project: Project, source_ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -214,4 +214,30 @@ def rows_for(project: Project, source_ids: list[str]) -> dict[str, dict[str, Any
     found = ExplorerValue.objects.filter(
         project=project, annotators="", ptype="", pair__source_id__in=set(source_ids)
     ).values_list("pair__source_id", "row")
-    return {source_id: row for source_id, row in found if row is not None}
+    return {source_id: _in_order(row) for source_id, row in found if row is not None}
+
+
+def _in_order(row: dict[str, Any] | None) -> dict[str, Any]:
+    """The row with its mappings in the order `pair_agreement` gave them (annotators in document order,
+    types in tagset order): PostgreSQL's jsonb keeps object keys in an order of its own, and ties (which
+    two annotators agree least) are broken by that order."""
+    if row is None:
+        return disagreement.empty_row()
+    rank = {name: n for n, name in enumerate(row["annotators"])}
+    type_rank = {name: n for n, name in enumerate(row["types"])}
+
+    def by_annotators(mapping: dict[str, Any]) -> dict[str, Any]:
+        def key(k: str) -> tuple[int, ...]:
+            return tuple(rank.get(name, len(rank)) for name in k.split("|"))
+
+        return {k: mapping[k] for k in sorted(mapping, key=key)}
+
+    out = dict(row)
+    out["labels"] = by_annotators(row["labels"])
+    out["do_f1"] = by_annotators(row["do_f1"])
+    out["alignment_f1"] = by_annotators(row["alignment_f1"])
+    out["do_f1_by_type"] = {
+        k: {t: v[t] for t in sorted(v, key=lambda t: type_rank.get(t, len(type_rank)))}
+        for k, v in by_annotators(row["do_f1_by_type"]).items()
+    }
+    return out

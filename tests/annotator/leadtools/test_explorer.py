@@ -10,7 +10,8 @@ from metrics.iapta import do_f1
 from metrics.synthetic import synthetic_document
 from tests import make
 
-pytestmark = pytest.mark.django_db
+# The explorer's rows are refreshed by a task: in-process here also when the suite has a broker.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ from annotator.leadtools import disagreement, explorer_rows
 from annotator.models import ExplorerState, ExplorerValue
 from tests import make
 
-pytestmark = pytest.mark.django_db
+# The explorer's rows are refreshed by a task: in-process here also when the suite has a broker.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 
 
 @pytest.fixture
