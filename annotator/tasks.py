@@ -22,6 +22,7 @@ from annotator.agreement import computation, kappa_c_chunks, retention, scheduli
 from annotator.agreement.statistics import compute_statistics as compute_project_statistics
 from annotator.corpus import aligner_training, jobs, tree_parsing
 from annotator.evaluation.reevaluation import build_reevaluation_sets as build_sets
+from annotator.leadtools import explorer_rows
 from annotator.leadtools.reannotation import queue_reannotation as queue_round
 from annotator.models import Project
 
@@ -112,6 +113,19 @@ def queue_reannotation(
         return None
     actor = get_user_model().objects.filter(pk=actor_id).first() if actor_id else None
     return queue_round(project, rule, params, seed=seed, actor=actor).round
+
+
+@shared_task(name="annotator.refresh_explorer", **RETRYING)
+def refresh_explorer(project_id: int) -> int | None:
+    """Store the disagreement explorer's rows of the project from its current annotations.
+
+    Idempotent (the rows are replaced); returns how many were stored; a deleted project is skipped.
+    """
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None:
+        log.info("refresh_explorer: project %s no longer exists; skipped", project_id)
+        return None
+    return explorer_rows.refresh(project)
 
 
 @shared_task(name="annotator.build_reevaluation_sets", **RETRYING)

@@ -40,7 +40,7 @@ from annotator.api.common import (
     int_query,
     validated,
 )
-from annotator.leadtools import adjudication, disagreement, forms, planning, reannotation
+from annotator.leadtools import adjudication, disagreement, explorer_rows, forms, planning, reannotation
 from annotator.models import Pair, Project, ReannotationRound
 
 INVALID = {400: OpenApiResponse(description="Invalid input: {field: [message]}.")}
@@ -222,44 +222,37 @@ class ExplorerViewSet(LeadTool):
         if annotator_pair and not _is_annotator_pair(annotator_pair):
             raise ValidationError({"annotators": ['Name two different annotators as "a|b".']})
         ptype = request.query_params.get("type", "")
-        _, rows = disagreement.project_rows(project)
-        ordered = disagreement.ordered_pairs(
-            rows, measure=measure, annotator_pair=annotator_pair, ptype=ptype
-        )
-        page = self.paginate_queryset(ordered) or []
-        ids = dict(
-            Pair.objects.filter(project=project, source_id__in=[pid for pid, _ in page]).values_list(
-                "source_id", "pk"
-            )
-        )
+        state = explorer_rows.ensure_fresh(project)
+        ordered = explorer_rows.Ordered(project, state, measure, annotator_pair, ptype)
+        page: list[explorer_rows.Item] = self.paginate_queryset(ordered) or []  # type: ignore[arg-type]
         results = [
             {
-                **rows[pid],
-                "pair": ids[pid],
-                "source_id": pid,
-                "value": value,
+                **item.row,
+                "pair": item.pair.pk,
+                "source_id": item.pair.source_id,
+                "value": item.value,
                 "per_annotator_pair": [
                     {"annotators": key, "value": v}
                     for key, v in disagreement.per_annotator_pair(
-                        rows[pid], measure, annotator_pair=annotator_pair, ptype=ptype
+                        item.row, measure, annotator_pair=annotator_pair, ptype=ptype
                     )
                 ],
             }
-            for pid, value in page
-            if pid in ids
+            for item in page
         ]
         paginator = self.paginator
         assert paginator is not None and isinstance(paginator, Page)
         body = {
-            "count": len(ordered),
+            "count": ordered.count(),
             "next": paginator.get_next_link(),
             "previous": paginator.get_previous_link(),
             "measure": measure,
             "annotator_pair": annotator_pair,
             "type": ptype,
-            "annotator_pairs": disagreement.annotator_pairs(rows.values()),
-            "types": sorted({t for row in rows.values() for t in row["types"]}),
-            "n_compared": sum(1 for _, value in ordered if value is not None),
+            "annotator_pairs": state.annotator_pairs if state is not None else [],
+            "types": state.types if state is not None else [],
+            "n_compared": ordered.n_compared(),
+            "current": explorer_rows.is_current(state),
             "results": results,
         }
         return Response(ls.ExplorerPageSerializer(body).data)
@@ -277,8 +270,8 @@ class ExplorerViewSet(LeadTool):
     )
     def retrieve(self, request: Request, project_pk: str, pair_pk: str) -> Response:
         pair = self.pair()
-        _, rows = disagreement.project_rows(pair.project)
-        row = rows.get(pair.source_id) or disagreement.empty_row()
+        explorer_rows.ensure_fresh(pair.project)
+        row = explorer_rows.pair_row(pair.project, pair)
         ids_by_name = {name: pk for pk, name in planning.project_annotators(pair.project)}
         workers = [name for name in row["annotators"] if name in ids_by_name]
         asked = request.query_params.get("a", ""), request.query_params.get("b", "")
@@ -373,7 +366,8 @@ class ReannotationViewSet(LeadTool):
             if value is not None:
                 rounds = rounds.filter(**{name: value})
         page = self.paginate_queryset(rounds.order_by("-round")) or []
-        _, rows = disagreement.project_rows(project) if page else ({}, {})
+        round_pairs = sorted({pid for round_ in page for pid in round_.order})
+        rows = explorer_rows.rows_for(project, round_pairs) if page else {}
         data = ls.ReannotationRoundSerializer(page, many=True, context={"rows": rows}).data
         return self.get_paginated_response(data)
 

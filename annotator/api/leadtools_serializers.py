@@ -190,6 +190,9 @@ class ExplorerPageSerializer(serializers.Serializer):
     annotator_pairs = serializers.ListField(child=serializers.CharField(), help_text="Filter values.")
     types = serializers.ListField(child=serializers.CharField(), help_text="Filter values.")
     n_compared = serializers.IntegerField(help_text="Pairs with a value.")
+    current = serializers.BooleanField(
+        help_text="False while the values are being recomputed after a change (they are the earlier ones)."
+    )
     results = ExplorerRowSerializer(many=True)
 
 

@@ -28,7 +28,7 @@ from annotator.corpus.exports import check_options, export_project
 from annotator.corpus.exports.report import NoSnapshot
 from annotator.corpus.imports.problems import ImportReport
 from annotator.corpus.retention import check_upload_quota, remove_uploads
-from annotator.corpus.services import import_corpus
+from annotator.corpus.services import FileLike, import_corpus
 from annotator.models import CorpusJob, Project
 
 log = logging.getLogger(__name__)
@@ -228,7 +228,7 @@ def run_import(job_id: int) -> str | None:
     if job is None:
         return None
     checkpoints = Checkpoints(job.pk)
-    files = [(f["name"], Path(f["path"]).read_bytes()) for f in job.input_files]
+    files: list[FileLike] = [(f["name"], Path(f["path"])) for f in job.input_files]  # read as needed
     options = job.options
     try:
         report = import_corpus(

@@ -12,6 +12,7 @@ source id, annotations on their content.
 
 from __future__ import annotations
 
+import contextlib
 import io
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -57,7 +58,8 @@ from annotator.models import (
 
 FORMATS = ("mrpc", "etpc", "native", "ptb", "pharaoh", "units")
 Source = tuple[str, bytes]
-FileLike = str | Path | tuple[str, bytes] | BinaryIO
+StreamSource = tuple[str, Callable[[], contextlib.AbstractContextManager[BinaryIO]]]
+FileLike = str | Path | tuple[str, bytes] | tuple[str, Path] | BinaryIO
 
 
 class ImportFailed(Exception):
@@ -65,11 +67,12 @@ class ImportFailed(Exception):
 
 
 def read_sources(paths_or_files: Iterable[FileLike]) -> list[Source]:
-    """(name, bytes) of each path, (name, bytes) tuple or open binary file (uploads)."""
+    """(name, bytes) of each path, (name, bytes) or (name, path) tuple or open binary file (uploads)."""
     sources: list[Source] = []
     for item in paths_or_files:
         if isinstance(item, tuple):
-            sources.append((item[0], item[1]))
+            data = item[1]
+            sources.append((item[0], data.read_bytes() if isinstance(data, Path) else data))
         elif isinstance(item, str | Path):
             sources.append((Path(item).name, Path(item).read_bytes()))
         else:
@@ -79,20 +82,57 @@ def read_sources(paths_or_files: Iterable[FileLike]) -> list[Source]:
     return sources
 
 
+def stream_sources(paths_or_files: Iterable[FileLike]) -> list[StreamSource]:
+    """(name, how to open it) of each file, for the formats read a batch at a time; nothing read yet."""
+    sources: list[StreamSource] = []
+    for item in paths_or_files:
+        if isinstance(item, tuple):
+            name, data = item
+            sources.append((name, _opener(data)))
+        elif isinstance(item, str | Path):
+            sources.append((Path(item).name, _opener(Path(item))))
+        else:
+            sources.append((Path(getattr(item, "name", "upload")).name, _opener(item)))
+    return sources
+
+
+def _opener(data: bytes | Path | BinaryIO) -> Callable[[], contextlib.AbstractContextManager[BinaryIO]]:
+    if isinstance(data, Path):
+        return lambda: data.open("rb")
+    if isinstance(data, bytes):
+        return lambda: contextlib.nullcontext(io.BytesIO(data))
+
+    def rewound() -> contextlib.AbstractContextManager[BinaryIO]:
+        data.seek(0)
+        return contextlib.nullcontext(data)
+
+    return rewound
+
+
+def _count_lines(open_file: Callable[[], contextlib.AbstractContextManager[BinaryIO]]) -> int:
+    """Lines of a file, read in 1 MiB blocks (for the progress bar's total)."""
+    with open_file() as handle:
+        return sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 20), b""))
+
+
 # ---- pairs ------------------------------------------------------------------------------------------
 
 
-def import_mrpc(ctx: Context, sources: Sequence[Source]) -> None:
-
-    parsed: Parsed[PairRecord] = Parsed()
+def import_mrpc(ctx: Context, sources: Sequence[StreamSource]) -> None:
+    """MRPC files read and written a batch at a time (`mrpc.stream_mrpc`, `write_pairs`): memory stays
+    flat with the file's size. All-or-nothing still holds — the caller's transaction is rolled back when
+    a problem is found; from the first problem on, the rest is only read, for the report."""
     tokenize = tokenizer_for(ctx.project.language)
-    for name, data in sources:
-        parsed.extend(mrpc.parse_mrpc(data, name, tokenize))
-    records = ctx.take(parsed)
-    if ctx.report.problems:
-        return
-    ctx.total = len(records)
-    write_pairs(ctx, records)
+    ctx.total = sum(max(_count_lines(open_file) - 1, 0) for _, open_file in sources)
+    for name, open_file in sources:
+        with open_file() as handle:
+            for batch in mrpc.stream_mrpc(handle, name, tokenize):
+                if batch.fatal:
+                    ctx.take(Parsed(fatal=batch.fatal))
+                    return
+                records = ctx.take(batch)
+                if not ctx.report.problems:
+                    write_pairs(ctx, records)
 
 
 # ---- ETPC -------------------------------------------------------------------------------------------
@@ -433,8 +473,9 @@ def _import_native(ctx: Context, sources: Sequence[Source]) -> None:
     import_native(ctx, sources)
 
 
+#: Formats read a batch at a time (their importer takes `StreamSource`s).
+STREAMING: dict[str, Callable[[Context, Sequence[StreamSource]], None]] = {"mrpc": import_mrpc}
 IMPORTERS: dict[str, Callable[[Context, Sequence[Source]], None]] = {
-    "mrpc": import_mrpc,
     "etpc": import_etpc,
     "native": _import_native,
     "ptb": import_ptb,
@@ -461,7 +502,7 @@ def import_corpus(
     `new_project` holds the fields (language, tagset id, description) of a project the import creates.
     """
     report = ImportReport(format=format, project=project_name, dry_run=dry_run, skip_invalid=skip_invalid)
-    if format not in IMPORTERS:
+    if format not in IMPORTERS and format not in STREAMING:
         report.problems.append(
             Problem("", None, "format", f"unknown format {format!r}; expected one of {', '.join(IMPORTERS)}")
         )
@@ -469,7 +510,9 @@ def import_corpus(
     if not project_name.strip():
         report.problems.append(Problem("", None, "project", "the project name is empty"))
         return report
-    sources = read_sources(paths_or_files)
+    sources: Sequence[Source] | Sequence[StreamSource] = (
+        stream_sources(paths_or_files) if format in STREAMING else read_sources(paths_or_files)
+    )
     if not sources:
         report.problems.append(Problem("", None, "files", "no files given"))
         return report
@@ -492,7 +535,10 @@ def import_corpus(
                 progress=progress,
                 cancelled=cancelled,
             )
-            IMPORTERS[format](ctx, sources)
+            if format in STREAMING:
+                STREAMING[format](ctx, sources)  # type: ignore[arg-type]
+            else:
+                IMPORTERS[format](ctx, sources)  # type: ignore[arg-type]
             if report.problems:
                 raise ImportFailed
             if ctx.changed:

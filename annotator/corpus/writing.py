@@ -123,13 +123,29 @@ def ensure_annotator(project: Project, username: str) -> Any:
     return user
 
 
-def write_pairs(ctx: Context, records: Sequence[PairRecord]) -> None:
-    """Create the pairs that are new; an existing source id with the same texts is left as it is."""
+def write_pairs(ctx: Context, records: Iterable[PairRecord]) -> None:
+    """Create the pairs that are new; an existing source id with the same texts is left as it is.
+
+    Records are taken `BATCH` at a time: each batch looks up only its own source ids and is inserted
+    before the next is read, so memory does not grow with the number of pairs.
+    """
+    batch: list[PairRecord] = []
+    for record in records:
+        batch.append(record)
+        if len(batch) >= BATCH:
+            _write_pair_batch(ctx, batch)
+            batch = []
+    _write_pair_batch(ctx, batch)
+
+
+def _write_pair_batch(ctx: Context, records: Sequence[PairRecord]) -> None:
+    if not records:
+        return
     existing = {
         source_id: (text1, text2)
-        for source_id, text1, text2 in Pair.objects.filter(project=ctx.project).values_list(
-            "source_id", "text1", "text2"
-        )
+        for source_id, text1, text2 in Pair.objects.filter(
+            project=ctx.project, source_id__in={r.source_id for r in records}
+        ).values_list("source_id", "text1", "text2")
     }
     new: list[dict[str, Any]] = []
     for record in records:
@@ -175,9 +191,9 @@ def write_pairs(ctx: Context, records: Sequence[PairRecord]) -> None:
                     f"pair {record.source_id} already exists in {ctx.project.name} with other text",
                 )
             )
-    for start in range(0, len(new), BATCH):
-        sql.insert_rows(Pair, new[start : start + BATCH])
-        ctx.step(len(new[start : start + BATCH]))
+    if new:
+        sql.insert_rows(Pair, new)
+        ctx.step(len(new))
     ctx.report.created["pairs"] += len(new)
 
 

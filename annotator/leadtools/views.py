@@ -23,9 +23,9 @@ from django_htmx.http import trigger_client_event
 from annotator import access, taskqueue
 from annotator.annotation.services import ConflictError
 from annotator.core.web_request import SignedInRequest
-from annotator.leadtools import adjudication, disagreement, planning, reannotation
+from annotator.leadtools import adjudication, disagreement, explorer_rows, planning, reannotation
 from annotator.leadtools import forms as f
-from annotator.models import Pair, ParaphraseType, Project, ReannotationRound
+from annotator.models import ExplorerState, Pair, ParaphraseType, Project, ReannotationRound
 
 # ---- planner --------------------------------------------------------------------------------------
 
@@ -158,13 +158,15 @@ def _users(ids: list[int]) -> dict[int, Any]:
 PAGE_SIZE = 50
 
 
-def _explorer_filters(request: SignedInRequest, rows: dict[str, Any], measure_default: str) -> dict[str, Any]:
+def _explorer_filters(
+    request: SignedInRequest, state: ExplorerState | None, measure_default: str
+) -> dict[str, Any]:
     measure = request.GET.get("measure") or measure_default
     if measure not in disagreement.MEASURES:
         measure = measure_default
-    pairs = disagreement.annotator_pairs(rows.values())
+    pairs = state.annotator_pairs if state is not None else []
     annotator_pair = request.GET.get("annotators", "")
-    types = sorted({t for row in rows.values() for t in row["types"]})
+    types = state.types if state is not None else []
     ptype = request.GET.get("type", "")
     return {
         "measure": measure,
@@ -177,21 +179,25 @@ def _explorer_filters(request: SignedInRequest, rows: dict[str, Any], measure_de
 
 @require_GET
 def explorer(request: SignedInRequest, project_pk: int) -> HttpResponse:
-    """Pairs ordered by agreement, lowest first; filter by measure, type and annotator pair."""
+    """Pairs ordered by agreement, lowest first; filter by measure, type and annotator pair.
+
+    One page of stored rows (`explorer_rows`), read in the database: the cost does not grow with the
+    project."""
     project = access.project_for_lead(request.user, project_pk)
-    _, rows = disagreement.project_rows(project)
-    filters = _explorer_filters(request, rows, disagreement.default_measure(project))
-    ordered = disagreement.ordered_pairs(
-        rows, measure=filters["measure"], annotator_pair=filters["annotator_pair"], ptype=filters["ptype"]
+    state = explorer_rows.ensure_fresh(project)
+    filters = _explorer_filters(request, state, disagreement.default_measure(project))
+    ordered = explorer_rows.Ordered(
+        project, state, filters["measure"], filters["annotator_pair"], filters["ptype"]
     )
-    page = Paginator(ordered, PAGE_SIZE).get_page(request.GET.get("page"))
-    pairs = {
-        p.source_id: p for p in Pair.objects.filter(project=project, source_id__in=[pid for pid, _ in page])
-    }
+    page: Any = Paginator(ordered, PAGE_SIZE).get_page(request.GET.get("page"))  # type: ignore[arg-type]
     items = [
-        {"pair": pairs[pid], "value": value, "row": rows[pid], "per": _per_annotator_pair(rows[pid], filters)}
-        for pid, value in page
-        if pid in pairs
+        {
+            "pair": item.pair,
+            "value": item.value,
+            "row": item.row,
+            "per": _per_annotator_pair(item.row, filters),
+        }
+        for item in page
     ]
     context = {
         "project": project,
@@ -199,7 +205,8 @@ def explorer(request: SignedInRequest, project_pk: int) -> HttpResponse:
         "page": page,
         "filters": filters,
         "measures": disagreement.MEASURES,
-        "n_compared": sum(1 for _, value in ordered if value is not None),
+        "n_compared": ordered.n_compared(),
+        "recomputing": not explorer_rows.is_current(state),
         "query": _query_without_page(request),
     }
     if request.htmx and request.htmx.target == "explorer-results":
@@ -224,8 +231,8 @@ def explorer_pair(request: SignedInRequest, project_pk: int, pair_pk: int) -> Ht
     """Two annotators' versions of a pair side by side, differences highlighted."""
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     project = pair.project
-    _, rows = disagreement.project_rows(project)
-    row = rows.get(pair.source_id) or disagreement.empty_row()
+    explorer_rows.ensure_fresh(project)
+    row = explorer_rows.pair_row(project, pair)
     names = dict(planning.project_annotators(project))
     ids_by_name = {name: user_id for user_id, name in names.items()}
     workers = [name for name in row["annotators"] if name in ids_by_name]
@@ -296,7 +303,7 @@ def reannotation_view(request: SignedInRequest, project_pk: int) -> HttpResponse
     context = {"project": project, "form": form, "preview": preview, "rows_total": len(rows)}
     if request.htmx and request.htmx.target == "reannotation-preview":
         return render(request, "leadtools/reannotation.html#reannotation-preview", context)
-    context |= _rounds_context(request, project, rows)
+    context |= _rounds_context(request, project)
     if request.htmx and request.htmx.target == "reannotation-rounds":
         return render(request, "leadtools/reannotation.html#reannotation-rounds", context)
     return render(
@@ -321,10 +328,11 @@ def _reannotation_data(request: SignedInRequest) -> Any:
     return data
 
 
-def _rounds_context(request: SignedInRequest, project: Project, rows: dict[str, Any]) -> dict[str, Any]:
+def _rounds_context(request: SignedInRequest, project: Project) -> dict[str, Any]:
     rounds = list(
         ReannotationRound.objects.filter(project=project).select_related("before_snapshot", "created_by")
     )
+    rows = explorer_rows.rows_for(project, sorted({pid for r in rounds for pid in r.order}))
     waiting = request.GET.get("waiting", "")
     still_waiting = bool(waiting) and not any(str(r.seed) == waiting for r in rounds)
     return {

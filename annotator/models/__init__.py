@@ -25,6 +25,7 @@ from annotator.models.evaluation import (
     LexiconItem,
     ReevaluationSet,
 )
+from annotator.models.explorer import ExplorerState, ExplorerValue
 from annotator.models.jobs import CorpusJob
 from annotator.models.kappa_c import KappaCChunk, KappaCRun
 from annotator.models.setup import GuidelinesVersion, Invitation
@@ -46,6 +47,8 @@ __all__ = [
     "CorpusJob",
     "EvaluationItem",
     "EvaluationUnit",
+    "ExplorerState",
+    "ExplorerValue",
     "GuidelinesVersion",
     "Invitation",
     "Judgement",

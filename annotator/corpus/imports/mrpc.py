@@ -14,12 +14,17 @@ Members are tokenized with `annotator.core.tokenize.tokenize` (NLTK's Treebank-s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import io
+from collections.abc import Callable, Iterator
 from pathlib import PurePath
+from typing import BinaryIO
+
+import numpy as np
 
 from annotator.core.tokenize import tokenize
 from annotator.corpus.imports.problems import Parsed, Problem
-from annotator.corpus.imports.reading import decode_utf8
+from annotator.corpus.imports.reading import utf8_lines
 from annotator.corpus.imports.records import PairRecord
 
 HEADER = ["Quality", "#1 ID", "#2 ID", "#1 String", "#2 String"]
@@ -98,24 +103,75 @@ def parse_mrpc(
     """Read one MRPC file; every row that cannot be a pair is a problem naming its line and field.
 
     `tokenize` splits the members (the project language's tokenizer; ETPC's Treebank rules by default).
+    The whole file at once: `stream_mrpc` is the same reading in batches.
     """
     parsed: Parsed[PairRecord] = Parsed()
-    text, problems = decode_utf8(data, filename)
-    if text is None:
-        parsed.fatal += problems
-        return parsed
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    if not lines or not lines[0].strip():
-        parsed.fatal.append(Problem(filename, 1, "header", "the file is empty"))
-        return parsed
-    header_problem = _header_problem(lines[0], filename)
+    for batch in stream_mrpc(io.BytesIO(data), filename, tokenize):
+        parsed.extend(batch)
+    if parsed.fatal:  # a file that is not MRPC text yields nothing else
+        return Parsed(fatal=parsed.fatal)
+    return parsed
+
+
+class _Seen:
+    """The (#1 ID, #2 ID) pairs read so far, with the line of each, in bounded memory per pair:
+    a sorted array of 64-bit keys and their lines (12 bytes a row) instead of a dict of strings."""
+
+    def __init__(self) -> None:
+        self.keys = np.empty(0, dtype=np.uint64)
+        self.lines = np.empty(0, dtype=np.uint32)
+
+    @staticmethod
+    def key(id1: str, id2: str) -> int:
+        digest = hashlib.blake2b(f"{id1}\t{id2}".encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "little")
+
+    def first_line(self, key: int) -> int | None:
+        at = int(np.searchsorted(self.keys, np.uint64(key)))
+        return int(self.lines[at]) if at < len(self.keys) and int(self.keys[at]) == key else None
+
+    def add(self, keys: list[int], lines: list[int]) -> None:
+        if not keys:
+            return
+        new_keys = np.array(keys, dtype=np.uint64)
+        order = np.argsort(new_keys, kind="stable")
+        new_keys, new_lines = new_keys[order], np.array(lines, dtype=np.uint32)[order]
+        at = np.searchsorted(self.keys, new_keys)
+        self.keys = np.insert(self.keys, at, new_keys)
+        self.lines = np.insert(self.lines, at, new_lines)
+
+
+def stream_mrpc(
+    stream: BinaryIO,
+    filename: str,
+    tokenize: Callable[[str], list[str]] = tokenize,
+    *,
+    batch_size: int = 2000,
+) -> Iterator[Parsed[PairRecord]]:
+    """`parse_mrpc` one batch of rows at a time (memory: a batch, plus 12 bytes a row to find duplicate
+    sentence-id pairs). A fatal problem (not UTF-8 text, no MRPC header) ends the reading; records of
+    earlier batches may have been yielded before it, so the caller must not keep them."""
+    lines = utf8_lines(stream, filename)
+    first = next(lines)
+    if isinstance(first, Problem):
+        yield Parsed(fatal=[first])
+        return
+    if not first[1].strip():
+        yield Parsed(fatal=[Problem(filename, 1, "header", "the file is empty")])
+        return
+    header_problem = _header_problem(first[1], filename)
     if header_problem:
-        parsed.fatal.append(header_problem)
-        return parsed
+        yield Parsed(fatal=[header_problem])
+        return
     offset = TRAIN_ROWS if split_of(filename) == "test" else 0
-    seen: dict[tuple[str, str], int] = {}
+    seen, batch_seen = _Seen(), dict[int, int]()
+    parsed: Parsed[PairRecord] = Parsed()
     row = 0
-    for number, line in enumerate(lines[1:], start=2):
+    for item in lines:
+        if isinstance(item, Problem):
+            parsed.fatal.append(item)
+            break
+        number, line = item
         if not line.strip():
             continue
         row += 1
@@ -123,14 +179,24 @@ def parse_mrpc(
         if isinstance(result, Problem):
             parsed.invalid.append(result)
             continue
-        key = (result.corpus_labels["mrpc_id1"], result.corpus_labels["mrpc_id2"])
-        if key in seen:
+        ids = (result.corpus_labels["mrpc_id1"], result.corpus_labels["mrpc_id2"])
+        key = _Seen.key(*ids)
+        first_line = batch_seen.get(key) or seen.first_line(key)
+        if first_line is not None:
             parsed.invalid.append(
                 Problem(
-                    filename, number, "#1 ID", f"duplicate pair {key[0]}/{key[1]} (first on line {seen[key]})"
+                    filename,
+                    number,
+                    "#1 ID",
+                    f"duplicate pair {ids[0]}/{ids[1]} (first on line {first_line})",
                 )
             )
             continue
-        seen[key] = number
+        batch_seen[key] = number
         parsed.records.append(result)
-    return parsed
+        if len(parsed.records) >= batch_size:
+            seen.add(list(batch_seen), list(batch_seen.values()))
+            batch_seen = {}
+            yield parsed
+            parsed = Parsed()
+    yield parsed

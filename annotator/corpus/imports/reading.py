@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import BinaryIO
+
 from annotator.corpus.imports.problems import Problem
 
 BOM = "\ufeff"
@@ -36,3 +39,40 @@ def decode_utf8(data: bytes, filename: str) -> tuple[str | None, list[Problem]]:
             )
         ]
     return text.removeprefix(BOM), []
+
+
+def utf8_lines(stream: BinaryIO, filename: str) -> Iterator[tuple[int, str] | Problem]:
+    """The lines of a UTF-8 file one at a time, numbered from 1, without their line ends — or, where the
+    file stops being readable text, one Problem (as `decode_utf8` words it) and nothing after it.
+
+    Lines end at LF, CRLF or a lone CR, as `decode_utf8(...)` followed by splitting at those would give;
+    a byte-order mark at the start is dropped. Memory: one line at a time.
+    """
+    number = 0
+    for binary_number, raw in enumerate(stream, start=1):
+        if b"\x00" in raw:
+            yield Problem(
+                filename, binary_number, "", "this is a binary file (it contains NUL bytes), not a text file"
+            )
+            return
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad = raw[exc.start : exc.start + 1].hex().upper()
+            yield Problem(
+                filename,
+                binary_number,
+                "encoding",
+                f"byte 0x{bad} at column {exc.start + 1} is not valid UTF-8; the file mixes encodings "
+                "(e.g. Latin-1 inside UTF-8): save it as UTF-8",
+            )
+            return
+        if binary_number == 1:
+            text = text.removeprefix(BOM)
+        text = text.removesuffix("\n")
+        text = text.removesuffix("\r") if raw.endswith(b"\r\n") else text
+        for piece in text.split("\r"):
+            number += 1
+            yield number, piece
+    if number == 0:
+        yield 1, ""

@@ -12,7 +12,8 @@ from annotator.leadtools import disagreement
 from tests import make
 from tests.make import api_client
 
-pytestmark = pytest.mark.django_db
+# The explorer's rows are refreshed by a task: in-process here also when the suite has a broker.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 
 
 @pytest.fixture
