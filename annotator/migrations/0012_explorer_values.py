@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0009_scale_agreement_retention'),
+        ('annotator', '0011_kappa_c_chunks'),
     ]
 
     operations = [
