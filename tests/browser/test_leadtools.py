@@ -7,7 +7,13 @@ from annotator.models import AlignmentLink, Assignment, PairLabel, Phenomenon, R
 from tests import make
 from tests.make import screenshot
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# The explorer's stored rows and the re-annotation queue are built by tasks: no worker runs here, so they
+# run in-process (also when the suite has a broker).
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("eager_celery"),
+]
 
 
 @pytest.fixture
