@@ -17,7 +17,7 @@ from django.db.backends.utils import CursorWrapper
 from django.test.utils import CaptureQueriesContext
 
 from annotator.leadtools import explorer_rows
-from annotator.models import ExplorerState, ExplorerValue, Pair, Project, ReannotationRound
+from annotator.models import Assignment, ExplorerState, ExplorerValue, Pair, Project, ReannotationRound
 from tests import make
 
 TYPE = "Same polarity"
@@ -82,6 +82,39 @@ def _insert_values(project: Project, annotators: str, ptype: str, every: int, wi
     params = [annotators, ptype, *([ROW] if with_row else []), project.pk, every]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
+
+
+def assign_all(project: Project, annotator: Any) -> None:
+    """Every pair of the project in the annotator's first-pass queue, in position order; every third
+    one done."""
+    from django.utils import timezone
+
+    columns, values, params = [], [], []
+    for field in Assignment._meta.concrete_fields:
+        if field.primary_key:
+            continue
+        columns.append(connection.ops.quote_name(field.column))
+        if field.name in ("project", "annotator"):
+            values.append("%s")
+            params.append(project.pk if field.name == "project" else annotator.pk)
+        elif field.name == "pair":
+            values.append("p.id")
+        elif field.name == "queue_position":
+            values.append("p.position")
+        elif field.name == "status":
+            values.append("CASE WHEN p.position %% 3 = 0 THEN %s ELSE %s END")
+            params += [Assignment.Status.DONE, Assignment.Status.TODO]
+        elif field.name == "created_at":
+            values.append("%s")
+            params.append(timezone.now())
+        else:
+            values.append("%s")
+            params.append(field.get_default())
+    table = connection.ops.quote_name(Assignment._meta.db_table)
+    pairs = connection.ops.quote_name(Pair._meta.db_table)
+    sql = f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(values)} FROM {pairs} p WHERE p.project_id = %s"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, project.pk])
 
 
 def big_project(n: int, name: str = "Big") -> Project:
@@ -161,8 +194,10 @@ def request_cost(client: Any, url: str) -> tuple[int, int, list[str]]:
 def list_urls(project: Project) -> dict[str, str]:
     """Every list page and endpoint of a project's pairs and lead tools, with filters and page 2.
 
-    Not here: the re-annotation page, whose preview draws from every pair of the project (a rule
-    flags pairs anywhere) — one of the costs still proportional to the project."""
+    Not here (costs still proportional to the project): the re-annotation page, whose preview draws
+    from every pair of the project (a rule flags pairs anywhere), and the planner, whose preview is the
+    whole plan (every chosen pair dealt out to the annotators, a seeded sample drawn from all pairs).
+    The annotator's queue is measured on its own (it needs assignments; see `assign_all`)."""
     from urllib.parse import quote
 
     from django.urls import reverse
@@ -191,4 +226,8 @@ def list_urls(project: Project) -> dict[str, str]:
         "re-annotation rounds API": reverse("api-reannotation-list", kwargs={"project_pk": project.pk}),
         "jobs API": reverse("api-job-list"),
         "snapshots API": reverse("api-snapshot-list") + f"?project={project.pk}",
+        "members": reverse("annotator:project-members", args=[project.pk]),
+        "systems": reverse("annotator:corpus-systems", args=[project.pk]),
+        "evaluation setup": reverse("annotator:evaluation-setup", args=[project.pk]),
+        "rating queue": reverse("annotator:rating-queue", args=[project.pk]),
     }

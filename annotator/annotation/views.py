@@ -15,6 +15,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
@@ -46,6 +47,7 @@ from annotator.core.web_request import SignedInRequest
 from annotator.models import Assignment, Pair, Phenomenon, PhraseAlignment
 from annotator.projects import guidelines
 
+QUEUE_PAGE_SIZE = 100
 PAGE = "editor/pair_edit.html"
 # Message slots inside a swap target come back with it (cleared); the others are cleared out of band.
 NESTED = {
@@ -172,21 +174,25 @@ def _next_url(request: SignedInRequest, pair: Pair, assignment: Assignment | Non
 
 @require_GET
 def queue(request: SignedInRequest, project_pk: int) -> HttpResponse:
-    """The annotator's queue: counts, progress and every assigned pair with its status."""
+    """The annotator's queue: counts, progress and their assigned pairs with their status, a page at a
+    time (the page is read with LIMIT/OFFSET, so a long queue costs what a short one does)."""
     project = access.project_for_member(request.user, project_pk)
     if not access.is_annotator(request.user, project):
         raise PermissionDenied("Only the project's annotators have a queue.")
     postponed = _postponed(request, project.pk).pair_ids()
-    rows = list(work.pair_assignments(request.user, project).select_related("pair"))
+    assignments = work.pair_assignments(request.user, project).select_related("pair")
+    page = Paginator(assignments, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = list(page.object_list)
     for row in rows:  # shown only, never saved: a postponement lives in the session
         row.status = work.status_in_queue(row.status, row.pair_id, postponed)
     next_id = work.next_pair_id(request.user, project, postponed=postponed)
     context = {
         "project": project,
         "rows": rows,
+        "page": page,
         "counts": work.queue_counts(request.user, project, postponed),
         "next_id": next_id,
-        "started": any(row.status != Assignment.Status.TODO for row in rows),
+        "started": work.queue_started(request.user, project, postponed),
     }
     return render(request, "editor/queue.html", context)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Case, Count, F, IntegerField, Q, When
 from django.utils import timezone
 
 from annotator.agreement.changes import project_changed
@@ -114,46 +114,75 @@ def assignment_for(user: Any, pair: Pair) -> Assignment | None:
     return Assignment.objects.filter(annotator=user, pair=pair).order_by("-round", "-id").first()
 
 
-def _order(user: Any, project: Project, postponed: Collection[int] = ()) -> list[tuple[int, int, str]]:
-    rows = pair_assignments(user, project).values_list("id", "pair_id", "status")
-    return [(pk, pair_id, status_in_queue(status, pair_id, postponed)) for pk, pair_id, status in rows]
+def _in_queue(user: Any, project: Project, current: Assignment | None) -> bool:
+    return (
+        current is not None
+        and current.pk is not None
+        and current.project_id == project.pk
+        and current.annotator_id == user.pk
+        and current.pair_id is not None
+    )
 
 
-def _after(rows: list[tuple[int, int, str]], current: Assignment | None) -> tuple[list, list]:
-    """Split the queue into the rows after the current assignment and the rows before it."""
-    if current is None:
-        return rows, []
-    at = next((n for n, row in enumerate(rows) if row[0] == current.pk), -1)
-    return rows[at + 1 :], rows[:at] if at >= 0 else []
+def _after(current: Assignment) -> Q:
+    """The assignments after `current` in queue order (round, queue position, id)."""
+    r, q, pk = current.round, current.queue_position, current.pk
+    return Q(round__gt=r) | Q(round=r, queue_position__gt=q) | Q(round=r, queue_position=q, id__gt=pk)
+
+
+def _before(current: Assignment) -> Q:
+    r, q, pk = current.round, current.queue_position, current.pk
+    return Q(round__lt=r) | Q(round=r, queue_position__lt=q) | Q(round=r, queue_position=q, id__lt=pk)
 
 
 def next_pair_id(
     user: Any, project: Project, current: Assignment | None = None, postponed: Collection[int] = ()
 ) -> int | None:
-    """The pair to annotate next: open pairs after, then before the current one, then postponed ones."""
-    rows = _order(user, project, postponed)
-    after, before = _after(rows, current)
-    for candidates in (after, before):
-        for _, pair_id, status in candidates:
-            if status in OPEN:
-                return pair_id
-    for _, pair_id, status in after + before:
-        if status == Assignment.Status.POSTPONED:
-            return pair_id
-    return None
+    """The pair to annotate next: open pairs after, then before the current one, then postponed ones
+    (after, then before). One query handing back one row, whatever the queue's length."""
+    held = Q(pair_id__in=list(postponed))
+    open_ = Q(status__in=OPEN) & ~held
+    aside = Q(status=Assignment.Status.POSTPONED) | (held & ~Q(status=Assignment.Status.DONE))
+    if current is not None and _in_queue(user, project, current):
+        after, before = _after(current), _before(current)
+        ranks = [When(open_ & after, then=0), When(open_ & before, then=1)]
+        ranks += [When(aside & after, then=2), When(aside & before, then=3)]
+    else:
+        ranks = [When(open_, then=0), When(aside, then=2)]
+    found = (
+        pair_assignments(user, project)
+        .annotate(rank=Case(*ranks, default=None, output_field=IntegerField()))
+        .filter(rank__isnull=False)
+        .order_by("rank", "round", "queue_position", "id")
+        .values_list("pair_id", flat=True)
+        .first()
+    )
+    return int(found) if found is not None else None
 
 
 def previous_pair_id(user: Any, project: Project, current: Assignment) -> int | None:
-    rows = _order(user, project)
-    _, before = _after(rows, current)
-    return before[-1][1] if before else None
+    if not _in_queue(user, project, current):
+        return None
+    found = pair_assignments(user, project).filter(_before(current)).values_list("pair_id", flat=True).last()
+    return int(found) if found is not None else None
+
+
+def queue_started(user: Any, project: Project, postponed: Collection[int] = ()) -> bool:
+    """Whether the annotator has begun: any of their pairs is no longer to do (or put aside)."""
+    return (
+        pair_assignments(user, project)
+        .filter(~Q(status=Assignment.Status.TODO) | Q(pair_id__in=list(postponed)))
+        .exists()
+    )
 
 
 def queue_position(user: Any, project: Project, current: Assignment | None) -> tuple[int, int]:
-    """(1-based position of the current assignment, queue length)."""
-    ids = list(pair_assignments(user, project).values_list("id", flat=True))
-    position = ids.index(current.pk) + 1 if current is not None and current.pk in ids else 0
-    return position, len(ids)
+    """(1-based position of the current assignment, queue length), counted in the database."""
+    queue = pair_assignments(user, project)
+    if current is None or not _in_queue(user, project, current):
+        return 0, queue.count()
+    counts = queue.aggregate(total=Count("id"), before=Count("id", filter=_before(current)))
+    return counts["before"] + 1, counts["total"]
 
 
 def suggestions(pair: Pair, user: Any) -> tuple[list[list[int]], str]:
