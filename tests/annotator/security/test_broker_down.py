@@ -34,7 +34,8 @@ def closed_port() -> int:
 @pytest.fixture
 def broker_down(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Celery:
     """The project's Celery configuration with its broker at a closed port (worker mode, not eager)."""
-    app = Celery("annotator-broker-down")
+    # not made the current app: shared tasks of later tests must keep resolving to the project's own
+    app = Celery("annotator-broker-down", set_as_current=False)
     app.config_from_object("django.conf:settings", namespace="CELERY")
     app.conf.update(broker_url=f"redis://127.0.0.1:{closed_port()}/0", task_always_eager=False)
     monkeypatch.setattr(taskqueue, "app", app)
