@@ -48,6 +48,7 @@ def page(user, url: str) -> str:
 
 
 @pytest.mark.parametrize("where", ["editor", "explorer pair", "explorer list"])
+@pytest.mark.usefixtures("eager_celery")  # the explorer's rows are built by a task: here, in-process
 def test_pages_show_the_override_as_a_code_point(project, where):
     pair = project.pairs.order_by("position").first()
     url, user = {

@@ -44,6 +44,7 @@ def test_every_list_and_the_lead_tools_render_as_html_for_a_lead(world):
         assert response.status_code == 200 and b"Django REST framework" in response.content
 
 
+@pytest.mark.usefixtures("eager_celery")  # the explorer's rows are built by a task: here, in-process
 def test_the_explorer_page_shows_the_computed_rows(world):
     client = Client()
     client.force_login(world.lead)
