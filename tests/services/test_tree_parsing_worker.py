@@ -39,4 +39,4 @@ def test_worker_parses_and_the_web_side_sees_the_progress(
     pair = Pair.objects.get(project=project, source_id="p0")
     assert pair.tree_source == tree_parsing.parser_source("spacy") and pair.nodes1[0]["end"] == 6
     suggestions, source = suggested_phrase_alignment(pair)
-    assert suggestions and source == "identical-tokens × spacy trees"
+    assert suggestions and source == f"identical-tokens × {tree_parsing.parser_source('spacy')} trees"
