@@ -234,10 +234,7 @@ class PairViewSet(ServiceErrors, mixins.ListModelMixin, mixins.RetrieveModelMixi
     )
     @action(detail=True, methods=["get", "post"], pagination_class=None)
     def suggestions(self, request: Request, pk: str) -> Response:
-        visible = access.visible_pairs(request.user).filter(pk=int(pk)).first()
-        if visible is None:
-            raise Http404("No such pair.")
-        pair = access.pair_for_annotation(request.user, visible.project_id, visible.pk)
+        pair = _pair_to_annotate(request, pk)
         version = None
         if request.method == "POST":
             data = s.AcceptSuggestionsSerializer(data=request.data)
@@ -270,10 +267,7 @@ class PairViewSet(ServiceErrors, mixins.ListModelMixin, mixins.RetrieveModelMixi
     )
     @action(detail=True, methods=["get", "post"], pagination_class=None, url_path="phrase-suggestions")
     def phrase_suggestions(self, request: Request, pk: str) -> Response:
-        visible = access.visible_pairs(request.user).filter(pk=int(pk)).first()
-        if visible is None:
-            raise Http404("No such pair.")
-        pair = access.pair_for_annotation(request.user, visible.project_id, visible.pk)
+        pair = _pair_to_annotate(request, pk)
         version = None
         if request.method == "POST":
             data = s.AcceptPhraseSuggestionsSerializer(data=request.data)
@@ -290,6 +284,14 @@ class PairViewSet(ServiceErrors, mixins.ListModelMixin, mixins.RetrieveModelMixi
             version = annotation_services.sheet_version(pair, request.user)
         body = {"pair": pair.pk, "source": source, "suggestions": [list(p) for p in pending]}
         return Response({**body, "version": version})
+
+
+def _pair_to_annotate(request: Request, pk: str) -> Pair:
+    """The pair `pk` as the requesting annotator may annotate it (404 when they cannot see it)."""
+    visible = access.visible_pairs(request.user).filter(pk=int(pk)).first()
+    if visible is None:
+        raise Http404("No such pair.")
+    return access.pair_for_annotation(request.user, visible.project_id, visible.pk)
 
 
 def _sheet(pair: Pair, annotator_pk: int) -> dict[str, Any]:
