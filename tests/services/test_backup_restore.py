@@ -191,7 +191,11 @@ def test_backup_during_an_8_client_save_load_restores_every_acknowledged_save(tm
         threads = [threading.Thread(target=client, args=(k,), daemon=True) for k in range(8)]
         for thread in threads:
             thread.start()
-        time.sleep(3)
+        # The backup starts once the load has visibly run (a hundred acknowledged saves), however
+        # busy the machine is; a minute without them is a failure of the stack, not of the backup.
+        deadline = time.time() + 60
+        while len(acked) <= 100 and time.time() < deadline:
+            time.sleep(0.1)
         started = time.time()
         archive = tmp_path / "live.tar"
         manage(stack.env, "backup", str(archive))
