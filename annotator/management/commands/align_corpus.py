@@ -12,22 +12,19 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotator.core.statistical_aligner import SYMMETRIZATIONS
 from annotator.corpus.aligner_training import TrainingError, create_run, run_training, settings_from
-from annotator.models import AlignerRun, Project
+from annotator.management.projects import add_project_argument, project_named
+from annotator.models import AlignerRun
 
 
 class Command(BaseCommand):
     help = "Train the project's word aligner on its own pairs and store the initial alignments."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--project", required=True, help="The project's id or name.")
+        add_project_argument(parser)
         parser.add_argument("--symmetrize", choices=SYMMETRIZATIONS, default="intersection")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        key = options["project"]
-        project = Project.objects.filter(pk=int(key)).first() if key.isdigit() else None
-        project = project or Project.objects.filter(name=key).first()
-        if project is None:
-            raise CommandError(f"no project with id or name {key!r}")
+        project = project_named(options["project"])
         try:
             run = create_run(project, None, settings_from(options["symmetrize"]))
         except TrainingError as exc:

@@ -1,4 +1,4 @@
-"""`manage.py export_corpus --format {native,etpc,csv,pharaoh,report} --project NAME [--annotator NAME|--gold] --output PATH`
+"""`manage.py export_corpus --format {native,etpc,csv,pharaoh,report} --project ID|NAME [--annotator NAME|--gold] --output PATH`
 
 native: JSON (or JSON Lines when PATH ends in .jsonl), optionally with --history; report: JSON, CSV or a
 printable HTML page by PATH's extension (.json, .csv, .html).
@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotator.corpus.exports import FORMATS, export_project
 from annotator.corpus.exports.report import NoSnapshot
-from annotator.models import Project
+from annotator.management.projects import add_project_argument, project_named
 
 
 class Command(BaseCommand):
@@ -22,7 +22,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--format", required=True, choices=FORMATS)
-        parser.add_argument("--project", required=True)
+        add_project_argument(parser)
         who = parser.add_mutually_exclusive_group()
         who.add_argument(
             "--annotator", help="Whose annotations (pharaoh: 'initial' = the initial alignments)."
@@ -32,9 +32,7 @@ class Command(BaseCommand):
         parser.add_argument("--output", required=True, type=Path)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        project = Project.objects.filter(name=options["project"]).first()
-        if project is None:
-            raise CommandError(f"no project named {options['project']!r}")
+        project = project_named(options["project"])
         output: Path = options["output"]
         suffix = output.suffix.lower().lstrip(".")
         try:

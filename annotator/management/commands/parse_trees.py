@@ -9,22 +9,18 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotator.core.auto_trees import BACKENDS, ParserUnavailable
 from annotator.corpus.tree_parsing import parse_missing_trees
-from annotator.models import Project
+from annotator.management.projects import add_project_argument, project_named
 
 
 class Command(BaseCommand):
     help = "Parse the members of a project's pairs that have no imported tree."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--project", required=True, help="The project's id or name.")
+        add_project_argument(parser)
         parser.add_argument("--parser", choices=BACKENDS, default="spacy")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        key = options["project"]
-        project = Project.objects.filter(pk=int(key)).first() if key.isdigit() else None
-        project = project or Project.objects.filter(name=key).first()
-        if project is None:
-            raise CommandError(f"no project with id or name {key!r}")
+        project = project_named(options["project"])
         try:
             result = parse_missing_trees(project, backend=options["parser"], progress=lambda d, t: None)
         except ParserUnavailable as exc:

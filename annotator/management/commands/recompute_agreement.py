@@ -13,6 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotator.agreement.computation import recompute
+from annotator.management.projects import project_named
 from annotator.models import Project
 
 
@@ -31,11 +32,7 @@ class Command(BaseCommand):
         if options["all"]:
             projects = list(Project.objects.order_by("pk"))
         else:
-            key = options["project"]
-            found = Project.objects.filter(pk=int(key)) if key.isdigit() else Project.objects.filter(name=key)
-            projects = list(found)
-            if not projects:
-                raise CommandError(f"no project with id or name {key!r}")
+            projects = [project_named(options["project"])]
         for project in projects:
             started = time.perf_counter()
             outcome = recompute(project.pk, full=options["full"])

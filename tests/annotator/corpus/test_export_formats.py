@@ -128,7 +128,7 @@ def test_export_command_writes_the_file(etpc_project: Project, tmp_path: Path) -
     out = tmp_path / "x.jsonl"
     call_command("export_corpus", "--format", "native", "--project", "X", "--output", str(out))
     assert json.loads(out.read_text().splitlines()[0])["jsonl"] == 1
-    with pytest.raises(CommandError, match="no project named 'Nope'"):
+    with pytest.raises(CommandError, match="no project with id or name 'Nope'"):
         call_command("export_corpus", "--format", "csv", "--project", "Nope", "--output", str(out))
     with pytest.raises(CommandError, match="has no agreement report yet"):
         call_command(
