@@ -26,8 +26,8 @@ from annotator.core.limits import (
     Str,
     check,
 )
+from annotator.corpus.exports.native import FINISHED_RUNS, PAIR_FIELDS, TYPE_FIELDS
 from annotator.models import (
-    AlignerRun,
     AlignmentSystem,
     Assignment,
     EvaluationItem,
@@ -74,7 +74,6 @@ INDEX = Int(0, POSITION_MAX)
 SPAN = ListOf(INDEX)
 NODE = Nullable(INDEX)
 LINKS = ListOf(ListOf(INDEX, length=2))
-FINISHED_RUNS = (AlignerRun.Status.SUCCEEDED, AlignerRun.Status.FAILED)
 SYSTEM_ALIGNMENT = Obj(
     {
         "sure": LINKS,
@@ -90,24 +89,7 @@ SYSTEM_ALIGNMENT = Obj(
     extra=False,
 )
 
-TYPE = Obj(
-    columns(
-        ParaphraseType,
-        "code",
-        "name",
-        "type_class",
-        "subclass",
-        "projection_required",
-        "keys_allowed",
-        "scope_sides",
-        "sense_preserving",
-        "colour",
-        "shortcut",
-        "position",
-        "description",
-    ),
-    required=("name",),
-)
+TYPE = Obj(columns(ParaphraseType, *TYPE_FIELDS), required=("name",))
 
 WORKBENCH = Obj(
     {
@@ -136,23 +118,7 @@ WORKBENCH = Obj(
             )
         ),
         "members": Obj({"leads": ListOf(USERNAME), "annotators": ListOf(USERNAME)}),
-        "pairs": MapOf(
-            SOURCE_ID,
-            Obj(
-                columns(
-                    Pair,
-                    "position",
-                    "text1",
-                    "text2",
-                    "corpus_labels",
-                    "tree1",
-                    "tree2",
-                    "initial_alignment_source",
-                    "initial_alignment_version",
-                    "tree_source",
-                )
-            ),
-        ),
+        "pairs": MapOf(SOURCE_ID, Obj(columns(Pair, *PAIR_FIELDS))),
         "aligner_runs": ListOf(
             Obj(
                 {
