@@ -19,7 +19,7 @@ from django.db.models import BooleanField, Count, ExpressionWrapper, Q, Sum
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.agreement import incremental, kappa_c_chunks
+from annotator.agreement import current, incremental, kappa_c_chunks
 from annotator.agreement.document import automatic_phrase_alignments, project_document
 from annotator.agreement.results import (
     Fingerprints,
@@ -181,7 +181,6 @@ def _store_update(
     report = {"format": "paraphrase-agreement-report/1", "measures": dict(sorted(measures.items()))}
     extras = {
         "annotators": update.extras["annotators"],
-        "pairs": update.extras["pairs"],
         "pair_labels": update.extras["pair_labels"],
         "progress": progress(project),
         "machine": update.extras["machine"],
@@ -263,7 +262,6 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
         previous is not None
         and "phenomena" in doc
         and previous.get("sections", {}).get("phenomena") == fingerprints.sections.get("phenomena")
-        and "pairs" in previous
     )
     documents: dict[str, Any] = {}  # the document's sections as metrics types, converted once
     kappa_c_inputs = fingerprints.sections.get("kappa_c", "")
@@ -283,21 +281,17 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
     tables = None
     if "phenomena" in doc and not same_phenomena:
         tables = phenomena_agreement(doc, fingerprints).tables  # kept by report_sections: no recomputation
+    # the explorer's per-pair values: stored on the pairs' state rows, not in the report
+    pairs = pair_results(doc, done, current.pair_entries(project) if same_phenomena else None, tables=tables)
     extras = {
         "annotators": doc["annotators"],
-        "pairs": pair_results(
-            doc,
-            done,
-            previous["pairs"] if same_phenomena and previous is not None else None,
-            tables=tables,
-        ),
         "pair_labels": pair_label_agreement(doc, report[0]["measures"]),
         "progress": progress(project),
         **machine,
     }
     with transaction.atomic():
         snapshot = _store(project, digest, *report, extras, started)
-        write_state(_by_section(report), extras["pairs"])
+        write_state(_by_section(report), pairs)
     if not snapshot.results["pending"]:
         _hand_over_phenomena(project, doc, fingerprints, totals)
         return "stored"
@@ -318,7 +312,7 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
     )
     with transaction.atomic():
         _store(project, digest, *final, extras, started)
-        write_state(_by_section(final), extras["pairs"])
+        write_state(_by_section(final), pairs)
     _hand_over_phenomena(project, doc, fingerprints, totals)  # after the last write (it drops kept ones)
     return "stored provisional+final"
 

@@ -9,9 +9,10 @@ without a pair, someone joins or starts a section, phrase alignments or register
 sense marks) it answers None and the caller runs the full computation, which stores the state afresh
 (`store_full_state`). Both store the same report: a test holds incremental = full on random edits.
 
-Section rows: one per report section (`measures`: its report keys, `fingerprint`), `pairs` (the
-explorer's per-pair values) and `state` (`totals`: the shared parts' fingerprint, the layers, the
-summed statistics).
+Section rows: one per report section (`measures`: its report keys, `fingerprint`) and `state`
+(`totals`: the shared parts' fingerprint, the layers, the summed statistics). The explorer's per-pair
+values (`results.pair_results`' entries) are kept on each pair's state row (`AgreementPairState.entry`,
+read by `pair_entries`): an update writes the entries of the pairs it changed, never the whole corpus's.
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ from metrics.pair_labels import PairLabelCounts, pair_label_report_from_counts
 from metrics.types import Options, Tagset, TypeDef
 
 STATE = "state"
-PAIRS = "pairs"
+#: The section row that held every pair's entry before they moved to `AgreementPairState.entry`: a state
+#: stored with it is recomputed in full once (which stores the entries per pair and drops the row).
+LEGACY_PAIRS = "pairs"
 
 
 def take_changes(project_id: int) -> list[tuple[int, int | None]]:
@@ -169,7 +172,7 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
         return None
     rows = {r.name: r for r in AgreementSection.objects.filter(project=project)}
     state = rows.get(STATE)
-    if state is None or PAIRS not in rows:
+    if state is None or LEGACY_PAIRS in rows:
         return None
     annotators = project_annotators(project)
     names = [name for _, name in annotators]
@@ -211,18 +214,16 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
         if totals.digest(s) != state.totals["totals"]["digests"].get(s, "0" * 64)
     }
     participants = totals.participants()
-    measures = {name: dict(r.measures) for name, r in rows.items() if name not in (STATE, PAIRS)}
-    sections = {name: r.fingerprint for name, r in rows.items() if name not in (STATE, PAIRS)}
+    measures = {name: dict(r.measures) for name, r in rows.items() if name != STATE}
+    sections = {name: r.fingerprint for name, r in rows.items() if name != STATE}
     digests = _section_fingerprints(state.totals["shared_fp"], totals)
     pending: list[str] = []
     agreement: PhenomenaAgreement | None = None
-    pairs = dict(rows[PAIRS].measures)
+    previous = {pid: row.entry for pid, (row, _, _) in changed.items()}
     entries = {
-        pid: _pair_entry(inputs, names, pid, None, pairs.get(pid)) for pid, (_, inputs, _) in changed.items()
+        pid: _pair_entry(inputs, names, pid, None, previous[pid]) for pid, (_, inputs, _) in changed.items()
     }
-    new_people = any(
-        entries[pid]["annotators"] != (pairs.get(pid) or {}).get("annotators") for pid in changed
-    )
+    new_people = any(entries[pid]["annotators"] != previous[pid].get("annotators") for pid in changed)
     if "phenomena" in measures and ("phenomena" in touched or new_people):
         agreement = _phenomena_update(project.pk, state, totals, participants["phenomena"], changed)
         if "phenomena" in touched:
@@ -238,11 +239,11 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
     for name in sections:
         if name in digests:
             sections[name] = digests[name]
-    for pid, (_, inputs, _) in changed.items():
-        pairs[pid] = _pair_entry(inputs, names, pid, agreement, pairs.get(pid)) if agreement else entries[pid]
+    if agreement is not None:
+        for pid, (_, inputs, _) in changed.items():
+            entries[pid] = _pair_entry(inputs, names, pid, agreement, previous[pid])
     extras = {
         "annotators": names,
-        "pairs": pairs,
         "pair_labels": _label_summary(participants["pair_labels"], totals, measures.get("pair_labels"))
         if project.layer_pair_label
         else None,
@@ -257,16 +258,13 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
     digest = state_fingerprint(state.totals["shared_fp"], totals)
 
     def write() -> None:
-        for row, inputs, contrib in changed.values():
-            row.inputs, row.contributions = inputs, contrib
-            row.save(update_fields=["inputs", "contributions"])
+        for pid, (row, inputs, contrib) in changed.items():
+            row.inputs, row.contributions, row.entry = inputs, contrib, entries[pid]
+            row.save(update_fields=["inputs", "contributions", "entry"])
         for name, r in rows.items():
             if name in measures and (r.measures != measures[name] or r.fingerprint != sections[name]):
                 r.measures, r.fingerprint = measures[name], sections[name]
                 r.save(update_fields=["measures", "fingerprint", "updated_at"])
-        rows[PAIRS].measures = pairs
-        rows[PAIRS].fingerprint = digest
-        rows[PAIRS].save(update_fields=["measures", "fingerprint", "updated_at"])
         state.totals = {**state.totals, "totals": totals.as_json()}
         state.fingerprint = digest
         state.save(update_fields=["totals", "fingerprint", "updated_at"])
@@ -386,7 +384,11 @@ def full_state(
         AgreementPairState.objects.bulk_create(
             (
                 AgreementPairState(
-                    project=project, pair_id=pks[pid], inputs=inputs[pid], contributions=contrib.get(pid, {})
+                    project=project,
+                    pair_id=pks[pid],
+                    inputs=inputs[pid],
+                    contributions=contrib.get(pid, {}),
+                    entry=pairs.get(pid) or {},
                 )
                 for pid in inputs
             ),
@@ -399,7 +401,6 @@ def full_state(
             )
             for name, fp in _all_sections(sections, measures_by_section).items()
         ]
-        rows.append(AgreementSection(project=project, name=PAIRS, fingerprint=digest, measures=dict(pairs)))
         rows.append(
             AgreementSection(
                 project=project,

@@ -1,7 +1,9 @@
 """Which full agreement reports are kept: the retention policy, pinning, and the task body that prunes.
 
 Every computation leaves a small `AgreementHeadline` row (kept for good: the trend needs nothing more);
-the full reports (`AgreementSnapshot` of scope "project", up to megabytes each) are thinned out:
+the full reports (`AgreementSnapshot` of scope "project": the measures, whose size grows with the number
+of annotators, not of pairs — each pair's explorer values are kept on its state row,
+`annotator.agreement.current`) are thinned out:
 
 - every report of the last `AGREEMENT_RETENTION_ALL_SECONDS` (default one hour);
 - the newest report of each clock hour (UTC) for `AGREEMENT_RETENTION_HOURLY_DAYS` (default 7 days);

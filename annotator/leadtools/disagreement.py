@@ -15,7 +15,8 @@ and returns, for every pair, the values of every two annotators who worked on it
 - `score`: the mean of the defined `do_f1` values (the headline), `None` when undefined.
 
 An annotator "worked on" a pair when they have a phenomenon, a label or a word alignment entry on it,
-or their assignment for it is done (as in the snapshot's `results["pairs"]`).
+or their assignment for it is done (as in the pairs' stored agreement entries,
+`annotator.agreement.current.pair_entries`).
 """
 
 from __future__ import annotations

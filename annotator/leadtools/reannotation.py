@@ -1,8 +1,8 @@
 """Sending pairs back to their annotators: a rule flags pairs, agreeing pairs are mixed in, all shuffled.
 
 Rules (on the agreement of each pair, `annotator.leadtools.disagreement.pair_agreement`, the same
-values the explorer shows; `do_f1` and `label_disagreement` mean what the snapshot's `results["pairs"]`
-holds):
+values the explorer shows; `do_f1` and `label_disagreement` mean what each pair's stored agreement entry
+holds, `annotator.agreement.current.pair_entries`):
 
 - `label_disagreement`: the annotators' pair labels differ;
 - `do_f1_below` (params `{"threshold": t}`): the pair's mean phenomena DO F1 is below t;

@@ -16,7 +16,7 @@ from django.core.management import call_command
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from annotator.agreement import incremental
+from annotator.agreement import current, incremental
 from annotator.agreement import results as agreement_results
 from annotator.agreement.computation import latest_snapshot, recompute
 from annotator.annotation import services as annotation_services
@@ -131,10 +131,12 @@ def test_incremental_recompute_equals_full_recompute(edits):
         incremental.update = real_update
     print("incremental updates:", updates)
     latest = latest_snapshot(project)
+    entries = current.pair_entries(project)  # the explorer's per-pair values, kept per pair
     assert recompute(project.pk, full=True) == "stored"
     full = latest_snapshot(project)
     assert full.pk != latest.pk and full.fingerprint == latest.fingerprint
     assert comparable(latest) == comparable(full)
+    assert entries == current.pair_entries(project) and len(entries) == len(pairs)
 
 
 def test_recompute_agreement_command_full_and_incremental(capsys):

@@ -12,7 +12,7 @@ from django.core.cache import cache
 from sklearn.metrics import cohen_kappa_score
 
 from annotator import tasks
-from annotator.agreement import computation, scheduling
+from annotator.agreement import computation, current, scheduling
 from annotator.agreement import results as agreement_results
 from annotator.agreement.changes import enqueue_recompute
 from annotator.agreement.computation import document_fingerprint, latest_snapshot, recompute
@@ -148,11 +148,13 @@ def test_results_hold_pairs_pair_labels_progress_and_headline(team):
     )
     recompute(project.pk)
     results = latest_snapshot(project).results
-    assert results["pairs"]["p3"]["label_disagreement"] is True
-    assert results["pairs"]["p1"]["label_disagreement"] is False
-    assert results["pairs"]["p1"]["do_f1"] == pytest.approx(1.0)
-    assert results["pairs"]["p2"]["do_f1"] < 1
-    assert results["pairs"]["p1"]["annotators"] == ["anna", "ben", "cat"]
+    pairs = current.pair_entries(project)  # kept per pair, not in the report
+    assert "pairs" not in results and list(pairs) == ["p1", "p2", "p3", "p4"]
+    assert pairs["p3"]["label_disagreement"] is True
+    assert pairs["p1"]["label_disagreement"] is False
+    assert pairs["p1"]["do_f1"] == pytest.approx(1.0)
+    assert pairs["p2"]["do_f1"] < 1
+    assert pairs["p1"]["annotators"] == ["anna", "ben", "cat"]
     ana_training = [r for r in results["progress"] if r["annotator"] == "anna"][0]
     assert ana_training == {
         "annotator": "anna",
