@@ -98,8 +98,8 @@ class AgreementChange(models.Model):
 
 class AgreementPairState(models.Model):
     """What one pair contributes to the project's agreement (`annotator.agreement.pairstate`): its
-    annotations by annotator (`inputs`) and, for the additive sections, its counts (`contributions`).
-    A change to a pair reads and rewrites this row only."""
+    annotations by annotator (`inputs`) and, for the additive sections, its counts (`contributions`, which
+    also hold what κ_C reads of the pair). A change to a pair reads and rewrites this row only."""
 
     project = models.ForeignKey(Project, related_name="+", on_delete=models.CASCADE)
     pair = models.OneToOneField("annotator.Pair", related_name="agreement_state", on_delete=models.CASCADE)
