@@ -29,8 +29,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils import timezone
+
 from annotator.agreement import incremental, kappa_c_chunks
-from annotator.agreement.document import document_pairs
+from annotator.agreement.document import document_pairs, project_annotators
 from annotator.agreement.results import KAPPA_C, json_safe, trusted_pair
 from annotator.models import AgreementPairState, AgreementSection, AgreementSnapshot, KappaCRun, Project
 from metrics.chance import (
@@ -75,8 +77,8 @@ def finish(project: Project, latest: AgreementSnapshot | None) -> Finished | Non
     state, section = rows.get(incremental.STATE), rows.get(KAPPA_C)
     if state is None or section is None or state.fingerprint != latest.fingerprint:
         return None
-    names = list(state.totals["shared"]["annotators"])
-    if state.totals["shared"] != incremental.shared_key(project, names):
+    names = [name for _, name in project_annotators(project)]
+    if state.totals["shared"] != incremental.shared_key(project, names):  # e.g. someone joined since
         return None
     parts = _parts(project)
     if parts is None:
@@ -87,7 +89,9 @@ def finish(project: Project, latest: AgreementSnapshot | None) -> Finished | Non
 
 def store(finished: Finished) -> None:
     """Rewrite the κ_C section row with the finished measures (the caller's transaction)."""
-    AgreementSection.objects.filter(pk=finished.section_id).update(measures=finished.measures)
+    AgreementSection.objects.filter(pk=finished.section_id).update(
+        measures=finished.measures, updated_at=timezone.now()
+    )
 
 
 def _parts(project: Project) -> list[Part] | None:
