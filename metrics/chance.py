@@ -33,6 +33,9 @@ __all__ = [
     "chance_concordance",
     "kappa_c",
     "kappa_c_report",
+    "kappa_c_from_items",
+    "kappa_c_measures",
+    "concordance_fraction",
     "ItemConcordances",
     "item_concordances",
     "ChanceChunk",
@@ -71,6 +74,23 @@ def concordance(a: set[Any] | frozenset[Any], b: set[Any] | frozenset[Any]) -> f
     if not a or not b:
         return 0.0
     return len(a & b) / min(len(a), len(b))
+
+
+def concordance_fraction(a: set[Any] | frozenset[Any], b: set[Any] | frozenset[Any]) -> tuple[int, int]:
+    """:func:`concordance` as ``(hits, smaller)`` integers, ``concordance(a, b) == hits / smaller`` to
+    the last bit: ``(|A ∩ B|, min(|A|, |B|))``, ``(1, 1)`` if both sets are empty, ``(0, 1)`` if exactly
+    one is. Stored per pair, it keeps the observed agreement exact through JSON.
+
+    Examples
+    --------
+    >>> concordance_fraction({1, 2, 3}, {2, 3}), concordance_fraction(set(), set())
+    ((2, 2), (1, 1))
+    """
+    if not a and not b:
+        return 1, 1
+    if not a or not b:
+        return 0, 1
+    return len(a & b), min(len(a), len(b))
 
 
 # --------------------------------------------------------------------------- edit model
@@ -442,9 +462,56 @@ def kappa_c(
             pairs, pr_a, pr_b, mc_samples=mc_samples, mc_seed=mc_seed, identical_match=identical_match
         )
     assert pi_0 is not None and pi0_se is not None
+    return _kappa_c_of(pi_hat, pi_0, pi0_se, len(pairs))
+
+
+def _kappa_c_of(pi_hat: float, pi_0: float, pi0_se: float, n_items: int) -> KappaC:
+    """``κ_C = (pi_hat − pi_0) / (1 − pi_0)``, ``None`` ("pi0_is_1") when ``pi_0 = 1``."""
     if pi_0 == 1.0:
-        return KappaC(None, pi_hat, pi_0, pi0_se, len(pairs), "pi0_is_1")
-    return KappaC((pi_hat - pi_0) / (1.0 - pi_0), pi_hat, pi_0, pi0_se, len(pairs), None)
+        return KappaC(None, pi_hat, pi_0, pi0_se, n_items, "pi0_is_1")
+    return KappaC((pi_hat - pi_0) / (1.0 - pi_0), pi_hat, pi_0, pi0_se, n_items, None)
+
+
+def kappa_c_from_items(
+    conc: Sequence[float],
+    chance_items: tuple[Sequence[float], Sequence[float]] | None,
+    *,
+    mc_samples: int,
+) -> KappaC:
+    """κ_C of one annotator pair from its items' parts: ``conc[i] = conc(A_i, B_i)`` and the Monte
+    Carlo's per-item ``(means, variances)`` (docs/measures.md#kappa-c)::
+
+        pi_hat = mean_i conc[i]      pi_0 = mean_i means[i]      pi0_se = sqrt(Σ_i variances[i] / J) / n
+        κ_C    = (pi_hat − pi_0) / (1 − pi_0)
+
+    What :func:`kappa_c` computes from the links, combined the same way (``math.fsum``, correctly
+    rounded: the same bits whatever computed the parts). ``chance_items`` ``None`` means an item has no
+    initial alignment ("no_initial_alignment": only ``pi_hat``); no items → "no_items".
+
+    Examples
+    --------
+    >>> r = kappa_c_from_items([1.0, 0.5], ([0.5, 0.5], [0.0, 0.0]), mc_samples=10)
+    >>> r.pi_hat, r.pi_0, r.kappa, r.pi0_se
+    (0.75, 0.5, 0.5, 0.0)
+    >>> kappa_c_from_items([1.0], None, mc_samples=10).reason
+    'no_initial_alignment'
+    """
+    for k, c in enumerate(conc):
+        if not 0.0 <= c <= 1.0:
+            raise ValueError(f"conc[{k}] must lie in [0, 1], got {c!r}")
+    if not conc:
+        return KappaC(None, None, None, None, 0, "no_items")
+    pi_hat = math.fsum(conc) / len(conc)
+    if chance_items is None:
+        return KappaC(None, pi_hat, None, None, len(conc), "no_initial_alignment")
+    means, variances = chance_items
+    if not len(means) == len(variances) == len(conc):
+        raise ValueError(
+            f"chance_items: need one mean and one variance per item ({len(conc)}), "
+            f"got {len(means)} and {len(variances)}"
+        )
+    pi_0, pi0_se = _pi0_of_items(means, variances, mc_samples)
+    return _kappa_c_of(pi_hat, pi_0, pi0_se, len(conc))
 
 
 def kappa_c_report(
@@ -499,7 +566,15 @@ def kappa_c_report(
                 chance_items=(chance or {}).get(f"{a}|{b}"),
             )
         results[f"{a}|{b}"] = memo.per_pair[a, b]
-    with_pairs = len(annotators) >= 2
+    return kappa_c_measures(results, models, with_pairs=len(annotators) >= 2)
+
+
+def kappa_c_measures(
+    results: Mapping[str, KappaC], models: Mapping[str, EditModel | None], *, with_pairs: bool
+) -> dict[str, dict[str, Any]]:
+    """The ``kappa_c*`` report keys (see :func:`kappa_c_report`) of the annotator pairs' κ_C
+    ``results["a|b"]`` (in annotator-pair order) and the annotators' edit ``models``; ``by_pair`` only
+    ``with_pairs`` (two annotators or more)."""
 
     def entry(field: str, *, value: bool) -> dict[str, Any]:
         by_pair = {key: getattr(r, field) for key, r in results.items()}

@@ -70,6 +70,8 @@ def validate_links(links: Iterable[Link], n: int, m: int, *, where: str = "links
     for name, size in (("n", n), ("m", m)):
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
             raise ValueError(f"{where}: {name} must be a non-negative integer, got {size!r}")
+    if type(links) is frozenset and all(_plain_link(link, n, m) for link in links):
+        return links  # the common case (a Pair's or an alignment's links), checked without conversion
     out = set()
     for link in links:
         try:
@@ -85,6 +87,18 @@ def validate_links(links: Iterable[Link], n: int, m: int, *, where: str = "links
                 )
         out.add((int(i), int(j)))
     return frozenset(out)
+
+
+def _plain_link(link: object, n: int, m: int) -> bool:
+    """Whether ``link`` is a tuple of two plain ints (not bools) with ``0 ≤ i < n``, ``0 ≤ j < m``."""
+    return (
+        type(link) is tuple
+        and len(link) == 2
+        and type(link[0]) is int
+        and type(link[1]) is int
+        and 0 <= link[0] < n
+        and 0 <= link[1] < m
+    )
 
 
 def _validate_match(identical_match: str) -> None:

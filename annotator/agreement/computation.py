@@ -19,9 +19,10 @@ from django.db.models import BooleanField, Count, ExpressionWrapper, Q, Sum
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.agreement import current, incremental, kappa_c_chunks
+from annotator.agreement import current, incremental, kappa_c_chunks, kappa_c_section
 from annotator.agreement.document import automatic_phrase_alignments, project_document
 from annotator.agreement.results import (
+    KAPPA_C,
     Fingerprints,
     fingerprint,
     forget_memos,
@@ -73,8 +74,10 @@ HEADLINE_KEYS = (
 def recompute(project_id: int, *, full: bool = False) -> str:
     """Recompute and store the project's agreement snapshot; returns what happened (for logs and tests).
 
-    "stored", "stored provisional+final", "unchanged" (same fingerprint as the latest snapshot), "busy"
-    (another worker computes the project; it will re-schedule), "deleted" (no such project).
+    "stored", "stored provisional+final", "stored provisional; κ_C in … chunks" (the workers compute
+    them), "waiting; κ_C in … chunks" (nothing new but κ_C, whose chunks are not all done), "unchanged"
+    (same fingerprint as the latest snapshot), "busy" (another worker computes the project; it will
+    re-schedule), "deleted" (no such project).
     Changes that arrive meanwhile leave a rerun mark (`scheduling.take_rerun_mark`) for the task.
     `full=True` computes every section afresh: nothing is reused from the latest snapshot or from the
     statistics this process keeps, and a snapshot is stored even when the fingerprint is unchanged.
@@ -136,6 +139,10 @@ def _compute_and_store(project: Project, started: float, full: bool = False) -> 
         changes = incremental.take_changes(project.pk)
         if not full and not changes and _state_is_current(project):
             return "unchanged"  # nothing was recorded since the stored state (every change is)
+        if not full and not changes:  # e.g. the last κ_C chunk is done: only κ_C is left to finish
+            finished = _finish_kappa_c(project, started)
+            if finished is not None:
+                return "stored" if finished == "stored provisional+final" else finished
         update = None if full else incremental.update(project, changes)
         if update is not None and update.pending and not _kappa_c_deferred(update):
             update = None  # κ_C is cheap enough to compute now: the full computation does it
@@ -192,9 +199,39 @@ def _store_update(
         incremental.forget_changes(ids)
     if not update.pending:
         return "stored"
-    outcome = _compute_and_store_all(project, started)
-    # the full computation finishes κ_C (in chunks the workers take, when they are on)
-    return outcome if outcome.startswith("stored provisional;") else "stored provisional+final"
+    # κ_C alone from the stored per-pair parts (in chunks the workers take, when they are on); the
+    # full computation when the state cannot tell
+    outcome = _finish_kappa_c(project, started) or _compute_and_store_all(project, started)
+    if outcome.startswith(("stored provisional;", "waiting;")):  # the chunks are still to compute
+        return "stored provisional;" + outcome.split(";", 1)[1]
+    return "stored provisional+final"
+
+
+def _finish_kappa_c(project: Project, started: float) -> str | None:
+    """Finish the latest snapshot's pending κ_C from the stored state (`kappa_c_section`): the κ_C
+    section row and a snapshot equal to the latest but for κ_C. None when only the full computation
+    can; "waiting; …" while the workers compute its chunks (they schedule the recompute that ends it)."""
+    latest = latest_snapshot(project)
+    finished = kappa_c_section.finish(project, latest)
+    if finished is None or latest is None:
+        return None
+    if finished.measures is None:
+        return f"waiting; κ_C in {finished.total} chunks ({finished.done} done)"
+    results = latest.results
+    old_keys = set(results["section_keys"].get(KAPPA_C, ()))
+    measures = {k: v for k, v in results["report"]["measures"].items() if k not in old_keys}
+    measures.update(finished.measures)
+    report = {**results["report"], "measures": dict(sorted(measures.items()))}
+    keys = {**results["section_keys"], KAPPA_C: sorted(finished.measures)}
+    extras = {k: v for k, v in results.items() if k not in _SNAPSHOT_PARTS}
+    with transaction.atomic():
+        _store(project, latest.fingerprint, report, results["sections"], keys, [], extras, started)
+        kappa_c_section.store(finished)
+    return "stored provisional+final"
+
+
+#: What `_store` writes itself into a snapshot's results (the rest are the extras).
+_SNAPSHOT_PARTS = ("report", "sections", "section_keys", "pending", "headline")
 
 
 def _automatic_phrases(project: Project, doc: dict[str, Any]) -> dict[str, Any] | None:

@@ -113,6 +113,20 @@ def _project_document(project: Project) -> dict[str, Any]:
     return doc
 
 
+def document_pairs(project: Project) -> list[dict[str, Any]]:
+    """The document's `pairs` entries (id, tokens, initial alignment) in document order, without the
+    rest of the document."""
+    return [
+        {
+            "id": p["id"],
+            "tokens1": p["tokens1"],
+            "tokens2": p["tokens2"],
+            "initial_alignment": p["initial_alignment"],
+        }
+        for p in _pairs(project).values()
+    ]
+
+
 def _pairs(project: Project, only: list[int] | None = None) -> dict[int, dict[str, Any]]:
     """Pair pk → its document fields (plus the parse-tree nodes when phrase alignment is on); `only`:
     just these pairs."""

@@ -29,6 +29,7 @@ import hashlib
 import json
 import logging
 import threading
+from collections.abc import Mapping
 from datetime import timedelta
 
 import numpy as np
@@ -96,10 +97,22 @@ def progress(project_id: int) -> tuple[int, int] | None:
     return done, len(digests)
 
 
+def max_draws() -> int:
+    """Uniform draws at most in one chunk (AGREEMENT_KAPPA_C_CHUNK_DRAWS)."""
+    return int(setting("AGREEMENT_KAPPA_C_CHUNK_DRAWS", 250_000_000))
+
+
 def start(project: Project, document: Document, fingerprint: str, *, fresh: bool = False) -> tuple[int, int]:
     """Plan the κ_C chunks of `document` (inputs `fingerprint`), store them and enqueue those still to
     compute; returns (done, total). `fresh` drops every stored chunk first (a full recompute)."""
-    plan = kappa_c_chunks(document, max_draws=int(setting("AGREEMENT_KAPPA_C_CHUNK_DRAWS", 250_000_000)))
+    return start_plan(project, kappa_c_chunks(document, max_draws=max_draws()), fingerprint, fresh=fresh)
+
+
+def start_plan(
+    project: Project, plan: Mapping[str, list[ChanceChunk]], fingerprint: str, *, fresh: bool = False
+) -> tuple[int, int]:
+    """Store the chunks of `plan` (annotator pair "a|b" → its chunks in item order) as the plan of κ_C
+    inputs `fingerprint` and enqueue those still to compute; returns (done, total)."""
     rows: list[KappaCChunk] = []
     chunks: dict[str, list[str]] = {}
     for key, parts in plan.items():

@@ -17,7 +17,10 @@ keeps, over all pairs (`SectionTotals`):
 
 Phenomena (IAPTA) are not additive in this sense (pairwise means, per-type ratios); their statistics are
 `metrics.incremental.PhenomenaAgreement`'s per-pair rows, rebuilt from the stored per-pair inputs when a
-process has none and then updated pair by pair. κ_C is kept as an opaque section.
+process has none and then updated pair by pair. κ_C is not additive either (its Monte Carlo depends on
+every item of an annotator pair), but each pair keeps what κ_C reads of it (`kappa_c_part`: observed
+concordances, edits against the initial alignment, shape), so that κ_C can be finished from the stored
+parts without the document (`annotator.agreement.kappa_c_section`).
 """
 
 from __future__ import annotations
@@ -28,7 +31,13 @@ from typing import Any
 
 from annotator.agreement.results import canonical_json
 from annotator.core.machine_agreement import pair_machine_counts
-from metrics.alignment import AlignmentCounts, alignment_counts_by_pair, alignment_pair_counts
+from metrics.alignment import (
+    AlignmentCounts,
+    alignment_counts_by_pair,
+    alignment_pair_counts,
+    non_identical_atomic_pairs_many,
+)
+from metrics.chance import concordance_fraction
 from metrics.pair_labels import PairLabelCounts
 from metrics.types import Pair, WordAlignment
 
@@ -90,13 +99,57 @@ def _counts_json(counts: Mapping[tuple[str, str], Mapping[str, AlignmentCounts]]
     }
 
 
+def kappa_c_part(
+    pair: Mapping[str, Any], sheets: Mapping[str, Any], atomic: Mapping[str, set[Any]]
+) -> dict[str, Any]:
+    """What κ_C reads of one pair (spec §5.4), for the annotators with a word alignment of it (`sheets`,
+    document order; none on a pair nobody aligned) and their non-identical atomic phrase pairs of the P
+    level (`atomic`)::
+
+        {"aligned": [annotators], "shape": [N, M], "initial": whether the pair has an initial alignment,
+         "edits": {r: e_ri = |P_ri △ I|} (with an initial alignment),
+         "conc": {"a|b": [hits, smaller]}}   conc(A, B) = hits / smaller (`concordance_fraction`)
+    """
+    names = list(sheets)
+    n, m = len(pair["tokens1"]), len(pair["tokens2"])
+    initial = pair.get("initial_alignment")
+    part: dict[str, Any] = {"aligned": names, "shape": [n, m], "initial": initial is not None, "conc": {}}
+    if initial is not None:
+        cells = frozenset((i, j) for i, j in initial)
+        part["edits"] = {a: len(_word_alignment(e).P ^ cells) for a, e in sheets.items()}
+    for k, a in enumerate(names):
+        for b in names[k + 1 :]:
+            part["conc"][f"{a}|{b}"] = list(concordance_fraction(atomic[a], atomic[b]))
+    return part
+
+
+def _atomic_by_annotator(
+    pairs: Sequence[Mapping[str, Any]], sheets: Sequence[Mapping[str, Any]], identical_match: str
+) -> list[dict[str, set[Any]]]:
+    """Per pair, each annotator's non-identical atomic phrase pairs of the P level, in one batch."""
+    items, tokens, where = [], [], []
+    for k, (pair, by) in enumerate(zip(pairs, sheets, strict=True)):
+        shape = (len(pair["tokens1"]), len(pair["tokens2"]))
+        for a, entry in by.items():
+            items.append((_word_alignment(entry).P, *shape))
+            tokens.append((pair["tokens1"], pair["tokens2"]))
+            where.append((k, a))
+    atomic = non_identical_atomic_pairs_many(items, tokens, identical_match=identical_match)
+    out: list[dict[str, set[Any]]] = [{} for _ in pairs]
+    for (k, a), found in zip(where, atomic, strict=True):
+        out[k][a] = found
+    return out
+
+
 def contributions(
     pair: Mapping[str, Any], inputs: Mapping[str, Any], *, identical_match: str
 ) -> dict[str, Any]:
     """What the pair adds to the additive totals: word-alignment counts per annotator pair and, when the
-    pair has an automatic alignment, each annotator's counts against it."""
+    pair has an automatic alignment, each annotator's counts against it; and what κ_C reads of it."""
     out: dict[str, Any] = {}
     sheets = inputs.get("word_alignments") or {}
+    atomic = _atomic_by_annotator([pair], [sheets], identical_match)[0] if sheets else {}
+    out["kappa_c"] = kappa_c_part(pair, sheets, atomic)
     if len(sheets) >= 2:
         metrics_pair = Pair(pair["id"], tuple(pair["tokens1"]), tuple(pair["tokens2"]))
         out["word_alignments"] = _counts_json(
@@ -117,16 +170,22 @@ def contributions(
 def all_contributions(
     doc: Mapping[str, Any], inputs: Mapping[str, dict[str, Any]]
 ) -> dict[str, dict[str, Any]]:
-    """`contributions` of every pair, the word-alignment counts prepared in one batch (full computation)."""
+    """`contributions` of every pair, the word-alignment counts and atomic phrase pairs prepared in one
+    batch each (full computation)."""
     from annotator.agreement.results import trusted_document
 
     by_pair: dict[str, dict[tuple[str, str], dict[str, AlignmentCounts]]] = {}
     if doc.get("word_alignments"):
         by_pair = alignment_counts_by_pair(trusted_document(doc, sections=("word_alignments",)))
+    aligned = [p for p in doc["pairs"] if inputs[p["id"]].get("word_alignments")]
+    match = (doc.get("options") or {}).get("identical_match", "exact")
+    atomic = _atomic_by_annotator(aligned, [inputs[p["id"]]["word_alignments"] for p in aligned], match)
+    atomic_of = {p["id"]: found for p, found in zip(aligned, atomic, strict=True)}
     out: dict[str, dict[str, Any]] = {}
     for p in doc["pairs"]:
         pid = p["id"]
         entry: dict[str, Any] = {}
+        entry["kappa_c"] = kappa_c_part(p, inputs[pid].get("word_alignments") or {}, atomic_of.get(pid, {}))
         if by_pair.get(pid):
             entry["word_alignments"] = _counts_json(by_pair[pid])
         sheets = inputs[pid].get("word_alignments") or {}

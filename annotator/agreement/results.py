@@ -172,12 +172,13 @@ def trusted_document(doc: Mapping[str, Any], *, sections: tuple[str, ...] | None
         annotators=tuple(doc["annotators"]),
         options=options,
         tagset=tagset,
-        pairs=tuple(_trusted_pair(p) for p in doc.get("pairs", ())),
+        pairs=tuple(trusted_pair(p) for p in doc.get("pairs", ())),
         **{name: converters[name](doc[name]) for name in wanted},
     )
 
 
-def _trusted_pair(p: Mapping[str, Any]) -> Pair:
+def trusted_pair(p: Mapping[str, Any]) -> Pair:
+    """`metrics.types.Pair` of a document pair entry (`trusted_document`'s, without validation)."""
     initial = p.get("initial_alignment")
     return Pair(
         p["id"],

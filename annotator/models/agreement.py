@@ -98,9 +98,9 @@ class AgreementChange(models.Model):
 
 class AgreementPairState(models.Model):
     """What one pair contributes to the project's agreement (`annotator.agreement.pairstate`): its
-    annotations by annotator (`inputs`), for the additive sections its counts (`contributions`), and
-    the explorer's values of the pair (`entry`: `results.pair_results`' entry). A change to a pair reads
-    and rewrites this row only."""
+    annotations by annotator (`inputs`), for the additive sections its counts (`contributions`, which
+    also hold what κ_C reads of the pair), and the explorer's values of the pair (`entry`:
+    `results.pair_results`' entry). A change to a pair reads and rewrites this row only."""
 
     project = models.ForeignKey(Project, related_name="+", on_delete=models.CASCADE)
     pair = models.OneToOneField("annotator.Pair", related_name="agreement_state", on_delete=models.CASCADE)

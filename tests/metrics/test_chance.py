@@ -12,11 +12,14 @@ import pytest
 from metrics.alignment import non_identical_atomic_pairs
 from metrics.chance import (
     EditModel,
+    _chance_items,
     chance_concordance,
     concordance,
+    concordance_fraction,
     edit_rate,
     fit_edit_model,
     kappa_c,
+    kappa_c_from_items,
     kappa_c_report,
 )
 from metrics.document import load_document
@@ -161,6 +164,51 @@ def test_kappa_is_chance_corrected_observed_agreement() -> None:
     assert result.reason is None
     assert result.pi_hat is not None and result.pi_0 is not None
     assert result.kappa == pytest.approx((result.pi_hat - result.pi_0) / (1 - result.pi_0))
+
+
+def test_concordance_fraction_divides_to_the_concordance_bit_for_bit() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        a = {int(x) for x in rng.integers(0, 9, size=rng.integers(0, 6))}
+        b = {int(x) for x in rng.integers(0, 9, size=rng.integers(0, 6))}
+        hits, smaller = concordance_fraction(a, b)
+        assert hits / smaller == concordance(a, b)
+
+
+def test_kappa_c_from_items_equals_kappa_c_from_the_links_bit_for_bit() -> None:
+    rng = np.random.default_rng(11)
+    pairs = [random_pair(rng, f"p{k}") for k in range(6)]
+    a = [p.initial_alignment or frozenset() for p in pairs]
+    b = [frozenset(set(p.initial_alignment or ()) ^ {(0, 1), (1, 2)}) for p in pairs]
+    model_a, model_b = EditModel(0.3, -0.01, 6), EditModel(0.05, 0.002, 6)
+    whole = kappa_c(a, b, pairs, model_a=model_a, model_b=model_b, mc_samples=25, mc_seed=4)
+    shapes = [len(p.tokens1) + len(p.tokens2) for p in pairs]
+    chance = _chance_items(
+        pairs, [model_a.pr_edit(x) for x in shapes], [model_b.pr_edit(x) for x in shapes], 25, 4, "exact"
+    )
+    conc = [
+        concordance(
+            non_identical_atomic_pairs(x, p.tokens1, p.tokens2),
+            non_identical_atomic_pairs(y, p.tokens1, p.tokens2),
+        )
+        for x, y, p in zip(a, b, pairs, strict=True)
+    ]
+    assert (
+        kappa_c_from_items(conc[::-1], (chance[0][::-1], chance[1][::-1]), mc_samples=25) == whole
+    )  # any order
+    assert whole.reason is None and whole.kappa is not None
+
+
+def test_kappa_c_from_items_degenerate_cases_and_bad_input() -> None:
+    assert kappa_c_from_items([], None, mc_samples=5).reason == "no_items"
+    bare = kappa_c_from_items([0.5, 1.0], None, mc_samples=5)
+    assert (bare.pi_hat, bare.pi_0, bare.pi0_se, bare.kappa) == (0.75, None, None, None)
+    assert (bare.reason, bare.n_items) == ("no_initial_alignment", 2)
+    assert kappa_c_from_items([1.0], ([1.0], [0.0]), mc_samples=5).reason == "pi0_is_1"
+    with pytest.raises(ValueError, match="one mean and one variance per item"):
+        kappa_c_from_items([1.0, 0.5], ([1.0], [0.0]), mc_samples=5)
+    with pytest.raises(ValueError, match=r"conc\[0\] must lie in \[0, 1\]"):
+        kappa_c_from_items([1.5], None, mc_samples=5)
 
 
 def test_missing_initial_alignment_nulls_pi0_but_keeps_pi_hat() -> None:

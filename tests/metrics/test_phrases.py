@@ -16,6 +16,7 @@ from metrics.phrases import (
     is_identical_phrase_pair,
     link_bounds,
     split_phrase_pairs,
+    validate_links,
 )
 
 # "and reached an agreement" / "and arrived at a deal", "an" unaligned (Cohn et al. 2008)
@@ -165,8 +166,19 @@ def test_identical_phrase_pairs_exact_and_casefold() -> None:
         ({(0, 5)}, "index 5 out of range for tokens2"),
         ({(0, "1")}, "must be an integer"),
         ({(0, 1, 2)}, "must be a pair"),
+        ({(True, 1)}, "must be an integer"),
+        ({(-1, 1)}, "index -1 out of range for tokens1"),
     ],
 )
-def test_invalid_links_are_rejected_with_a_precise_message(links: set, message: str) -> None:
+@pytest.mark.parametrize("kind", [set, frozenset])
+def test_invalid_links_are_rejected_with_a_precise_message(links: set, message: str, kind: type) -> None:
     with pytest.raises(ValueError, match=message):
-        extract_phrase_pairs(links, 3, 5)
+        extract_phrase_pairs(kind(links), 3, 5)
+    with pytest.raises(ValueError, match=message):
+        validate_links(kind(links), 3, 5)
+
+
+def test_valid_links_come_back_as_a_frozenset_of_int_pairs() -> None:
+    assert validate_links([[0, 1], (np.int64(2), 4)], 3, 5) == frozenset({(0, 1), (2, 4)})
+    plain = frozenset({(0, 1), (2, 4)})
+    assert validate_links(plain, 3, 5) == plain

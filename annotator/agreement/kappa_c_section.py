@@ -1,0 +1,204 @@
+"""κ_C alone, from the stored per-pair parts: how a computation whose other sections are current
+finishes κ_C (spec §5.4).
+
+After an incremental update that changed word alignments (`annotator.agreement.incremental`), every
+section of the report is current except κ_C, which is pending. κ_C reads of each pair only what
+`pairstate.kappa_c_part` keeps in the pair's state row (who aligned it, its shape, whether it has an
+initial alignment, each annotator's edits against it, the observed concordance of each two annotators),
+so `finish` computes the κ_C section from those rows, without the document:
+
+- π̂ per annotator pair from the stored concordances of the pairs both aligned (document order);
+- per annotator the edit model, the OLS fit of `e_ri / (N_i·M_i)` against `L_i = N_i + M_i` over the
+  pairs they aligned that have an initial alignment;
+- the Monte Carlo of each annotator pair whose items all have an initial alignment, planned in chunks
+  (`metrics.chance.split_items`, the plan `metrics.chance.kappa_c_chunks` makes from the document):
+  with AGREEMENT_KAPPA_C_CHUNKS the chunks go to the workers (`kappa_c_chunks.start_plan`; a chunk's
+  digest covers its items and edit probabilities, so the chunks of annotator pairs without the changed
+  annotator are reused) and the last one to finish schedules the recompute that calls `finish` again;
+  otherwise the Monte Carlo runs here;
+- the combination into π̂0, κ_C and pi0_se (`metrics.chance.kappa_c_from_items`).
+
+The κ_C section equals the full computation's bit for bit (a test holds this after random link edits):
+the same items, the same edit probabilities, the same random streams, the same correctly rounded sums.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.utils import timezone
+
+from annotator.agreement import incremental, kappa_c_chunks
+from annotator.agreement.document import document_pairs, project_annotators
+from annotator.agreement.results import KAPPA_C, json_safe, trusted_pair
+from annotator.models import AgreementPairState, AgreementSection, AgreementSnapshot, KappaCRun, Project
+from metrics.chance import (
+    ChanceChunk,
+    EditModel,
+    KappaC,
+    chance_chunk,
+    fit_edit_model,
+    kappa_c_from_items,
+    kappa_c_measures,
+    split_items,
+)
+from metrics.types import Options
+
+#: One pair's κ_C part (`pairstate.kappa_c_part`) with its id.
+Part = tuple[str, Mapping[str, Any]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Finished:
+    """The κ_C section computed from the stored parts (`measures`, its report keys), or, while chunks of
+    its Monte Carlo are still to compute, `measures` None and the plan's `done` / `total` chunks."""
+
+    section_id: int
+    measures: dict[str, Any] | None
+    done: int = 0
+    total: int = 0
+
+
+def finish(project: Project, latest: AgreementSnapshot | None) -> Finished | None:
+    """The κ_C section of the project's stored state, when `latest` (the project's latest snapshot) is
+    that state's with only κ_C pending; None when only the full computation can tell (no such snapshot,
+    inputs outside the per-pair state, the shared parts changed, state rows without κ_C parts)."""
+    if latest is None or latest.results.get("pending") != [KAPPA_C] or not project.layer_word_alignment:
+        return None
+    if not incremental.updatable(project):
+        return None
+    rows = {
+        r.name: r
+        for r in AgreementSection.objects.filter(project=project, name__in=[incremental.STATE, KAPPA_C])
+    }
+    state, section = rows.get(incremental.STATE), rows.get(KAPPA_C)
+    if state is None or section is None or state.fingerprint != latest.fingerprint:
+        return None
+    names = [name for _, name in project_annotators(project)]
+    if state.totals["shared"] != incremental.shared_key(project, names):  # e.g. someone joined since
+        return None
+    parts = _parts(project)
+    if parts is None:
+        return None
+    options = dataclasses.replace(Options(), identical_match=state.totals["identical_match"])
+    return _section(project, section, names, parts, options)
+
+
+def store(finished: Finished) -> None:
+    """Rewrite the κ_C section row with the finished measures (the caller's transaction)."""
+    AgreementSection.objects.filter(pk=finished.section_id).update(
+        measures=finished.measures, updated_at=timezone.now()
+    )
+
+
+def _parts(project: Project) -> list[Part] | None:
+    """Every pair's κ_C part in document order; None if a row has none (stored before parts were kept)."""
+    rows = list(
+        AgreementPairState.objects.filter(project=project)
+        .order_by("pair__position", "pair_id")
+        .values_list("pair__source_id", "contributions__kappa_c")
+    )
+    if any(part is None for _, part in rows):
+        return None
+    return rows
+
+
+def _section(
+    project: Project, section: AgreementSection, names: list[str], parts: list[Part], options: Options
+) -> Finished:
+    aligned = {a for _, part in parts for a in part["aligned"]}
+    annotators = [a for a in names if a in aligned]
+    models = {r: edit_model(parts, r) for r in annotators}
+    conc: dict[str, list[float]] = {}
+    sampled: dict[str, list[Part]] = {}
+    for k, a in enumerate(annotators):
+        for b in annotators[k + 1 :]:
+            key = f"{a}|{b}"
+            items = [(pid, part) for pid, part in parts if key in part["conc"]]
+            conc[key] = [hits / smaller for hits, smaller in (part["conc"][key] for _, part in items)]
+            if items and all(part["initial"] for _, part in items):
+                sampled[key] = items
+    chance = kappa_c_chunks.chance_results(project.pk, section.fingerprint) if sampled else {}
+    if chance is None:
+        done_total = _monte_carlo(project, section.fingerprint, sampled, models, options)
+        if isinstance(done_total, tuple):
+            return Finished(section.pk, None, *done_total)
+        chance = done_total
+    results: dict[str, KappaC] = {
+        key: kappa_c_from_items(
+            values, chance[key] if key in sampled else None, mc_samples=options.mc_samples
+        )
+        for key, values in conc.items()
+    }
+    measures = kappa_c_measures(results, models, with_pairs=len(annotators) >= 2)
+    return Finished(section.pk, json_safe(measures))
+
+
+def edit_model(parts: Sequence[Part], r: str) -> EditModel | None:
+    """Annotator `r`'s edit model (`metrics.chance.fit_edit_model`) from the stored edits: over the pairs
+    `r` aligned that have an initial alignment and cells, `q = e_ri / (N_i·M_i)`, `L = N_i + M_i`."""
+    q: list[float] = []
+    lengths: list[int] = []
+    for _, part in parts:
+        n, m = part["shape"]
+        if part["initial"] and n * m and r in part["aligned"]:
+            q.append(part["edits"][r] / (n * m))
+            lengths.append(n + m)
+    return fit_edit_model(q, lengths)
+
+
+def _monte_carlo(
+    project: Project,
+    fingerprint: str,
+    sampled: Mapping[str, list[Part]],
+    models: Mapping[str, EditModel | None],
+    options: Options,
+) -> kappa_c_chunks.Chance | tuple[int, int]:
+    """The Monte Carlo's per-item results of the `sampled` annotator pairs, or (done, total) chunks while
+    the workers compute them. A plan already stored for these inputs is not planned again."""
+    run = KappaCRun.objects.filter(project=project, fingerprint=fingerprint).exists()
+    if kappa_c_chunks.enabled() and run:
+        return kappa_c_chunks.progress(project.pk) or (0, 0)
+    per_chunk = kappa_c_chunks.max_draws() if kappa_c_chunks.enabled() else sys.maxsize
+    plan = _plan(project, sampled, models, options, per_chunk)
+    if not kappa_c_chunks.enabled():
+        return {key: _joined([chance_chunk(c) for c in chunks]) for key, chunks in plan.items()}
+    done, total = kappa_c_chunks.start_plan(project, plan, fingerprint)
+    chance = kappa_c_chunks.chance_results(project.pk, fingerprint)
+    return chance if chance is not None else (done, total)
+
+
+def _plan(
+    project: Project,
+    sampled: Mapping[str, list[Part]],
+    models: Mapping[str, EditModel | None],
+    options: Options,
+    max_draws: int,
+) -> dict[str, list[ChanceChunk]]:
+    """Per sampled annotator pair, its items in chunks of at most `max_draws` uniform draws, with the
+    edit probabilities of the two annotators' models (no model: nothing to flip)."""
+    pairs = {p["id"]: trusted_pair(p) for p in document_pairs(project)}
+    no_cells = EditModel(0.0, 0.0, 0)
+    out: dict[str, list[ChanceChunk]] = {}
+    for key, items in sampled.items():
+        a, b = key.split("|", 1)
+        model_a, model_b = models[a] or no_cells, models[b] or no_cells
+        lengths = [sum(part["shape"]) for _, part in items]
+        out[key] = split_items(
+            key,
+            [pairs[pid] for pid, _ in items],
+            [model_a.pr_edit(length) for length in lengths],
+            [model_b.pr_edit(length) for length in lengths],
+            max_draws=max_draws,
+            mc_samples=options.mc_samples,
+            mc_seed=options.mc_seed,
+            identical_match=options.identical_match,
+        )
+    return out
+
+
+def _joined(results: list[tuple[list[float], list[float]]]) -> tuple[list[float], list[float]]:
+    return [x for means, _ in results for x in means], [x for _, variances in results for x in variances]
