@@ -99,7 +99,7 @@ def import_jsonl(ctx: Context, name: str, open_file: Opener) -> None:
         return
     ctx.total = total
     with open_file() as handle:
-        reader = native.JsonlReader(handle, name)
+        reader = native.JsonlReader(handle, name, checked=True)
         writer: NativeWriter | None = None
         for lines in reader.batches():
             if writer is None:

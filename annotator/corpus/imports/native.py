@@ -175,10 +175,13 @@ Line = tuple[int, dict[str, Any]]  # a line's number and its value
 class JsonlReader:
     """A native JSON Lines file read a batch of pair lines at a time: `batches()` yields lists of up to
     `batch_size` (line number, value) of pair lines, each line's JSON and shape checked; `header` is the
-    first line's value. Reading stops at the first line with a problem, which is left in `problems`."""
+    first line's value. Reading stops at the first line with a problem, which is left in `problems`.
+    `checked=True` is for reading again a file that `check_jsonl` accepted: its lines are only decoded."""
 
-    def __init__(self, stream: BinaryIO, filename: str, *, batch_size: int = JSONL_BATCH) -> None:
-        self.stream, self.file, self.batch_size = stream, filename, batch_size
+    def __init__(
+        self, stream: BinaryIO, filename: str, *, batch_size: int = JSONL_BATCH, checked: bool = False
+    ) -> None:
+        self.stream, self.file, self.batch_size, self.checked = stream, filename, batch_size, checked
         self.header: dict[str, Any] = {}
         self.header_line = 0
         self.pairs = 0
@@ -212,6 +215,9 @@ class JsonlReader:
 
     def value(self, number: int, text: str) -> dict[str, Any] | None:
         """The line's object, its JSON and shape checked (header or pair line); None after a problem."""
+        if self.checked:
+            value: dict[str, Any] = json.loads(text)
+            return value
         try:
             value = load_json(text)
         except json.JSONDecodeError as exc:
