@@ -37,7 +37,7 @@ def parse_native(data: bytes, filename: str) -> tuple[dict[str, Any] | None, lis
     """The document of a native JSON file, or the problems that make it unusable (JSON Lines:
     `check_jsonl` and `JsonlReader`, which read a batch at a time)."""
     if len(data) > JSON_DOCUMENT_LIMIT:
-        return None, [too_large(filename, len(data))]
+        return None, [too_large(filename)]
     text, problems = decode_utf8(data, filename)
     if text is None:
         return None, problems
@@ -141,13 +141,13 @@ def from_jsonl(lines: list[dict[str, Any]]) -> dict[str, Any]:
 # ---- JSON Lines, a batch at a time --------------------------------------------------------------------
 
 
-def too_large(filename: str, size: int) -> Problem:
+def too_large(filename: str) -> Problem:
     return Problem(
         filename,
         None,
         "size",
-        f"a JSON document of {size / 2**20:.0f} MiB; at most {JSON_DOCUMENT_LIMIT // 2**20} MiB are read "
-        "as one document: export the project as JSON Lines (.jsonl), which is read a batch at a time",
+        f"a JSON document of more than {JSON_DOCUMENT_LIMIT / 2**20:g} MiB, which is read whole: "
+        "export the project as JSON Lines (.jsonl), which is read a batch at a time",
     )
 
 

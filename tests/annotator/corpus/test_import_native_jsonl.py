@@ -86,3 +86,16 @@ def test_an_assignment_of_a_pair_the_file_lacks_is_refused_at_the_header() -> No
     assert [str(p) for p in report.problems] == [
         "doc.jsonl:1: workbench.assignments[0].pair: no pair 'nowhere' in the document"
     ]
+
+
+def test_a_json_document_over_the_limit_is_refused_and_json_lines_are_not(monkeypatch) -> None:
+    monkeypatch.setattr("annotator.corpus.imports.native.JSON_DOCUMENT_LIMIT", 2**20)
+    pairs = [{"id": f"p{n}", "tokens1": ["a", "b"], "tokens2": ["c"]} for n in range(20_000)]
+    document = json.dumps({"format": "paraphrase-agreement/1", "pairs": pairs}).encode()
+    assert len(document) > 2**20
+    report = import_corpus("native", "Whole", [("doc.json", document)])
+    assert [str(p) for p in report.problems] == [
+        "doc.json: size: a JSON document of more than 1 MiB, which is read whole: "
+        "export the project as JSON Lines (.jsonl), which is read a batch at a time"
+    ]
+    assert import_corpus("native", "Lines", [("doc.jsonl", jsonl(20_000))]).ok
