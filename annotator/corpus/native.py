@@ -8,14 +8,22 @@ aligner runs on their version, systems on their name and their alignments on (sy
 project already holds is kept.
 A document without the "workbench" part (e.g. written by another tool for the metrics library) is
 imported too: pair texts are the tokens joined by spaces, the tagset is created from the type names.
+
+JSON Lines are read twice, a batch of pair lines at a time (`annotator.corpus.imports.native.JsonlReader`):
+first checked whole (`check_jsonl`), so that a problem anywhere stops the import before anything is
+written, then written batch by batch, each batch's lookups limited to its own pairs. Memory stays flat
+with the number of pairs; the caller's transaction keeps the import all-or-nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, TypedDict
+import contextlib
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, BinaryIO, TypedDict
 
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotator.core import validation
@@ -56,14 +64,56 @@ PROJECT_FIELDS = ("description", "guidelines", "phase", "phenomena_for")
 LAYERS = ("pair_label", "phenomena", "word_alignment", "phrase_alignment", "evaluation")
 
 
-def import_native(ctx: Context, sources: Sequence[tuple[str, bytes]]) -> None:
-    for name, data in sources:
-        doc, problems = native.parse_native(data, name)
-        ctx.report.problems += problems
-        if doc is not None and not problems:
-            NativeWriter(ctx, name, doc).write()
+Opener = Callable[[], contextlib.AbstractContextManager[BinaryIO]]
+
+
+def import_native(ctx: Context, sources: Sequence[tuple[str, Opener]]) -> None:
+    """Native files, each JSON Lines (a batch at a time) or one JSON document (read whole)."""
+    for name, open_file in sources:
+        with open_file() as handle:
+            jsonl = native.is_jsonl(handle)
+        if jsonl:
+            import_jsonl(ctx, name, open_file)
+        else:
+            with open_file() as handle:
+                doc, problems = native.parse_native(_document_bytes(handle), name)
+            ctx.report.problems += problems
+            if doc is not None and not problems:
+                NativeWriter(ctx, name, doc).write()
         if ctx.report.problems:
             return
+
+
+def _document_bytes(handle: BinaryIO) -> bytes:
+    """The file's bytes, or — past the size a JSON document may have — its first bytes beyond it (enough
+    for `parse_native` to refuse it without reading the rest)."""
+    return handle.read(native.JSON_DOCUMENT_LIMIT + 1)
+
+
+def import_jsonl(ctx: Context, name: str, open_file: Opener) -> None:
+    """A JSON Lines file: checked whole, then written a batch of pairs at a time (see the module docstring)."""
+    with open_file() as handle:
+        total, problems = native.check_jsonl(handle, name)
+    if problems:
+        ctx.report.problems += problems
+        return
+    ctx.total = total
+    with open_file() as handle:
+        reader = native.JsonlReader(handle, name, checked=True)
+        writer: NativeWriter | None = None
+        for lines in reader.batches():
+            if writer is None:
+                writer = NativeWriter(ctx, name, native.from_jsonl([reader.header]))
+                if not writer.write_head():
+                    return
+            writer.write_batch(reader.joined(lines))
+            if ctx.report.problems:
+                return
+    if writer is None:  # a header without pairs
+        writer = NativeWriter(ctx, name, native.from_jsonl([reader.header]))
+        if not writer.write_head():
+            return
+    writer.write_whole_file_parts(native.from_jsonl([reader.header]))
 
 
 class StoredPair(TypedDict):
@@ -83,6 +133,12 @@ class NativeWriter:
         self.project = ctx.project
         self.users: dict[str, Any] = {}
         self.roles: set[tuple[str, str]] = set()
+        self.types: dict[str, ParaphraseType] = {}
+        self.pairs: dict[str, StoredPair] = {}
+        # JSON Lines: the pks of the batch's pairs, which limit the lookups of what the project has; and
+        # the counts of the batches before, so that positions and messages count from the file's start.
+        self.scope: list[int] | None = None
+        self.before: Counter[str] = Counter()
 
     def problem(self, field: str, message: str) -> None:
         self.ctx.invalid(Problem(self.file, None, field, message))
@@ -98,23 +154,79 @@ class NativeWriter:
         return user
 
     def write(self) -> None:
+        """The whole document (JSON): project, tagset, members, runs, then pairs and what refers to them."""
+        if not self.write_head():
+            return
+        self.ctx.total = len(self.doc.get("pairs", []))
+        if self.write_pair_part():
+            self.write_evaluation()
+
+    def write_head(self) -> bool:
+        """Project settings, tagset, members and aligner runs; False when the tagset cannot be used."""
         self.write_project()
         tagset = self.write_tagset()
         if tagset is not None and not use_tagset(self.ctx, tagset, self.file):
-            return
+            return False
         self.types = {t.name: t for t in tagset.types.all()} if tagset else {}
         self.write_members()
-        self.ctx.total = len(self.doc.get("pairs", []))
         self.write_aligner_runs()
+        return True
+
+    def write_batch(self, doc: dict[str, Any]) -> None:
+        """A batch of JSON Lines joined into a document: its pairs and what refers to them, each lookup
+        of what the project has limited to these pairs."""
+        self.doc, self.wb = doc, doc.get("workbench") or {}
+        ids = [pair["id"] for pair in doc.get("pairs", [])]
+        self.scope = None
+        self.pairs = {}
+        self.write_pair_part(after_pairs=lambda: self.load_pairs(ids))
+        self.before["pairs"] += len(ids)
+        for section in native.PER_PAIR_SECTIONS:
+            for annotator, entries in (doc.get(section) or {}).items():
+                self.before[f"{section}.{annotator}"] += len(entries)
+
+    def write_whole_file_parts(self, header: dict[str, Any]) -> None:
+        """After the batches: the header's sections of switched-off layers, units, judgements,
+        assignments and systems without alignments, with the pairs they name looked up."""
+        self.doc, self.wb, self.scope = header, header.get("workbench") or {}, None
+        sections = self.sections()
+        named = {row["pair"] for row in self.wb.get("assignments", []) if "pair" in row}
+        self.load_pairs(named | _section_pairs(sections))
+        self.write_sections(sections)
+        self.write_systems()
+        self.write_evaluation()
+
+    def stored_pairs(self, rows: QuerySet[Pair]) -> dict[str, StoredPair]:
+        values = rows.values_list("pk", "source_id", "tokens1", "tokens2", "nodes1", "nodes2")
+        return {sid: {"pk": pk, "tokens": (t1, t2), "nodes": (n1, n2)} for pk, sid, t1, t2, n1, n2 in values}
+
+    def load_pairs(self, source_ids: Iterable[str]) -> None:
+        """The project's pairs with these source ids (looked up `BATCH` at a time); they are the scope."""
+        wanted = sorted(set(source_ids))
+        for start in range(0, len(wanted), BATCH):
+            chunk = wanted[start : start + BATCH]
+            self.pairs.update(
+                self.stored_pairs(Pair.objects.filter(project=self.project, source_id__in=chunk))
+            )
+        self.scope = [pair["pk"] for pair in self.pairs.values()]
+
+    def scoped(self, rows: QuerySet[Any]) -> QuerySet[Any]:
+        """The rows of the batch's pairs only (JSON Lines), or all of them."""
+        return rows if self.scope is None else rows.filter(pair_id__in=self.scope)
+
+    def sections(self) -> dict[str, Any]:
+        return {**self.wb.get("sections", {}), **{k: v for k, v in self.doc.items() if k != "workbench"}}
+
+    def write_pair_part(self, after_pairs: Callable[[], None] | None = None) -> bool:
+        """The document's pairs, then what refers to them (`self.pairs` is looked up after the pairs);
+        False when a pair could not be written."""
         self.write_pairs()
-        rows = Pair.objects.filter(project=self.project).values_list(
-            "pk", "source_id", "tokens1", "tokens2", "nodes1", "nodes2"
-        )
-        self.pairs: dict[str, StoredPair] = {
-            sid: {"pk": pk, "tokens": (t1, t2), "nodes": (n1, n2)} for pk, sid, t1, t2, n1, n2 in rows
-        }
+        if after_pairs is not None:
+            after_pairs()
+        else:
+            self.pairs = self.stored_pairs(Pair.objects.filter(project=self.project))
         if self.ctx.report.problems:
-            return
+            return False
         left_out = [p["id"] for p in self.doc.get("pairs", []) if p["id"] not in self.pairs]
         if left_out:  # skipped as invalid: their annotations would point at nothing
             self.ctx.report.problems.append(
@@ -126,16 +238,22 @@ class NativeWriter:
                     "and a native document's annotations refer to them: fix them instead of skipping",
                 )
             )
-            return
-        sections = {**self.wb.get("sections", {}), **{k: v for k, v in self.doc.items() if k != "workbench"}}
+            return False
+        self.write_sections(self.sections())
+        self.write_systems()
+        return True
+
+    def write_sections(self, sections: dict[str, Any]) -> None:
         self.write_pair_labels(sections)
         self.write_phenomena(sections.get("phenomena") or {})
         self.write_links(sections.get("word_alignments") or {})
         self.write_phrase_alignments(sections.get("phrase_alignments") or {})
+
+    def write_evaluation(self) -> None:
+        """Units, items, judgements and assignments (these name pairs and units, not the other way)."""
         items = self.write_units()
-        self.write_judgements(sections.get("evaluations") or {}, items)
+        self.write_judgements(self.sections().get("evaluations") or {}, items)
         self.write_assignments()
-        self.write_systems()
 
     # ---- project, tagset, members ----
 
@@ -205,7 +323,7 @@ class NativeWriter:
             records.append(
                 PairRecord(
                     source_id=pair["id"],
-                    position=extra.get("position", n),
+                    position=extra.get("position", self.before["pairs"] + n),
                     text1=extra.get("text1", " ".join(pair["tokens1"])),
                     text2=extra.get("text2", " ".join(pair["tokens2"])),
                     tokens1=pair["tokens1"],
@@ -271,8 +389,8 @@ class NativeWriter:
             user = self.user(annotator)
             have = {
                 (pk, gold)
-                for pk, gold in PairLabel.objects.filter(
-                    annotator=user, pair__project=self.project
+                for pk, gold in self.scoped(
+                    PairLabel.objects.filter(annotator=user, pair__project=self.project)
                 ).values_list("pair_id", "is_gold")
             }
             for source_id, row in by_pair.items():
@@ -328,17 +446,32 @@ class NativeWriter:
         for annotator, entries in section.items():
             extras = self.wb.get("phenomena_extra", {}).get(annotator, [{}] * len(entries))
             records = [
-                self.phenomenon_record(raw, extras[n], f"phenomena.{annotator}[{n}]")
+                self.phenomenon_record(
+                    raw, extras[n], f"phenomena.{annotator}[{self.before[f'phenomena.{annotator}'] + n}]"
+                )
                 for n, raw in enumerate(entries)
             ]
-            write_phenomena(self.ctx, [r for r in records if r], pair_pks, by_code, self.user(annotator))
+            write_phenomena(
+                self.ctx,
+                [r for r in records if r],
+                pair_pks,
+                by_code,
+                self.user(annotator),
+                pair_ids=self.scope,
+            )
         gold = self.wb.get("gold", {}).get("phenomena", [])
         for n, row in enumerate(gold):
             raw = {**row, "s1": row["scope1"], "s2": row["scope2"]}
             record = self.phenomenon_record(raw, row, f"workbench.gold.phenomena[{n}]")
             if record:
                 write_phenomena(
-                    self.ctx, [record], pair_pks, by_code, self.user(row["annotator"]), is_gold=True
+                    self.ctx,
+                    [record],
+                    pair_pks,
+                    by_code,
+                    self.user(row["annotator"]),
+                    is_gold=True,
+                    pair_ids=self.scope,
                 )
 
     def write_links(self, section: dict[str, dict[str, dict[str, list[list[int]]]]]) -> None:
@@ -361,7 +494,7 @@ class NativeWriter:
                 )
             )
         have = set(
-            AlignmentLink.objects.filter(pair__project=self.project).values_list(
+            self.scoped(AlignmentLink.objects.filter(pair__project=self.project)).values_list(
                 "annotator_id", "is_gold", "pair_id", "i", "j"
             )
         )
@@ -402,7 +535,8 @@ class NativeWriter:
                     else (self.node_of(raw["pair"], 1, raw["s1"]), self.node_of(raw["pair"], 2, raw["s2"]))
                 )
                 if node1 is None and node2 is None:
-                    self.problem(f"phrase_alignments.{annotator}[{n}]", "no parse-tree node has this span")
+                    at = self.before[f"phrase_alignments.{annotator}"] + n
+                    self.problem(f"phrase_alignments.{annotator}[{at}]", "no parse-tree node has this span")
                     continue
                 wanted.append(
                     (user, False, self.pair_pk(raw["pair"]), node1, node2, raw.get("label") != "possible")
@@ -419,7 +553,7 @@ class NativeWriter:
                 )
             )
         have = set(
-            PhraseAlignment.objects.filter(pair__project=self.project).values_list(
+            self.scoped(PhraseAlignment.objects.filter(pair__project=self.project)).values_list(
                 "annotator_id", "is_gold", "pair_id", "node1", "node2"
             )
         )
@@ -584,7 +718,9 @@ class NativeWriter:
                 project=self.project, name=name, defaults={"description": meta.get("description", "")}
             )
             self.ctx.report.created["systems"] += int(created)
-            have = set(SystemAlignment.objects.filter(system=system).values_list("pair_id", flat=True))
+            have = set(
+                self.scoped(SystemAlignment.objects.filter(system=system)).values_list("pair_id", flat=True)
+            )
             new = []
             for source_id, alignment in meta["alignments"].items():
                 pair_id = self.pair_pk(source_id)
@@ -602,3 +738,15 @@ class NativeWriter:
                 )
             SystemAlignment.objects.bulk_create(new, batch_size=BATCH)
             self.ctx.report.created["system alignments"] += len(new)
+
+
+def _section_pairs(sections: dict[str, Any]) -> set[str]:
+    """The source ids of the pairs that the sections' entries name."""
+    named: set[str] = set()
+    for section in native.PER_PAIR_SECTIONS:
+        for entries in (sections.get(section) or {}).values():
+            named.update(entry["pair"] for entry in entries)
+    for section in ("word_alignments", "pair_labels"):
+        for by_pair in (sections.get(section) or {}).values():
+            named.update(by_pair)
+    return named

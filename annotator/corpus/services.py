@@ -469,15 +469,14 @@ def import_units(ctx: Context, sources: Sequence[Source]) -> None:
         ctx.report.created["items"] += len(record.items)
 
 
-def _import_native(ctx: Context, sources: Sequence[Source]) -> None:
-    import_native(ctx, sources)
-
-
-#: Formats read a batch at a time (their importer takes `StreamSource`s).
-STREAMING: dict[str, Callable[[Context, Sequence[StreamSource]], None]] = {"mrpc": import_mrpc}
+#: Formats read a batch at a time (their importer takes `StreamSource`s; native JSON Lines are, a native
+#: JSON document is read whole).
+STREAMING: dict[str, Callable[[Context, Sequence[StreamSource]], None]] = {
+    "mrpc": import_mrpc,
+    "native": import_native,
+}
 IMPORTERS: dict[str, Callable[[Context, Sequence[Source]], None]] = {
     "etpc": import_etpc,
-    "native": _import_native,
     "ptb": import_ptb,
     "pharaoh": import_pharaoh,
     "units": import_units,
@@ -504,7 +503,7 @@ def import_corpus(
     report = ImportReport(format=format, project=project_name, dry_run=dry_run, skip_invalid=skip_invalid)
     if format not in IMPORTERS and format not in STREAMING:
         report.problems.append(
-            Problem("", None, "format", f"unknown format {format!r}; expected one of {', '.join(IMPORTERS)}")
+            Problem("", None, "format", f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
         )
         return report
     if not project_name.strip():

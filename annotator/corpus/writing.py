@@ -240,12 +240,15 @@ def write_phenomena(
     user: Any,
     *,
     is_gold: bool = False,
+    pair_ids: Sequence[int] | None = None,
 ) -> list[Phenomenon]:
-    """Bulk-create the phenomena an annotator does not have yet (as a multiset: duplicates in a file stay)."""
-    have = Counter(
-        _phenomenon_key(p.pair_id, p.ptype_id, p)
-        for p in Phenomenon.objects.filter(pair__project=ctx.project, annotator=user, is_gold=is_gold)
-    )
+    """Bulk-create the phenomena an annotator does not have yet (as a multiset: duplicates in a file stay).
+
+    `pair_ids` limits the lookup of what the annotator has to those pairs (the records' pairs)."""
+    have_rows = Phenomenon.objects.filter(pair__project=ctx.project, annotator=user, is_gold=is_gold)
+    if pair_ids is not None:
+        have_rows = have_rows.filter(pair_id__in=pair_ids)
+    have = Counter(_phenomenon_key(p.pair_id, p.ptype_id, p) for p in have_rows)
     new: list[Phenomenon] = []
     for record in records:
         pair_id, ptype = pair_pks[record.pair], types[record.type_code]

@@ -14,18 +14,16 @@ Members are tokenized with `annotator.core.tokenize.tokenize` (NLTK's Treebank-s
 
 from __future__ import annotations
 
-import hashlib
 import io
 from collections.abc import Callable, Iterator
 from pathlib import PurePath
 from typing import BinaryIO
 
-import numpy as np
-
 from annotator.core.tokenize import tokenize
 from annotator.corpus.imports.problems import Parsed, Problem
 from annotator.corpus.imports.reading import utf8_lines
 from annotator.corpus.imports.records import PairRecord
+from annotator.corpus.imports.seen import SeenKeys
 
 HEADER = ["Quality", "#1 ID", "#2 ID", "#1 String", "#2 String"]
 TRAIN_ROWS = 4076  # ETPC: pair ids 1..4076 are MRPC's training rows, the test rows follow
@@ -113,34 +111,6 @@ def parse_mrpc(
     return parsed
 
 
-class _Seen:
-    """The (#1 ID, #2 ID) pairs read so far, with the line of each, in bounded memory per pair:
-    a sorted array of 64-bit keys and their lines (12 bytes a row) instead of a dict of strings."""
-
-    def __init__(self) -> None:
-        self.keys = np.empty(0, dtype=np.uint64)
-        self.lines = np.empty(0, dtype=np.uint32)
-
-    @staticmethod
-    def key(id1: str, id2: str) -> int:
-        digest = hashlib.blake2b(f"{id1}\t{id2}".encode(), digest_size=8).digest()
-        return int.from_bytes(digest, "little")
-
-    def first_line(self, key: int) -> int | None:
-        at = int(np.searchsorted(self.keys, np.uint64(key)))
-        return int(self.lines[at]) if at < len(self.keys) and int(self.keys[at]) == key else None
-
-    def add(self, keys: list[int], lines: list[int]) -> None:
-        if not keys:
-            return
-        new_keys = np.array(keys, dtype=np.uint64)
-        order = np.argsort(new_keys, kind="stable")
-        new_keys, new_lines = new_keys[order], np.array(lines, dtype=np.uint32)[order]
-        at = np.searchsorted(self.keys, new_keys)
-        self.keys = np.insert(self.keys, at, new_keys)
-        self.lines = np.insert(self.lines, at, new_lines)
-
-
 def stream_mrpc(
     stream: BinaryIO,
     filename: str,
@@ -164,7 +134,7 @@ def stream_mrpc(
         yield Parsed(fatal=[header_problem])
         return
     offset = TRAIN_ROWS if split_of(filename) == "test" else 0
-    seen, batch_seen = _Seen(), dict[int, int]()
+    seen, batch_seen = SeenKeys(), dict[int, int]()
     parsed: Parsed[PairRecord] = Parsed()
     row = 0
     for item in lines:
@@ -180,7 +150,7 @@ def stream_mrpc(
             parsed.invalid.append(result)
             continue
         ids = (result.corpus_labels["mrpc_id1"], result.corpus_labels["mrpc_id2"])
-        key = _Seen.key(*ids)
+        key = SeenKeys.key(*ids)
         first_line = batch_seen.get(key) or seen.first_line(key)
         if first_line is not None:
             parsed.invalid.append(

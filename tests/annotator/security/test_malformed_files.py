@@ -18,7 +18,7 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from annotator.corpus.exports.native import write_native
+from annotator.corpus.exports.native import to_jsonl, write_native
 from annotator.corpus.services import import_corpus
 from annotator.models import Pair
 from tests import make
@@ -203,6 +203,20 @@ def test_fuzz_native_value_mutations(valid_document: dict[str, Any], seed: int, 
     for _ in range(rounds):
         doc = json_mutations(doc, rnd)
     no_internal_error("native", [("doc.json", json.dumps(doc).encode())])
+
+
+@FUZZ
+@given(seed=st.integers(0, 2**32), rounds=st.integers(1, 4))
+def test_fuzz_native_json_lines_value_mutations(
+    valid_document: dict[str, Any], seed: int, rounds: int
+) -> None:
+    rnd = random.Random(seed)
+    lines = to_jsonl(copy.deepcopy(valid_document))
+    for _ in range(rounds):
+        lines = json_mutations(lines, rnd)
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    no_internal_error("native", [("doc.jsonl", data)])
+    no_internal_error("native", [("doc.jsonl", mutate(data, seed, rounds))])
 
 
 @FUZZ
