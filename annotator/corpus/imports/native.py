@@ -27,6 +27,7 @@ from metrics.types import DocumentError
 
 PER_PAIR_SECTIONS = ("phenomena", "phrase_alignments")
 JSONL_BATCH = 1000  # pair lines joined, checked and written together
+PROBLEM_LIMIT = 50  # problems a check reports (as a JSON document's check: `native_schema`)
 JSON_DOCUMENT_LIMIT = 100 * 2**20  # bytes of a JSON document (read whole; larger projects: JSON Lines)
 #: Header parts that concern the whole file, not a batch of pairs: checked once, written after the pairs.
 WHOLE_FILE = ("evaluations",)
@@ -174,9 +175,10 @@ Line = tuple[int, dict[str, Any]]  # a line's number and its value
 
 class JsonlReader:
     """A native JSON Lines file read a batch of pair lines at a time: `batches()` yields lists of up to
-    `batch_size` (line number, value) of pair lines, each line's JSON and shape checked; `header` is the
-    first line's value. Reading stops at the first line with a problem, which is left in `problems`.
-    `checked=True` is for reading again a file that `check_jsonl` accepted: its lines are only decoded."""
+        `batch_size` (line number, value) of pair lines, each line's JSON and shape checked; `header` is the
+        first line's value. A line with a problem is left out and the problem kept in `problems`; reading stops
+    once `PROBLEM_LIMIT` problems are known (or at a problem of the header line or of the file's bytes).
+        `checked=True` is for reading again a file that `check_jsonl` accepted: its lines are only decoded."""
 
     def __init__(
         self, stream: BinaryIO, filename: str, *, batch_size: int = JSONL_BATCH, checked: bool = False
@@ -200,7 +202,9 @@ class JsonlReader:
                 continue
             value = self.value(number, text)
             if value is None:
-                return
+                if not self.header_line or len(self.problems) >= PROBLEM_LIMIT:
+                    return
+                continue
             if not self.header_line:
                 self.header, self.header_line = value, number
                 self.system_phrases = _by_pair(value.get("system_phrase_alignments"))
@@ -272,21 +276,25 @@ def check_jsonl(
 ) -> tuple[int, list[Problem]]:
     """The number of pairs of a native JSON Lines file, and the problems that make it unusable: the
     checks of a JSON document, made on the header once and on each batch of pair lines joined with it,
-    each problem at its line. Stops at the first line with a problem."""
+    each problem at its line, up to `PROBLEM_LIMIT` of them in line order (a problem of the header stops
+    the check: the pair lines are read against it)."""
     reader = JsonlReader(stream, filename, batch_size=batch_size)
     seen = SeenKeys()
     checked_header = False
+    problems: list[Problem] = []
     for lines in reader.batches():
         if not checked_header:
             checked_header = True
-            if problems := _header_problems(reader):
-                return reader.pairs, problems
-        if problems := _batch_problems(reader, lines, seen):
-            return reader.pairs, problems
-    if reader.problems:
-        return reader.pairs, reader.problems
-    if not checked_header and (problems := _header_problems(reader)):
-        return reader.pairs, problems
+            if header_problems := _header_problems(reader):
+                return reader.pairs, header_problems
+        problems += _batch_problems(reader, lines, seen)
+        if len(problems) + len(reader.problems) >= PROBLEM_LIMIT:
+            break
+    if not checked_header and not reader.problems and (header_problems := _header_problems(reader)):
+        return reader.pairs, header_problems
+    problems = sorted([*reader.problems, *problems], key=lambda p: p.line_or_element or 0)
+    if problems:
+        return reader.pairs, problems[:PROBLEM_LIMIT]
     return reader.pairs, _assignment_problems(reader, seen)
 
 
@@ -333,7 +341,7 @@ def _assignment_problems(reader: JsonlReader, seen: SeenKeys) -> list[Problem]:
         for name in dict.fromkeys(name for name, _ in entries)
     ]
     return (
-        unknown[:50]
+        unknown[:PROBLEM_LIMIT]
         + [
             Problem(
                 reader.file,
@@ -343,7 +351,7 @@ def _assignment_problems(reader: JsonlReader, seen: SeenKeys) -> list[Problem]:
             )
             for n, row in enumerate(_assignments(reader.header))
             if "pair" in row and seen.first_line(SeenKeys.key(row["pair"])) is None
-        ][:50]
+        ][:PROBLEM_LIMIT]
     )
 
 
@@ -351,29 +359,37 @@ def _batch_problems(reader: JsonlReader, lines: list[Line], seen: SeenKeys) -> l
     """Duplicate pair ids, then the batch's document checked; a batch with a problem is checked line by
     line, so that each problem names its line."""
     batch_seen: dict[int, int] = {}
+    duplicates: list[Problem] = []
+    unique: list[Line] = []
     for number, value in lines:
         pair_id = value["pair"]["id"]
         key = SeenKeys.key(pair_id)
         first = batch_seen.get(key) or seen.first_line(key)
         if first is not None:
-            return [
+            duplicates.append(
                 Problem(
                     reader.file, number, "pair.id", f"duplicate pair id {pair_id!r} (first on line {first})"
                 )
-            ]
+            )
+            continue
         batch_seen[key] = number
+        unique.append((number, value))
     seen.add(list(batch_seen), list(batch_seen.values()))
+    if not unique:
+        return duplicates
     try:
-        problems = document_check(reader.joined(lines), reader.file)
+        problems = document_check(reader.joined(unique), reader.file)
     except (AttributeError, TypeError, KeyError) as exc:
-        problems = [_joining_problem(reader.file, lines[0][0], exc)]
+        problems = [_joining_problem(reader.file, unique[0][0], exc)]
     if not problems:
-        return []
-    for line in lines:
+        return duplicates
+    by_line: list[Problem] = []
+    for line in unique:
         try:
-            found = document_check(reader.joined([line]), reader.file, line[0])
+            by_line += document_check(reader.joined([line]), reader.file, line[0])
         except (AttributeError, TypeError, KeyError) as exc:
-            found = [_joining_problem(reader.file, line[0], exc)]
-        if found:
-            return found
-    return problems
+            by_line.append(_joining_problem(reader.file, line[0], exc))
+        if len(duplicates) + len(by_line) >= PROBLEM_LIMIT:
+            break
+    # a problem only the batch as a whole shows (none of its lines alone) is named as the batch found it
+    return [*duplicates, *(by_line or problems)]

@@ -99,3 +99,22 @@ def test_a_json_document_over_the_limit_is_refused_and_json_lines_are_not(monkey
         "export the project as JSON Lines (.jsonl), which is read a batch at a time"
     ]
     assert import_corpus("native", "Lines", [("doc.jsonl", jsonl(20_000))]).ok
+
+
+def test_problems_on_several_lines_are_all_named_in_line_order() -> None:
+    """A file with mistakes in two batches names each (as a JSON document's check lists every problem),
+    not only the first; a line that is not JSON does not hide the lines after it."""
+    bad = {"pair": {"id": "p1500", "tokens1": "a b", "tokens2": ["c"]}}
+    again = {"pair": {"id": "p3", "tokens1": ["x"], "tokens2": ["y"]}}
+    data = jsonl(2 * JSONL_BATCH, p1500=bad, p10=again).replace(
+        b'{"pair": {"id": "p20"', b'{"pair": {"id": ', 1
+    )
+    report = import_corpus("native", "Lines", [("doc.jsonl", data)])
+    assert [str(p).split(": ")[0] for p in report.problems] == [
+        "doc.jsonl:12",
+        "doc.jsonl:22",
+        "doc.jsonl:1502",
+    ]
+    assert "duplicate pair id 'p3' (first on line 5)" in str(report.problems[0])
+    assert "tokens1" in str(report.problems[2])
+    assert not Pair.objects.exists()
