@@ -80,13 +80,13 @@ HEADLINE_KEYS = (
 
 
 def recompute(project_id: int, *, full: bool = False) -> str:
-    """Recompute and store the project's agreement snapshot; returns what happened (for logs and tests).
+    """Recompute and store the project's agreement; returns what happened (for logs and tests).
 
-    "stored", "stored provisional+final", "unchanged" (same fingerprint as the latest snapshot), "busy"
+    "stored", "stored provisional+final", "unchanged" (same fingerprint as the current agreement), "busy"
     (another worker computes the project; it will re-schedule), "deleted" (no such project).
     Changes that arrive meanwhile leave a rerun mark (`scheduling.take_rerun_mark`) for the task.
-    `full=True` computes every section afresh: nothing is reused from the latest snapshot or from the
-    statistics this process keeps, and a snapshot is stored even when the fingerprint is unchanged.
+    `full=True` computes every section afresh: nothing is reused from the current agreement or from the
+    statistics this process keeps, and its full report is stored even when the fingerprint is unchanged.
     """
     cache.delete(SCHEDULED_KEY.format(project_id))
     if not Project.objects.filter(pk=project_id).exists():
@@ -132,6 +132,8 @@ def _error_text(exc: BaseException) -> str:
 
 
 def latest_snapshot(project: Project | int) -> AgreementSnapshot | None:
+    """The project's latest stored full report (the cadence stores them: it may be older than the
+    current agreement, `current.current`, which is what readers show)."""
     project_id = project if isinstance(project, int) else project.pk
     return (
         AgreementSnapshot.objects.filter(project_id=project_id, scope="project")
@@ -176,8 +178,8 @@ def _kappa_c_deferred(update: incremental.Update) -> bool:
 def _store_update(
     project: Project, update: incremental.Update, changes: list[tuple[int, int | None]], started: float
 ) -> str:
-    """Store the snapshot of an incremental update (`annotator.agreement.incremental`); when κ_C has to
-    be computed again the snapshot is provisional and the full computation finishes it."""
+    """Store an incremental update (`annotator.agreement.incremental`); when κ_C has to be computed
+    again the result is provisional and the full computation finishes it."""
     ids = [pk for pk, _ in changes]
     if update.write is None:
         incremental.forget_changes(ids)
