@@ -20,6 +20,7 @@ import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from annotator.agreement.results import pair_label_summary
 from annotator.models import (
     AgreementHeadline,
     AgreementPairState,
@@ -71,8 +72,11 @@ def store_summary(
     project: Project, results: Mapping[str, Any], *, fingerprint: str, headline: AgreementHeadline
 ) -> None:
     """Rewrite the project's summary row: `results` without the report's measures (they are on the
-    section rows) and the computation's time, duration and headline row."""
+    section rows; of the pair-label summary only the label counts, its κ values are the section's) and
+    the computation's time, duration and headline row."""
     summary = {key: value for key, value in results.items() if key != "report"}
+    if results.get("pair_labels") is not None:  # κ values are the pair_labels section's: not copied
+        summary["pair_labels"] = {"counts": results["pair_labels"]["counts"]}
     summary["computation"] = {
         "id": headline.pk,
         "computed_at": headline.computed_at.isoformat(),
@@ -110,6 +114,8 @@ def current(project: Project | int) -> Current | None:
     meta = summary["computation"]
     results = {key: value for key, value in summary.items() if key != "computation"}
     results["report"] = {"format": REPORT_FORMAT, "measures": dict(sorted(measures.items()))}
+    if results.get("pair_labels") is not None:
+        results["pair_labels"] = pair_label_summary(measures, results["pair_labels"]["counts"])
     return Current(
         results=results,
         fingerprint=fingerprint,
