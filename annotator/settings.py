@@ -6,6 +6,8 @@ SECRET_KEY     required when DEBUG is off
 DEBUG          1/0 (default 1 for the embedded quick start, 0 when REDIS_URL/DATABASE_URL point at services
                is NOT assumed: set it explicitly in production)
 ALLOWED_HOSTS  comma-separated
+AGREEMENT_REPORT_INTERVAL_SECONDS  at most one full agreement report per this many seconds while changes
+               stream in (default 60; every computation still updates the current agreement and the trend)
 """
 
 from __future__ import annotations
@@ -174,6 +176,11 @@ AGREEMENT_IN_PROCESS_BACKGROUND = env_bool("AGREEMENT_IN_PROCESS_BACKGROUND", Tr
 AGREEMENT_KAPPA_C_CHUNKS = env_bool("AGREEMENT_KAPPA_C_CHUNKS", True)
 AGREEMENT_KAPPA_C_CHUNK_DRAWS = int(os.environ.get("AGREEMENT_KAPPA_C_CHUNK_DRAWS", "250000000"))
 AGREEMENT_KAPPA_C_CHUNK_STALE = float(os.environ.get("AGREEMENT_KAPPA_C_CHUNK_STALE", "30"))
+# Every agreement computation rewrites the current agreement in place and leaves a small headline row; a
+# full report (AgreementSnapshot) is stored after a full computation, when κ_C becomes final, and
+# otherwise at most once per AGREEMENT_REPORT_INTERVAL_SECONDS while changes stream in
+# (annotator.agreement.computation.report_due).
+AGREEMENT_REPORT_INTERVAL_SECONDS = float(os.environ.get("AGREEMENT_REPORT_INTERVAL_SECONDS", "60"))
 # Periodic tasks (`make beat` / `celery -A annotator beat`): the agreement reports' retention policy
 # (annotator.agreement.retention) every AGREEMENT_RETENTION_EVERY_SECONDS.
 CELERY_BEAT_SCHEDULE = {

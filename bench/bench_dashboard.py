@@ -329,7 +329,7 @@ def bench_latency(n_pairs: int, saves: int) -> None:
     from django.test import Client
     from django.urls import reverse
 
-    from annotator.agreement.computation import latest_snapshot
+    from annotator.agreement import current
     from annotator.annotation import services as annotation_services
     from annotator.models import PairLabel
     from metrics.synthetic import synthetic_document
@@ -367,9 +367,9 @@ def bench_latency(n_pairs: int, saves: int) -> None:
         latencies = []
         for n in range(saves):
             pair = pairs[n % len(pairs)]
-            seen = latest_snapshot(project).pk
-            current = PairLabel.objects.get(pair=pair, annotator=annotator, is_gold=False).label
-            label = "non_paraphrase" if current == "paraphrase" else "paraphrase"  # a real change
+            seen = current.current(project).computation
+            given = PairLabel.objects.get(pair=pair, annotator=annotator, is_gold=False).label
+            label = "non_paraphrase" if given == "paraphrase" else "paraphrase"  # a real change
             response = web.post(
                 reverse("annotator:pair-label", args=[project.pk, pair.pk]),
                 {"label": label, "base_version": annotation_services.sheet_version(pair, annotator)},
@@ -407,12 +407,13 @@ def bench_latency(n_pairs: int, saves: int) -> None:
 
 
 def wait_for_new_snapshot(project: Any, seen: int | None, timeout: float) -> None:
-    from annotator.agreement.computation import latest_snapshot
+    """Until a computation after `seen` (its headline row's id) is stored with nothing pending."""
+    from annotator.agreement import current
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        snap = latest_snapshot(project)
-        if snap is not None and snap.pk != seen and not snap.results["pending"]:
+        now = current.current(project)
+        if now is not None and now.computation != seen and not now.results["pending"]:
             return
         time.sleep(0.1)
     raise RuntimeError("no snapshot")

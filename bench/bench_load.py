@@ -15,7 +15,7 @@ scripts would send them; each annotator owns its sheets, so any non-2xx is an er
      targets: 0 errors, p95 ≤ 50 ms.
   2. saturation: 8 clients without pauses for 30 s — targets: ≥ 150 saves/s, p95 ≤ 80 ms
      (doccano here: 124 req/s, p95 107 ms; Label Studio: 8 req/s).
-Dashboards: agreement snapshots stored during each scenario, and how long after the scenario's last
+Dashboards: agreement computations stored during each scenario, and how long after the scenario's last
 save the project's agreement stops being "behind" (the worker runs at nice 10, below the web, so the
 figure shows what that costs the dashboards). Memory: proportional set size (PSS, /proc/<pid>/smaps_rollup: shared pages of forked workers counted
 once) of all gunicorn and Celery worker processes at idle and the peak under load — target ≤ 500 MiB
@@ -210,7 +210,7 @@ class MemoryPeak:
 
 CATCH_UP = """
 import time
-from annotator.models import AgreementSnapshot, AgreementState
+from annotator.models import AgreementHeadline, AgreementState
 deadline = time.time() + {timeout}
 state = None
 while time.time() < deadline:
@@ -220,14 +220,14 @@ while time.time() < deadline:
     time.sleep(0.05)
 caught_up = state is not None and not state.is_behind
 print(json.dumps({{
-    "snapshots": AgreementSnapshot.objects.filter(project_id={project}).count(),
+    "snapshots": AgreementHeadline.objects.filter(project_id={project}).count(),
     "up_to_date_at": state.finished_at.timestamp() if caught_up else None,
 }}))
 """
 
 
 def dashboard_state(stack: Stack, world: dict[str, Any], timeout: float = 120.0) -> tuple[int, float | None]:
-    """(agreement snapshots stored so far, when the project's agreement was last brought up to date
+    """(agreement computations stored so far — headline rows: full reports follow a slower cadence —, when the project's agreement was last brought up to date
     with every save — `AgreementState.finished_at` of the computation that did, epoch seconds), read
     in a Django process of the stack (polling the web API for a 50-annotator report would inflate the
     web processes' memory that this benchmark measures)."""
@@ -294,9 +294,7 @@ def print_table(
     print(f"CPU time taken by the hypervisor for others (steal) during the scenarios: {steal}")
     print()
     # The worker yields the CPU to the web (nice 10): the dashboards must still follow the saves.
-    print(
-        f"{'dashboard (agreement snapshots)':<34} {'stored during':>13} {'up to date after the last save':>31}"
-    )
+    print(f"{'dashboard (computations)':<34} {'stored during':>13} {'up to date after the last save':>31}")
     for r in rows:
         d = r["dashboard"]
         print(f"{r['scenario']:<34} {d['snapshots']:>13} {d['catch_up_s']:>29.1f} s")

@@ -1,12 +1,21 @@
-"""Computing and storing a project's agreement snapshot (the body of the recompute task).
+"""Computing and storing a project's agreement (the body of the recompute task).
 
 Load the document (`annotator.agreement.document`), compute with the metrics library through
-`annotator.agreement.results` (unchanged sections copied from the latest snapshot), store a snapshot
-keyed by the document's fingerprint. One computation per project at a time (`scheduling.ProjectLock`).
+`annotator.agreement.results` (unchanged sections copied from the current agreement), or update it pair
+by pair (`annotator.agreement.incremental`). One computation per project at a time
+(`scheduling.ProjectLock`).
+
+What a computation stores (`_store`): always the report sections it changed and the summary row
+(`annotator.agreement.current`, what every reader shows) and a small `AgreementHeadline` row (the trend);
+a full report (`AgreementSnapshot`) only at a bounded cadence (`report_due`): after a full computation,
+when κ_C becomes final, and otherwise at most one per AGREEMENT_REPORT_INTERVAL_SECONDS while changes
+stream in — so storage grows with time, not with the number of saves. A report of the current state is
+also stored on demand (`current.current_report`: pinning, a re-annotation round's "before").
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import time
 import traceback
@@ -72,15 +81,15 @@ HEADLINE_KEYS = (
 
 
 def recompute(project_id: int, *, full: bool = False) -> str:
-    """Recompute and store the project's agreement snapshot; returns what happened (for logs and tests).
+    """Recompute and store the project's agreement; returns what happened (for logs and tests).
 
     "stored", "stored provisional+final", "stored provisional; κ_C in … chunks" (the workers compute
     them), "waiting; κ_C in … chunks" (nothing new but κ_C, whose chunks are not all done), "unchanged"
-    (same fingerprint as the latest snapshot), "busy" (another worker computes the project; it will
+    (same fingerprint as the current agreement), "busy" (another worker computes the project; it will
     re-schedule), "deleted" (no such project).
     Changes that arrive meanwhile leave a rerun mark (`scheduling.take_rerun_mark`) for the task.
-    `full=True` computes every section afresh: nothing is reused from the latest snapshot or from the
-    statistics this process keeps, and a snapshot is stored even when the fingerprint is unchanged.
+    `full=True` computes every section afresh: nothing is reused from the current agreement or from the
+    statistics this process keeps, and its full report is stored even when the fingerprint is unchanged.
     """
     cache.delete(SCHEDULED_KEY.format(project_id))
     if not Project.objects.filter(pk=project_id).exists():
@@ -126,6 +135,8 @@ def _error_text(exc: BaseException) -> str:
 
 
 def latest_snapshot(project: Project | int) -> AgreementSnapshot | None:
+    """The project's latest stored full report (the cadence stores them: it may be older than the
+    current agreement, `current.current`, which is what readers show)."""
     project_id = project if isinstance(project, int) else project.pk
     return (
         AgreementSnapshot.objects.filter(project_id=project_id, scope="project")
@@ -144,21 +155,22 @@ def _compute_and_store(project: Project, started: float, full: bool = False) -> 
             if finished is not None:
                 return "stored" if finished == "stored provisional+final" else finished
         update = None if full else incremental.update(project, changes)
+        requested = update is None  # a full computation, not an update's κ_C: its report is stored
         if update is not None and update.pending and not _kappa_c_deferred(update):
             update = None  # κ_C is cheap enough to compute now: the full computation does it
         if update is not None:
             return _store_update(project, update, changes, started)
-        outcome = _compute_and_store_all(project, started, full)
+        outcome = _compute_and_store_all(project, started, full, full_report=requested)
         incremental.forget_changes([pk for pk, _ in changes])
         return outcome
 
 
 def _state_is_current(project: Project) -> bool:
-    """Whether the stored agreement state and the latest snapshot are complete (no κ_C pending): with
+    """Whether the stored agreement state and the current agreement are complete (no κ_C pending): with
     no change recorded since, a computation would give the same results."""
     if not incremental.updatable(project):
         return False  # inputs outside the per-pair state (trees, systems): the fingerprint decides
-    latest = latest_snapshot(project)
+    latest = current.current(project)
     if latest is None or latest.results.get("pending"):
         return False
     return AgreementSection.objects.filter(project=project, name=incremental.STATE).exists()
@@ -173,8 +185,8 @@ def _kappa_c_deferred(update: incremental.Update) -> bool:
 def _store_update(
     project: Project, update: incremental.Update, changes: list[tuple[int, int | None]], started: float
 ) -> str:
-    """Store the snapshot of an incremental update (`annotator.agreement.incremental`); when κ_C has to
-    be computed again the snapshot is provisional and the full computation finishes it."""
+    """Store an incremental update (`annotator.agreement.incremental`); when κ_C has to be computed
+    again the result is provisional and the full computation finishes it."""
     ids = [pk for pk, _ in changes]
     if update.write is None:
         incremental.forget_changes(ids)
@@ -208,10 +220,10 @@ def _store_update(
 
 
 def _finish_kappa_c(project: Project, started: float) -> str | None:
-    """Finish the latest snapshot's pending κ_C from the stored state (`kappa_c_section`): the κ_C
-    section row and a snapshot equal to the latest but for κ_C. None when only the full computation
+    """Finish the current agreement's pending κ_C from the stored state (`kappa_c_section`): the κ_C
+    section row and results equal to the current ones but for κ_C. None when only the full computation
     can; "waiting; …" while the workers compute its chunks (they schedule the recompute that ends it)."""
-    latest = latest_snapshot(project)
+    latest = current.current(project)
     finished = kappa_c_section.finish(project, latest)
     if finished is None or latest is None:
         return None
@@ -276,7 +288,10 @@ def _machine_extras(
     return {"machine": machine, "kappa_c_baseline": baseline_summary(project)}
 
 
-def _compute_and_store_all(project: Project, started: float, full: bool = False) -> str:
+def _compute_and_store_all(
+    project: Project, started: float, full: bool = False, *, full_report: bool = False
+) -> str:
+    """The full computation; `full_report`: store its final full report whatever the cadence says."""
     doc = project_document(project)
     done = _done_source_ids(project)
     automatic = _automatic_phrases(project, doc)
@@ -284,7 +299,7 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
         project, doc, done, _outside_digest(project, automatic)
     )
     fingerprints = Fingerprints(digest, shared_fp, section_fps)
-    latest = latest_snapshot(project)
+    latest = current.current(project)
     if full:
         forget_memos()
         forget_phenomena_states()
@@ -327,9 +342,9 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
         **machine,
     }
     with transaction.atomic():
-        snapshot = _store(project, digest, *report, extras, started)
+        stored = _store(project, digest, *report, extras, started, full_report=full_report)
         write_state(_by_section(report), pairs)
-    if not snapshot.results["pending"]:
+    if not stored["pending"]:
         _hand_over_phenomena(project, doc, fingerprints, totals)
         return "stored"
     if kappa_c_chunks.enabled():
@@ -345,10 +360,10 @@ def _compute_and_store_all(project: Project, started: float, full: bool = False)
             _hand_over_phenomena(project, doc, fingerprints, totals)
             return f"stored provisional; κ_C in {total} chunks ({done_chunks} done)"
     final = report_sections(
-        doc, snapshot.results, fingerprints=fingerprints, documents=documents, kappa_c_chance=chance
+        doc, stored, fingerprints=fingerprints, documents=documents, kappa_c_chance=chance
     )
     with transaction.atomic():
-        _store(project, digest, *final, extras, started)
+        _store(project, digest, *final, extras, started, full_report=full_report)
         write_state(_by_section(final), pairs)
     _hand_over_phenomena(project, doc, fingerprints, totals)  # after the last write (it drops kept ones)
     return "stored provisional+final"
@@ -382,7 +397,12 @@ def _store(
     pending: list[str],
     extras: dict[str, Any],
     started: float,
-) -> AgreementSnapshot:
+    *,
+    full_report: bool = False,
+) -> dict[str, Any]:
+    """Store one computation (its section rows are written by the caller, in the same transaction):
+    the summary row and the headline row always, the full report when `report_due` (or `full_report`
+    asks for it and κ_C is final). Returns the results (`AgreementSnapshot.results`' shape)."""
     results = {
         "report": report,
         "sections": sections,
@@ -391,22 +411,42 @@ def _store(
         **extras,
     }
     results["headline"] = headline(results)
-    snapshot = AgreementSnapshot.objects.create(
+    duration_ms = round(1000 * (time.perf_counter() - started))
+    snapshot = None
+    if (full_report and not pending) or report_due(project, bool(pending)):
+        snapshot = AgreementSnapshot.objects.create(
+            project=project, fingerprint=digest, results=results, duration_ms=duration_ms
+        )
+    row = AgreementHeadline.objects.create(  # the trend's row, kept when retention prunes the full report
         project=project,
-        fingerprint=digest,
-        results=results,
-        duration_ms=round(1000 * (time.perf_counter() - started)),
-    )
-    AgreementHeadline.objects.create(  # the trend's row, kept when retention prunes the full report
-        project=project,
-        computed_at=snapshot.computed_at,
+        computed_at=snapshot.computed_at if snapshot is not None else timezone.now(),
         snapshot=snapshot,
         fingerprint=digest,
         values=results["headline"],
         pending=bool(pending),
-        duration_ms=snapshot.duration_ms,
+        duration_ms=duration_ms,
     )
-    return snapshot
+    current.store_summary(project, results, fingerprint=digest, headline=row)
+    return results
+
+
+def report_due(project: Project, pending: bool) -> bool:
+    """Whether a computation's full report is stored by the cadence: when the project has none yet,
+    when κ_C becomes final (the latest report is provisional, this one is not), or when the latest is
+    AGREEMENT_REPORT_INTERVAL_SECONDS old (default 60). Reads the small headline rows, not the reports."""
+    latest = (
+        AgreementHeadline.objects.filter(project=project, snapshot__isnull=False)
+        .order_by("-computed_at", "-id")
+        .values_list("computed_at", "pending")
+        .first()
+    )
+    if latest is None:
+        return True
+    at, latest_pending = latest
+    if latest_pending and not pending:
+        return True
+    interval = dt.timedelta(seconds=setting("AGREEMENT_REPORT_INTERVAL_SECONDS", 60))
+    return timezone.now() - at >= interval
 
 
 def headline(results: dict[str, Any]) -> dict[str, float | None]:

@@ -1,4 +1,11 @@
-"""The project's current agreement as stored piece by piece: the explorer's per-pair values.
+"""The project's current agreement as stored piece by piece: report sections, summary, per-pair values.
+
+`current(project)` is "the agreement now" every reader shows (dashboard, API, exports): the report
+assembled from the section rows (`AgreementSection`, one per report section, rewritten only when the
+section changes) and the summary row every computation rewrites (`SUMMARY`: pending sections,
+annotators, pair-label summary, machine agreement, progress, κ_C baseline, headline, time). Full reports
+(`AgreementSnapshot`) are stored at a bounded cadence (`annotator.agreement.computation`), so the latest
+of them may be older than the current agreement; readers never need one.
 
 Each pair's entry (`results.pair_results`: mean DO F1 over the annotator pairs who worked on it, label
 disagreement, who worked on it) lives on the pair's state row (`AgreementPairState.entry`), written by
@@ -8,10 +15,19 @@ value reads one row and an update writes only the pairs it changed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+import datetime as dt
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from annotator.models import AgreementPairState, Project
+from annotator.agreement.results import pair_label_summary
+from annotator.models import (
+    AgreementHeadline,
+    AgreementPairState,
+    AgreementSection,
+    AgreementSnapshot,
+    Project,
+)
 
 
 def pair_entries(
@@ -25,3 +41,155 @@ def pair_entries(
         rows = rows.filter(pair__source_id__in=list(source_ids))
     ordered = rows.order_by("pair__position", "pair_id").values_list("pair__source_id", "entry")
     return {pid: entry for pid, entry in ordered if entry}  # {}: stored before entries were kept
+
+
+#: The section row every computation rewrites with what the report sections do not hold (`Current`).
+SUMMARY = "summary"
+#: Section rows that are not report sections (`incremental.STATE`: the summed statistics).
+NOT_REPORT = (SUMMARY, "state")
+REPORT_FORMAT = "paraphrase-agreement-report/1"
+
+
+@dataclasses.dataclass(frozen=True)
+class Current:
+    """The project's agreement as of its latest computation, in the shape of a stored report.
+
+    `results` has `AgreementSnapshot.results`' keys (report, sections, section_keys, pending, annotators,
+    pair_labels, progress, machine, kappa_c_baseline, headline); `computation` is the id of the
+    computation's `AgreementHeadline` row, `report` the id of the full report stored of this very state
+    (None while the cadence has not stored one, `annotator.agreement.computation`).
+    """
+
+    results: dict[str, Any]
+    fingerprint: str
+    computed_at: dt.datetime
+    duration_ms: int
+    computation: int | None
+    report: int | None
+
+
+def store_summary(
+    project: Project, results: Mapping[str, Any], *, fingerprint: str, headline: AgreementHeadline
+) -> None:
+    """Rewrite the project's summary row: `results` without the report's measures (they are on the
+    section rows; of the pair-label summary only the label counts, its κ values are the section's) and
+    the computation's time, duration and headline row."""
+    summary = {key: value for key, value in results.items() if key != "report"}
+    if results.get("pair_labels") is not None:  # κ values are the pair_labels section's: not copied
+        summary["pair_labels"] = {"counts": results["pair_labels"]["counts"]}
+    summary["computation"] = {
+        "id": headline.pk,
+        "computed_at": headline.computed_at.isoformat(),
+        "duration_ms": headline.duration_ms,
+        "report": headline.snapshot_id,
+    }
+    AgreementSection.objects.update_or_create(
+        project=project, name=SUMMARY, defaults={"fingerprint": fingerprint, "measures": summary}
+    )
+
+
+def current(project: Project | int) -> Current | None:
+    """The project's current agreement assembled from its section rows (one row per report section and
+    the summary row); a project computed before the summary row existed answers its latest full report.
+    None before the first computation."""
+    project_id = project if isinstance(project, int) else project.pk
+    rows: dict[str, Any] = {}
+    fingerprint = ""
+    for name, stored, digest in (
+        AgreementSection.objects.filter(project_id=project_id)
+        .exclude(name="state")  # the summed statistics: large, and not part of the report
+        .values_list("name", "measures", "fingerprint")
+    ):
+        rows[name] = stored
+        if name == SUMMARY:
+            fingerprint = digest
+    summary = rows.pop(SUMMARY, None)
+    if summary is None:
+        return _latest_report(project_id)
+    measures: dict[str, Any] = {}
+    keys: dict[str, list[str]] = summary.get("section_keys") or {}
+    for name in keys:
+        section = rows.get(name) or {}
+        measures.update({key: section[key] for key in keys[name] if key in section})
+    meta = summary["computation"]
+    results = {key: value for key, value in summary.items() if key != "computation"}
+    results["report"] = {"format": REPORT_FORMAT, "measures": dict(sorted(measures.items()))}
+    if results.get("pair_labels") is not None:
+        results["pair_labels"] = pair_label_summary(measures, results["pair_labels"]["counts"])
+    return Current(
+        results=results,
+        fingerprint=fingerprint,
+        computed_at=dt.datetime.fromisoformat(meta["computed_at"]),
+        duration_ms=int(meta["duration_ms"]),
+        computation=meta["id"],
+        report=meta.get("report"),
+    )
+
+
+def _latest_report(project_id: int) -> Current | None:
+    snapshot = (
+        AgreementSnapshot.objects.filter(project_id=project_id, scope="project")
+        .order_by("-computed_at", "-id")
+        .first()
+    )
+    if snapshot is None:
+        return None
+    return Current(
+        results=snapshot.results,
+        fingerprint=snapshot.fingerprint,
+        computed_at=snapshot.computed_at,
+        duration_ms=snapshot.duration_ms,
+        computation=None,
+        report=snapshot.pk,
+    )
+
+
+def current_report(project: Project) -> AgreementSnapshot | None:
+    """The full report of the current agreement, stored now when the cadence has not stored one of this
+    state (pinning "the current report", a re-annotation round's "before"); None before the first
+    computation."""
+    now = current(project)
+    if now is None:
+        return None
+    if now.report is not None:
+        stored = AgreementSnapshot.objects.filter(pk=now.report, project=project).first()
+        if stored is not None:
+            return stored
+    snapshot = AgreementSnapshot.objects.create(
+        project=project, fingerprint=now.fingerprint, results=now.results, duration_ms=now.duration_ms
+    )
+    note_report(project, snapshot.pk)
+    return snapshot
+
+
+def note_report(project: Project | int, snapshot_id: int) -> None:
+    """Record on the summary row (and the computation's headline row) that full report `snapshot_id`
+    holds the current agreement."""
+    project_id = project if isinstance(project, int) else project.pk
+    row = AgreementSection.objects.filter(project_id=project_id, name=SUMMARY).first()
+    if row is None:
+        return
+    AgreementHeadline.objects.filter(pk=row.measures["computation"]["id"], snapshot__isnull=True).update(
+        snapshot_id=snapshot_id
+    )
+    row.measures = {**row.measures, "computation": {**row.measures["computation"], "report": snapshot_id}}
+    row.save(update_fields=["measures", "updated_at"])
+
+
+def fingerprint(project: Project | int) -> str | None:
+    """The fingerprint of the current agreement's inputs (one small column read); None before the first
+    computation."""
+    project_id = project if isinstance(project, int) else project.pk
+    digest = (
+        AgreementSection.objects.filter(project_id=project_id, name=SUMMARY)
+        .values_list("fingerprint", flat=True)
+        .first()
+    )
+    if digest is not None:
+        return digest
+    return (
+        AgreementSnapshot.objects.filter(project_id=project_id, scope="project")
+        .order_by("-computed_at", "-id")
+        .values_list("fingerprint", flat=True)
+        .first()
+    )

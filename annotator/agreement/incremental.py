@@ -9,8 +9,9 @@ without a pair, someone joins or starts a section, phrase alignments or register
 sense marks) it answers None and the caller runs the full computation, which stores the state afresh
 (`store_full_state`). Both store the same report: a test holds incremental = full on random edits.
 
-Section rows: one per report section (`measures`: its report keys, `fingerprint`) and `state`
-(`totals`: the shared parts' fingerprint, the layers, the summed statistics). The explorer's per-pair
+Section rows: one per report section (`measures`: its report keys, `fingerprint`), `state`
+(`totals`: the shared parts' fingerprint, the layers, the summed statistics) and the summary every
+computation rewrites (`current.SUMMARY`, read with the sections by `current.current`). The explorer's per-pair
 values (`results.pair_results`' entries) are kept on each pair's state row (`AgreementPairState.entry`,
 read by `pair_entries`): an update writes the entries of the pairs it changed, never the whole corpus's.
 """
@@ -25,6 +26,7 @@ from typing import Any
 
 from django.db import transaction
 
+from annotator.agreement.current import SUMMARY
 from annotator.agreement.document import project_annotators
 from annotator.agreement.pairstate import (
     BY_PAIR,
@@ -170,7 +172,7 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
         return None
     if not updatable(project):
         return None
-    rows = {r.name: r for r in AgreementSection.objects.filter(project=project)}
+    rows = {r.name: r for r in AgreementSection.objects.filter(project=project).exclude(name=SUMMARY)}
     state = rows.get(STATE)
     if state is None or LEGACY_PAIRS in rows:
         return None
@@ -394,7 +396,7 @@ def full_state(
             ),
             batch_size=2000,
         )
-        AgreementSection.objects.filter(project=project).delete()
+        AgreementSection.objects.filter(project=project).exclude(name=SUMMARY).delete()
         rows = [
             AgreementSection(
                 project=project, name=name, fingerprint=fp, measures=dict(measures_by_section[name])

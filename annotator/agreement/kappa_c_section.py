@@ -32,6 +32,7 @@ from typing import Any
 from django.utils import timezone
 
 from annotator.agreement import incremental, kappa_c_chunks
+from annotator.agreement.current import Current
 from annotator.agreement.document import document_pairs, project_annotators
 from annotator.agreement.results import KAPPA_C, json_safe, trusted_pair
 from annotator.models import AgreementPairState, AgreementSection, AgreementSnapshot, KappaCRun, Project
@@ -62,8 +63,8 @@ class Finished:
     total: int = 0
 
 
-def finish(project: Project, latest: AgreementSnapshot | None) -> Finished | None:
-    """The κ_C section of the project's stored state, when `latest` (the project's latest snapshot) is
+def finish(project: Project, latest: Current | AgreementSnapshot | None) -> Finished | None:
+    """The κ_C section of the project's stored state, when `latest` (the project's current agreement) is
     that state's with only κ_C pending; None when only the full computation can tell (no such snapshot,
     inputs outside the per-pair state, the shared parts changed, state rows without κ_C parts)."""
     if latest is None or latest.results.get("pending") != [KAPPA_C] or not project.layer_word_alignment:

@@ -1,9 +1,12 @@
 """Which full agreement reports are kept: the retention policy, pinning, and the task body that prunes.
 
-Every computation leaves a small `AgreementHeadline` row (kept for good: the trend needs nothing more);
-the full reports (`AgreementSnapshot` of scope "project": the measures, whose size grows with the number
-of annotators, not of pairs — each pair's explorer values are kept on its state row,
-`annotator.agreement.current`) are thinned out:
+Every computation leaves a small `AgreementHeadline` row (kept for good: the trend needs nothing more)
+and rewrites the current agreement in place (`annotator.agreement.current`: the report's section rows
+and a summary row). Full reports (`AgreementSnapshot` of scope "project": the measures, whose size
+grows with the number of annotators, not of pairs — each pair's explorer values are kept on its state
+row) are stored at a bounded cadence (`annotator.agreement.computation.report_due`: after a full
+computation, when κ_C becomes final, otherwise at most one per `AGREEMENT_REPORT_INTERVAL_SECONDS`
+while changes stream in; on demand when a lead pins the current agreement), and thinned out by age:
 
 - every report of the last `AGREEMENT_RETENTION_ALL_SECONDS` (default one hour);
 - the newest report of each clock hour (UTC) for `AGREEMENT_RETENTION_HOURLY_DAYS` (default 7 days);
@@ -28,8 +31,9 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
+from annotator.agreement import current
 from annotator.agreement.scheduling import setting
-from annotator.models import AgreementSnapshot, Project
+from annotator.models import AgreementHeadline, AgreementSnapshot, Project
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +136,25 @@ def pin(project: Project, snapshot_id: int, note: str) -> AgreementSnapshot:
     AgreementSnapshot.objects.filter(pk=snapshot.pk).update(pinned=True, pin_note=note or "pinned")
     snapshot.pinned, snapshot.pin_note = True, note or "pinned"
     return snapshot
+
+
+def pin_computation(project: Project, computation_id: int, note: str) -> AgreementSnapshot:
+    """Pin the full report of computation `computation_id` (its `AgreementHeadline` row): the report the
+    cadence stored of it, or — for the current computation, when none was stored — one stored now."""
+    row = AgreementHeadline.objects.filter(project=project, pk=computation_id).first()
+    if row is None:
+        raise PinError(f"Computation {computation_id} is not one of this project's computations.")
+    if row.snapshot_id is None:
+        now = current.current(project)
+        if now is None or now.computation != row.pk:
+            raise PinError(
+                "The agreement has changed since that computation and its full report was not kept; "
+                "pin the current one."
+            )
+        snapshot = current.current_report(project)
+        assert snapshot is not None  # `now` exists
+        return pin(project, snapshot.pk, note)
+    return pin(project, row.snapshot_id, note)
 
 
 def unpin(project: Project, snapshot_id: int) -> None:

@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotator import access
-from annotator.agreement import computation, scheduling
+from annotator.agreement import current, scheduling
 from annotator.annotation import services as annotation_services
 from annotator.annotation import worklist as work
 from annotator.api import serializers as s
@@ -127,7 +127,7 @@ class ProjectViewSet(
         return Response(s.MembershipSerializer(membership).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
-        summary="The latest agreement snapshot and whether it is behind (leads only)",
+        summary="The current agreement and whether it is behind (leads only)",
         description="`behind` is true while a newer change has not been computed yet (dashboards show "
         "'recomputing…'); `enqueue_failed` while the task queue was unreachable. Asking re-sends a "
         "recompute the queue refused earlier.",
@@ -146,7 +146,7 @@ class ProjectViewSet(
         scheduling.catch_up(state)  # like the dashboard's poll: re-send a recompute the broker refused
         if state is not None:
             state.refresh_from_db()
-        snapshot = computation.latest_snapshot(project)
+        now = current.current(project)
         return Response(
             {
                 "project": project.pk,
@@ -155,7 +155,9 @@ class ProjectViewSet(
                 "changed_at": state.changed_at if state else None,
                 "finished_at": state.finished_at if state else None,
                 "last_error": state.last_error if state else "",
-                "snapshot": s.SnapshotSerializer(snapshot).data if snapshot else None,
+                "snapshot": s.CurrentAgreementSerializer({**vars(now), "project": project.pk}).data
+                if now
+                else None,
             }
         )
 

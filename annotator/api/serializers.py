@@ -546,8 +546,28 @@ class SnapshotSerializer(serializers.ModelSerializer):
         fields = ["id", "project", "computed_at", "scope", "fingerprint", "duration_ms", "results"]
 
 
+class CurrentAgreementSerializer(serializers.Serializer):
+    """A project's current agreement (`annotator.agreement.current`) in a stored report's shape."""
+
+    id = serializers.IntegerField(
+        source="report",
+        allow_null=True,
+        help_text="The stored full report of this very state (see /api/snapshots/); null while none is "
+        "stored: reports are stored at a bounded cadence, the current agreement after every computation.",
+    )
+    computation = serializers.IntegerField(
+        allow_null=True, help_text="Changes with every computation stored (its headline row's id)."
+    )
+    project = serializers.IntegerField()
+    computed_at = serializers.DateTimeField()
+    scope = serializers.CharField(default="project")
+    fingerprint = serializers.CharField()
+    duration_ms = serializers.IntegerField()
+    results = serializers.JSONField()
+
+
 class AgreementSerializer(serializers.Serializer):
-    """The latest stored agreement of a project and whether it is behind the annotations."""
+    """The current agreement of a project and whether it is behind the annotations."""
 
     project = serializers.IntegerField()
     behind = serializers.BooleanField(help_text="Annotations changed after the latest computation.")
@@ -557,7 +577,7 @@ class AgreementSerializer(serializers.Serializer):
     changed_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     last_error = serializers.CharField(allow_blank=True)
-    snapshot = SnapshotSerializer(allow_null=True)
+    snapshot = CurrentAgreementSerializer(allow_null=True)
 
 
 class CorpusJobSerializer(serializers.ModelSerializer):

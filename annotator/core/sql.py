@@ -32,7 +32,7 @@ from django.db.models import Field, Model
 from rest_framework.authtoken.models import Token
 
 from annotator.models import (
-    AgreementSnapshot,
+    AgreementHeadline,
     AgreementState,
     Assignment,
     Membership,
@@ -195,36 +195,31 @@ def bump_sheet(pair_id: int, annotator_id: int, is_gold: bool, now: datetime) ->
 # ---- the agreement pipeline's change mark ----------------------------------------------------------
 
 
-LATEST_STATUS_FIELDS = ("id", "computed_at", "duration_ms")
+LATEST_STATUS_FIELDS = ("id", "computed_at", "duration_ms", "pending")
 
 
 @statement
 def latest_status_sql() -> str:
-    """A project's latest project-scope snapshot: id, time, duration and its pending sections (the
-    dashboard's status line, polled every second: the ORM's compilation cost more than the answer).
+    """A project's latest agreement computation (its small `AgreementHeadline` row): id, time, duration
+    and whether κ_C is pending (the dashboard's status line, polled every second: the ORM's compilation
+    cost more than the answer).
 
     ORM equivalent::
 
-        AgreementSnapshot.objects.filter(project=project_id, scope="project")
-        .order_by("-computed_at", "-id").values("id", "computed_at", "duration_ms", "results__pending")[:1]
+        AgreementHeadline.objects.filter(project=project_id)
+        .order_by("-computed_at", "-id").values("id", "computed_at", "duration_ms", "pending")[:1]
 
-    Rendered (PostgreSQL; SQLite reads the JSON with `json_extract(t."results", '$.pending')`)::
+    Rendered::
 
-        SELECT t."id", t."computed_at", t."duration_ms", t."results" -> 'pending'
-        FROM "annotator_agreementsnapshot" t WHERE t."project_id" = %s AND t."scope" = 'project'
+        SELECT t."id", t."computed_at", t."duration_ms", t."pending"
+        FROM "annotator_agreementheadline" t WHERE t."project_id" = %s
         ORDER BY t."computed_at" DESC, t."id" DESC LIMIT 1
     """
-    results = column(AgreementSnapshot, "results")
-    pending = (
-        f"t.{results} -> 'pending'"
-        if connection.vendor == "postgresql"
-        else f"json_extract(t.{results}, '$.pending')"
-    )
-    col = {name: column(AgreementSnapshot, name) for name in ("project", "scope", "computed_at", "id")}
+    col = {name: column(AgreementHeadline, name) for name in ("project", "computed_at", "id")}
     return (
-        f"SELECT {columns(AgreementSnapshot, 't', LATEST_STATUS_FIELDS)}, {pending} "
-        f"FROM {table(AgreementSnapshot)} t"
-        f" WHERE t.{col['project']} = %s AND t.{col['scope']} = 'project'"
+        f"SELECT {columns(AgreementHeadline, 't', LATEST_STATUS_FIELDS)} "
+        f"FROM {table(AgreementHeadline)} t"
+        f" WHERE t.{col['project']} = %s"
         f" ORDER BY t.{col['computed_at']} DESC, t.{col['id']} DESC LIMIT 1"
     )
 

@@ -20,7 +20,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotator.agreement.computation import latest_snapshot
+from annotator.agreement import current
 from annotator.api.leadtools import INVALID, PROJECT_PK, LeadTool
 from annotator.core.auto_trees import BACKENDS as PARSERS
 from annotator.core.statistical_aligner import SYMMETRIZATIONS
@@ -193,7 +193,7 @@ class SystemImportedSerializer(serializers.Serializer):
 
 @extend_schema(parameters=[PROJECT_PK])
 class SystemViewSet(LeadTool):
-    """Registered alignment systems: their pairs and their scores in the latest snapshot."""
+    """Registered alignment systems: their pairs and their scores in the current agreement."""
 
     @extend_schema(
         summary="The project's alignment systems and their scores (leads only)",
@@ -202,8 +202,8 @@ class SystemViewSet(LeadTool):
     def list(self, request: Request, project_pk: str) -> Response:
 
         project = self.project()
-        snapshot = latest_snapshot(project)
-        machine = (snapshot.results.get("machine") if snapshot else None) or {}
+        now = current.current(project)
+        machine = (now.results.get("machine") if now else None) or {}
         scores = {row["system"]: row["against"] for row in machine.get("systems", [])}
         rows = AlignmentSystem.objects.filter(project=project).annotate(n_pairs=Count("alignments"))
         return Response(

@@ -1,7 +1,7 @@
 """The lead's agreement dashboard as plain data: stored snapshot results → the tables the templates draw.
 
-Nothing here computes agreement; every number comes from `AgreementSnapshot.results` (see
-`annotator.agreement`). Layouts follow the papers the numbers come from:
+Nothing here computes agreement; every number comes from the current agreement
+(`annotator.agreement.current`, in `AgreementSnapshot.results`' shape). Layouts follow the papers the numbers come from:
 
 - Vila et al. 2015, Table 5: N-, TPO- and DO-measures per annotator pair, DO F1 as the headline.
 - Kovatchev et al. (ETPC), Table 5.4: multi-annotator TPO (avg, union, gold), overall and per
@@ -12,15 +12,15 @@ Nothing here computes agreement; every number comes from `AgreementSnapshot.resu
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from annotator.agreement.results import KAPPA_C
 from annotator.core import sql
 from annotator.dashboard import charts
-from annotator.models import AgreementHeadline, AgreementSnapshot, AgreementState
+from annotator.models import AgreementHeadline, AgreementState
 
 Measures = Mapping[str, Any]
 
@@ -328,22 +328,20 @@ def trend(project_id: int) -> Any:
 
 
 def status_rows(project_id: int) -> tuple[AgreementState | None, dict[str, Any] | None]:
-    """The project's AgreementState and its latest project-scope snapshot's id, computed_at, duration_ms
-    and pending sections — what the status line shows — in two hand-written statements
-    (`annotator.core.sql`: the dashboard polls them every second; ORM compilation cost more)."""
+    """The project's AgreementState and its latest computation (`AgreementHeadline` row): id,
+    computed_at, duration_ms and pending sections (κ_C, the only section ever deferred) — what the
+    status line shows — in two hand-written statements (`annotator.core.sql`: the dashboard polls them
+    every second; ORM compilation cost more)."""
     states = sql.select(AgreementState, {"project": project_id})
     row = sql.fetch_one(sql.latest_status_sql(), [project_id])
     if row is None:
         return (states[0] if states else None), None
-    snapshot = sql.instance(AgreementSnapshot, row[:3], sql.LATEST_STATUS_FIELDS)
-    pending = row[3]
-    if isinstance(pending, str | bytes):
-        pending = json.loads(pending)
+    computation = sql.instance(AgreementHeadline, row, sql.LATEST_STATUS_FIELDS)
     latest = {
-        "id": snapshot.id,
-        "computed_at": snapshot.computed_at,
-        "duration_ms": snapshot.duration_ms,
-        "pending": pending or [],
+        "id": computation.id,
+        "computed_at": computation.computed_at,
+        "duration_ms": computation.duration_ms,
+        "pending": [KAPPA_C] if computation.pending else [],
     }
     return (states[0] if states else None), latest
 

@@ -2,8 +2,10 @@
 
 One view serves the page and, for htmx requests, the panel named by `HX-Target` (one template partial
 per panel, named after its DOM id). `#snapshot-status` polls while the tab is visible; when it sees a
-snapshot newer than the one the page shows it triggers `snapshot-updated`, on which every other
-panel reloads itself. Only stored snapshots are read; nothing is computed during a request.
+computation newer than the one the page shows (its `AgreementHeadline` row) it triggers
+`snapshot-updated`, on which every other panel reloads itself. The panels show the current agreement
+(`annotator.agreement.current`: the report's section rows and the summary every computation rewrites),
+not the latest full report, which is stored at a slower cadence. Nothing is computed during a request.
 """
 
 from __future__ import annotations
@@ -22,14 +24,14 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from annotator import access, taskqueue
-from annotator.agreement import computation, kappa_c_chunks, retention, scheduling
+from annotator.agreement import computation, current, kappa_c_chunks, retention, scheduling
 from annotator.agreement.statistics import statistics_or_request
 from annotator.core.web_request import SignedInRequest
 from annotator.dashboard import tables as dashboard
 from annotator.dashboard.paper_tables import statistics_tables
 from annotator.evaluation.stats import lead_summary_context, project_precision, rater_progress
 from annotator.home import health
-from annotator.models import AgreementSnapshot, Project
+from annotator.models import Project
 
 TEMPLATE = "dashboard/dashboard.html"
 PANELS = (
@@ -46,7 +48,7 @@ LEAD_SUMMARY = "evaluation/_lead_summary.html"
 
 @require_GET
 def dashboard_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
-    """Lead / admin: progress, agreement tables, heatmaps and trend of the project's latest snapshot."""
+    """Lead / admin: progress, agreement tables, heatmaps and trend of the project's current agreement."""
     project = access.project_for_lead(request.user, project_pk)
     target = request.htmx.target if request.htmx else None
     if target == "snapshot-status":
@@ -59,15 +61,19 @@ def dashboard_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
 @require_POST
 def pin_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Lead / admin: pin a report (kept for good by retention, with a note) or release a pin; answers
-    the trend panel (where the pins are listed) with the outcome."""
+    the trend panel (where the pins are listed) with the outcome. `computation` pins the report of that
+    computation (the current agreement: stored now when the cadence has not stored it), `snapshot` a
+    stored report."""
     project = access.project_for_lead(request.user, project_pk)
     error = ""
     try:
-        snapshot_id = int(request.POST.get("snapshot", ""))
         if request.POST.get("action") == "unpin":
-            retention.unpin(project, snapshot_id)
+            retention.unpin(project, int(request.POST.get("snapshot", "")))
+        elif "computation" in request.POST:
+            note = request.POST.get("note", "")
+            retention.pin_computation(project, int(request.POST["computation"]), note)
         else:
-            retention.pin(project, snapshot_id, request.POST.get("note", ""))
+            retention.pin(project, int(request.POST.get("snapshot", "")), request.POST.get("note", ""))
     except ValueError as exc:  # PinError, or a missing / non-numeric report id
         error = (
             str(exc) if isinstance(exc, retention.PinError) else "Which report? The form sent no report id."
@@ -96,9 +102,10 @@ def _status_response(request: SignedInRequest, project: Project) -> HttpResponse
 
 
 def status_etag(context: dict[str, Any], seen: str) -> str:
-    """What the status line shows, as an ETag: the latest snapshot (id, pending sections), the pipeline's
-    state (changed, started, finished, error, behind), the snapshot the page shows (`seen`) and the
-    minute (the line says how long ago the snapshot was computed), and κ_C's chunks done while it is pending."""
+    """What the status line shows, as an ETag: the latest computation (its headline row's id — a new one
+    for every computation stored — and pending sections), the pipeline's state (changed, started,
+    finished, error, behind), the computation the page shows (`seen`) and the minute (the line says how
+    long ago it was computed), and κ_C's chunks done while it is pending."""
     latest, state = context["status"]["latest"], context["state"]
     parts = (
         latest and (latest["id"], tuple(latest["pending"])),
@@ -111,16 +118,6 @@ def status_etag(context: dict[str, Any], seen: str) -> str:
         int(time.time() // 60),
     )
     return '"' + hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest() + '"'
-
-
-def _latest(project: Project, fields: tuple[str, ...]) -> dict[str, Any] | None:
-    """The latest snapshot's id, time and the requested top-level keys of its results (in the database)."""
-    return (
-        AgreementSnapshot.objects.filter(project=project, scope="project")
-        .order_by("-computed_at", "-id")
-        .values("id", "computed_at", "duration_ms", "results__pending", *(f"results__{f}" for f in fields))
-        .first()
-    )
 
 
 def _status_context(project: Project) -> dict[str, Any]:
@@ -154,7 +151,7 @@ def _context(project: Project, parts: set[str]) -> dict[str, Any]:
         context["trend_svg"] = dashboard.trend(project.pk)
         context["pinned_reports"] = retention.pinned_reports(project)
         status = context.get("status")
-        context["latest_report"] = status["latest"] if status else _latest(project, ())
+        context["latest_report"] = status["latest"] if status else dashboard.status_rows(project.pk)[1]
     needs_results = parts & {
         "phenomena-agreement",
         "alignment-agreement",
@@ -164,28 +161,28 @@ def _context(project: Project, parts: set[str]) -> dict[str, Any]:
     }
     if not needs_results:
         return context
-    row = _latest(project, ("report", "pair_labels", "annotators", "machine", "kappa_c_baseline"))
-    context["has_snapshot"] = row is not None
-    if row is None:
+    now = current.current(project)
+    context["has_snapshot"] = now is not None
+    if now is None:
         return context
-    results = {
-        "report": row["results__report"] or {"measures": {}},
-        "pair_labels": row["results__pair_labels"],
-        "pending": row["results__pending"] or [],
+    results: dict[str, Any] = {
+        "report": now.results.get("report") or {"measures": {}},
+        "pair_labels": now.results.get("pair_labels"),
+        "pending": now.results.get("pending") or [],
     }
-    names = row["results__annotators"] or []
+    names = now.results.get("annotators") or []
     measures = results["report"]["measures"]
     context.update(
         {
-            "snapshot": {"id": row["id"], "computed_at": row["computed_at"]},
+            "snapshot": {"id": now.computation, "computed_at": now.computed_at},
             "names": names,
             "phenomena": dashboard.phenomena_tables(measures, names),
             "alignment": dashboard.alignment_tables(measures, names, results["pending"]),
             "labels": dashboard.label_tables(results, names),
             "evaluation_rows": dashboard.evaluation_rows(measures),
             "heatmaps": dashboard.heatmaps(results, names),
-            "machine": row["results__machine"] or {},
-            "kappa_c_baseline": row["results__kappa_c_baseline"] or {},
+            "machine": now.results.get("machine") or {},
+            "kappa_c_baseline": now.results.get("kappa_c_baseline") or {},
             "system_spade": dashboard.system_spade_rows(measures),
         }
     )
@@ -207,17 +204,14 @@ def _lead_summary(project: Project, measures: dict[str, Any]) -> dict[str, Any]:
 
 @require_GET
 def statistics_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
-    """Lead / admin: the corpus statistics panel (`#statistics`) of the latest snapshot's document.
+    """Lead / admin: the corpus statistics panel (`#statistics`) of the current agreement's document.
 
     Computed by the task `annotator.compute_statistics` (never in the request): when the statistics of
-    the snapshot are not kept yet, the task is sent and the panel polls until they are."""
+    the document are not kept yet, the task is sent and the panel polls until they are."""
     project = access.project_for_lead(request.user, project_pk)
     context: dict[str, Any] = {"project": project}
-    snapshot = _latest(project, ())
-    if snapshot is not None:
-        fingerprint = (
-            AgreementSnapshot.objects.filter(pk=snapshot["id"]).values_list("fingerprint", flat=True).get()
-        )
+    fingerprint = current.fingerprint(project)
+    if fingerprint is not None:
         stats = None
         try:
             stats = statistics_or_request(project, fingerprint)

@@ -31,7 +31,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from annotator.agreement.computation import document_fingerprint, latest_snapshot
+from annotator.agreement import current
+from annotator.agreement.computation import document_fingerprint
 from annotator.agreement.results import fingerprint
 from annotator.leadtools import disagreement
 from annotator.models import AgreementSnapshot, Assignment, Membership, Pair, Project, ReannotationRound
@@ -237,12 +238,12 @@ def _assignments(
 def _snapshot_before(project: Project, raw: Mapping[str, Any], number: int) -> AgreementSnapshot:
     """Keep agreement as it stands under the scope `before-reannotation-<round>`."""
 
-    digest = document_fingerprint(project, dict(raw))  # as the stored snapshots are keyed
-    latest = latest_snapshot(project)
-    if latest is not None and latest.fingerprint == digest:
-        results = latest.results
+    digest = document_fingerprint(project, dict(raw))  # as the stored agreement is keyed
+    now = current.current(project)
+    if now is not None and now.fingerprint == digest:
+        results = now.results
     else:
-        # No snapshot of the current annotations yet (the worker is behind): compute the report now.
+        # The current agreement is not of these annotations yet (the worker is behind): compute the report now.
 
         results = {"report": build_report(parse_document(dict(raw)))}
     return AgreementSnapshot.objects.create(
@@ -273,7 +274,7 @@ def before_after(round_: ReannotationRound, rows: Mapping[str, Mapping[str, Any]
     """Agreement before the round and now: project headlines (snapshots) and the round's pairs (live)."""
 
     before = round_.before_snapshot.results if round_.before_snapshot else None
-    after_snapshot = latest_snapshot(round_.project_id)
+    after_snapshot = current.current(round_.project_id)
     after = after_snapshot.results if after_snapshot else None
     headlines = [
         {"label": label, "before": _measure(before, key), "after": _measure(after, key)}

@@ -15,11 +15,12 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from annotator.agreement.computation import document_fingerprint, latest_snapshot
+from annotator.agreement import current
+from annotator.agreement.computation import document_fingerprint
 from annotator.agreement.document import project_document
 from annotator.annotation import services as annotation_services
 from annotator.core.tagsets import install_builtin_tagsets
-from annotator.models import AgreementSnapshot, AgreementState, ParaphraseType, Tagset
+from annotator.models import AgreementHeadline, AgreementSnapshot, AgreementState, ParaphraseType, Tagset
 from metrics.document import parse_document
 from metrics.report import build_report
 from tests import make
@@ -67,12 +68,12 @@ def team(n_pairs: int = 6) -> tuple[Any, Any, tuple[Any, ...]]:
     return project, lead, anns
 
 
-def settled(project: Any, timeout: float = 60) -> AgreementSnapshot:
-    """Wait until the pipeline has caught up with every change and return the latest snapshot."""
+def settled(project: Any, timeout: float = 60) -> current.Current:
+    """Wait until the pipeline has caught up with every change and return the current agreement."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         state = AgreementState.objects.filter(project=project).first()
-        snapshot = latest_snapshot(project)
+        snapshot = current.current(project)
         if (
             state is not None
             and snapshot is not None
@@ -86,7 +87,7 @@ def settled(project: Any, timeout: float = 60) -> AgreementSnapshot:
     raise AssertionError(f"the pipeline did not settle within {timeout}s: {state and state.__dict__}")
 
 
-def assert_exact(project: Any, snapshot: AgreementSnapshot) -> None:
+def assert_exact(project: Any, snapshot: current.Current) -> None:
     assert snapshot.results["report"] == build_report(parse_document(project_document(project)))
 
 
@@ -130,11 +131,12 @@ def recompute_runs(worker: Any) -> int:
     return worker.log.read_text(errors="replace").count("Task annotator.recompute_agreement[") // 2
 
 
-def test_burst_of_100_saves_yields_a_handful_of_recomputes(worker):
+def test_burst_of_100_saves_yields_a_handful_of_recomputes(worker, settings):
     project, lead, (anna, ben, cat) = team(n_pairs=4)
     settled(project)
     runs_before = recompute_runs(worker)
     snapshots_before = AgreementSnapshot.objects.filter(project=project).count()
+    computations_before = AgreementHeadline.objects.filter(project=project).count()
     bo_client = logged_in(ben)
     pairs = list(project.pairs.order_by("position"))
     started = time.monotonic()
@@ -144,10 +146,16 @@ def test_burst_of_100_saves_yields_a_handful_of_recomputes(worker):
     snapshot = settled(project)
     assert_exact(project, snapshot)
     runs = recompute_runs(worker) - runs_before
+    computed = AgreementHeadline.objects.filter(project=project).count() - computations_before
     stored = AgreementSnapshot.objects.filter(project=project).count() - snapshots_before
-    print(f"100 saves in {burst_seconds:.1f}s → {runs} recompute task runs, {stored} snapshots stored")
+    print(
+        f"100 saves in {burst_seconds:.1f}s → {runs} recompute task runs, {computed} computations stored, "
+        f"{stored} full reports"
+    )
     # one recompute per coalescing window (0.3 s) and per computation at most, never one per save
-    assert 1 <= stored <= runs
+    assert 1 <= computed <= runs
+    # full reports at the cadence: at most one per interval (and one when the stream began)
+    assert stored <= 1 + burst_seconds / settings.AGREEMENT_REPORT_INTERVAL_SECONDS + 1
     assert runs <= max(12, int(burst_seconds / 0.3) + 4)
     assert runs < 100 / 3
 
@@ -156,16 +164,16 @@ def test_killing_the_worker_mid_task_still_produces_a_correct_snapshot(worker, s
     project, lead, (anna, ben, cat) = team(n_pairs=40)  # κ_C over 40 pairs × 3 annotator pairs: seconds
     settled(project, timeout=120)
     pair = project.pairs.order_by("position").first()
-    # A changed link makes the task recompute κ_C's Monte Carlo: it first stores a provisional snapshot
-    # (κ_C pending), then spends seconds on κ_C — the window in which the worker is killed.
-    before = set(AgreementSnapshot.objects.filter(project=project).values_list("pk", flat=True))
+    # A changed link makes the task recompute κ_C's Monte Carlo: it first stores a provisional
+    # computation (κ_C pending), then spends seconds on κ_C — the window in which the worker is killed.
+    before = set(AgreementHeadline.objects.filter(project=project).values_list("pk", flat=True))
     annotation_services.set_links(pair, ben, [(0, 3)], sure=False, base_version=None)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         provisional = (
-            AgreementSnapshot.objects.filter(project=project).exclude(pk__in=before).order_by("-pk").first()
+            AgreementHeadline.objects.filter(project=project).exclude(pk__in=before).order_by("-pk").first()
         )
-        if provisional is not None and provisional.results.get("pending"):
+        if provisional is not None and provisional.pending:
             break
         time.sleep(0.02)
     else:

@@ -1,6 +1,8 @@
-"""The agreement report of a project: its latest stored AgreementSnapshot as JSON, CSV or a printable page.
+"""The agreement report of a project: its current agreement as JSON, CSV or a printable page.
 
-Nothing is computed here: the dashboards' recompute pipeline stores snapshots (`annotator.agreement`).
+Nothing is computed here: the recompute pipeline stores the current agreement after every computation
+(`annotator.agreement.current`: the report's sections and summary; full snapshots are kept at a slower
+cadence, so the export never shows an older state than the dashboard).
 CSV flattens the report's measures to rows `measure, scope, key, value` (scope = value, n_items,
 by_pair, by_ordered_pair, by_annotator, by_system, by_rater…; nested keys joined with " / ").
 
@@ -22,18 +24,19 @@ from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.templatetags.static import static
 
-from annotator.agreement.computation import latest_snapshot
+from annotator.agreement import current
 from annotator.agreement.statistics import project_statistics
 from annotator.core.spreadsheet import SafeWriter
-from annotator.models import AgreementSnapshot, Project
+from annotator.models import Project
 
 
 class NoSnapshot(LookupError):
     """The project has no agreement snapshot yet."""
 
 
-def snapshot_of(project: Project) -> AgreementSnapshot:
-    snapshot = latest_snapshot(project)
+def snapshot_of(project: Project) -> current.Current:
+    """The project's current agreement; NoSnapshot before the first computation."""
+    snapshot = current.current(project)
     if snapshot is None:
         raise NoSnapshot(
             f"{project.name} has no agreement report yet: it is computed after the first annotations"

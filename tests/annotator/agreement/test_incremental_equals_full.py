@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from annotator.agreement import current, incremental
 from annotator.agreement import results as agreement_results
-from annotator.agreement.computation import latest_snapshot, recompute
+from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
 from annotator.models import AgreementChange, AgreementSnapshot, Phenomenon
 from tests import make
@@ -89,7 +89,7 @@ def apply(edit_: tuple, pairs: list, anns: tuple, types: list) -> None:
         annotation_services.remove_links(pair, who, [arg], base_version=None)
 
 
-def comparable(snapshot: AgreementSnapshot) -> dict:
+def comparable(snapshot: current.Current) -> dict:
     return {k: v for k, v in snapshot.results.items() if k != "sections"}
 
 
@@ -130,11 +130,11 @@ def test_incremental_recompute_equals_full_recompute(edits):
     finally:
         incremental.update = real_update
     print("incremental updates:", updates)
-    latest = latest_snapshot(project)
+    latest = current.current(project)
     entries = current.pair_entries(project)  # the explorer's per-pair values, kept per pair
     assert recompute(project.pk, full=True) == "stored"
-    full = latest_snapshot(project)
-    assert full.pk != latest.pk and full.fingerprint == latest.fingerprint
+    full = current.current(project)
+    assert full.computation != latest.computation and full.fingerprint == latest.fingerprint
     assert comparable(latest) == comparable(full)
     assert entries == current.pair_entries(project) and len(entries) == len(pairs)
 

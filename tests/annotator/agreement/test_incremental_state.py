@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotator.agreement import current, incremental
 from annotator.agreement.changes import project_changed
-from annotator.agreement.computation import latest_snapshot, recompute
+from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
 from annotator.models import AgreementChange, AgreementPairState, AgreementSection
 from tests import make
@@ -65,13 +65,13 @@ def test_label_change_updates_one_pair_row_and_equals_full(project_with_state, m
         q["sql"] for q in queries if q["sql"].startswith("UPDATE") and "agreementpairstate" in q["sql"]
     ]
     assert len(state_writes) == 1
-    incremental_results = latest_snapshot(project).results
+    incremental_results = current.current(project).results
     assert incremental_results["pair_labels"]["counts"][anns[1].username] == {
         "paraphrase": 3,
         "non_paraphrase": 1,
     }
     assert recompute(project.pk, full=True) == "stored"
-    full_results = latest_snapshot(project).results
+    full_results = current.current(project).results
     assert {k: v for k, v in full_results.items() if k != "sections"} == {
         k: v for k, v in incremental_results.items() if k != "sections"
     }
@@ -121,8 +121,8 @@ def test_after_a_restart_the_stored_state_serves_the_update(project_with_state, 
     )
     assert recompute(project.pk) == "stored"
     assert calls and calls[-1] is not None
-    after_restart = latest_snapshot(project).results
+    after_restart = current.current(project).results
     entries = current.pair_entries(project)
     assert recompute(project.pk, full=True) == "stored"
-    full = latest_snapshot(project).results
+    full = current.current(project).results
     assert after_restart["report"] == full["report"] and entries == current.pair_entries(project)

@@ -11,8 +11,8 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
-from annotator.agreement import kappa_c_chunks, results
-from annotator.agreement.computation import latest_snapshot, recompute
+from annotator.agreement import current, kappa_c_chunks, results
+from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
 from annotator.models import AgreementSnapshot, KappaCChunk, KappaCRun
 from tests import make
@@ -49,7 +49,7 @@ def single_process_kappa_c(project, settings) -> dict:
     results.forget_memos()
     recompute(project.pk, full=True)
     settings.AGREEMENT_KAPPA_C_CHUNKS = True
-    return kappa_c_measures(latest_snapshot(project))
+    return kappa_c_measures(current.current(project))
 
 
 def test_in_process_chunks_give_the_single_process_kappa_c_bit_for_bit(team, settings, eager_celery):
@@ -67,7 +67,7 @@ def test_chunks_go_to_the_workers_and_the_last_schedules_the_combination(team, s
     project, _ = team
     outcome = recompute(project.pk)
     assert outcome == "stored provisional; κ_C in 12 chunks (0 done)"
-    assert latest_snapshot(project).results["pending"] == ["kappa_c"]
+    assert current.current(project).results["pending"] == ["kappa_c"]
     sent = [args[0] for args in task_queue.args_of(CHUNK)]
     assert len(sent) == 12 and kappa_c_chunks.progress(project.pk) == (0, 12)
     for k, chunk_id in enumerate(reversed(sent)):  # any order, any worker
@@ -77,8 +77,8 @@ def test_chunks_go_to_the_workers_and_the_last_schedules_the_combination(team, s
         scheduled = task_queue.args_of("annotator.recompute_agreement")
         assert scheduled == ([(project.pk,)] if k == 11 else [])  # only the last chunk schedules it
     assert recompute(project.pk) == "stored"
-    assert latest_snapshot(project).results["pending"] == []
-    assert kappa_c_measures(latest_snapshot(project)) == single_process_kappa_c(project, settings)
+    assert current.current(project).results["pending"] == []
+    assert kappa_c_measures(current.current(project)) == single_process_kappa_c(project, settings)
 
 
 def test_a_change_by_one_annotator_recomputes_only_their_pairs_chunks(team, settings, task_queue):

@@ -15,7 +15,7 @@ from annotator import tasks
 from annotator.agreement import computation, current, scheduling
 from annotator.agreement import results as agreement_results
 from annotator.agreement.changes import enqueue_recompute
-from annotator.agreement.computation import document_fingerprint, latest_snapshot, recompute
+from annotator.agreement.computation import document_fingerprint, recompute
 from annotator.agreement.document import project_document
 from annotator.annotation import services as annotation_services
 from annotator.models import (
@@ -74,7 +74,7 @@ def test_snapshot_report_equals_metrics_cli_on_the_exported_document(team, tmp_p
     project, anns = team
     make.partly_agree(project, anns)
     assert recompute(project.pk) == "stored"
-    snapshot = latest_snapshot(project)
+    snapshot = current.current(project)
     report = snapshot.results["report"]
     assert report == cli_report(project_document(project), tmp_path)
     assert "iapta.do.f1" in report["measures"] and "kappa_c" in report["measures"]
@@ -85,14 +85,14 @@ def test_snapshot_after_partial_change_still_equals_cli(team, tmp_path):
     project, anns = team
     make.partly_agree(project, anns)
     recompute(project.pk)
-    first = latest_snapshot(project)
+    first = current.current(project)
     pair = project.pairs.get(source_id="p2")
     annotation_services.add_phenomenon(
         pair, anns[1], ptype("Diathesis"), scope1=[3], scope2=[1], base_version=None
     )
     assert recompute(project.pk) == "stored"
-    second = latest_snapshot(project)
-    assert second.pk != first.pk
+    second = current.current(project)
+    assert second.computation != first.computation
     assert second.results["sections"]["word_alignments"] == first.results["sections"]["word_alignments"]
     assert second.results["sections"]["phenomena"] != first.results["sections"]["phenomena"]
     assert second.results["report"] == cli_report(project_document(project), tmp_path)
@@ -135,7 +135,7 @@ def test_after_one_annotators_change_only_their_pairs_run_kappa_c_again(
     pair = project.pairs.order_by("position").first()
     annotation_services.set_links(pair, anns[2], [(0, 0)], sure=True, base_version=None)
     assert recompute(project.pk) == "stored"
-    latest = latest_snapshot(project)
+    latest = current.current(project)
     assert latest.results["pending"] == []
     assert latest.results["report"] == cli_report(project_document(project), tmp_path)
 
@@ -147,7 +147,7 @@ def test_results_hold_pairs_pair_labels_progress_and_headline(team):
         status=Assignment.Status.DONE, time_spent=90
     )
     recompute(project.pk)
-    results = latest_snapshot(project).results
+    results = current.current(project).results
     pairs = current.pair_entries(project)  # kept per pair, not in the report
     assert "pairs" not in results and list(pairs) == ["p1", "p2", "p3", "p4"]
     assert pairs["p3"]["label_disagreement"] is True
@@ -173,7 +173,7 @@ def test_pair_label_kappas_match_scikit_learn(team):
     project, anns = team
     make.partly_agree(project, anns)
     recompute(project.pk)
-    labels = latest_snapshot(project).results["pair_labels"]
+    labels = current.current(project).results["pair_labels"]
     doc = project_document(project)["pair_labels"]
     ids = sorted(doc["anna"])
     expected = cohen_kappa_score([doc["anna"][i] for i in ids], [doc["ben"][i] for i in ids])
@@ -181,7 +181,7 @@ def test_pair_label_kappas_match_scikit_learn(team):
     assert labels["cohen"]["by_pair"]["anna|cat"] is None  # one category only: undefined
     assert labels["fleiss"]["n_items"] == 4
     assert labels["counts"]["ben"] == {"paraphrase": 3, "non_paraphrase": 1}
-    measures = latest_snapshot(project).results["report"]["measures"]
+    measures = current.current(project).results["report"]["measures"]
     if "pair_labels.cohen" in measures:  # the metrics report reads the extension section too
         assert measures["pair_labels.cohen"]["by_pair"] == labels["cohen"]["by_pair"]
         assert measures["pair_labels.fleiss"]["value"] == pytest.approx(labels["fleiss"]["value"])
@@ -209,7 +209,7 @@ def test_evaluation_judgements_reach_the_report(team, tmp_path):
             Judgement.objects.create(item=item, rater=who, step="grammaticality", label=label)
             Judgement.objects.create(item=item, rater=who, step="meaning", label="Equivalent")
     recompute(project.pk)
-    report = latest_snapshot(project).results["report"]
+    report = current.current(project).results["report"]
     assert report == cli_report(project_document(project), tmp_path)
     assert report["measures"]["fleiss.G2"]["n_items"] == 2
 

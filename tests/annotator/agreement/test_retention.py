@@ -9,7 +9,7 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from annotator import taskqueue
-from annotator.agreement import retention
+from annotator.agreement import current, retention
 from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
 from annotator.dashboard import tables
@@ -97,9 +97,10 @@ def test_every_computation_leaves_a_headline_row_and_the_trend_reads_them(team):
     annotation_services.set_pair_label(pair, bo, "non_paraphrase", base_version=None)
     recompute(project.pk)
     rows = list(AgreementHeadline.objects.filter(project=project).order_by("computed_at", "id"))
-    snapshots = list(AgreementSnapshot.objects.filter(project=project).order_by("computed_at", "id"))
-    assert [r.snapshot_id for r in rows] == [s.pk for s in snapshots]
-    assert [r.values for r in rows] == [s.results["headline"] for s in snapshots]
+    (first,) = AgreementSnapshot.objects.filter(project=project)  # the update's report is not due yet
+    assert [r.snapshot_id for r in rows] == [first.pk, None]
+    assert rows[0].values == first.results["headline"]
+    assert rows[1].values == current.current(project).results["headline"] != rows[0].values
     AgreementSnapshot.objects.filter(project=project).delete()  # reports pruned: the trend stays
     assert AgreementHeadline.objects.filter(project=project).count() == 2
     svg = str(tables.trend(project.pk))
@@ -155,10 +156,11 @@ def test_lead_pins_and_unpins_the_latest_report_from_the_dashboard(client, team)
     latest = AgreementSnapshot.objects.get(project=project)
     client.force_login(lead)
     page = client.get(reverse("annotator:dashboard", args=[project.pk])).content.decode()
-    assert "Pin the latest report" in page
+    computation = AgreementHeadline.objects.get(project=project).pk
+    assert "Pin the current report" in page and f'name="computation" value="{computation}"' in page
     url = reverse("annotator:dashboard-pin", args=[project.pk])
     response = client.post(
-        url, {"snapshot": latest.pk, "note": "reported in the paper"}, HTTP_HX_REQUEST="true"
+        url, {"computation": computation, "note": "reported in the paper"}, HTTP_HX_REQUEST="true"
     )
     assert response.status_code == 200
     assert "reported in the paper" in response.content.decode()

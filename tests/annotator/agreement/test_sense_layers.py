@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 
+from annotator.agreement import current
 from annotator.agreement import results as agreement_results
-from annotator.agreement.computation import latest_snapshot, recompute
+from annotator.agreement.computation import recompute
 from annotator.agreement.document import project_document
 from annotator.annotation import services as annotation_services
 from annotator.corpus.exports.etpc import etpc_xml
@@ -88,7 +89,7 @@ def test_per_layer_agreement_of_two_annotators_equals_the_cli_on_the_exported_do
     project, _, anns = duo
     annotate(project, anns)
     assert recompute(project.pk) == "stored"
-    report = latest_snapshot(project).results["report"]
+    report = current.current(project).results["report"]
     exported = native_document(project)
     assert report == cli_report(exported, tmp_path)
     m = report["measures"]
@@ -129,7 +130,7 @@ def test_a_project_without_marks_has_no_layer_keys(duo):
             pair, who, ptype("Diathesis"), scope1=[2], scope2=[1], base_version=None
         )
     recompute(project.pk)
-    measures = latest_snapshot(project).results["report"]["measures"]
+    measures = current.current(project).results["report"]["measures"]
     assert "iapta.do.f1" in measures and not any(k.startswith("iapta.sense.") for k in measures)
     assert sense_layer_rows(measures) is None
 

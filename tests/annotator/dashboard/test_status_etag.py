@@ -7,9 +7,10 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
+from annotator.agreement import current
 from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
-from annotator.models import AgreementState
+from annotator.models import AgreementSnapshot, AgreementState
 from tests import make
 
 pytestmark = pytest.mark.django_db
@@ -64,3 +65,25 @@ def test_the_seen_snapshot_is_part_of_the_etag(client, setup):
     project, _, _ = setup
     etag = poll(client, project, "1")["ETag"]
     assert poll(client, project, "2", etag).status_code == 200
+
+
+def test_every_computation_changes_the_status_and_the_same_poll_stays_304(client, setup, settings):
+    project, ana, pair = setup
+    settings.AGREEMENT_REPORT_INTERVAL_SECONDS = 3600  # no full report within the stream
+    seen = str(current.current(project).computation)
+    etag = poll(client, project, seen)["ETag"]
+    for n in range(4):
+        annotation_services.set_pair_label(
+            pair, ana, ("non_paraphrase", "paraphrase")[n % 2], base_version=None
+        )
+        assert recompute(project.pk) == "stored"
+        fresh = poll(client, project, seen, etag)
+        assert fresh.status_code == 200 and "snapshot-updated" in fresh["HX-Trigger"]  # panels reload
+        seen = str(current.current(project).computation)
+        assert f'"seen": "{seen}"' in fresh.content.decode()
+        shown = poll(client, project, seen)
+        assert "HX-Trigger" not in shown
+        etag = shown["ETag"]
+        assert poll(client, project, seen, etag).status_code == 304  # nothing new: 304
+        assert poll(client, project, seen, etag).status_code == 304
+    assert AgreementSnapshot.objects.filter(project=project).count() == 1
