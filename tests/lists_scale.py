@@ -278,9 +278,11 @@ def request_cost(client: Any, url: str) -> tuple[int, int, list[str]]:
 def list_urls(project: Project) -> dict[str, str]:
     """Every list page and endpoint of a project's pairs and lead tools, with filters and page 2.
 
-    Not here (costs still proportional to the project): the re-annotation page, whose preview draws
-    from every pair of the project (a rule flags pairs anywhere), and the planner, whose preview is the
-    whole plan (every chosen pair dealt out to the annotators, a seeded sample drawn from all pairs).
+    Measured on their own: the re-annotation page, whose preview needs a rule and a seed
+    (tests/annotator/leadtools/test_reannotation_scale.py), and the rater's queue, which needs units
+    (`rated_units`). Not here (costs still proportional to the project): the planner, whose preview
+    is the whole plan (every chosen pair dealt out to the annotators, a seeded sample drawn from all
+    pairs).
     The annotator's queue is measured on its own (it needs assignments; see `assign_all`)."""
     from urllib.parse import quote
 

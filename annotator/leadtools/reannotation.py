@@ -28,13 +28,22 @@ from typing import Any
 
 import numpy as np
 from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.db.models import Max
+from django.db import connection, transaction
+from django.db.models import Case, Count, F, IntegerField, Max, Q, QuerySet, When, Window
+from django.db.models.functions import Collate, RowNumber
 
 from annotator.agreement.computation import document_fingerprint, latest_snapshot
 from annotator.agreement.results import fingerprint
-from annotator.leadtools import disagreement
-from annotator.models import AgreementSnapshot, Assignment, Membership, Pair, Project, ReannotationRound
+from annotator.leadtools import disagreement, explorer_rows
+from annotator.models import (
+    AgreementSnapshot,
+    Assignment,
+    ExplorerValue,
+    Membership,
+    Pair,
+    Project,
+    ReannotationRound,
+)
 from metrics.document import parse_document
 from metrics.reeval import sample_size
 from metrics.report import build_report
@@ -124,6 +133,134 @@ def draw(
     queued = flagged + sampled
     order = [queued[i] for i in rng.permutation(len(queued))]
     return Draw(rule, params, seed, fraction, flagged, agreeing, sampled, order)
+
+
+# ---- the draw counted in the database (the page's preview) ----------------------------------------
+
+
+class _Drawn:
+    """The flagged and the agreeing pairs of the stored rows, each in the draw's order (source ids as
+    strings, code point by code point, as `sorted` orders them), read by offsets a page at a time."""
+
+    def __init__(self, stored: QuerySet[ExplorerValue], flagged: Q, agreeing: Q) -> None:
+        self.stored, self.flagged, self.agreeing = stored, flagged, agreeing
+
+    def at(self, flagged: list[int], agreeing: list[int]) -> tuple[dict[int, str], dict[int, str]]:
+        """(offset → source id) of the flagged and of the agreeing pairs at these offsets: one query
+        handing back one row per offset. Each pair is ranked within its side; the key is the rank,
+        negated on the agreeing side, so one condition on the window picks both sides' rows."""
+        if not flagged and not agreeing:
+            return {}, {}
+        collation = "C" if connection.vendor == "postgresql" else "BINARY"
+        ranked = (
+            self.stored.filter(self.flagged | self.agreeing)
+            .annotate(side=Case(When(self.flagged, then=1), default=-1, output_field=IntegerField()))
+            .annotate(
+                key=Window(
+                    RowNumber(),
+                    partition_by=[F("side")],
+                    order_by=Collate(F("pair__source_id"), collation).asc(),
+                )
+                * F("side")
+            )
+        )
+        keys = [o + 1 for o in flagged] + [-(o + 1) for o in agreeing]
+        found = ranked.filter(key__in=keys).values_list("key", "pair__source_id")
+        by_key = dict(found)
+        return (
+            {o: by_key[o + 1] for o in flagged if o + 1 in by_key},
+            {o: by_key[-(o + 1)] for o in agreeing if -(o + 1) in by_key},
+        )
+
+
+@dataclass(frozen=True)
+class DrawPreview:
+    """What `draw` gives on the project's stored rows, counted in the database: the numbers of flagged,
+    agreeing and sampled pairs, and the queue order a page at a time (a paginator's object list:
+    `count()` is known, a slice reads the page's pairs only). `current` says whether the stored rows
+    were computed from the current annotations (see `explorer_rows.ensure_fresh`)."""
+
+    rule: str
+    params: dict[str, Any]
+    seed: int
+    fraction: float
+    n_flagged: int
+    n_agreeing: int
+    sampled: tuple[int, ...]  # offsets into the agreeing pairs, ascending
+    permutation: tuple[int, ...]  # queue position → index into flagged + sampled
+    rows: _Drawn
+    current: bool
+
+    @property
+    def n_sampled(self) -> int:
+        return len(self.sampled)
+
+    def count(self) -> int:
+        return len(self.permutation)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, index: slice) -> list[str]:
+        if not isinstance(index, slice):
+            raise TypeError("the draw's queue is read a page (a slice) at a time")
+        queued = self.permutation[index]
+        offsets = {i: self.sampled[i - self.n_flagged] for i in queued if i >= self.n_flagged}
+        flagged, agreeing = self.rows.at(
+            sorted(i for i in queued if i < self.n_flagged), sorted(offsets.values())
+        )
+        return [flagged[i] if i < self.n_flagged else agreeing[offsets[i]] for i in queued]
+
+
+def _rule_rows(project: Project, rule: str, params: dict[str, Any]) -> tuple[Q, Q]:
+    """(flagged, agreeing) as conditions on the stored all-annotators rows (`ExplorerValue`): the
+    column `labels` is 0 where the labels differ (`label_disagreement`), 1 where they agree, none with
+    fewer than two labels; `do_f1` is the row's `score`; `_flagged` and `_comparable` in SQL."""
+    if rule == Rule.LABEL_DISAGREEMENT:
+        return Q(labels=0.0), Q(labels__isnull=False) & ~Q(labels=0.0)
+    if rule == Rule.DO_F1_BELOW:
+        return Q(do_f1__lt=params["threshold"]), Q(do_f1__gte=params["threshold"])
+    known = set(
+        Pair.objects.filter(project=project, source_id__in=params["pairs"]).values_list(
+            "source_id", flat=True
+        )
+    )
+    unknown = [p for p in params["pairs"] if p not in known]
+    if unknown:
+        raise ValidationError({"pairs": f"Pair {unknown[0]!r} is not in this project."})
+    selected = Q(pair__source_id__in=params["pairs"])
+    return selected, ~selected & Q(row__annotators__1__isnull=False)
+
+
+def preview_draw(
+    project: Project, rule: str, params: Mapping[str, Any] | None, *, seed: int, fraction: float = 0.1
+) -> DrawPreview:
+    """The draw `queue_reannotation` makes with this seed, from the explorer's stored rows: two counts
+    in the database, then the seeded generator on the counts alone (`choice` of k offsets among the
+    agreeing pairs, `permutation` of flagged + sampled), exactly as `draw` uses it on the lists, so
+    the same seed gives the same pairs in the same order (while the stored rows are current)."""
+    params = clean_params(rule, params)
+    state = explorer_rows.ensure_fresh(project)
+    flagged_q, agreeing_q = _rule_rows(project, rule, params)
+    stored = ExplorerValue.objects.filter(project=project, annotators="", ptype="")
+    counts = stored.aggregate(flagged=Count("id", filter=flagged_q), agreeing=Count("id", filter=agreeing_q))
+    n_flagged, n_agreeing = counts["flagged"], counts["agreeing"]
+    k = sample_size(n_flagged, n_agreeing, fraction=fraction)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    sampled = tuple(int(i) for i in sorted(rng.choice(n_agreeing, size=k, replace=False))) if k else ()
+    permutation = tuple(int(i) for i in rng.permutation(n_flagged + k))
+    return DrawPreview(
+        rule,
+        params,
+        seed,
+        fraction,
+        n_flagged,
+        n_agreeing,
+        sampled,
+        permutation,
+        _Drawn(stored, flagged_q, agreeing_q),
+        explorer_rows.is_current(state),
+    )
 
 
 def _before_values(rows: Mapping[str, Mapping[str, Any]], order: list[str]) -> dict[str, Any]:
