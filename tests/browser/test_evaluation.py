@@ -168,7 +168,9 @@ def test_lead_builds_a_unit_and_assigns_raters(page, live_server, world):
     page.locator("#assign-raters").get_by_role("button", name="Assign").click()
     page.wait_for_load_state("networkidle")
     assert "1 unit(s) assigned to 2 raters each" in page.locator(".messages").inner_text()
-    assert evaluation.rating_queue(project, project.members.get(username="anna")).last().unit.phrase == "went up"
+    assert (
+        evaluation.rating_queue(project, project.members.get(username="anna")).last().unit.phrase == "went up"
+    )
 
 
 def test_a_change_made_in_another_tab_shows_a_conflict_at_the_item(page, live_server, world):
