@@ -536,9 +536,8 @@ def next_unit(
     One query handing back one row: unfinished units in working order, `after` moved behind them."""
     queue = rating_queue(project, rater, round=round).exclude(status=Status.DONE)
     if after is not None:
-        queue = queue.annotate(
-            is_after=Case(When(unit_id=after, then=1), default=0, output_field=IntegerField())
-        ).order_by("is_after", "working_rank", "queue_position", "id")
+        is_after = Case(When(unit_id=after, then=1), default=0, output_field=IntegerField())
+        queue = queue.order_by(is_after, _working_rank(), "queue_position", "id")
     return queue.first()
 
 

@@ -327,9 +327,10 @@ def _preview_page(
     """A page of the previewed queue and the query that pages it with the same rule and seed."""
     if preview is None:
         return {}
-    page = Paginator(preview, REANNOTATION_PAGE_SIZE).get_page(request.GET.get("page"))
+    paginator: Any = Paginator(preview, REANNOTATION_PAGE_SIZE)  # type: ignore[arg-type]
+    page: Any = paginator.get_page(request.GET.get("page"))
     if form.is_bound:
-        query = form.data.copy()
+        query: QueryDict = form.data.copy()  # type: ignore[attr-defined]
         for name in ("page", "csrfmiddlewaretoken", "pick"):
             query.pop(name, None)
     else:
