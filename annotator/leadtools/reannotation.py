@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Case, Count, F, IntegerField, Max, Q, QuerySet, When, Window
+from django.db.models import Avg, Case, Count, F, IntegerField, Max, Q, QuerySet, When, Window
 from django.db.models.functions import Collate, RowNumber
 
 from annotator.agreement.computation import document_fingerprint, latest_snapshot
@@ -408,31 +408,68 @@ def _measure(results: Mapping[str, Any] | None, key: str) -> float | None:
 
 def before_after(round_: ReannotationRound, rows: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """Agreement before the round and now: project headlines (snapshots) and the round's pairs (live)."""
-
-    before = round_.before_snapshot.results if round_.before_snapshot else None
-    after_snapshot = latest_snapshot(round_.project_id)
-    after = after_snapshot.results if after_snapshot else None
-    headlines = [
-        {"label": label, "before": _measure(before, key), "after": _measure(after, key)}
-        for key, label in [*HEADLINES, ("pair_labels.cohen", "Pair label Cohen's κ")]
-    ]
-    headlines = [h for h in headlines if h["before"] is not None or h["after"] is not None]
     pairs = [pid for pid in round_.order if pid in rows]
     now = {
         pid: {"score": rows[pid]["score"], "label_disagreement": rows[pid]["label_disagreement"]}
         for pid in pairs
     }
+    return _compare(
+        round_,
+        pairs,
+        {
+            "score_after": _mean(now[pid]["score"] for pid in pairs),
+            "labels_after": sum(1 for pid in pairs if now[pid]["label_disagreement"]),
+            "flagged_score_after": _mean(now[pid]["score"] for pid in round_.flagged if pid in now),
+        },
+    )
+
+
+def stored_before_after(project: Project, rounds: list[ReannotationRound]) -> dict[int, dict[str, Any]]:
+    """`before_after` of each round (by its pk), its pairs' values now taken from the explorer's stored
+    rows in one aggregate query for all the rounds (one row, whatever the number of pairs)."""
+    explorer_rows.ensure_fresh(project)
+    stored = ExplorerValue.objects.filter(project=project, annotators="", ptype="")
+    aggregates: dict[str, Any] = {}
+    for n, round_ in enumerate(rounds):
+        sent, flagged = Q(pair__source_id__in=round_.order), Q(pair__source_id__in=round_.flagged)
+        aggregates |= {
+            f"n_{n}": Count("id", filter=sent),
+            f"score_{n}": Avg("do_f1", filter=sent),
+            f"labels_{n}": Count("id", filter=sent & Q(labels=0.0)),
+            f"flagged_{n}": Avg("do_f1", filter=flagged),
+        }
+    now = stored.aggregate(**aggregates) if aggregates else {}
+    out = {}
+    for n, round_ in enumerate(rounds):
+        after = {
+            "score_after": now[f"score_{n}"],
+            "labels_after": now[f"labels_{n}"],
+            "flagged_score_after": now[f"flagged_{n}"],
+        }
+        out[round_.pk] = _compare(round_, round_.order, after, n_now=now[f"n_{n}"])
+    return out
+
+
+def _compare(
+    round_: ReannotationRound, pairs: list[str], after: dict[str, Any], *, n_now: int | None = None
+) -> dict[str, Any]:
+    before = round_.before_snapshot.results if round_.before_snapshot else None
+    after_snapshot = latest_snapshot(round_.project_id)
+    after_results = after_snapshot.results if after_snapshot else None
+    headlines = [
+        {"label": label, "before": _measure(before, key), "after": _measure(after_results, key)}
+        for key, label in [*HEADLINES, ("pair_labels.cohen", "Pair label Cohen's κ")]
+    ]
+    headlines = [h for h in headlines if h["before"] is not None or h["after"] is not None]
     return {
         "headlines": headlines,
         "after_computed_at": after_snapshot.computed_at if after_snapshot else None,
         "pairs": {
-            "n": len(pairs),
+            "n": len(pairs) if n_now is None else n_now,
             "score_before": _mean(round_.before.get(pid, {}).get("score") for pid in pairs),
-            "score_after": _mean(now[pid]["score"] for pid in pairs),
             "labels_before": sum(1 for pid in pairs if round_.before.get(pid, {}).get("label_disagreement")),
-            "labels_after": sum(1 for pid in pairs if now[pid]["label_disagreement"]),
             "flagged_score_before": _mean(round_.before.get(pid, {}).get("score") for pid in round_.flagged),
-            "flagged_score_after": _mean(now[pid]["score"] for pid in round_.flagged if pid in now),
+            **after,
         },
         "done": Assignment.objects.filter(
             project_id=round_.project_id, round=round_.round, status=Assignment.Status.DONE

@@ -357,11 +357,11 @@ def _rounds_context(request: SignedInRequest, project: Project) -> dict[str, Any
     rounds = list(
         ReannotationRound.objects.filter(project=project).select_related("before_snapshot", "created_by")
     )
-    rows = explorer_rows.rows_for(project, sorted({pid for r in rounds for pid in r.order}))
+    compared = reannotation.stored_before_after(project, rounds)
     waiting = request.GET.get("waiting", "")
     still_waiting = bool(waiting) and not any(str(r.seed) == waiting for r in rounds)
     return {
-        "rounds": [{"round": r, "compare": reannotation.before_after(r, rows)} for r in rounds],
+        "rounds": [{"round": r, "compare": compared[r.pk]} for r in rounds],
         "waiting": waiting if still_waiting else "",
     }
 

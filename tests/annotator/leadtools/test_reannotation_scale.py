@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from annotator.leadtools import disagreement, explorer_rows, reannotation
-from annotator.models import ExplorerValue
+from annotator.models import ExplorerValue, ReannotationRound
 from tests import make
 from tests.lists_scale import big_project, request_cost
 
@@ -87,3 +87,22 @@ def test_the_re_annotation_page_costs_the_same_for_a_small_and_a_large_project()
     for label, (small, large) in costs.items():
         assert small[:2] == large[:2], (label, small[:2], large[:2], large[2])
         assert large[1] < 200, (label, large[:2])
+
+
+def test_a_round_of_every_pair_costs_the_same_on_the_page_and_in_the_api():
+    client = make.logged_in(make.cast().lead)
+    costs = []
+    for n, name in ((500, "Small"), (6000, "Large")):
+        project = big_project(n, name)
+        every = [f"b{i}" for i in range(1, n + 1)]
+        ReannotationRound.objects.create(
+            project=project, round=2, rule="selected", seed=2, flagged=every, order=every, fingerprint="all"
+        )
+        page = reverse("annotator:reannotation", args=[project.pk])
+        api = reverse("api-reannotation-list", kwargs={"project_pk": project.pk})
+        costs.append((request_cost(client, page), request_cost(client, api)))
+        compare = client.get(api).json()["results"][0]["compare"]["pairs"]
+        assert compare["n"] == n and compare["labels_after"] == n // 2  # even positions' labels differ
+        assert 'id="round-2"' in client.get(page).content.decode()
+    for (small, large), label in zip(zip(*costs, strict=True), ("page", "API"), strict=True):
+        assert small[:2] == large[:2], (label, small[:2], large[:2], large[2])
