@@ -390,6 +390,36 @@ def select_sql(model: type[Model], where: tuple[str, ...], order: tuple[str, ...
     return sql
 
 
+# ---- the elements of a stored list ---------------------------------------------------------------------
+
+
+def list_elements(model: type[Model], field: str, pk: int) -> Any:
+    """The text elements of one row's JSON list, as a subquery for `__in` (`RawSQL`): a list of any
+    length without a parameter per element (PostgreSQL takes at most 65,535 parameters a statement)."""
+    from django.db.models.expressions import RawSQL
+
+    return RawSQL(list_elements_sql(model, field), (pk,))
+
+
+@statement
+def list_elements_sql(model: type[Model], field: str) -> str:
+    """The text elements of one row's JSON list field (strings, one row each).
+
+    ORM equivalent (the list read into Python, then one parameter per element)::
+
+        Pair.objects.filter(source_id__in=ReannotationRound.objects.get(pk=pk).order)
+
+    Rendered for a re-annotation round's queue (`list_elements_sql(ReannotationRound, "order")`),
+    on PostgreSQL and on SQLite::
+
+        SELECT jsonb_array_elements_text(t."order") FROM "annotator_reannotationround" t WHERE t."id" = %s
+    """
+    name, key = column(model, field), column(model, model._meta.pk.name)
+    if connection.vendor == "postgresql":
+        return f"SELECT jsonb_array_elements_text(t.{name}) FROM {table(model)} t WHERE t.{key} = %s"
+    return f"SELECT e.value FROM {table(model)} t, json_each(t.{name}) e WHERE t.{key} = %s"
+
+
 # ---- bulk inserts of an import ----------------------------------------------------------------------
 
 

@@ -34,6 +34,7 @@ from django.db.models.functions import Collate, RowNumber
 
 from annotator.agreement.computation import document_fingerprint, latest_snapshot
 from annotator.agreement.results import fingerprint
+from annotator.core import sql
 from annotator.leadtools import disagreement, explorer_rows
 from annotator.models import (
     AgreementSnapshot,
@@ -200,6 +201,9 @@ class DrawPreview:
 
     def __len__(self) -> int:
         return self.count()
+
+    def __bool__(self) -> bool:
+        return True  # a preview of no pairs is still a preview (`len` is the queue's length)
 
     def __getitem__(self, index: slice) -> list[str]:
         if not isinstance(index, slice):
@@ -426,12 +430,16 @@ def before_after(round_: ReannotationRound, rows: Mapping[str, Mapping[str, Any]
 
 def stored_before_after(project: Project, rounds: list[ReannotationRound]) -> dict[int, dict[str, Any]]:
     """`before_after` of each round (by its pk), its pairs' values now taken from the explorer's stored
-    rows in one aggregate query for all the rounds (one row, whatever the number of pairs)."""
+    rows in one aggregate query for all the rounds (one row, whatever the number of pairs; the round's
+    lists of pairs are read by the database from the round's row)."""
     explorer_rows.ensure_fresh(project)
     stored = ExplorerValue.objects.filter(project=project, annotators="", ptype="")
     aggregates: dict[str, Any] = {}
     for n, round_ in enumerate(rounds):
-        sent, flagged = Q(pair__source_id__in=round_.order), Q(pair__source_id__in=round_.flagged)
+        # The lists are read in the database: a round may send back more pairs than a statement
+        # takes parameters.
+        sent = Q(pair__source_id__in=sql.list_elements(ReannotationRound, "order", round_.pk))
+        flagged = Q(pair__source_id__in=sql.list_elements(ReannotationRound, "flagged", round_.pk))
         aggregates |= {
             f"n_{n}": Count("id", filter=sent),
             f"score_{n}": Avg("do_f1", filter=sent),

@@ -106,3 +106,13 @@ def test_a_round_of_every_pair_costs_the_same_on_the_page_and_in_the_api():
         assert 'id="round-2"' in client.get(page).content.decode()
     for (small, large), label in zip(zip(*costs, strict=True), ("page", "API"), strict=True):
         assert small[:2] == large[:2], (label, small[:2], large[:2], large[2])
+
+
+@pytest.mark.usefixtures("eager_celery")  # the preview reads the explorer's rows, built by a task
+def test_a_rule_that_flags_nothing_previews_an_empty_queue(client):
+    lead = make.cast().lead
+    project = make.project_with_pairs("Nothing yet", n_pairs=3, lead=lead)  # nobody has annotated
+    client.force_login(lead)
+    url = reverse("annotator:reannotation", args=[project.pk])
+    body = client.get(url, {"rule": "do_f1_below", "threshold": "0.5", "seed": "1"}).content.decode()
+    assert "<strong>0</strong> pairs meet the rule" in body and "Fix the highlighted options" not in body
