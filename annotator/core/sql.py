@@ -4,7 +4,8 @@ Compiling an ORM query costs 0.1–3 ms of CPU here (more with subqueries), seve
 PostgreSQL needs to answer a one-row lookup. Only where that pays is a statement written by hand: the
 statements every save or API request runs (who the token belongs to, may the user annotate this pair,
 lock and bump the annotator's sheet, mark the project changed, read the sheet's links), the bulk
-inserts of an import, and what the ORM cannot say (PostgreSQL's advisory locks, the health probe).
+inserts of an import, and what the ORM cannot say (PostgreSQL's advisory locks, the health probe, the
+elements of a stored JSON list as a subquery).
 Plain inserts and the paraphrase-type lookup went back to the ORM: measured on the save path, the
 hand-written versions saved tens of microseconds per save, within the noise of one request.
 
