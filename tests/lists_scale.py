@@ -17,7 +17,15 @@ from django.db.backends.utils import CursorWrapper
 from django.test.utils import CaptureQueriesContext
 
 from annotator.leadtools import explorer_rows
-from annotator.models import Assignment, ExplorerState, ExplorerValue, Pair, Project, ReannotationRound
+from annotator.models import (
+    Assignment,
+    EvaluationUnit,
+    ExplorerState,
+    ExplorerValue,
+    Pair,
+    Project,
+    ReannotationRound,
+)
 from tests import make
 
 TYPE = "Same polarity"
@@ -117,6 +125,82 @@ def assign_all(project: Project, annotator: Any) -> None:
         cursor.execute(sql, [*params, project.pk])
 
 
+def _insert_from(
+    model: Any, source: str, values: dict[str, tuple[str, list[Any]]], params: list[Any]
+) -> None:
+    """INSERT INTO model's table SELECT … FROM `source`: the given SQL per field, defaults elsewhere."""
+    from django.utils import timezone
+
+    columns, selected, all_params = [], [], []
+    for field in model._meta.concrete_fields:
+        if field.primary_key:
+            continue
+        columns.append(connection.ops.quote_name(field.column))
+        sql, field_params = values.get(field.name) or ("%s", [_default(field, timezone.now())])
+        selected.append(sql)
+        all_params += field_params
+    table = connection.ops.quote_name(model._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(selected)} FROM {source}",
+            [*all_params, *params],
+        )
+
+
+def _default(field: Any, now: Any) -> Any:
+    if getattr(field, "auto_now_add", False) or getattr(field, "auto_now", False):
+        return now
+    default = field.get_default()
+    if field.get_internal_type() == "JSONField" and default is not None:
+        return connection.ops.adapt_json_value(default, None)
+    return default
+
+
+def rated_units(project: Project, rater: Any, n: int, *, again_every: int = 0) -> None:
+    """n evaluation units in the project, all in the rater's first-round queue in position order: every
+    third one finalized, every seventh (not finalized) postponed, the rest to do; with `again_every`,
+    every such unit also in their re-evaluation round (round 1), with the same statuses."""
+    _insert_from(
+        EvaluationUnit,
+        _numbers(n),
+        {
+            "project": ("%s", [project.pk]),
+            "source_id": ("'r' || CAST(seq.n AS TEXT)", []),
+            "position": ("seq.n", []),
+            "source_sentence": ("'The price went up by ' || CAST(seq.n AS TEXT)", []),
+            "phrase": ("'went up'", []),
+            "phrase_start": ("10", []),
+            "phrase_end": ("17", []),
+        },
+        [],
+    )
+    for round, every in ((0, 1), (1, again_every)):
+        if every:
+            _unit_assignments(project, rater, round, every)
+
+
+def _unit_assignments(project: Project, rater: Any, round: int, every: int) -> None:
+    units = connection.ops.quote_name(EvaluationUnit._meta.db_table)
+    status = "CASE WHEN u.position %% 3 = 0 THEN %s WHEN u.position %% 7 = 0 THEN %s ELSE %s END"
+    _insert_from(
+        Assignment,
+        f"{units} u WHERE u.project_id = %s AND u.position %% %s = 0",
+        {
+            "project": ("%s", [project.pk]),
+            "annotator": ("%s", [rater.pk]),
+            "unit": ("u.id", []),
+            "round": ("%s", [round]),
+            "queue_position": ("u.position", []),
+            "status": (status, [Assignment.Status.DONE, Assignment.Status.POSTPONED, Assignment.Status.TODO]),
+            "step": (
+                "CASE WHEN u.position %% 3 = 0 THEN %s ELSE %s END",
+                [Assignment.Step.FINALIZED, Assignment.Step.GRAMMATICALITY],
+            ),
+        },
+        [project.pk, every],
+    )
+
+
 def big_project(n: int, name: str = "Big") -> Project:
     """Lena's project of n pairs (anna, ben, cat annotate it) with stored explorer rows for all of
     them (all annotators, anna|ben, and the type "Same polarity" on every third pair), current, and
@@ -194,9 +278,11 @@ def request_cost(client: Any, url: str) -> tuple[int, int, list[str]]:
 def list_urls(project: Project) -> dict[str, str]:
     """Every list page and endpoint of a project's pairs and lead tools, with filters and page 2.
 
-    Not here (costs still proportional to the project): the re-annotation page, whose preview draws
-    from every pair of the project (a rule flags pairs anywhere), and the planner, whose preview is the
-    whole plan (every chosen pair dealt out to the annotators, a seeded sample drawn from all pairs).
+    Measured on their own: the re-annotation page, whose preview needs a rule and a seed
+    (tests/annotator/leadtools/test_reannotation_scale.py), and the rater's queue, which needs units
+    (`rated_units`). Not here (costs still proportional to the project): the planner, whose preview
+    is the whole plan (every chosen pair dealt out to the annotators, a seeded sample drawn from all
+    pairs).
     The annotator's queue is measured on its own (it needs assignments; see `assign_all`)."""
     from urllib.parse import quote
 

@@ -366,9 +366,8 @@ class ReannotationViewSet(LeadTool):
             if value is not None:
                 rounds = rounds.filter(**{name: value})
         page = self.paginate_queryset(rounds.order_by("-round")) or []
-        round_pairs = sorted({pid for round_ in page for pid in round_.order})
-        rows = explorer_rows.rows_for(project, round_pairs) if page else {}
-        data = ls.ReannotationRoundSerializer(page, many=True, context={"rows": rows}).data
+        compared = reannotation.stored_before_after(project, list(page))
+        data = ls.ReannotationRoundSerializer(page, many=True, context={"compared": compared}).data
         return self.get_paginated_response(data)
 
     @extend_schema(

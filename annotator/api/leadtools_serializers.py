@@ -14,7 +14,7 @@ from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from annotator.api import serializers as s
-from annotator.leadtools import planning, reannotation
+from annotator.leadtools import planning
 from annotator.models import PairLabel, Phenomenon, Project, ReannotationRound
 
 MAX_INT = s.MAX_INT
@@ -354,7 +354,7 @@ class ReannotationRoundSerializer(serializers.ModelSerializer):
     @extend_schema_field(RoundComparisonSerializer)
     def get_compare(self, round_: ReannotationRound) -> dict[str, Any]:
 
-        return RoundComparisonSerializer(reannotation.before_after(round_, self.context["rows"])).data
+        return RoundComparisonSerializer(self.context["compared"][round_.pk]).data
 
 
 # ---- adjudication ---------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ Compiling an ORM query costs 0.1–3 ms of CPU here (more with subqueries), seve
 PostgreSQL needs to answer a one-row lookup. Only where that pays is a statement written by hand: the
 statements every save or API request runs (who the token belongs to, may the user annotate this pair,
 lock and bump the annotator's sheet, mark the project changed, read the sheet's links), the bulk
-inserts of an import, and what the ORM cannot say (PostgreSQL's advisory locks, the health probe).
+inserts of an import, and what the ORM cannot say (PostgreSQL's advisory locks, the health probe, the
+elements of a stored JSON list as a subquery).
 Plain inserts and the paraphrase-type lookup went back to the ORM: measured on the save path, the
 hand-written versions saved tens of microseconds per save, within the noise of one request.
 
@@ -383,6 +384,36 @@ def select_sql(model: type[Model], where: tuple[str, ...], order: tuple[str, ...
     if order:
         sql += " ORDER BY " + ", ".join(col(name) for name in order)
     return sql
+
+
+# ---- the elements of a stored list ---------------------------------------------------------------------
+
+
+def list_elements(model: type[Model], field: str, pk: int) -> Any:
+    """The text elements of one row's JSON list, as a subquery for `__in` (`RawSQL`): a list of any
+    length without a parameter per element (PostgreSQL takes at most 65,535 parameters a statement)."""
+    from django.db.models.expressions import RawSQL
+
+    return RawSQL(list_elements_sql(model, field), (pk,))
+
+
+@statement
+def list_elements_sql(model: type[Model], field: str) -> str:
+    """The text elements of one row's JSON list field (strings, one row each).
+
+    ORM equivalent (the list read into Python, then one parameter per element)::
+
+        Pair.objects.filter(source_id__in=ReannotationRound.objects.get(pk=pk).order)
+
+    Rendered for a re-annotation round's queue (`list_elements_sql(ReannotationRound, "order")`),
+    on PostgreSQL and on SQLite::
+
+        SELECT jsonb_array_elements_text(t."order") FROM "annotator_reannotationround" t WHERE t."id" = %s
+    """
+    name, key = column(model, field), column(model, model._meta.pk.name)
+    if connection.vendor == "postgresql":
+        return f"SELECT jsonb_array_elements_text(t.{name}) FROM {table(model)} t WHERE t.{key} = %s"
+    return f"SELECT e.value FROM {table(model)} t, json_each(t.{name}) e WHERE t.{key} = %s"
 
 
 # ---- bulk inserts of an import ----------------------------------------------------------------------

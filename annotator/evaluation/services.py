@@ -17,12 +17,13 @@ import logging
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Case, Count, IntegerField, Q, QuerySet, When
 from django.utils import timezone
 
 from annotator import taskqueue
@@ -472,29 +473,72 @@ def finish_reevaluation(unit: EvaluationUnit, rater: Any, *, actor: Any = None) 
 # ---- reading a rater's work -----------------------------------------------------------------------
 
 
-def rating_queue(project: Project, rater: Any, *, round: int = INITIAL_ROUND) -> list[Assignment]:
-    """The rater's units in working order: open ones by position, then postponed ones, then done ones."""
-    rank: dict[str, int] = {Status.IN_PROGRESS: 0, Status.TODO: 0, Status.POSTPONED: 1, Status.DONE: 2}
-    rows = (
-        Assignment.objects.filter(project=project, annotator=rater, unit__isnull=False, round=round)
-        .select_related("unit")
-        .order_by("queue_position", "id")
+QUEUE_PAGE_SIZE = 100  # units per page of the rating queue, as the annotator's queue of pairs
+
+
+def _working_rank() -> Case:
+    """0 for open units (to do, in progress), 1 for postponed ones, 2 for finished ones."""
+    return Case(
+        When(status__in=(Status.TODO, Status.IN_PROGRESS), then=0),
+        When(status=Status.POSTPONED, then=1),
+        default=2,
+        output_field=IntegerField(),
     )
-    return sorted(rows, key=lambda a: rank[a.status])
+
+
+def rating_queue(project: Project, rater: Any, *, round: int = INITIAL_ROUND) -> QuerySet[Assignment]:
+    """The rater's units in working order: open ones by position, then postponed ones, then done ones.
+
+    A query, not a list: the ordering is the database's, so a page of it (a slice) reads one page of
+    rows whatever the number of units (`queue_counts` gives the totals)."""
+    return (
+        Assignment.objects.filter(project=project, annotator=rater, unit__isnull=False, round=round)
+        .annotate(working_rank=_working_rank())
+        .select_related("unit")
+        .order_by("working_rank", "queue_position", "id")
+    )
+
+
+@dataclass(frozen=True)
+class RatingCounts:
+    """How many of the rater's units there are in a round, finalized and postponed."""
+
+    total: int
+    done: int
+    postponed: int
+
+    @property
+    def open(self) -> int:
+        return self.total - self.done - self.postponed
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.done / self.total) if self.total else 0
+
+
+def queue_counts(project: Project, rater: Any, *, round: int = INITIAL_ROUND) -> RatingCounts:
+    """The totals of the rater's queue, counted in the database (one query, one row)."""
+    counts = Assignment.objects.filter(
+        project=project, annotator=rater, unit__isnull=False, round=round
+    ).aggregate(
+        total=Count("id"),
+        done=Count("id", filter=Q(status=Status.DONE)),
+        postponed=Count("id", filter=Q(status=Status.POSTPONED)),
+    )
+    return RatingCounts(counts["total"], counts["done"], counts["postponed"])
 
 
 def next_unit(
     project: Project, rater: Any, *, round: int = INITIAL_ROUND, after: int | None = None
 ) -> Assignment | None:
-    """The next unit to work on: the first open one (skipping `after`); postponed ones return last."""
-    return next_in(rating_queue(project, rater, round=round), after=after)
+    """The next unit to work on: the first open one (skipping `after`); postponed ones return last.
 
-
-def next_in(queue: Sequence[Assignment], *, after: int | None = None) -> Assignment | None:
-    """`next_unit` over an already loaded `rating_queue`."""
-    open_ = [a for a in queue if a.status != Status.DONE]
-    others = [a for a in open_ if a.unit_id != after]
-    return others[0] if others else (open_[0] if open_ else None)
+    One query handing back one row: unfinished units in working order, `after` moved behind them."""
+    queue = rating_queue(project, rater, round=round).exclude(status=Status.DONE)
+    if after is not None:
+        is_after = Case(When(unit_id=after, then=1), default=0, output_field=IntegerField())
+        queue = queue.order_by(is_after, _working_rank(), "queue_position", "id")
+    return queue.first()
 
 
 def judgements_of(

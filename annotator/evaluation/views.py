@@ -19,6 +19,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -161,26 +162,45 @@ def _initial_assignment(unit: EvaluationUnit, user: Any) -> Assignment:
 
 @require_GET
 def rating_queue(request: SignedInRequest, project_pk: int) -> HttpResponse:
-    """The rater's units: open ones, postponed ones (they come back last), finished ones, re-evaluation."""
+    """The rater's units: open ones, postponed ones (they come back last), finished ones, re-evaluation;
+    a page of 100 at a time of each round (read with LIMIT/OFFSET, so a long queue costs what a short
+    one does), with the totals counted in the database."""
     project = access.project_for_member(request.user, project_pk)
-    queue = evaluation.rating_queue(project, request.user)
+    counts = evaluation.queue_counts(project, request.user)
+    page = _queue_page(evaluation.rating_queue(project, request.user), counts.total, request.GET.get("page"))
+    rows = list(page.object_list)
+    again_counts = evaluation.queue_counts(project, request.user, round=evaluation.REEVALUATION_ROUND)
     round1 = evaluation.rating_queue(project, request.user, round=evaluation.REEVALUATION_ROUND)
-    done = sum(a.status == Assignment.Status.DONE for a in queue)
+    again = _queue_page(round1, again_counts.total, request.GET.get("again"))
+    reevaluation_rows = list(again.object_list) if again_counts.total else []
+    reevaluation_next = None
+    if again_counts.open or again_counts.postponed:
+        reevaluation_next = evaluation.next_unit(project, request.user, round=evaluation.REEVALUATION_ROUND)
     context = {
         "project": project,
-        "open": [a for a in queue if a.status in (Assignment.Status.TODO, Assignment.Status.IN_PROGRESS)],
-        "postponed": [a for a in queue if a.status == Assignment.Status.POSTPONED],
-        "finished": [a for a in queue if a.status == Assignment.Status.DONE],
-        "reevaluation": round1,
-        "reevaluation_open": [a for a in round1 if a.status != Assignment.Status.DONE],
-        "next": evaluation.next_in(queue),
-        "done": done,
-        "total": len(queue),
-        "percent": round(100 * done / len(queue)) if queue else 0,
+        "page": page,
+        "again": again,
+        "open": [a for a in rows if a.status in (Assignment.Status.TODO, Assignment.Status.IN_PROGRESS)],
+        "postponed": [a for a in rows if a.status == Assignment.Status.POSTPONED],
+        "finished": [a for a in rows if a.status == Assignment.Status.DONE],
+        "reevaluation": reevaluation_rows,
+        "reevaluation_next": reevaluation_next,
+        "next": evaluation.next_unit(project, request.user),
+        "counts": counts,
+        "done": counts.done,
+        "total": counts.total,
+        "percent": counts.percent,
         "is_project_lead": access.is_lead(request.user, project),
-        "reevaluation_started": bool(round1) or reevaluation.has_started(project),
+        "reevaluation_started": again_counts.total > 0 or reevaluation.has_started(project),
     }
     return render(request, "evaluation/rating_queue.html", context)
+
+
+def _queue_page(queue: Any, total: int, number: str | None) -> Any:
+    """One page of a rating queue whose length `queue_counts` already counted (no second count)."""
+    paginator = Paginator(queue, evaluation.QUEUE_PAGE_SIZE)
+    paginator.count = total  # type: ignore[misc]  # the cached count, known already
+    return paginator.get_page(number)
 
 
 def _step_page(

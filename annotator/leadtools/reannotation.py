@@ -28,14 +28,24 @@ from typing import Any
 
 import numpy as np
 from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.db.models import Max
+from django.db import connection, transaction
+from django.db.models import Avg, Case, Count, F, IntegerField, Max, Q, QuerySet, When, Window
+from django.db.models.functions import Collate, RowNumber
 
 from annotator.agreement import current
 from annotator.agreement.computation import document_fingerprint
 from annotator.agreement.results import fingerprint
-from annotator.leadtools import disagreement
-from annotator.models import AgreementSnapshot, Assignment, Membership, Pair, Project, ReannotationRound
+from annotator.core import sql
+from annotator.leadtools import disagreement, explorer_rows
+from annotator.models import (
+    AgreementSnapshot,
+    Assignment,
+    ExplorerValue,
+    Membership,
+    Pair,
+    Project,
+    ReannotationRound,
+)
 from metrics.document import parse_document
 from metrics.reeval import sample_size
 from metrics.report import build_report
@@ -125,6 +135,137 @@ def draw(
     queued = flagged + sampled
     order = [queued[i] for i in rng.permutation(len(queued))]
     return Draw(rule, params, seed, fraction, flagged, agreeing, sampled, order)
+
+
+# ---- the draw counted in the database (the page's preview) ----------------------------------------
+
+
+class _Drawn:
+    """The flagged and the agreeing pairs of the stored rows, each in the draw's order (source ids as
+    strings, code point by code point, as `sorted` orders them), read by offsets a page at a time."""
+
+    def __init__(self, stored: QuerySet[ExplorerValue], flagged: Q, agreeing: Q) -> None:
+        self.stored, self.flagged, self.agreeing = stored, flagged, agreeing
+
+    def at(self, flagged: list[int], agreeing: list[int]) -> tuple[dict[int, str], dict[int, str]]:
+        """(offset → source id) of the flagged and of the agreeing pairs at these offsets: one query
+        handing back one row per offset. Each pair is ranked within its side; the key is the rank,
+        negated on the agreeing side, so one condition on the window picks both sides' rows."""
+        if not flagged and not agreeing:
+            return {}, {}
+        collation = "C" if connection.vendor == "postgresql" else "BINARY"
+        ranked = (
+            self.stored.filter(self.flagged | self.agreeing)
+            .annotate(side=Case(When(self.flagged, then=1), default=-1, output_field=IntegerField()))
+            .annotate(
+                key=Window(
+                    RowNumber(),
+                    partition_by=[F("side")],
+                    order_by=Collate(F("pair__source_id"), collation).asc(),
+                )
+                * F("side")
+            )
+        )
+        keys = [o + 1 for o in flagged] + [-(o + 1) for o in agreeing]
+        found = ranked.filter(key__in=keys).values_list("key", "pair__source_id")
+        by_key = dict(found)
+        return (
+            {o: by_key[o + 1] for o in flagged if o + 1 in by_key},
+            {o: by_key[-(o + 1)] for o in agreeing if -(o + 1) in by_key},
+        )
+
+
+@dataclass(frozen=True)
+class DrawPreview:
+    """What `draw` gives on the project's stored rows, counted in the database: the numbers of flagged,
+    agreeing and sampled pairs, and the queue order a page at a time (a paginator's object list:
+    `count()` is known, a slice reads the page's pairs only). `current` says whether the stored rows
+    were computed from the current annotations (see `explorer_rows.ensure_fresh`)."""
+
+    rule: str
+    params: dict[str, Any]
+    seed: int
+    fraction: float
+    n_flagged: int
+    n_agreeing: int
+    sampled: tuple[int, ...]  # offsets into the agreeing pairs, ascending
+    permutation: tuple[int, ...]  # queue position → index into flagged + sampled
+    rows: _Drawn
+    current: bool
+
+    @property
+    def n_sampled(self) -> int:
+        return len(self.sampled)
+
+    def count(self) -> int:
+        return len(self.permutation)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __bool__(self) -> bool:
+        return True  # a preview of no pairs is still a preview (`len` is the queue's length)
+
+    def __getitem__(self, index: slice) -> list[str]:
+        if not isinstance(index, slice):
+            raise TypeError("the draw's queue is read a page (a slice) at a time")
+        queued = self.permutation[index]
+        offsets = {i: self.sampled[i - self.n_flagged] for i in queued if i >= self.n_flagged}
+        flagged, agreeing = self.rows.at(
+            sorted(i for i in queued if i < self.n_flagged), sorted(offsets.values())
+        )
+        return [flagged[i] if i < self.n_flagged else agreeing[offsets[i]] for i in queued]
+
+
+def _rule_rows(project: Project, rule: str, params: dict[str, Any]) -> tuple[Q, Q]:
+    """(flagged, agreeing) as conditions on the stored all-annotators rows (`ExplorerValue`): the
+    column `labels` is 0 where the labels differ (`label_disagreement`), 1 where they agree, none with
+    fewer than two labels; `do_f1` is the row's `score`; `_flagged` and `_comparable` in SQL."""
+    if rule == Rule.LABEL_DISAGREEMENT:
+        return Q(labels=0.0), Q(labels__isnull=False) & ~Q(labels=0.0)
+    if rule == Rule.DO_F1_BELOW:
+        return Q(do_f1__lt=params["threshold"]), Q(do_f1__gte=params["threshold"])
+    known = set(
+        Pair.objects.filter(project=project, source_id__in=params["pairs"]).values_list(
+            "source_id", flat=True
+        )
+    )
+    unknown = [p for p in params["pairs"] if p not in known]
+    if unknown:
+        raise ValidationError({"pairs": f"Pair {unknown[0]!r} is not in this project."})
+    selected = Q(pair__source_id__in=params["pairs"])
+    return selected, ~selected & Q(row__annotators__1__isnull=False)
+
+
+def preview_draw(
+    project: Project, rule: str, params: Mapping[str, Any] | None, *, seed: int, fraction: float = 0.1
+) -> DrawPreview:
+    """The draw `queue_reannotation` makes with this seed, from the explorer's stored rows: two counts
+    in the database, then the seeded generator on the counts alone (`choice` of k offsets among the
+    agreeing pairs, `permutation` of flagged + sampled), exactly as `draw` uses it on the lists, so
+    the same seed gives the same pairs in the same order (while the stored rows are current)."""
+    params = clean_params(rule, params)
+    state = explorer_rows.ensure_fresh(project)
+    flagged_q, agreeing_q = _rule_rows(project, rule, params)
+    stored = ExplorerValue.objects.filter(project=project, annotators="", ptype="")
+    counts = stored.aggregate(flagged=Count("id", filter=flagged_q), agreeing=Count("id", filter=agreeing_q))
+    n_flagged, n_agreeing = counts["flagged"], counts["agreeing"]
+    k = sample_size(n_flagged, n_agreeing, fraction=fraction)
+    rng = np.random.Generator(np.random.PCG64(seed))
+    sampled = tuple(int(i) for i in sorted(rng.choice(n_agreeing, size=k, replace=False))) if k else ()
+    permutation = tuple(int(i) for i in rng.permutation(n_flagged + k))
+    return DrawPreview(
+        rule,
+        params,
+        seed,
+        fraction,
+        n_flagged,
+        n_agreeing,
+        sampled,
+        permutation,
+        _Drawn(stored, flagged_q, agreeing_q),
+        explorer_rows.is_current(state),
+    )
 
 
 def _before_values(rows: Mapping[str, Mapping[str, Any]], order: list[str]) -> dict[str, Any]:
@@ -272,31 +413,72 @@ def _measure(results: Mapping[str, Any] | None, key: str) -> float | None:
 
 def before_after(round_: ReannotationRound, rows: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """Agreement before the round and now: project headlines (snapshots) and the round's pairs (live)."""
-
-    before = round_.before_snapshot.results if round_.before_snapshot else None
-    after_snapshot = current.current(round_.project_id)
-    after = after_snapshot.results if after_snapshot else None
-    headlines = [
-        {"label": label, "before": _measure(before, key), "after": _measure(after, key)}
-        for key, label in [*HEADLINES, ("pair_labels.cohen", "Pair label Cohen's κ")]
-    ]
-    headlines = [h for h in headlines if h["before"] is not None or h["after"] is not None]
     pairs = [pid for pid in round_.order if pid in rows]
     now = {
         pid: {"score": rows[pid]["score"], "label_disagreement": rows[pid]["label_disagreement"]}
         for pid in pairs
     }
+    return _compare(
+        round_,
+        pairs,
+        {
+            "score_after": _mean(now[pid]["score"] for pid in pairs),
+            "labels_after": sum(1 for pid in pairs if now[pid]["label_disagreement"]),
+            "flagged_score_after": _mean(now[pid]["score"] for pid in round_.flagged if pid in now),
+        },
+    )
+
+
+def stored_before_after(project: Project, rounds: list[ReannotationRound]) -> dict[int, dict[str, Any]]:
+    """`before_after` of each round (by its pk), its pairs' values now taken from the explorer's stored
+    rows in one aggregate query for all the rounds (one row, whatever the number of pairs; the round's
+    lists of pairs are read by the database from the round's row)."""
+    explorer_rows.ensure_fresh(project)
+    stored = ExplorerValue.objects.filter(project=project, annotators="", ptype="")
+    aggregates: dict[str, Any] = {}
+    for n, round_ in enumerate(rounds):
+        # The lists are read in the database: a round may send back more pairs than a statement
+        # takes parameters.
+        sent = Q(pair__source_id__in=sql.list_elements(ReannotationRound, "order", round_.pk))
+        flagged = Q(pair__source_id__in=sql.list_elements(ReannotationRound, "flagged", round_.pk))
+        aggregates |= {
+            f"n_{n}": Count("id", filter=sent),
+            f"score_{n}": Avg("do_f1", filter=sent),
+            f"labels_{n}": Count("id", filter=sent & Q(labels=0.0)),
+            f"flagged_{n}": Avg("do_f1", filter=flagged),
+        }
+    now = stored.aggregate(**aggregates) if aggregates else {}
+    out = {}
+    for n, round_ in enumerate(rounds):
+        after = {
+            "score_after": now[f"score_{n}"],
+            "labels_after": now[f"labels_{n}"],
+            "flagged_score_after": now[f"flagged_{n}"],
+        }
+        out[round_.pk] = _compare(round_, round_.order, after, n_now=now[f"n_{n}"])
+    return out
+
+
+def _compare(
+    round_: ReannotationRound, pairs: list[str], after: dict[str, Any], *, n_now: int | None = None
+) -> dict[str, Any]:
+    before = round_.before_snapshot.results if round_.before_snapshot else None
+    after_snapshot = current.current(round_.project_id)
+    after_results = after_snapshot.results if after_snapshot else None
+    headlines = [
+        {"label": label, "before": _measure(before, key), "after": _measure(after_results, key)}
+        for key, label in [*HEADLINES, ("pair_labels.cohen", "Pair label Cohen's κ")]
+    ]
+    headlines = [h for h in headlines if h["before"] is not None or h["after"] is not None]
     return {
         "headlines": headlines,
         "after_computed_at": after_snapshot.computed_at if after_snapshot else None,
         "pairs": {
-            "n": len(pairs),
+            "n": len(pairs) if n_now is None else n_now,
             "score_before": _mean(round_.before.get(pid, {}).get("score") for pid in pairs),
-            "score_after": _mean(now[pid]["score"] for pid in pairs),
             "labels_before": sum(1 for pid in pairs if round_.before.get(pid, {}).get("label_disagreement")),
-            "labels_after": sum(1 for pid in pairs if now[pid]["label_disagreement"]),
             "flagged_score_before": _mean(round_.before.get(pid, {}).get("score") for pid in round_.flagged),
-            "flagged_score_after": _mean(now[pid]["score"] for pid in round_.flagged if pid in now),
+            **after,
         },
         "done": Assignment.objects.filter(
             project_id=round_.project_id, round=round_.round, status=Assignment.Status.DONE

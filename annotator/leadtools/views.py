@@ -269,13 +269,12 @@ def reannotation_view(request: SignedInRequest, project_pk: int) -> HttpResponse
     project = access.project_for_lead(request.user, project_pk)
     rule, seed = ReannotationRound.Rule.LABEL_DISAGREEMENT, f.new_seed()
     form = f.ReannotationForm(_reannotation_data(request), initial={"rule": rule, "seed": seed})
-    _, rows = disagreement.project_rows(project)
     # An unbound page previews its initial choice, so the preview always matches the form.
-    preview = None if form.is_bound else reannotation.draw(rows, rule, {}, seed=seed)
+    preview = None if form.is_bound else reannotation.preview_draw(project, rule, {}, seed=seed)
     if form.is_bound and form.is_valid():
         try:
-            preview = reannotation.draw(
-                rows, form.cleaned_data["rule"], form.params(), seed=form.cleaned_data["seed"]
+            preview = reannotation.preview_draw(
+                project, form.cleaned_data["rule"], form.params(), seed=form.cleaned_data["seed"]
             )
         except ValidationError as error:
             f.add_service_errors(form, error)
@@ -294,13 +293,18 @@ def reannotation_view(request: SignedInRequest, project_pk: int) -> HttpResponse
             return redirect(reverse("annotator:reannotation", args=[project.pk]))
         messages.success(
             request,
-            f"Queued {len(preview.order)} pairs for re-annotation "
-            f"({len(preview.flagged)} flagged, {len(preview.sampled)} agreeing mixed in).",
+            f"Queued {preview.count()} pairs for re-annotation "
+            f"({preview.n_flagged} flagged, {preview.n_sampled} agreeing mixed in).",
         )
         return redirect(
             reverse("annotator:reannotation", args=[project.pk]) + f"?waiting={form.cleaned_data['seed']}"
         )
-    context = {"project": project, "form": form, "preview": preview, "rows_total": len(rows)}
+    context = {
+        "project": project,
+        "form": form,
+        "preview": preview,
+        **_preview_page(request, form, preview),
+    }
     if request.htmx and request.htmx.target == "reannotation-preview":
         return render(request, "leadtools/reannotation.html#reannotation-preview", context)
     context |= _rounds_context(request, project)
@@ -312,6 +316,27 @@ def reannotation_view(request: SignedInRequest, project_pk: int) -> HttpResponse
         context,
         status=422 if form.is_bound and preview is None else 200,
     )
+
+
+REANNOTATION_PAGE_SIZE = 100  # pairs of the previewed queue shown at a time
+
+
+def _preview_page(
+    request: SignedInRequest, form: f.ReannotationForm, preview: reannotation.DrawPreview | None
+) -> dict[str, Any]:
+    """A page of the previewed queue and the query that pages it with the same rule and seed."""
+    if preview is None:
+        return {}
+    paginator: Any = Paginator(preview, REANNOTATION_PAGE_SIZE)  # type: ignore[arg-type]
+    page: Any = paginator.get_page(request.GET.get("page"))
+    if form.is_bound:
+        query: QueryDict = form.data.copy()  # type: ignore[attr-defined]
+        for name in ("page", "csrfmiddlewaretoken", "pick"):
+            query.pop(name, None)
+    else:
+        query = QueryDict(mutable=True)
+        query.update({"rule": preview.rule, "seed": str(preview.seed)})
+    return {"preview_page": page, "preview_pairs": list(page.object_list), "preview_query": query.urlencode()}
 
 
 def _reannotation_data(request: SignedInRequest) -> Any:
@@ -332,11 +357,11 @@ def _rounds_context(request: SignedInRequest, project: Project) -> dict[str, Any
     rounds = list(
         ReannotationRound.objects.filter(project=project).select_related("before_snapshot", "created_by")
     )
-    rows = explorer_rows.rows_for(project, sorted({pid for r in rounds for pid in r.order}))
+    compared = reannotation.stored_before_after(project, rounds)
     waiting = request.GET.get("waiting", "")
     still_waiting = bool(waiting) and not any(str(r.seed) == waiting for r in rounds)
     return {
-        "rounds": [{"round": r, "compare": reannotation.before_after(r, rows)} for r in rounds],
+        "rounds": [{"round": r, "compare": compared[r.pk]} for r in rounds],
         "waiting": waiting if still_waiting else "",
     }
 

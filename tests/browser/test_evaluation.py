@@ -168,7 +168,9 @@ def test_lead_builds_a_unit_and_assigns_raters(page, live_server, world):
     page.locator("#assign-raters").get_by_role("button", name="Assign").click()
     page.wait_for_load_state("networkidle")
     assert "1 unit(s) assigned to 2 raters each" in page.locator(".messages").inner_text()
-    assert evaluation.rating_queue(project, project.members.get(username="anna"))[-1].unit.phrase == "went up"
+    assert (
+        evaluation.rating_queue(project, project.members.get(username="anna")).last().unit.phrase == "went up"
+    )
 
 
 def test_a_change_made_in_another_tab_shows_a_conflict_at_the_item(page, live_server, world):
@@ -185,3 +187,29 @@ def test_a_change_made_in_another_tab_shows_a_conflict_at_the_item(page, live_se
     screenshot(page, "evaluation-conflict")
     click_and_swap(page, card.get_by_role("button", name="Keep Irredeemable"))
     assert badge(page, item, "grammaticality").inner_text() == "Irredeemable"
+
+
+def test_a_long_rating_queue_shows_a_page_of_units_at_a_time(page, live_server):
+    from annotator.corpus import projects
+    from tests.lists_scale import rated_units
+
+    rater = make.cast().anna
+    project = make.evaluation_project("Long queue", n_units=0)
+    projects.add_member(project, rater, "annotator")
+    rated_units(project, rater, 250, again_every=2)
+    make.sign_in(page, live_server, rater)
+    page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/")
+    assert "83 of 250 units finalized" in page.locator(".queue-progress").inner_text()
+    assert page.locator("#open-units tbody tr").count() == 100
+    assert "Units 1–100 of 250" in page.locator("#queue-pages").inner_text()
+    assert "Units 1–100 of 125" in page.locator("#reevaluation-pages").inner_text()
+    page.locator("#queue-pages").get_by_role("link", name="Next ›").click()
+    page.wait_for_selector("text=Units 101–200 of 250")
+    rows = [
+        page.locator(f"#{section}-units tbody tr").count() for section in ("open", "postponed", "finished")
+    ]
+    assert rows == [43, 24, 33]  # 143 open, 24 postponed, then the finalized ones
+    page.locator("#queue-pages").get_by_role("link", name="Next ›").click()
+    page.wait_for_selector("text=Units 201–250 of 250")
+    assert page.locator("#finished-units tbody tr").count() == 50
+    screenshot(page, "evaluation-rating-queue-long")

@@ -88,11 +88,8 @@ def test_explorer_lists_lowest_first_filters_and_opens_the_comparison(page, live
     page.select_option("select[name=a]", "cat")
     settled(page)
     assert not_reloaded(page)
-    page.goto(
-        page.url.split("?")[0].replace(
-            f"/{project.pairs.get(source_id='p2').pk}/", f"/{project.pairs.get(source_id='p3').pk}/"
-        )
-    )
+    # The other pair's page by its own address (replacing the id in the URL could hit the project's).
+    page.goto(f"{live_server.url}/projects/{project.pk}/explorer/{project.pairs.get(source_id='p3').pk}/")
     page.wait_for_selector("#phenomena-comparison")
     assert page.locator("#phenomena-comparison .lt-status-only").count() == 2
     assert page.locator(".lt-matrix td.lt-a").count() == 1
@@ -154,3 +151,23 @@ def test_lead_builds_the_gold_annotation(page, live_server, world):
         "Semantics",
     ]
     assert AlignmentLink.objects.filter(pair=pair, is_gold=True).count() == links_before - 1
+
+
+def test_a_long_reannotation_queue_is_previewed_a_page_at_a_time(page, live_server, world):
+    from tests.lists_scale import big_project
+
+    project = big_project(600, "Long")
+    make.sign_in(page, live_server, make.cast().lead)
+    page.goto(f"{live_server.url}/projects/{project.pk}/reannotation/")
+    preview = page.locator("#reannotation-preview")
+    assert "300 pairs meet the rule" in preview.inner_text()
+    assert "Pairs 1–100 of 330" in preview.inner_text()
+    first = page.locator("#reannotation-queue span").all_inner_texts()
+    mark_page(page)
+    preview.get_by_role("link", name="Next ›").click()
+    page.wait_for_selector("text=Pairs 101–200 of 330")
+    settled(page)
+    second = page.locator("#reannotation-queue span").all_inner_texts()
+    assert len(first) == len(second) == 100 and not set(first) & set(second)
+    assert not_reloaded(page)
+    screenshot(page, "leadtools-reannotation-long-queue")

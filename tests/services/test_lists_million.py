@@ -24,3 +24,30 @@ def test_every_list_costs_the_same_for_a_million_pairs_as_for_a_few_hundred():
         large_cost = request_cost(client, list_urls(large)[name])
         assert small_cost[:2] == large_cost[:2], (name, small_cost[:2], large_cost[:2], large_cost[2])
         assert large_cost[1] < 200, (name, large_cost)
+
+
+def test_the_reannotation_preview_and_a_long_rating_queue_cost_the_same_at_a_million():
+    from django.urls import reverse
+
+    from annotator.corpus import projects
+    from tests.lists_scale import rated_units
+
+    lead, rater = make.cast().lead, make.cast().anna
+    client, rater_client = make.logged_in(lead), make.logged_in(rater)
+    costs = []
+    for n, name in ((500, "Small"), (1_000_000, "Million")):
+        project = big_project(n, name)
+        projects.add_member(project, rater, "annotator")
+        rated_units(project, rater, 500 if n < 1000 else 100_000, again_every=2)
+        page = reverse("annotator:reannotation", args=[project.pk])
+        queue = reverse("annotator:rating-queue", args=[project.pk])
+        costs.append(
+            [
+                request_cost(client, page + "?rule=label_disagreement&seed=3&page=2"),
+                request_cost(client, page + "?rule=do_f1_below&threshold=0.5&seed=3"),
+                request_cost(rater_client, queue + "?page=2&again=2"),
+            ]
+        )
+    for label, small, large in zip(("label rule", "DO F1 rule", "rating queue"), *costs, strict=True):
+        assert small[:2] == large[:2], (label, small[:2], large[:2], large[2])
+        assert large[1] < 250, (label, large[:2])

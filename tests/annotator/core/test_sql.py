@@ -15,6 +15,7 @@ import pytest
 from django.core import checks
 from django.db import connection, connections, transaction
 from django.db.models import Exists, F, OuterRef
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
@@ -268,3 +269,19 @@ def test_the_returning_check_fails_without_returning(monkeypatch):
     assert [e.id for e in errors] == ["annotator.E001"]
     assert "cannot return rows from a write (UPDATE … RETURNING)" in errors[0].msg
     assert "SQLite 3.35" in errors[0].hint
+
+
+def test_list_elements_are_the_stored_lists_elements_without_a_parameter_each():
+    from annotator.models import Pair, ReannotationRound
+
+    project = make.project_with_pairs("Lists", n_pairs=5)
+    chosen = ["p5", "p2", "p3"]
+    round_ = ReannotationRound.objects.create(
+        project=project, round=1, rule="selected", seed=1, order=chosen, flagged=["p2"], fingerprint="x"
+    )
+    found = Pair.objects.filter(source_id__in=sql.list_elements(ReannotationRound, "order", round_.pk))
+    assert sorted(found.values_list("source_id", flat=True)) == sorted(chosen)
+    with CaptureQueriesContext(connection) as queries:
+        list(found)
+    assert "p5" not in queries.captured_queries[0]["sql"] and len(queries.captured_queries) == 1
+    assert "ORM equivalent" in (sql.list_elements_sql.__doc__ or "")

@@ -191,6 +191,7 @@ def test_role_matrix(client, world):
     assert ReannotationRound.objects.count() == 0
 
 
+@pytest.mark.usefixtures("eager_celery")  # the preview reads the explorer's rows, built by a task
 def test_htmx_preview_shows_what_the_rule_sends_back(client, world):
     client.force_login(world["lead"])
     response = client.get(
@@ -218,6 +219,7 @@ def test_post_queues_the_round_through_the_task_and_shows_before_after(client, w
     assert round_.created_by == world["lead"] and round_.seed == 8
 
 
+@pytest.mark.usefixtures("eager_celery")  # the preview reads the explorer's rows, built by a task
 def test_pairs_ticked_in_the_explorer_arrive_as_the_selected_rule(client, world):
     client.force_login(world["lead"])
     body = client.get(url(world["project"]), {"rule": "selected", "pick": ["p4", "p5"]}).content.decode()
