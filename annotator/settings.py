@@ -18,6 +18,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -159,8 +160,19 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_throttle": 1,
     "socket_connect_timeout": 2,
     "max_retries": 1,
+    # a worker takes from its queues in the order they are listed (below): the default queue first
+    "queue_order_strategy": "priority",
 }
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "workbench")
+# κ_C's Monte Carlo chunks (minutes of CPU at corpus scale) wait in a queue of their own, which every
+# worker consumes after the default one: a recompute, an import or an export sent while chunks are
+# queued is taken next, not after them (`celery worker -Q <queue>,<queue>.kappa_c` where -Q is given).
+CELERY_KAPPA_C_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.kappa_c"
+CELERY_TASK_QUEUES = (
+    Queue(CELERY_TASK_DEFAULT_QUEUE, routing_key=CELERY_TASK_DEFAULT_QUEUE),
+    Queue(CELERY_KAPPA_C_QUEUE, routing_key=CELERY_KAPPA_C_QUEUE),
+)
+CELERY_TASK_ROUTES = {"annotator.compute_kappa_c_chunk": {"queue": CELERY_KAPPA_C_QUEUE}}
 # A pool process whose resident memory passed this after a task is replaced by a fresh one (KiB): an
 # import or export of a whole corpus grows its process by ~60 MiB that Python's allocator keeps
 # otherwise. A fresh pool process has ~110 MiB resident, nearly all shared with the worker's main
@@ -174,7 +186,7 @@ AGREEMENT_IN_PROCESS_BACKGROUND = env_bool("AGREEMENT_IN_PROCESS_BACKGROUND", Tr
 # that any worker takes (annotator.agreement.kappa_c_chunks); a chunk whose worker sent no heartbeat for
 # AGREEMENT_KAPPA_C_CHUNK_STALE seconds is computed again. AGREEMENT_KAPPA_C_CHUNKS=0: one process.
 AGREEMENT_KAPPA_C_CHUNKS = env_bool("AGREEMENT_KAPPA_C_CHUNKS", True)
-AGREEMENT_KAPPA_C_CHUNK_DRAWS = int(os.environ.get("AGREEMENT_KAPPA_C_CHUNK_DRAWS", "250000000"))
+AGREEMENT_KAPPA_C_CHUNK_DRAWS = int(os.environ.get("AGREEMENT_KAPPA_C_CHUNK_DRAWS", "25000000"))
 AGREEMENT_KAPPA_C_CHUNK_STALE = float(os.environ.get("AGREEMENT_KAPPA_C_CHUNK_STALE", "30"))
 # Every agreement computation rewrites the current agreement in place and leaves a small headline row; a
 # full report (AgreementSnapshot) is stored after a full computation, when κ_C becomes final, and

@@ -82,7 +82,18 @@ def steal_ticks() -> int:
 def start_workers(stack: Stack, n: int) -> list[Process]:
     workers = []
     for k in range(n):
-        cmd = [sys.executable, "-m", "celery", "-A", "annotator", "worker", "-Q", stack.queue, "-c", "1"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "annotator",
+            "worker",
+            "-Q",
+            f"{stack.queue},{stack.queue}.kappa_c",
+            "-c",
+            "1",
+        ]
         cmd += ["-l", "WARNING", "-n", f"{stack.queue}-{k}@%h", "--without-gossip", "--without-mingle"]
         worker = Process(cmd, stack.env, stack.root / f"worker-{n}-{k}.log")
         worker.start()

@@ -311,9 +311,21 @@ class Stack:
     def start_worker(self, nice: int = 0) -> None:
         """One Celery worker process; `nice` > 0 lowers its CPU priority below the web's."""
         cmd = ["nice", "-n", str(nice)] if nice else []
-        cmd += [sys.executable, "-m", "celery", "-A", "annotator", "worker", "-Q", self.queue, "-c", "1"]
+        cmd += [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "annotator",
+            "worker",
+            "-Q",
+            f"{self.queue},{self.queue}.kappa_c",
+            "-c",
+            "1",
+        ]
         n = 1 + len(self.more_workers) + (self.worker is not None)
-        cmd += ["-l", "WARNING", "-n", f"{self.queue}-{n}@%h", "--without-gossip", "--without-mingle"]
+        level = os.environ.get("BENCH_WORKER_LOG_LEVEL", "WARNING")  # INFO: every task with its outcome
+        cmd += ["-l", level, "-n", f"{self.queue}-{n}@%h", "--without-gossip", "--without-mingle"]
         worker = Process(cmd, self.env, self.root / ("worker.log" if n == 1 else f"worker{n}.log"))
         worker.start()
         if self.worker is None:
@@ -372,6 +384,11 @@ class Stack:
         self.postgres.stop()
 
     def cleanup(self) -> None:
+        keep = os.environ.get("BENCH_KEEP_LOGS")  # a folder: the stack's logs are copied there first
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            for log in self.root.glob("*.log"):
+                shutil.copy(log, Path(keep) / log.name)
         shutil.rmtree(self.root, ignore_errors=True)
 
 

@@ -191,7 +191,7 @@ class Worker:
                 "annotator",
                 "worker",
                 "-Q",
-                self.queue,
+                f"{self.queue},{self.queue}.kappa_c",
                 "-c",
                 "1",
                 "--pool",

@@ -99,7 +99,7 @@ def progress(project_id: int) -> tuple[int, int] | None:
 
 def max_draws() -> int:
     """Uniform draws at most in one chunk (AGREEMENT_KAPPA_C_CHUNK_DRAWS)."""
-    return int(setting("AGREEMENT_KAPPA_C_CHUNK_DRAWS", 250_000_000))
+    return int(setting("AGREEMENT_KAPPA_C_CHUNK_DRAWS", 25_000_000))
 
 
 def start(project: Project, document: Document, fingerprint: str, *, fresh: bool = False) -> tuple[int, int]:
@@ -112,7 +112,15 @@ def start_plan(
     project: Project, plan: Mapping[str, list[ChanceChunk]], fingerprint: str, *, fresh: bool = False
 ) -> tuple[int, int]:
     """Store the chunks of `plan` (annotator pair "a|b" → its chunks in item order) as the plan of κ_C
-    inputs `fingerprint` and enqueue those still to compute; returns (done, total)."""
+    inputs `fingerprint` and enqueue those still to compute; returns (done, total).
+
+    One plan at a time is in flight: while the workers are still computing another plan's chunks
+    (some pending and alive), the new plan waits and (done, total) are that plan's — its last chunk
+    schedules the recompute that plans again for the inputs as they are then, reusing every chunk whose
+    items did not change. Under a stream of link changes κ_C thus follows at the pace its Monte Carlo
+    allows instead of queueing a new plan's chunks per computation."""
+    if not fresh and (in_flight := _plan_in_flight(project.pk, fingerprint)) is not None:
+        return in_flight
     rows: list[KappaCChunk] = []
     chunks: dict[str, list[str]] = {}
     for key, parts in plan.items():
@@ -149,6 +157,27 @@ def start_plan(
     )
     _enqueue(todo)
     return len(digests) - len(todo), len(digests)
+
+
+def _plan_in_flight(project_id: int, fingerprint: str) -> tuple[int, int] | None:
+    """(done, total) of the project's stored plan when it is for other inputs than `fingerprint` and
+    still being computed: a chunk pending that a worker holds (fresh heartbeat) or that was queued
+    less than ten stale periods ago (as `requeue_stale` counts a lost message); None otherwise."""
+    if taskqueue.runs_in_process():
+        return None  # without a broker the chunks run at once: nothing stays in flight
+    run = KappaCRun.objects.filter(project_id=project_id).exclude(fingerprint=fingerprint).first()
+    if run is None:
+        return None
+    now = timezone.now()
+    alive = KappaCChunk.objects.filter(
+        project_id=project_id, digest__in=run.digests, status=KappaCChunk.Status.PENDING
+    ).filter(
+        Q(claimed_at__isnull=False, heartbeat_at__gte=now - timedelta(seconds=stale_seconds()))
+        | Q(claimed_at__isnull=True, queued_at__gte=now - timedelta(seconds=10 * stale_seconds()))
+    )
+    if not alive.exists():
+        return None
+    return progress(project_id)
 
 
 def _enqueue(chunk_ids: list[int]) -> None:

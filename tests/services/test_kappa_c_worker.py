@@ -24,22 +24,27 @@ def worker(monkeypatch: pytest.MonkeyPatch, postgres_required: None, celery_work
 
 @pytest.fixture(autouse=True)
 def chunked(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
-    """Chunks of about 20 items (half an annotator pair), a dead worker noticed after 2 s; the worker reads these from its
-    environment, set before the `celery_worker_process` fixture starts it."""
+    """Chunks of about 60 items (half an annotator pair, a few tenths of a second each, so the kill
+    lands inside one), a dead worker noticed after 2 s; the worker reads these from its environment,
+    set before the `celery_worker_process` fixture starts it."""
     for name, value in {
         "CELERY_VISIBILITY_TIMEOUT": "5",
         "CELERY_UNACKED_RESTORE_INTERVAL": "1",
-        "AGREEMENT_KAPPA_C_CHUNK_DRAWS": "1000000",
+        "AGREEMENT_KAPPA_C_CHUNK_DRAWS": "3000000",
         "AGREEMENT_KAPPA_C_CHUNK_STALE": "2",
     }.items():
         monkeypatch.setenv(name, value)
-    settings.AGREEMENT_KAPPA_C_CHUNK_DRAWS = 1_000_000
+    settings.AGREEMENT_KAPPA_C_CHUNK_DRAWS = 3_000_000
     settings.AGREEMENT_KAPPA_C_CHUNK_STALE = 2
 
 
 def test_a_chunk_of_a_killed_worker_is_computed_again_and_the_result_is_exact(worker: Any) -> None:
-    project, _, _ = team(n_pairs=40)  # 40 pairs × 3 annotator pairs: half a dozen chunks
+    # The worker is off while the team annotates: its recomputes (which a worker takes before chunks)
+    # then all see the final annotations, so one plan is computed and none replaces the killed chunk.
+    worker.kill()
+    project, _, _ = team(n_pairs=120)  # 120 pairs × 3 annotator pairs: half a dozen chunks
     scheduling.schedule(project.pk)
+    worker.start()
     deadline = time.monotonic() + 120
     taken = None
     while time.monotonic() < deadline and taken is None:
