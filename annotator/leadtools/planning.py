@@ -581,7 +581,7 @@ def compute_stored_plan(plan_id: int) -> str | None:
     return AssignmentPlan.Status.READY
 
 
-def planned_page(plan: AssignmentPlan, page: int) -> list[dict[str, Any]]:
+def planned_page(plan: AssignmentPlan, page: int) -> list[Mapping[str, Any]]:
     """One page (`PLAN_PAGE_SIZE`) of a stored plan's rows in queue order: position, annotator and
     pair ids, username, pair source id, new or already assigned. One indexed query."""
     start = (max(page, 1) - 1) * PLAN_PAGE_SIZE
