@@ -11,7 +11,7 @@ from annotator.models import Assignment, AssignmentPlan, Membership
 from tests import make
 from tests.make import api_client
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]  # plans computed in-process
 
 
 @pytest.fixture

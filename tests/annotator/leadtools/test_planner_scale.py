@@ -13,7 +13,7 @@ from annotator.models import AssignmentPlan
 from tests import make
 from tests.lists_scale import big_project, request_cost
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]  # plans computed in-process
 
 
 def planner_urls(client, project) -> dict[str, str]:

@@ -10,7 +10,7 @@ from annotator.leadtools import planning
 from annotator.models import Assignment, AssignmentPlan, Membership, PlannedAssignment
 from tests import make
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]  # plans computed in-process
 
 
 @pytest.fixture
