@@ -22,7 +22,7 @@ from annotator.agreement import computation, kappa_c_chunks, retention, scheduli
 from annotator.agreement.statistics import compute_statistics as compute_project_statistics
 from annotator.corpus import aligner_training, jobs, tree_parsing
 from annotator.evaluation.reevaluation import build_reevaluation_sets as build_sets
-from annotator.leadtools import explorer_rows
+from annotator.leadtools import explorer_rows, planning
 from annotator.leadtools.reannotation import queue_reannotation as queue_round
 from annotator.models import Project
 
@@ -126,6 +126,13 @@ def refresh_explorer(project_id: int) -> int | None:
         log.info("refresh_explorer: project %s no longer exists; skipped", project_id)
         return None
     return explorer_rows.refresh(project)
+
+
+@shared_task(name="annotator.compute_assignment_plan", **RETRYING)
+def compute_assignment_plan(plan_id: int) -> str | None:
+    """Compute a stored assignment plan (`annotator.leadtools.planning.compute_stored_plan`): the
+    planner's preview. A finished plan is not computed again; a deleted one is skipped."""
+    return planning.compute_stored_plan(plan_id)
 
 
 @shared_task(name="annotator.build_reevaluation_sets", **RETRYING)

@@ -280,9 +280,8 @@ def list_urls(project: Project) -> dict[str, str]:
 
     Measured on their own: the re-annotation page, whose preview needs a rule and a seed
     (tests/annotator/leadtools/test_reannotation_scale.py), and the rater's queue, which needs units
-    (`rated_units`). Not here (costs still proportional to the project): the planner, whose preview
-    is the whole plan (every chosen pair dealt out to the annotators, a seeded sample drawn from all
-    pairs).
+    (`rated_units`), and the planner, whose preview reads a stored plan that a task computes first
+    (tests/annotator/leadtools/test_planner_scale.py).
     The annotator's queue is measured on its own (it needs assignments; see `assign_all`)."""
     from urllib.parse import quote
 

@@ -41,7 +41,7 @@ from annotator.api.common import (
     validated,
 )
 from annotator.leadtools import adjudication, disagreement, explorer_rows, forms, planning, reannotation
-from annotator.models import Pair, Project, ReannotationRound
+from annotator.models import AssignmentPlan, Pair, Project, ReannotationRound
 
 INVALID = {400: OpenApiResponse(description="Invalid input: {field: [message]}.")}
 GOLD_ERRORS = {**INVALID, 409: CONFLICT}
@@ -104,10 +104,18 @@ class PlannerViewSet(LeadTool):
         summary="Plan assignments; with dry_run the plan comes back unwritten (leads only)",
         description="The planner form's parameters: which pairs (`selection` all / sample of `n` with "
         "`seed` / filter by corpus label, source id prefix, unannotated, unassigned), which annotators, "
-        "how many per pair (`everyone`, `one`, `k`), the phase. Applying is idempotent: assignments that "
-        "exist are kept and not counted in `created`.",
+        "how many per pair (`everyone`, `one`, `k`), the phase. The plan is computed once by a background "
+        "task and stored: the same parameters on unchanged pairs and annotators give the same plan (`id`). "
+        "The answer carries its loads, totals and its first 100 planned assignments; 202 while a worker "
+        "still computes it (post again). Applying writes exactly the stored plan and is idempotent: "
+        "assignments that exist are kept and not counted in `created`.",
         request=ls.PlanRequestSerializer,
-        responses={200: ls.PlanResultSerializer, 201: ls.PlanResultSerializer, **INVALID},
+        responses={
+            200: ls.PlanResultSerializer,
+            201: ls.PlanResultSerializer,
+            202: ls.PlanResultSerializer,
+            **INVALID,
+        },
     )
     @action(detail=False, methods=["post"])
     def plan(self, request: Request, project_pk: str) -> Response:
@@ -123,9 +131,14 @@ class PlannerViewSet(LeadTool):
         form = forms.PlanForm(values, annotators=annotators)
         if not form.is_valid():
             raise ValidationError(form_errors(form))
-        plan = planning.plan_assignments(project, **form.plan_kwargs())
-        created = None if dry_run else planning.apply_plan(plan)
-        body = {"dry_run": dry_run, "created": created, "plan": _plan(plan)}
+        stored = planning.request_plan(project, request.user, **form.plan_kwargs())
+        if stored.status == stored.Status.FAILED:
+            raise ValidationError({"plan": [stored.error]})
+        if not stored.finished:  # a worker is computing it: ask again
+            body = {"dry_run": dry_run, "created": None, "plan": _plan(stored)}
+            return Response(body, status=status.HTTP_202_ACCEPTED)
+        created = None if dry_run else planning.apply_stored_plan(stored)
+        body = {"dry_run": dry_run, "created": created, "plan": _plan(stored)}
         return Response(body, status=status.HTTP_200_OK if dry_run else status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -155,30 +168,27 @@ class PlannerViewSet(LeadTool):
         )
 
 
-def _plan(plan: planning.Plan) -> dict[str, Any]:
+def _plan(plan: AssignmentPlan) -> dict[str, Any]:
+    choices = plan.params
     return {
+        "id": plan.pk,
+        "status": plan.status,
         "project": plan.project_id,
-        "phase": plan.phase,
-        "round": plan.round,
-        "per_pair": plan.per_pair,
-        "k": plan.k,
-        "seed": plan.seed,
-        "pairs": list(plan.pair_ids),
-        "annotators": list(plan.annotator_ids),
-        "assignments": [list(row) for row in plan.assignments],
-        "n_new": len(plan.new_assignments),
-        "loads": [
-            {
-                "annotator_id": load.annotator_id,
-                "username": load.username,
-                "existing": load.existing,
-                "new": load.new,
-                "done": load.done,
-                "total": load.total,
-            }
-            for load in plan.loads
+        "phase": choices["phase"],
+        "round": choices["round"],
+        "per_pair": choices["per_pair"],
+        "k": choices["k"],
+        "seed": choices["seed"],
+        "annotators": list(choices["annotators"]),
+        "n_pairs": plan.n_pairs,
+        "n_assignments": plan.n_assignments,
+        "n_new": plan.n_new,
+        "assignments": [
+            [row["annotator_id"], row["pair_id"]]
+            for row in (planning.planned_page(plan, 1) if plan.status == plan.Status.READY else [])
         ],
-        "overlap": [{"a": a, "b": b, "shared": n} for (a, b), n in sorted(plan.overlap.items())],
+        "loads": list(plan.loads),
+        "overlap": [{"a": a, "b": b, "shared": n} for a, b, n in plan.overlap],
     }
 
 

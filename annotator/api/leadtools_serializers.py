@@ -15,7 +15,7 @@ from rest_framework import serializers
 
 from annotator.api import serializers as s
 from annotator.leadtools import planning
-from annotator.models import PairLabel, Phenomenon, Project, ReannotationRound
+from annotator.models import AssignmentPlan, PairLabel, Phenomenon, Project, ReannotationRound
 
 MAX_INT = s.MAX_INT
 MAX_SEED = 2**63 - 1  # ReannotationRound.seed is a BigIntegerField
@@ -108,19 +108,22 @@ class OverlapSerializer(serializers.Serializer):
 
 
 class PlanSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The stored plan.")
+    status = serializers.ChoiceField(choices=AssignmentPlan.Status.choices)
     project = serializers.IntegerField()
     phase = serializers.CharField()
     round = serializers.IntegerField()
     per_pair = serializers.CharField()
-    k = serializers.IntegerField()
+    k = serializers.IntegerField(allow_null=True)
     seed = serializers.IntegerField(allow_null=True)
-    pairs = serializers.ListField(child=serializers.IntegerField(), help_text="Pair ids chosen.")
     annotators = serializers.ListField(child=serializers.IntegerField())
+    n_pairs = serializers.IntegerField(help_text="Pairs chosen.")
+    n_assignments = serializers.IntegerField(help_text="Planned assignments.")
+    n_new = serializers.IntegerField(help_text="Planned assignments that did not exist yet.")
     assignments = serializers.ListField(
         child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2),
-        help_text="[[annotator id, pair id], …] in queue order.",
+        help_text="The first 100 planned [annotator id, pair id] in queue order.",
     )
-    n_new = serializers.IntegerField(help_text="Planned assignments that do not exist yet.")
     loads = LoadSerializer(many=True)
     overlap = OverlapSerializer(many=True)
 

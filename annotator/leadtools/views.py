@@ -25,7 +25,7 @@ from annotator.annotation.services import ConflictError
 from annotator.core.web_request import SignedInRequest
 from annotator.leadtools import adjudication, disagreement, explorer_rows, planning, reannotation
 from annotator.leadtools import forms as f
-from annotator.models import ExplorerState, Pair, ParaphraseType, Project, ReannotationRound
+from annotator.models import AssignmentPlan, ExplorerState, Pair, ParaphraseType, Project, ReannotationRound
 
 # ---- planner --------------------------------------------------------------------------------------
 
@@ -43,36 +43,44 @@ def _plan_defaults(project: Project, annotators: list[tuple[int, str]]) -> dict[
 
 @require_http_methods(["GET", "POST"])
 def planner(request: SignedInRequest, project_pk: int) -> HttpResponse:
-    """Choose pairs, annotators and annotators per pair; preview the load (htmx); confirm (POST)."""
+    """Choose pairs, annotators and annotators per pair; preview the stored plan's load and one page of
+    its assignments (htmx, polling while it is computed); assign exactly that plan (POST)."""
     project = access.project_for_lead(request.user, project_pk)
     annotators = planning.project_annotators(project)
-    data = request.POST if request.method == "POST" else request.GET or None
+    stored = _stored_plan(request, project)
+    data = request.POST if request.method == "POST" else _planner_query(request, stored)
     form = f.PlanForm(data or _as_form_data(_plan_defaults(project, annotators)), annotators=annotators)
     plan = None
-    if form.is_valid():
+    if request.method == "GET" and stored is not None and "selection" not in request.GET:
+        plan = stored  # a page of a stored plan, or polling it while it is computed
+    elif form.is_valid():
         try:
-            plan = planning.plan_assignments(project, **form.plan_kwargs())
+            plan = planning.request_plan(project, request.user, **form.plan_kwargs())
         except ValidationError as error:
             f.add_service_errors(form, error)
     result = None
     needs_confirmation = False
     if request.method == "POST" and plan is not None:
-        # The POST carries the number of new assignments the preview showed; a plan that grew beyond
-        # it (the selection changed, or the preview never loaded) is shown again to be confirmed.
-        previewed = request.POST.get("confirm_new", "")
-        if not previewed.isdigit() or len(plan.new_assignments) > int(previewed):
+        # Assign writes the plan the preview showed: the POST names it, and it must be the plan of the
+        # posted options; any other plan (the options changed, the preview never loaded) is shown first.
+        if stored is None or stored.pk != plan.pk or not plan.finished:
             needs_confirmation = True
         else:
-            loads = [(load.username, load.new) for load in plan.loads if load.new]
-            result = {"created": planning.apply_plan(plan), "kept": len(plan.existing), "loads": loads}
-            plan = planning.plan_assignments(project, **form.plan_kwargs())  # the same selection, now held
+            try:
+                created = planning.apply_stored_plan(plan)
+            except ValidationError as error:
+                f.add_service_errors(form, error)
+                needs_confirmation = True
+            else:
+                loads = [(load["username"], load["new"]) for load in plan.loads if load["new"]]
+                result = {"created": created, "kept": plan.n_assignments - created, "loads": loads}
     context = {
         "project": project,
         "form": form,
         "plan": plan,
         "result": result,
         "needs_confirmation": needs_confirmation,
-        **_plan_view(plan, dict(annotators)),
+        **_plan_view(request, plan, dict(annotators)),
     }
     if request.htmx and request.method == "GET":
         return render(request, "leadtools/planner.html#plan-preview", context)
@@ -81,21 +89,49 @@ def planner(request: SignedInRequest, project_pk: int) -> HttpResponse:
         "reassign_form": f.ReassignForm(annotators=annotators),
         "n_pairs": project.pairs.count(),
     }
-    status = 422 if needs_confirmation or not (plan or not data) else 200
+    failed = plan is not None and plan.status == plan.Status.FAILED
+    status = 422 if needs_confirmation or failed or not (plan or not data) else 200
     return render(request, "leadtools/planner.html", context, status=status)
 
 
-def _plan_view(plan: planning.Plan | None, names: dict[int, str]) -> dict[str, Any]:
-    """What the preview shows besides the loads: bar scale, overlap per two annotators, first pairs."""
+def _stored_plan(request: SignedInRequest, project: Project) -> AssignmentPlan | None:
+    """The stored plan the request names (`plan`), if it is one of the project's."""
+    value = (request.POST if request.method == "POST" else request.GET).get("plan", "")
+    if not value.isdigit():
+        return None
+    return AssignmentPlan.objects.filter(project=project, pk=int(value)).first()
+
+
+def _planner_query(request: SignedInRequest, stored: AssignmentPlan | None) -> Any:
+    """The options of a GET: the form's own fields, or those of the stored plan it names."""
+    if "selection" in request.GET:
+        return request.GET
+    if stored is not None:
+        return _as_form_data({key: value for key, value in stored.params.items() if value is not None})
+    return None
+
+
+def _plan_view(
+    request: SignedInRequest, plan: AssignmentPlan | None, names: dict[int, str]
+) -> dict[str, Any]:
+    """What the preview shows besides the totals: bar scale, overlap per two annotators, one page of
+    the planned assignments (`page`) and the pages around it."""
     if plan is None:
         return {}
-    first = list(plan.pair_ids[:8])
-    ids = dict(Pair.objects.filter(pk__in=first).values_list("pk", "source_id"))
+    pages = planning.plan_pages(plan)
+    page = request.GET.get("page", "")
+    number = min(int(page), pages) if page.isdigit() and int(page) > 0 else 1
+    planned = planning.planned_page(plan, number) if plan.status == plan.Status.READY else []
+    first = (number - 1) * planning.PLAN_PAGE_SIZE + 1
     return {
-        "plan_max": max([load.total for load in plan.loads] + [1]),
-        "overlap": [(names[a], names[b], n) for (a, b), n in sorted(plan.overlap.items())],
-        "first_pairs": [ids[pk] for pk in first if pk in ids],
-        "phase_label": Project.Phase(plan.phase).label,
+        "plan_max": max([load["total"] for load in plan.loads] + [1]),
+        "overlap": [(names.get(a, a), names.get(b, b), n) for a, b, n in plan.overlap],
+        "phase_label": Project.Phase(plan.params["phase"]).label,
+        "planned": planned,
+        "plan_page": number,
+        "plan_pages": pages,
+        "plan_first": first,
+        "plan_last": first + len(planned) - 1,
     }
 
 

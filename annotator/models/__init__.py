@@ -28,6 +28,7 @@ from annotator.models.evaluation import (
 from annotator.models.explorer import ExplorerState, ExplorerValue
 from annotator.models.jobs import CorpusJob
 from annotator.models.kappa_c import KappaCChunk, KappaCRun
+from annotator.models.planning import AssignmentPlan, PlannedAssignment
 from annotator.models.setup import GuidelinesVersion, Invitation
 from annotator.models.work import Assignment, ReannotationRound
 
@@ -44,6 +45,7 @@ __all__ = [
     "AlignmentLink",
     "AnnotationHistory",
     "Assignment",
+    "AssignmentPlan",
     "CorpusJob",
     "EvaluationItem",
     "EvaluationUnit",
@@ -62,6 +64,7 @@ __all__ = [
     "ParaphraseType",
     "Phenomenon",
     "PhraseAlignment",
+    "PlannedAssignment",
     "Project",
     "ReannotationRound",
     "ReevaluationSet",

@@ -66,6 +66,26 @@ def test_planner_preview_follows_the_options_without_reload(page, live_server, w
     assert Assignment.objects.filter(project=project).count() == 18
 
 
+def test_planner_pages_the_stored_plan_without_reload(page, live_server, world):
+    from annotator.corpus import projects
+
+    project = world["project"]
+    for n in range(40):
+        projects.add_pair(project, f"x{n:02d}", tokens1=["a"], tokens2=["b"])
+    make.sign_in(page, live_server, make.cast().lead)
+    page.goto(f"{live_server.url}/projects/{project.pk}/planner/")
+    mark_page(page)
+    planned = page.locator("#planned")
+    assert "Planned assignments 1–100 of 138" in planned.inner_text()
+    page.click("#planned summary")
+    page.click("#planned a[rel=next]")
+    page.wait_for_function("document.querySelector('#planned').innerText.includes('101–138 of 138')")
+    assert page.locator("#planned").get_attribute("open") is not None  # still open after the swap
+    assert page.locator("#planned tbody tr").count() == 38
+    assert not_reloaded(page)
+    screenshot(page, "leadtools-planner-plan-page")
+
+
 def test_explorer_lists_lowest_first_filters_and_opens_the_comparison(page, live_server, world):
     project = world["project"]
     make.sign_in(page, live_server, make.cast().lead)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from annotator.corpus import projects
 from annotator.leadtools import planning
-from annotator.models import Assignment, Membership
+from annotator.models import Assignment, AssignmentPlan, Membership
 from tests import make
 from tests.make import api_client
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]  # plans computed in-process
 
 
 @pytest.fixture
@@ -61,7 +62,8 @@ def test_dry_run_returns_the_plan_and_writes_nothing(world):
     assert response.status_code == 200, response.json()
     body = response.json()
     assert body["dry_run"] is True and body["created"] is None
-    assert len(body["plan"]["pairs"]) == 6 and len(body["plan"]["assignments"]) == 6
+    assert body["plan"]["n_pairs"] == 6 and len(body["plan"]["assignments"]) == 6
+    assert body["plan"]["status"] == "ready" and body["plan"]["n_new"] == 6
     assert sorted(load["new"] for load in body["plan"]["loads"]) == [2, 2, 2]
     assert Assignment.objects.filter(project=world["project"]).count() == 0
 
@@ -80,12 +82,38 @@ def test_applied_plan_creates_the_assignments_it_showed(world):
     assert again.status_code == 201 and again.json()["created"] == 0  # idempotent
 
 
+def pairs_of(body):
+    return list(dict.fromkeys(pair for _, pair in body["plan"]["assignments"]))
+
+
 def test_the_same_seed_draws_the_same_sample(world):
-    first = plan(world, selection="sample", n=3, seed=11, dry_run=True).json()["plan"]["pairs"]
-    again = plan(world, selection="sample", n=3, seed=11, dry_run=True).json()["plan"]["pairs"]
-    assert first == again and len(first) == 3
+    first = plan(world, selection="sample", n=3, seed=11, dry_run=True).json()
+    again = plan(world, selection="sample", n=3, seed=11, dry_run=True).json()
+    assert first["plan"]["id"] == again["plan"]["id"]  # computed once, stored
+    assert pairs_of(first) == pairs_of(again) and len(pairs_of(first)) == 3
     expected = planning.select_pairs(world["project"], selection="sample", n=3, seed=11)
-    assert first == expected
+    assert pairs_of(first) == expected
+
+
+def test_the_plan_answer_carries_the_first_page_of_a_large_plan(world):
+    for n in range(40):
+        projects.add_pair(world["project"], f"x{n}", tokens1=["a"], tokens2=["b"])
+    body = plan(world, dry_run=True).json()["plan"]  # 46 pairs, 3 annotators each
+    assert body["n_assignments"] == 138 and len(body["assignments"]) == planning.PLAN_PAGE_SIZE
+    response = plan(world)
+    assert response.json()["created"] == 138 and Assignment.objects.count() == 138
+
+
+def test_applying_refuses_a_plan_whose_pairs_changed(world):
+    preview = plan(world, per_pair="one", dry_run=True).json()["plan"]
+    stored = AssignmentPlan.objects.get(pk=preview["id"])
+    projects.add_pair(world["project"], "late", tokens1=["a"], tokens2=["b"])
+    with pytest.raises(ValidationError, match="changed since this preview"):
+        planning.apply_stored_plan(stored)
+    assert Assignment.objects.count() == 0
+    response = plan(world, per_pair="one")  # the API plans the project as it is now
+    assert response.status_code == 201 and response.json()["created"] == 7
+    assert response.json()["plan"]["id"] != preview["id"]
 
 
 def test_omitted_seed_is_chosen_and_returned(world):
