@@ -31,9 +31,19 @@ from annotator.models import AssignmentPlan, ExplorerState, Pair, ParaphraseType
 
 
 def _plan_defaults(project: Project, annotators: list[tuple[int, str]]) -> dict[str, Any]:
+    """The form's first choices. The seed is the one of the project's latest plan not yet applied, so
+    opening the page again shows the stored plan of these choices instead of computing a new one."""
+    latest = (
+        AssignmentPlan.objects.filter(project=project, applied_at=None)
+        .exclude(status=AssignmentPlan.Status.FAILED)
+        .order_by("-pk")
+        .values_list("params", flat=True)
+        .first()
+    )
+    seed = latest.get("seed") if isinstance(latest, dict) else None
     return {
         "selection": "all",
-        "seed": f.new_seed(),
+        "seed": seed if isinstance(seed, int) else f.new_seed(),
         "annotators": [user_id for user_id, _ in annotators],
         "per_pair": "everyone",
         "k": 2,

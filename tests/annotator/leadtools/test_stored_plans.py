@@ -3,6 +3,8 @@ refused when the project's pairs or annotators changed."""
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.test import Client
+from django.urls import reverse
 
 from annotator import taskqueue
 from annotator.corpus import projects
@@ -159,3 +161,20 @@ def test_a_page_of_the_plan_is_read_in_queue_order(setup):
     assert [row["position"] for row in page] == list(range(36))
     assert page[0]["pair__source_id"] == "p1" and page[0]["is_new"] is True
     assert planning.planned_page(stored, 2) == [] and planning.plan_pages(stored) == 1
+
+
+def test_opening_the_planner_again_shows_the_stored_plan_instead_of_computing_another() -> None:
+    """A plain visit's default choices reuse the seed of the latest plan not yet applied, so visiting the
+    page twice stores one plan, not one per visit."""
+    project = make.project_with_pairs(
+        "Revisit",
+        n_pairs=6,
+        lead=make.user("revisit-lead"),
+        annotators=(make.user("rv-a"), make.user("rv-b")),
+    )
+    client = Client()
+    client.force_login(project.memberships.get(role="lead").user)
+    url = reverse("annotator:planner", args=[project.pk])
+    assert client.get(url).status_code == 200
+    assert client.get(url).status_code == 200
+    assert AssignmentPlan.objects.filter(project=project).count() == 1
