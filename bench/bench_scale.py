@@ -8,7 +8,8 @@ Starts the private production-shaped stack (bench/stack.py: PostgreSQL, Redis, g
 deploy/gunicorn.conf.py, Celery worker(s) at nice 10 as in docker-compose.yml) and loads a project at
 the scale of MSRP-A: 3,900 pairs × 3 annotators with ~8 phenomena per pair and annotator, word
 alignments and pair labels (`metrics.synthetic`, bulk-loaded as bench/bench_dashboard.py does), whose
-agreement is computed once before the run. Then 50 more annotators (each assigned 200 pairs that
+agreement is computed once before the run, with 50 more annotators who have each started (a phenomenon
+and a link on one pair; `--joining`: they start during the run instead). Then these 50 annotators (each assigned 200 pairs that
 overlap with their neighbours') save phenomena and links through the REST API, each every 2 s on
 average (exponential pauses), for `--minutes` (default 10):
 
@@ -75,6 +76,22 @@ for n, user in enumerate(live):
 ptypes = list(
     ParaphraseType.objects.filter(tagset=project.tagset, scope_sides="any").values_list("pk", flat=True)
 )
+if {warm}:
+    # Every live annotator has started before the measured run (a phenomenon and a link on the first of
+    # their pairs, which the run then leaves alone): the run measures a team at work, not 50 people
+    # joining — each joining changes the participants, which only a full computation handles.
+    from annotator.annotation import services as annotation_services
+    by_key = dict(Token.objects.values_list("key", "user"))
+    from django.contrib.auth import get_user_model
+    users = get_user_model().objects.in_bulk(list(by_key.values()))
+    for key in list(pairs_of):
+        first, rest = pairs_of[key][0], pairs_of[key][1:]
+        pair, user = Pair.objects.get(pk=first), users[by_key[key]]
+        annotation_services.add_phenomenon(
+            pair, user, ptypes[0], scope1=[0], scope2=[0], base_version=None, check_open=False
+        )
+        annotation_services.set_links(pair, user, [(1, 1)], sure=True, base_version=None)
+        pairs_of[key] = rest
 print(json.dumps({{
     "project": project.pk,
     "pairs": pairs,
@@ -122,8 +139,8 @@ print(json.dumps({{"deleted": apply_retention({project})}}))
 """
 
 
-def seed(stack: Stack, n_pairs: int, n_annotators: int) -> dict[str, Any]:
-    world = stack.python(SEED.format(pairs=n_pairs, annotators=n_annotators))
+def seed(stack: Stack, n_pairs: int, n_annotators: int, *, warm: bool = True) -> dict[str, Any]:
+    world = stack.python(SEED.format(pairs=n_pairs, annotators=n_annotators, warm=warm))
     # bench_load's simulated annotators pick their pairs and token positions from the world
     world["lengths"] = world.pop("tokens")
     return world
@@ -202,6 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pause", type=float, default=2.0, help="mean seconds between an annotator's saves")
     parser.add_argument("--workers", type=int, default=1, help="Celery workers (--scale worker=N)")
     parser.add_argument("--port", type=int, default=8117)
+    parser.add_argument(
+        "--joining",
+        action="store_true",
+        help="the live annotators start during the run (each one's first save a full computation)",
+    )
     parser.add_argument("--pg-port", type=int, default=55437)
     parser.add_argument("--redis-port", type=int, default=6397)
     args = parser.parse_args(argv)
@@ -217,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"starting PostgreSQL, Redis, gunicorn and {args.workers} worker(s) under {stack.root} …")
         stack.start_services("bench_scale")
         started = time.perf_counter()
-        world = seed(stack, args.pairs, args.annotators)
+        world = seed(stack, args.pairs, args.annotators, warm=not args.joining)
         print(f"loaded {len(world['pairs'])} pairs × 3 annotators in {time.perf_counter() - started:.0f} s")
         started = time.perf_counter()
         stack.manage("recompute_agreement", "--project", str(world["project"]), "--full")
