@@ -119,7 +119,7 @@ def start_plan(
     schedules the recompute that plans again for the inputs as they are then, reusing every chunk whose
     items did not change. Under a stream of link changes κ_C thus follows at the pace its Monte Carlo
     allows instead of queueing a new plan's chunks per computation."""
-    if not fresh and (in_flight := _plan_in_flight(project.pk, fingerprint)) is not None:
+    if not fresh and (in_flight := plan_in_flight(project.pk, fingerprint)) is not None:
         return in_flight
     rows: list[KappaCChunk] = []
     chunks: dict[str, list[str]] = {}
@@ -159,7 +159,7 @@ def start_plan(
     return len(digests) - len(todo), len(digests)
 
 
-def _plan_in_flight(project_id: int, fingerprint: str) -> tuple[int, int] | None:
+def plan_in_flight(project_id: int, fingerprint: str) -> tuple[int, int] | None:
     """(done, total) of the project's stored plan when it is for other inputs than `fingerprint` and
     still being computed: a chunk pending that a worker holds (fresh heartbeat) or that was queued
     less than ten stale periods ago (as `requeue_stale` counts a lost message); None otherwise."""

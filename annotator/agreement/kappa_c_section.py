@@ -163,6 +163,8 @@ def _monte_carlo(
     run = KappaCRun.objects.filter(project=project, fingerprint=fingerprint).exists()
     if kappa_c_chunks.enabled() and run:
         return kappa_c_chunks.progress(project.pk) or (0, 0)
+    if kappa_c_chunks.enabled() and (in_flight := kappa_c_chunks.plan_in_flight(project.pk, fingerprint)):
+        return in_flight  # another plan's chunks are still computed: this one is planned after them
     per_chunk = kappa_c_chunks.max_draws() if kappa_c_chunks.enabled() else sys.maxsize
     plan = _plan(project, sampled, models, options, per_chunk)
     if not kappa_c_chunks.enabled():

@@ -148,3 +148,48 @@ def test_a_chunk_that_failed_again_and_again_is_not_requeued_forever(team, task_
         claimed_at=long_ago, heartbeat_at=long_ago, attempts=kappa_c_chunks.MAX_ATTEMPTS
     )
     assert kappa_c_chunks.requeue_stale(project.pk) == 0
+
+
+def _stored_plan(project, fingerprint: str, **chunk: object) -> KappaCChunk:
+    KappaCRun.objects.create(project=project, fingerprint=fingerprint, chunks={"a|b": ["d1", "d2"]})
+    KappaCChunk.objects.create(
+        project=project, digest="d1", key="a|b", start=0, n_items=1, draws=1, spec="{}", status="done"
+    )
+    fields = {"queued_at": timezone.now(), **chunk}
+    return KappaCChunk.objects.create(
+        project=project, digest="d2", key="a|b", start=1, n_items=1, draws=1, spec="{}", **fields
+    )
+
+
+def test_a_new_plan_waits_while_another_plan_is_computed_by_the_workers(monkeypatch) -> None:
+    """With a broker, a plan for newer inputs is not stored while the workers still compute the project's
+    plan (a chunk queued recently, or held with a fresh heartbeat): its progress is answered instead,
+    and nothing of it is deleted or queued again."""
+    monkeypatch.setattr(kappa_c_chunks.taskqueue, "runs_in_process", lambda: False)
+    project = make.project_with_pairs("In flight", n_pairs=2)
+    _stored_plan(project, "older inputs")
+    assert kappa_c_chunks.plan_in_flight(project.pk, "newer inputs") == (1, 2)
+    assert kappa_c_chunks.start_plan(project, {}, "newer inputs") == (1, 2)
+    assert list(KappaCRun.objects.values_list("fingerprint", flat=True)) == ["older inputs"]
+    assert KappaCChunk.objects.filter(project=project).count() == 2
+    assert (
+        kappa_c_chunks.plan_in_flight(project.pk, "older inputs") is None
+    )  # the same inputs: not another plan
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [
+        {"claimed_at": timezone.now(), "heartbeat_at": timezone.now() - datetime.timedelta(minutes=5)},
+        {"queued_at": timezone.now() - datetime.timedelta(hours=2)},
+    ],
+    ids=["its worker died", "its message was lost"],
+)
+def test_a_plan_whose_chunks_nobody_computes_is_replaced(monkeypatch, chunk: dict) -> None:
+    monkeypatch.setattr(kappa_c_chunks.taskqueue, "runs_in_process", lambda: False)
+    project = make.project_with_pairs("Stuck plan", n_pairs=2)
+    _stored_plan(project, "older inputs", **chunk)
+    assert kappa_c_chunks.plan_in_flight(project.pk, "newer inputs") is None
+    assert kappa_c_chunks.start_plan(project, {}, "newer inputs") == (0, 0)
+    assert list(KappaCRun.objects.values_list("fingerprint", flat=True)) == ["newer inputs"]
+    assert not KappaCChunk.objects.filter(project=project).exists()
