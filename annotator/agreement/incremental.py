@@ -19,6 +19,7 @@ read by `pair_entries`): an update writes the entries of the pairs it changed, n
 from __future__ import annotations
 
 import dataclasses
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -58,6 +59,7 @@ from metrics.incremental import PhenomenaAgreement
 from metrics.pair_labels import PairLabelCounts, pair_label_report_from_counts
 from metrics.types import Options, Tagset, TypeDef
 
+log = logging.getLogger(__name__)
 STATE = "state"
 #: The section row that held every pair's entry before they moved to `AgreementPairState.entry`: a state
 #: stored with it is recomputed in full once (which stores the entries per pair and drops the row).
@@ -165,22 +167,28 @@ def updatable(project: Project) -> bool:
     return not (project.layer_phrase_alignment or AlignmentSystem.objects.filter(project=project).exists())
 
 
+def _full(project: Project, reason: str) -> Update | None:
+    """None (only a full computation can tell), saying why in the log."""
+    log.info("agreement of project %s: full computation (%s)", project.pk, reason)
+    return None
+
+
 def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | None:
     """The agreement after `changes` (all naming a pair), from the stored state; None when only a full
     computation can tell (see the module docstring)."""
     if not changes or any(pk is None for _, pk in changes):
-        return None
+        return _full(project, "a change names no pair")
     if not updatable(project):
-        return None
+        return _full(project, "phrase alignments or registered systems")
     rows = {r.name: r for r in AgreementSection.objects.filter(project=project).exclude(name=SUMMARY)}
     state = rows.get(STATE)
     if state is None or LEGACY_PAIRS in rows:
-        return None
+        return _full(project, "no stored state")
     annotators = project_annotators(project)
     names = [name for _, name in annotators]
     shared = shared_key(project, names)
     if state.totals.get("shared") != shared:
-        return None
+        return _full(project, "the annotators, tagset or layers changed")
     pair_pks = sorted({pk for _, pk in changes if pk is not None})
     from annotator.agreement.document import pairs_document
 
@@ -191,7 +199,7 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
         r.pair_id: r for r in AgreementPairState.objects.filter(project=project, pair_id__in=pair_pks)
     }
     if len(old_rows) != len(pairs_by_id):
-        return None  # a pair without state (added since the last full computation)
+        return _full(project, "a pair without state (added since the last full computation)")
     totals = SectionTotals(names, state.totals["totals"])
     before = totals.participants()
     match = state.totals["identical_match"]
@@ -209,7 +217,7 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
     if not changed:
         return Update("", {}, {}, [], {}, None)
     if totals.participants() != before or totals.sense_marks:
-        return None
+        return _full(project, "someone started a section" if not totals.sense_marks else "ETPC sense marks")
     touched = {
         s
         for s in (*BY_PAIR, "done")

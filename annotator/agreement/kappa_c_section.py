@@ -25,6 +25,7 @@ the same items, the same edit probabilities, the same random streams, the same c
 from __future__ import annotations
 
 import dataclasses
+import logging
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -51,6 +52,8 @@ from metrics.types import Options
 #: One pair's κ_C part (`pairstate.kappa_c_part`) with its id.
 Part = tuple[str, Mapping[str, Any]]
 
+log = logging.getLogger(__name__)
+
 
 @dataclasses.dataclass(frozen=True)
 class Finished:
@@ -63,27 +66,33 @@ class Finished:
     total: int = 0
 
 
+def _declined(project: Project, reason: str) -> Finished | None:
+    """None (the full computation finishes κ_C), saying why in the log."""
+    log.info("κ_C of project %s: full computation (%s)", project.pk, reason)
+    return None
+
+
 def finish(project: Project, latest: Current | AgreementSnapshot | None) -> Finished | None:
     """The κ_C section of the project's stored state, when `latest` (the project's current agreement) is
     that state's with only κ_C pending; None when only the full computation can tell (no such snapshot,
     inputs outside the per-pair state, the shared parts changed, state rows without κ_C parts)."""
     if latest is None or latest.results.get("pending") != [KAPPA_C] or not project.layer_word_alignment:
-        return None
+        return _declined(project, "no current agreement with only κ_C pending")
     if not incremental.updatable(project):
-        return None
+        return _declined(project, "phrase alignments or registered systems")
     rows = {
         r.name: r
         for r in AgreementSection.objects.filter(project=project, name__in=[incremental.STATE, KAPPA_C])
     }
     state, section = rows.get(incremental.STATE), rows.get(KAPPA_C)
     if state is None or section is None or state.fingerprint != latest.fingerprint:
-        return None
+        return _declined(project, "the stored state is not the current agreement's")
     names = [name for _, name in project_annotators(project)]
     if state.totals["shared"] != incremental.shared_key(project, names):  # e.g. someone joined since
-        return None
+        return _declined(project, "the annotators, tagset or layers changed")
     parts = _parts(project)
     if parts is None:
-        return None
+        return _declined(project, "pair states stored before κ_C's parts were kept")
     options = dataclasses.replace(Options(), identical_match=state.totals["identical_match"])
     return _section(project, section, names, parts, options)
 
