@@ -122,12 +122,16 @@ def _section(
     aligned = {a for _, part in parts for a in part["aligned"]}
     annotators = [a for a in names if a in aligned]
     models = {r: edit_model(parts, r) for r in annotators}
+    by_key: dict[str, list[Part]] = {}  # annotator pair → its items in document order, in one pass
+    for item in parts:
+        for key in item[1]["conc"]:
+            by_key.setdefault(key, []).append(item)
     conc: dict[str, list[float]] = {}
     sampled: dict[str, list[Part]] = {}
     for k, a in enumerate(annotators):
         for b in annotators[k + 1 :]:
             key = f"{a}|{b}"
-            items = [(pid, part) for pid, part in parts if key in part["conc"]]
+            items = by_key.get(key, [])
             conc[key] = [hits / smaller for hits, smaller in (part["conc"][key] for _, part in items)]
             if items and all(part["initial"] for _, part in items):
                 sampled[key] = items
