@@ -164,11 +164,16 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
 
     lead.goto(f"{base}/projects/{project.pk}/")
     lead.click("text=Plan assignments")
-    lead.wait_for_selector("#confirm-new", state="attached")
+    # the stored plan the preview shows: every pair for both annotators
+    lead.wait_for_function("(document.querySelector('#plan-preview')?.innerText || '').includes('4 new')")
     lead.click("#confirm-plan")
     lead.wait_for_selector("#plan-result")
     assert "Created 4 new assignments" in lead.locator("#plan-result").inner_text()
-    lead.click("#confirm-plan")  # again: nothing duplicated
+    # Again: the applied plan is not applied twice; the plan of the same choices now is shown first
+    # (0 new), and assigning it duplicates nothing.
+    lead.click("#confirm-plan")
+    lead.wait_for_selector("#plan-confirm")
+    lead.click("#confirm-plan")
     lead.wait_for_selector("#plan-result >> text=Created 0 new assignments")
     assert Assignment.objects.filter(project=project).count() == 4
     make.screenshot(lead, "setup-planner-assigned")

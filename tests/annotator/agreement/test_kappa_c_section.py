@@ -22,7 +22,8 @@ from annotator.annotation import services as annotation_services
 from annotator.models import AgreementPairState, AgreementSection, AgreementSnapshot
 from tests import make
 
-pytestmark = pytest.mark.django_db
+# κ_C's chunks run in-process (no worker here), also when the suite has a broker
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 _names = itertools.count()
 CHUNK = "annotator.compute_kappa_c_chunk"
 
