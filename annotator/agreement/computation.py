@@ -190,6 +190,12 @@ def _store_update(
     ids = [pk for pk, _ in changes]
     if update.write is None:
         incremental.forget_changes(ids)
+        # nothing changed, but a pending κ_C whose chunks are done may be waiting for this recompute
+        latest = current.current(project)
+        if latest is not None and latest.results.get("pending"):
+            finished = _finish_kappa_c(project, started)
+            if finished is not None:
+                return "stored" if finished == "stored provisional+final" else finished
         return "unchanged"
     measures: dict[str, Any] = {}
     keys: dict[str, list[str]] = {}
