@@ -6,7 +6,7 @@ A private stack (`bench/stack.py`: PostgreSQL and Redis of its own on loopback) 
 project of `--pairs` pairs × 3 annotators with word alignments and an initial alignment
 (`metrics.synthetic`, 25 tokens a member; the default options: J = 1,000 samples, seed 0). For each worker count N, N real Celery worker processes
 (one pool process each, as `docker compose up --scale worker=N`) serve the private queue; the project's
-κ_C is computed from scratch: `annotator.agreement.computation.recompute` stores the provisional snapshot
+κ_C is computed from scratch: `annotator.agreement.computation.recompute(full=True)` stores the provisional snapshot
 and enqueues the chunks (`annotator.agreement.kappa_c_chunks`), the workers compute them, the last one
 schedules the recompute that stores the final snapshot. Printed per N: chunks, wall time from the
 chunks' enqueueing to the final snapshot, the workers' CPU time, the ratio of wall times to 1 worker,
@@ -45,7 +45,7 @@ from annotator.models import AgreementHeadline, AgreementSnapshot, KappaCChunk, 
 for model in (AgreementHeadline, AgreementSnapshot, KappaCChunk, KappaCRun):
     model.objects.filter(project_id={project}).delete()
 started = time.perf_counter()
-outcome = computation.recompute({project})
+outcome = computation.recompute({project}, full=True)  # from scratch: every chunk planned afresh
 enqueued = time.perf_counter()
 deadline = enqueued + {timeout}
 while time.perf_counter() < deadline:
@@ -82,19 +82,7 @@ def steal_ticks() -> int:
 def start_workers(stack: Stack, n: int) -> list[Process]:
     workers = []
     for k in range(n):
-        cmd = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "annotator",
-            "worker",
-            "-Q",
-            f"{stack.queue},{stack.queue}.kappa_c",
-            "-c",
-            "1",
-        ]
-        cmd += ["-l", "WARNING", "-n", f"{stack.queue}-{k}@%h", "--without-gossip", "--without-mingle"]
+        cmd = stack.worker_command(f"{stack.queue}-{k}")
         worker = Process(cmd, stack.env, stack.root / f"worker-{n}-{k}.log")
         worker.start()
         workers.append(worker)

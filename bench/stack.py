@@ -308,10 +308,10 @@ class Stack:
         self.web.start()
         wait_for_port(self.web_port, proc=self.web.proc)
 
-    def start_worker(self, nice: int = 0) -> None:
-        """One Celery worker process; `nice` > 0 lowers its CPU priority below the web's."""
-        cmd = ["nice", "-n", str(nice)] if nice else []
-        cmd += [
+    def worker_command(self, name: str, level: str = "WARNING") -> list[str]:
+        """A Celery worker of one pool process on the private queue and its κ_C chunk queue (the
+        default one first, as settings' CELERY_TASK_QUEUES lists them), named `name`@host."""
+        return [
             sys.executable,
             "-m",
             "celery",
@@ -322,10 +322,20 @@ class Stack:
             f"{self.queue},{self.queue}.kappa_c",
             "-c",
             "1",
+            "-l",
+            level,
+            "-n",
+            f"{name}@%h",
+            "--without-gossip",
+            "--without-mingle",
         ]
+
+    def start_worker(self, nice: int = 0) -> None:
+        """One Celery worker process; `nice` > 0 lowers its CPU priority below the web's."""
         n = 1 + len(self.more_workers) + (self.worker is not None)
         level = os.environ.get("BENCH_WORKER_LOG_LEVEL", "WARNING")  # INFO: every task with its outcome
-        cmd += ["-l", level, "-n", f"{self.queue}-{n}@%h", "--without-gossip", "--without-mingle"]
+        cmd = ["nice", "-n", str(nice)] if nice else []
+        cmd += self.worker_command(f"{self.queue}-{n}", level)
         worker = Process(cmd, self.env, self.root / ("worker.log" if n == 1 else f"worker{n}.log"))
         worker.start()
         if self.worker is None:
