@@ -316,12 +316,9 @@ def _header_problems(reader: JsonlReader) -> list[Problem]:
             else entries
             for name, entries in doc["system_phrase_alignments"].items()
         }
-    named = {row.get("pair") for row in _assignments(reader.header) if isinstance(row, dict)}
-    doc["pairs"] = [
-        {"id": pid, "tokens1": [], "tokens2": []}
-        for pid in sorted(named, key=str)
-        if isinstance(pid, str) and pid
-    ]
+    rows = [row for row in _assignments(reader.header) if isinstance(row, dict)]
+    named = {row["pair"] for row in rows if isinstance(row.get("pair"), str) and row["pair"]}
+    doc["pairs"] = [{"id": pid, "tokens1": [], "tokens2": []} for pid in sorted(named)]
     return document_check(doc, reader.file, reader.header_line)
 
 

@@ -118,3 +118,19 @@ def test_problems_on_several_lines_are_all_named_in_line_order() -> None:
     assert "duplicate pair id 'p3' (first on line 5)" in str(report.problems[0])
     assert "tokens1" in str(report.problems[2])
     assert not Pair.objects.exists()
+
+
+@pytest.mark.parametrize("pair", [{"id": "p1"}, ["p1"], 7])
+def test_an_assignment_whose_pair_is_not_a_string_is_named_not_an_internal_error(pair: object) -> None:
+    """Found by the value-mutation fuzz: an assignment's `pair` turned into an object."""
+    header = {**HEADER, "workbench": {"version": 1, "assignments": [{"annotator": "ann", "pair": pair}]}}
+    data = (
+        json.dumps(header)
+        + "\n"
+        + json.dumps({"pair": {"id": "p1", "tokens1": ["a"], "tokens2": ["b"]}})
+        + "\n"
+    ).encode()
+    report = import_corpus("native", "Lines", [("doc.jsonl", data)])
+    assert report.problems and all(str(p).startswith("doc.jsonl:1: ") for p in report.problems)
+    assert any("assignments[0].pair" in str(p) for p in report.problems)
+    assert not Pair.objects.exists()
