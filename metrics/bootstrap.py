@@ -89,7 +89,7 @@ def _iapta_intervals(doc: Document, *, n_resamples: int, seed: int) -> dict[str,
     do: dict[str, FloatArray] = {}
     tpo: dict[str, FloatArray] = {}
     for (a, b), tables in state.tables.items():
-        s = _resampled_sums(tables.per_pair, n_resamples=n_resamples, seed=seed)
+        s = _resampled_sums(tables.dense(tables.per_pair), n_resamples=n_resamples, seed=seed)
         do[f"{a}|{b}"] = _do_f1_vec(s[:, _N_X], s[:, _N_Y], s[:, _D_XY], s[:, _D_YX])
         tpo[f"{a}|{b}"] = _ratio(s[:, _P_XY] + s[:, _P_YX], s[:, _N_X] + s[:, _N_Y])
     return {"iapta.do.f1.ci95": _pairwise_entry(do), "iapta.tpo.partial.f1.ci95": _pairwise_entry(tpo)}

@@ -338,12 +338,16 @@ def pair_row(
 
 @dataclass(slots=True)
 class PairTables:
-    """Sufficient statistics of one annotator pair: ``cells[p, t, :]`` and ``words[p, :]``.
+    """Sufficient statistics of one annotator pair, kept for the pairs where X or Y has phenomena.
 
-    ``p`` indexes ``pairs`` (pair ids), ``t`` indexes ``types`` (type names); columns follow
-    :data:`CELL_FIELDS`; ``words[p] = (w_X, w_Y)`` distinct scope tokens per pair. ``per_pair``
-    (cells summed over types) and ``pair_values`` (per pair: agr_ph, agr_w, DO F1, and their
-    means over the pair's types; NaN = undefined) are derived row by row (:meth:`refresh`), so
+    ``pairs`` are all pair ids (document order) and ``types`` the type names; ``positions[r]`` is the
+    index in ``pairs`` of stored row ``r`` (ascending), and ``cells[r, t, :]`` (columns of
+    :data:`CELL_FIELDS`) and ``words[r] = (w_X, w_Y)`` (distinct scope tokens) that pair's statistics.
+    A pair neither annotator has phenomena on has no row: all its statistics are zero and every value
+    of it is undefined, so leaving it out changes no sum or mean (sums over the rows add the same
+    non-zero terms in the same order) while a table costs what the two annotators did, not the corpus.
+    ``per_pair`` (cells summed over types) and ``pair_values`` (per row: agr_ph, agr_w, DO F1, and
+    their means over the pair's types; NaN = undefined) are derived row by row (:meth:`refresh`), so
     that a changed pair costs one row, not a pass over the whole table.
     """
 
@@ -351,12 +355,13 @@ class PairTables:
     types: tuple[str, ...]
     cells: FloatArray
     words: FloatArray
+    positions: npt.NDArray[np.int64]
     per_pair: FloatArray = field(init=False, repr=False)
     pair_values: FloatArray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.per_pair = np.zeros((len(self.pairs), len(CELL_FIELDS)))
-        self.pair_values = np.zeros((len(self.pairs), 6))
+        self.per_pair = np.zeros((len(self.positions), len(CELL_FIELDS)))
+        self.pair_values = np.zeros((len(self.positions), 6))
         self.refresh(slice(None))
 
     def refresh(self, rows: slice) -> None:
@@ -378,14 +383,42 @@ class PairTables:
         )
         self.pair_values[rows] = values
 
+    def row_of(self, p: int) -> int | None:
+        """The stored row of pair index ``p``; None when neither annotator has phenomena on it."""
+        r = int(np.searchsorted(self.positions, p))
+        return r if r < len(self.positions) and self.positions[r] == p else None
+
     def set_row(self, p: int, row: tuple[list[int], list[list[float]], tuple[int, int]]) -> None:
-        """Replace the statistics of pair ``p`` (the output of :func:`pair_row`)."""
-        types, rows, words = row
-        self.cells[p] = 0.0
+        """Replace the statistics of pair index ``p`` (the output of :func:`pair_row`)."""
+        types, values, words = row
+        r = int(np.searchsorted(self.positions, p))
+        stored = r < len(self.positions) and self.positions[r] == p
+        if not types and not any(words):  # neither annotator has phenomena on the pair: no row
+            if stored:
+                self.positions = np.delete(self.positions, r)
+                self.cells = np.delete(self.cells, r, axis=0)
+                self.words = np.delete(self.words, r, axis=0)
+                self.per_pair = np.delete(self.per_pair, r, axis=0)
+                self.pair_values = np.delete(self.pair_values, r, axis=0)
+            return
+        if not stored:
+            self.positions = np.insert(self.positions, r, p)
+            self.cells = np.insert(self.cells, r, 0.0, axis=0)
+            self.words = np.insert(self.words, r, 0.0, axis=0)
+            self.per_pair = np.insert(self.per_pair, r, 0.0, axis=0)
+            self.pair_values = np.insert(self.pair_values, r, 0.0, axis=0)
+        self.cells[r] = 0.0
         if types:
-            self.cells[p, types] = rows
-        self.words[p] = words
-        self.refresh(slice(p, p + 1))
+            self.cells[r, types] = values
+        self.words[r] = words
+        self.refresh(slice(r, r + 1))
+
+    def dense(self, values: FloatArray, fill: float = 0.0) -> FloatArray:
+        """``values`` (one entry per stored row, e.g. ``per_pair``) spread over all pairs, ``fill``
+        for the pairs without a row."""
+        out = np.full((len(self.pairs), *values.shape[1:]), fill)
+        out[self.positions] = values
+        return out
 
 
 def pair_tables(
@@ -400,11 +433,11 @@ def pair_tables(
 
     ``a_by_type`` is accepted for callers written for spec 1.0 and ignored (see :func:`pair_row`).
     """
-    cells = np.zeros((len(pairs), len(types), len(CELL_FIELDS)))
-    words = np.zeros((len(pairs), 2))
-    p_idx: list[int] = []
+    positions: list[int] = []
+    r_idx: list[int] = []
     t_idx: list[int] = []
     values: list[list[float]] = []
+    words: list[tuple[int, int]] = []
     for p, pid in enumerate(pairs):
         cx, cy = index_x.get(pid), index_y.get(pid)
         if not cx and not cy:
@@ -413,12 +446,20 @@ def pair_tables(
         row_types = list(cx.keys() | cy.keys())  # distinct cells: assignment order does not matter
         for t in row_types:
             values.append(_cell_row(cx.get(t), cy.get(t)))
-        p_idx.extend([p] * len(row_types))
+        r_idx.extend([len(positions)] * len(row_types))
         t_idx.extend(row_types)
-        words[p] = (index_x.words.get(pid, 0), index_y.words.get(pid, 0))
+        positions.append(p)
+        words.append((index_x.words.get(pid, 0), index_y.words.get(pid, 0)))
+    cells = np.zeros((len(positions), len(types), len(CELL_FIELDS)))
     if values:
-        cells[p_idx, t_idx] = values
-    return PairTables(tuple(pairs), tuple(types), cells, words)
+        cells[r_idx, t_idx] = values
+    return PairTables(
+        tuple(pairs),
+        tuple(types),
+        cells,
+        np.array(words, dtype=np.float64).reshape(len(positions), 2),
+        np.array(positions, dtype=np.int64),
+    )
 
 
 # -- aggregation ----------------------------------------------------------------------------------

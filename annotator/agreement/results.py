@@ -523,7 +523,8 @@ def pair_do_f1(tables: Mapping[tuple[str, str], PairTables], p: int, who: list[s
         for n, a in enumerate(who)
         for b in who[n + 1 :]
         if (a, b) in tables
-        and (value := _do_f1_values(tables[a, b].cells[p : p + 1].sum(axis=1))[0]) is not None
+        and (r := tables[a, b].row_of(p)) is not None
+        and (value := _do_f1_values(tables[a, b].per_pair[r : r + 1])[0]) is not None
     ]
     return sum(values) / len(values) if values else None
 
@@ -556,7 +557,7 @@ def _do_f1_by_pair(
     out: dict[tuple[str, str], list[float | None]] = {}
     for n, a in enumerate(names):
         for b in names[n + 1 :]:
-            out[a, b] = _do_f1_values(tables[a, b].cells.sum(axis=1))
+            out[a, b] = _do_f1_values(tables[a, b].dense(tables[a, b].per_pair))
     return out
 
 

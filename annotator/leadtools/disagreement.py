@@ -34,6 +34,7 @@ from metrics.alignment import word_alignment_scores
 from metrics.document import parse_document
 from metrics.iapta import (
     CELL_FIELDS,
+    PairTables,
     index_phenomena,
     overlapping,
     pair_tables,
@@ -128,28 +129,33 @@ def _phenomena_values(doc: Document, rows: dict[str, dict[str, Any]]) -> None:
     for n, a in enumerate(names):
         for b in names[n + 1 :]:
             tables = pair_tables(index[a], index[b], pairs=pair_ids, types=type_names, a_by_type=a_by_type)
-            _store_pair_values(f"{a}|{b}", a, b, tables.cells, pair_ids, type_names, rows)
+            _store_pair_values(f"{a}|{b}", a, b, tables, type_names, rows)
 
 
 def _store_pair_values(
     key: str,
     a: str,
     b: str,
-    cells: np.ndarray,
-    pair_ids: list[str],
+    tables: PairTables,
     type_names: list[str],
     rows: dict[str, dict[str, Any]],
 ) -> None:
-    per_pair = cells.sum(axis=1)
+    """DO F1 of the annotator pair on each pair both worked on, and by type (a pair neither has
+    phenomena on has no row in `tables`: its DO F1 is undefined)."""
+    cells, per_pair = tables.cells, tables.per_pair
     f1 = _do_f1(per_pair[:, _N_X], per_pair[:, _N_Y], per_pair[:, _D_XY], per_pair[:, _D_YX])
     cell_f1 = _do_f1(cells[:, :, _N_X], cells[:, :, _N_Y], cells[:, :, _D_XY], cells[:, :, _D_YX])
     present = (cells[:, :, _N_X] + cells[:, :, _N_Y]) > 0
-    for p, pid in enumerate(pair_ids):
+    row_of = {int(p): r for r, p in enumerate(tables.positions)}
+    for p, pid in enumerate(tables.pairs):
         row = rows[pid]
         if a not in row["annotators"] or b not in row["annotators"]:
             continue
-        row["do_f1"][key] = _opt(f1[p])
-        row["do_f1_by_type"][key] = {type_names[t]: _opt(cell_f1[p, t]) for t in np.flatnonzero(present[p])}
+        r = row_of.get(p)
+        row["do_f1"][key] = None if r is None else _opt(f1[r])
+        row["do_f1_by_type"][key] = (
+            {} if r is None else {type_names[t]: _opt(cell_f1[r, t]) for t in np.flatnonzero(present[r])}
+        )
 
 
 def _alignment_values(doc: Document, rows: dict[str, dict[str, Any]]) -> None:

@@ -87,3 +87,31 @@ def test_making_phenomena_one_sided_gives_exactly_the_full_result():
     after = state.report()
     assert after == full(phenomena, doc).report()
     assert after["iapta.do.f1"] != before
+
+
+def test_tables_keep_rows_only_for_pairs_with_phenomena_as_pairs_gain_and_lose_them():
+    """A table of two annotators holds a row per pair either has phenomena on, not per corpus pair: a
+    pair that gains its first phenomenon gets a row, one that loses its last loses it, and the report
+    equals a fresh computation at every step (rows inserted and deleted in document order)."""
+    doc = synthetic_document(n_pairs=40, n_annotators=4, seed=7, with_alignments=False)
+    rng = np.random.default_rng(2)
+    # each annotator has phenomena on about a third of the pairs: most rows of each table are absent
+    phenomena = {a: [x for x in xs if rng.random() < 0.35] for a, xs in doc.phenomena.items()}
+    state = full(phenomena, doc)
+    state.report()
+    for step in range(30):
+        pid = doc.pairs[int(rng.integers(0, len(doc.pairs)))].id
+        who = doc.annotators[int(rng.integers(0, len(doc.annotators)))]
+        new = {a: [x for x in phenomena[a] if x.pair == pid] for a in doc.annotators}
+        new[who] = [] if new[who] and step % 3 else [x for x in doc.phenomena[who] if x.pair == pid]
+        phenomena[who] = [x for x in phenomena[who] if x.pair != pid] + new[who]
+        state.update_pair(pid, new)
+        fresh = full(phenomena, doc)
+        assert state.report() == fresh.report()
+        for key, table in state.tables.items():
+            with_phenomena = {x.pair for a in key for x in phenomena[a]}
+            assert [table.pairs[p] for p in table.positions] == [
+                p.id for p in doc.pairs if p.id in with_phenomena
+            ]
+            assert np.array_equal(table.cells, fresh.tables[key].cells)
+            assert np.array_equal(table.pair_values, fresh.tables[key].pair_values, equal_nan=True)
