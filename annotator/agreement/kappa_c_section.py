@@ -121,7 +121,6 @@ def _section(
 ) -> Finished:
     aligned = {a for _, part in parts for a in part["aligned"]}
     annotators = [a for a in names if a in aligned]
-    models = {r: edit_model(parts, r) for r in annotators}
     by_key: dict[str, list[Part]] = {}  # annotator pair → its items in document order, in one pass
     for item in parts:
         for key in item[1]["conc"]:
@@ -136,6 +135,9 @@ def _section(
             if items and all(part["initial"] for _, part in items):
                 sampled[key] = items
     chance = kappa_c_chunks.chance_results(project.pk, section.fingerprint) if sampled else {}
+    if chance is None and (waiting := _chunks_in_flight(project, section.fingerprint)) is not None:
+        return Finished(section.pk, None, *waiting)  # before the edit models: nothing to plan or finish
+    models = edit_models(parts, annotators)
     if chance is None:
         done_total = _monte_carlo(project, section.fingerprint, sampled, models, options)
         if isinstance(done_total, tuple):
@@ -151,17 +153,32 @@ def _section(
     return Finished(section.pk, json_safe(measures))
 
 
-def edit_model(parts: Sequence[Part], r: str) -> EditModel | None:
-    """Annotator `r`'s edit model (`metrics.chance.fit_edit_model`) from the stored edits: over the pairs
-    `r` aligned that have an initial alignment and cells, `q = e_ri / (N_i·M_i)`, `L = N_i + M_i`."""
-    q: list[float] = []
-    lengths: list[int] = []
+def edit_models(parts: Sequence[Part], annotators: Sequence[str]) -> dict[str, EditModel | None]:
+    """Each annotator's edit model (`metrics.chance.fit_edit_model`) from the stored edits, in one pass
+    over the pairs: for `r`, over the pairs `r` aligned that have an initial alignment and cells,
+    `q = e_ri / (N_i·M_i)`, `L = N_i + M_i`."""
+    q: dict[str, list[float]] = {r: [] for r in annotators}
+    lengths: dict[str, list[int]] = {r: [] for r in annotators}
     for _, part in parts:
         n, m = part["shape"]
-        if part["initial"] and n * m and r in part["aligned"]:
-            q.append(part["edits"][r] / (n * m))
-            lengths.append(n + m)
-    return fit_edit_model(q, lengths)
+        if not (part["initial"] and n * m):
+            continue
+        for r in part["aligned"]:
+            if r in q:
+                q[r].append(part["edits"][r] / (n * m))
+                lengths[r].append(n + m)
+    return {r: fit_edit_model(q[r], lengths[r]) for r in annotators}
+
+
+def _chunks_in_flight(project: Project, fingerprint: str) -> tuple[int, int] | None:
+    """(done, total) chunks while the workers compute κ_C's Monte Carlo: of this plan when it is stored
+    (not all done: the caller found no results), or of another plan still in flight (this one is planned
+    after it); None when there is nothing to wait for."""
+    if not kappa_c_chunks.enabled():
+        return None
+    if KappaCRun.objects.filter(project=project, fingerprint=fingerprint).exists():
+        return kappa_c_chunks.progress(project.pk) or (0, 0)
+    return kappa_c_chunks.plan_in_flight(project.pk, fingerprint)
 
 
 def _monte_carlo(
@@ -171,13 +188,8 @@ def _monte_carlo(
     models: Mapping[str, EditModel | None],
     options: Options,
 ) -> kappa_c_chunks.Chance | tuple[int, int]:
-    """The Monte Carlo's per-item results of the `sampled` annotator pairs, or (done, total) chunks while
-    the workers compute them. A plan already stored for these inputs is not planned again."""
-    run = KappaCRun.objects.filter(project=project, fingerprint=fingerprint).exists()
-    if kappa_c_chunks.enabled() and run:
-        return kappa_c_chunks.progress(project.pk) or (0, 0)
-    if kappa_c_chunks.enabled() and (in_flight := kappa_c_chunks.plan_in_flight(project.pk, fingerprint)):
-        return in_flight  # another plan's chunks are still computed: this one is planned after them
+    """The Monte Carlo's per-item results of the `sampled` annotator pairs (nothing in flight:
+    `_chunks_in_flight`), or (done, total) chunks once its plan is handed to the workers."""
     per_chunk = kappa_c_chunks.max_draws() if kappa_c_chunks.enabled() else sys.maxsize
     plan = _plan(project, sampled, models, options, per_chunk)
     if not kappa_c_chunks.enabled():
