@@ -19,6 +19,7 @@ read by `pair_entries`): an update writes the entries of the pairs it changed, n
 from __future__ import annotations
 
 import dataclasses
+import gc
 import logging
 import threading
 from collections import OrderedDict
@@ -99,6 +100,22 @@ _KEPT_LOCK = threading.Lock()
 KEPT_PROJECTS = 2
 
 
+#: Kept statistics of at least this many pairs × annotators are frozen out of the cyclic collector.
+SETTLE_CELLS = 50_000
+
+
+def _settled(agreement: PhenomenaAgreement) -> None:
+    """With large kept statistics (10⁵–10⁶ long-lived objects), collect once and freeze every object
+    alive (`gc.freeze`), so that the cyclic collector stops traversing them during each later update (at
+    50 annotators × 3,900 pairs it took 0.4 s of a 1.2 s update); unfreezing first lets the collection
+    free what an earlier freeze held that is garbage now."""
+    if len(agreement.pairs) * len(agreement.annotators) < SETTLE_CELLS:
+        return
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+
+
 def forget_kept() -> None:
     """Drop the phenomena statistics this process keeps (a restart; tests use it)."""
     with _KEPT_LOCK:
@@ -114,6 +131,7 @@ def keep(project_id: int, agreement: PhenomenaAgreement, totals: SectionTotals) 
         )
         while len(_KEPT) > KEPT_PROJECTS:
             _KEPT.popitem(last=False)
+    _settled(agreement)
 
 
 def _tagset(types: list[list[Any]]) -> Tagset:
@@ -297,6 +315,7 @@ def _phenomena_update(
     if kept is None or kept.digest != old_digest or kept.agreement.annotators != participants:
         # Rebuilt from the stored inputs as they were before these changes, then updated like a kept one.
         kept = _rebuilt(project_id, state.totals["shared"], participants)
+        _settled(kept.agreement)
     for pid, (_, inputs, _) in changed.items():
         kept.agreement.update_pair(pid, _phenomena_of(inputs))
     kept.digest = totals.digest("phenomena") + totals.digest("done")
