@@ -428,17 +428,25 @@ def pair_tables(
     pairs: Sequence[str],
     types: Sequence[str],
     a_by_type: Sequence[float] | None = None,
+    pair_positions: Mapping[str, int] | None = None,
 ) -> PairTables:
     """Build the :class:`PairTables` of annotators X and Y over ``pairs`` × ``types``.
 
-    ``a_by_type`` is accepted for callers written for spec 1.0 and ignored (see :func:`pair_row`).
+    ``pair_positions`` (pair id → index in ``pairs``, for every pair the indexes hold) lets the build
+    visit only the pairs X or Y has phenomena on instead of every pair: with many annotators, each
+    of whom did a few pairs of a large corpus, that is the difference between their work and the
+    corpus size per annotator pair. ``a_by_type`` is accepted for callers written for spec 1.0 and
+    ignored (see :func:`pair_row`).
     """
     positions: list[int] = []
     r_idx: list[int] = []
     t_idx: list[int] = []
     values: list[list[float]] = []
     words: list[tuple[int, int]] = []
-    for p, pid in enumerate(pairs):
+    visited: Iterable[tuple[int, str]] = enumerate(pairs)
+    if pair_positions is not None:
+        visited = sorted((pair_positions[pid], pid) for pid in index_x.keys() | index_y.keys())
+    for p, pid in visited:
         cx, cy = index_x.get(pid), index_y.get(pid)
         if not cx and not cy:
             continue

@@ -110,6 +110,7 @@ class PhenomenaAgreement:
                 self._index[b],
                 pairs=self.pairs,
                 types=self.tagset.names,
+                pair_positions=self._pair_pos,
             )
             for a, b in self._pairs_of_annotators
         }
