@@ -16,6 +16,7 @@ from django.db import connection
 from django.db.backends.utils import CursorWrapper
 from django.test.utils import CaptureQueriesContext
 
+from annotator.core import sql
 from annotator.leadtools import explorer_rows
 from annotator.models import (
     Assignment,
@@ -79,10 +80,12 @@ def _insert_values(project: Project, annotators: str, ptype: str, every: int, wi
     labels agreeing on odd positions and differing on even ones."""
     table = connection.ops.quote_name(ExplorerValue._meta.db_table)
     pairs = connection.ops.quote_name(Pair._meta.db_table)
+    collation = '"C"' if connection.vendor == "postgresql" else "BINARY"
     sql = (
-        f"INSERT INTO {table} (project_id, pair_id, {connection.ops.quote_name('order')}, annotators, ptype, "
-        "do_f1, alignment_f1, labels, row) "
-        "SELECT p.project_id, p.id, p.position, %s, %s, "
+        f"INSERT INTO {table} (project_id, pair_id, {connection.ops.quote_name('order')}, source_rank, "
+        "annotators, ptype, do_f1, alignment_f1, labels, row) "
+        f"SELECT p.project_id, p.id, p.position, ROW_NUMBER() OVER (ORDER BY p.source_id COLLATE {collation}), "
+        "%s, %s, "
         "CASE WHEN p.position %% 10 = 0 THEN NULL ELSE ((p.position %% 1000) * 7919 %% 1000) / 1000.0 END, NULL, "
         "CAST(p.position %% 2 AS REAL), " + ("%s" if with_row else "NULL") + f" FROM {pairs} p "
         "WHERE p.project_id = %s AND p.position %% %s = 0"
@@ -211,6 +214,7 @@ def big_project(n: int, name: str = "Big") -> Project:
     _insert_values(project, "", "", 1, True)
     _insert_values(project, "anna|ben", "", 1, False)
     _insert_values(project, "", TYPE, 3, False)
+    sql.analyze(ExplorerValue, n)  # as explorer_rows.refresh does after storing the rows
     counts: dict[str, Any] = {}
     for annotators, ptype in (("", ""), ("anna|ben", ""), ("", TYPE)):
         rows = ExplorerValue.objects.filter(project=project, annotators=annotators, ptype=ptype)

@@ -23,6 +23,7 @@ from django.db import transaction
 from django.db.models import F
 
 from annotator import taskqueue
+from annotator.core import sql
 from annotator.leadtools import disagreement
 from annotator.models import (
     AgreementState,
@@ -34,23 +35,28 @@ from annotator.models import (
 )
 
 BATCH = 5000
+#: Part of the source mark: rows stored by an earlier version (without a column this one reads) are not
+#: current, so the first request after an upgrade has them rebuilt.
+ROWS_VERSION = "rows2"
 REFRESH_TASK = "annotator.refresh_explorer"
 
 
 def source_mark(project: Project) -> str:
     """What the stored rows must have been computed from to be current: the last annotation change,
-    the number of pairs (an import of pairs alone marks no change) and the annotators (three queries,
-    one row each; the count is an index-only scan in the database)."""
+    the number of pairs (an import of pairs alone marks no change), the annotators and the rows'
+    version (three queries, one row each; the count is an index-only scan in the database)."""
     changed = AgreementState.objects.filter(project=project).values_list("changed_at", flat=True).first()
     n_pairs = Pair.objects.filter(project=project).count()
     annotators = Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR).order_by(
         "user_id"
     )
     ids = ",".join(str(pk) for pk in annotators.values_list("user_id", flat=True))
-    return f"{changed.isoformat() if changed else '-'};{n_pairs};{ids}"[:200]
+    return f"{ROWS_VERSION};{changed.isoformat() if changed else '-'};{n_pairs};{ids}"[:200]
 
 
-def _values(order: int, pair_id: int, row: Mapping[str, Any], keys: set[str]) -> Iterator[ExplorerValue]:
+def _values(
+    order: int, rank: int, pair_id: int, row: Mapping[str, Any], keys: set[str]
+) -> Iterator[ExplorerValue]:
     """The pair's entries: all / each two of its annotators × all types / each type on it."""
     who = row["annotators"]
     pairs = [""] + [f"{a}|{b}" for n, a in enumerate(who) for b in who[n + 1 :] if f"{a}|{b}" in keys]
@@ -59,6 +65,7 @@ def _values(order: int, pair_id: int, row: Mapping[str, Any], keys: set[str]) ->
             yield ExplorerValue(
                 pair_id=pair_id,
                 order=order,
+                source_rank=rank,
                 annotators=annotator_pair,
                 ptype=ptype,
                 row=dict(row) if not annotator_pair and not ptype else None,
@@ -89,10 +96,11 @@ def refresh(project: Project) -> int:
     with transaction.atomic():
         ExplorerValue.objects.filter(project=project).delete()
         batch: list[ExplorerValue] = []
+        ranks = {source_id: rank for rank, source_id in enumerate(sorted(rows))}
         for order, (source_id, row) in enumerate(rows.items()):
             if source_id not in pair_ids:
                 continue
-            for value in _values(order, pair_ids[source_id], row, set(keys)):
+            for value in _values(order, ranks[source_id], pair_ids[source_id], row, set(keys)):
                 value.project_id = project.pk
                 _count(counts, value)
                 batch.append(value)
@@ -106,6 +114,7 @@ def refresh(project: Project) -> int:
             project=project,
             defaults={"source": mark, "annotator_pairs": keys, "types": types, "counts": counts},
         )
+    sql.analyze(ExplorerValue, stored)  # the re-annotation preview's counts and ranks plan on them
     return stored
 
 

@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Avg, Case, Count, F, IntegerField, Max, Q, QuerySet, When, Window
-from django.db.models.functions import Collate, RowNumber
+from django.db.models.functions import RowNumber
 
 from annotator.agreement import current
 from annotator.agreement.computation import document_fingerprint
@@ -125,9 +125,7 @@ def draw(
             raise ValidationError({"pairs": f"Pair {unknown[0]!r} is not in this project."})
     flagged = sorted(pid for pid, row in rows.items() if _flagged(rule, params, row, pid))
     agreeing = sorted(
-        pid
-        for pid, row in rows.items()
-        if pid not in flagged and _comparable(rule, row) and not _flagged(rule, params, row, pid)
+        pid for pid, row in rows.items() if _comparable(rule, row) and not _flagged(rule, params, row, pid)
     )
     k = sample_size(len(flagged), len(agreeing), fraction=fraction)
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -142,36 +140,33 @@ def draw(
 
 class _Drawn:
     """The flagged and the agreeing pairs of the stored rows, each in the draw's order (source ids as
-    strings, code point by code point, as `sorted` orders them), read by offsets a page at a time."""
+    strings, code point by code point, as `sorted` orders them: the rows' stored `source_rank`), read
+    by offsets a page at a time."""
 
     def __init__(self, stored: QuerySet[ExplorerValue], flagged: Q, agreeing: Q) -> None:
         self.stored, self.flagged, self.agreeing = stored, flagged, agreeing
 
     def at(self, flagged: list[int], agreeing: list[int]) -> tuple[dict[int, str], dict[int, str]]:
         """(offset → source id) of the flagged and of the agreeing pairs at these offsets: one query
-        handing back one row per offset. Each pair is ranked within its side; the key is the rank,
-        negated on the agreeing side, so one condition on the window picks both sides' rows."""
+        finding the rows (each pair is ranked within its side by its `source_rank`; the key is
+        the rank, negated on the agreeing side, so one condition on the window picks both sides' rows),
+        one naming their pairs. The ranking reads the stored rows' own columns only (no join to the
+        pairs, an integer order), which keeps it fast on a project of a million pairs."""
         if not flagged and not agreeing:
             return {}, {}
-        collation = "C" if connection.vendor == "postgresql" else "BINARY"
         ranked = (
             self.stored.filter(self.flagged | self.agreeing)
             .annotate(side=Case(When(self.flagged, then=1), default=-1, output_field=IntegerField()))
             .annotate(
-                key=Window(
-                    RowNumber(),
-                    partition_by=[F("side")],
-                    order_by=Collate(F("pair__source_id"), collation).asc(),
-                )
-                * F("side")
+                key=Window(RowNumber(), partition_by=[F("side")], order_by=F("source_rank").asc()) * F("side")
             )
         )
         keys = [o + 1 for o in flagged] + [-(o + 1) for o in agreeing]
-        found = ranked.filter(key__in=keys).values_list("key", "pair__source_id")
-        by_key = dict(found)
+        by_key = dict(ranked.filter(key__in=keys).values_list("key", "pair_id"))
+        names = dict(Pair.objects.filter(pk__in=by_key.values()).values_list("pk", "source_id"))
         return (
-            {o: by_key[o + 1] for o in flagged if o + 1 in by_key},
-            {o: by_key[-(o + 1)] for o in agreeing if -(o + 1) in by_key},
+            {o: names[by_key[o + 1]] for o in flagged if o + 1 in by_key},
+            {o: names[by_key[-(o + 1)]] for o in agreeing if -(o + 1) in by_key},
         )
 
 
@@ -432,15 +427,25 @@ def before_after(round_: ReannotationRound, rows: Mapping[str, Mapping[str, Any]
 def stored_before_after(project: Project, rounds: list[ReannotationRound]) -> dict[int, dict[str, Any]]:
     """`before_after` of each round (by its pk), its pairs' values now taken from the explorer's stored
     rows in one aggregate query for all the rounds (one row, whatever the number of pairs; the round's
-    lists of pairs are read by the database from the round's row)."""
+    lists of pairs are read by the database from the round's row). The query reads the rows of the
+    rounds' pairs only (found by source id, then by the explorer's (project, pair) index), so its cost
+    follows the rounds, not the project."""
     explorer_rows.ensure_fresh(project)
-    stored = ExplorerValue.objects.filter(project=project, annotators="", ptype="")
+
+    def pairs_in(field: str, round_: ReannotationRound) -> QuerySet[Pair]:
+        listed = sql.list_elements(ReannotationRound, field, round_.pk)
+        return Pair.objects.filter(project=project, source_id__in=listed).values("pk")
+
+    sent_any = Q(pk__in=[])
+    for round_ in rounds:
+        sent_any |= Q(pair_id__in=pairs_in("order", round_))
+    stored = ExplorerValue.objects.filter(project=project, annotators="", ptype="").filter(sent_any)
     aggregates: dict[str, Any] = {}
     for n, round_ in enumerate(rounds):
         # The lists are read in the database: a round may send back more pairs than a statement
         # takes parameters.
-        sent = Q(pair__source_id__in=sql.list_elements(ReannotationRound, "order", round_.pk))
-        flagged = Q(pair__source_id__in=sql.list_elements(ReannotationRound, "flagged", round_.pk))
+        sent = Q(pair_id__in=pairs_in("order", round_))
+        flagged = Q(pair_id__in=pairs_in("flagged", round_))
         aggregates |= {
             f"n_{n}": Count("id", filter=sent),
             f"score_{n}": Avg("do_f1", filter=sent),

@@ -19,6 +19,11 @@ class ExplorerValue(models.Model):
     project = models.ForeignKey(Project, related_name="+", on_delete=models.CASCADE, db_index=False)
     pair = models.ForeignKey(Pair, related_name="+", on_delete=models.CASCADE)
     order = models.PositiveIntegerField(help_text="The pair's place in the document (ties keep it).")
+    source_rank = models.PositiveIntegerField(
+        default=0,
+        help_text="The pair's place among the project's pairs by source id, code point by code point "
+        "(the order of a re-annotation draw's lists).",
+    )
     annotators = models.CharField(max_length=301, blank=True, help_text='"" = all, or "a|b".')
     ptype = models.CharField(max_length=120, blank=True, help_text='"" = all types, or a type name.')
     do_f1 = models.FloatField(null=True)

@@ -86,7 +86,7 @@ def test_the_re_annotation_page_costs_the_same_for_a_small_and_a_large_project()
         assert f"Pairs 101–200 of {flagged + round(flagged / 10)}" in body
     for label, (small, large) in costs.items():
         assert small[:2] == large[:2], (label, small[:2], large[:2], large[2])
-        assert large[1] < 200, (label, large[:2])
+        assert large[1] < 250, (label, large[:2])  # a page of 100 pairs: their ranks, then their names
 
 
 def test_a_round_of_every_pair_costs_the_same_on_the_page_and_in_the_api():
