@@ -432,7 +432,7 @@ def stored_before_after(project: Project, rounds: list[ReannotationRound]) -> di
     follows the rounds, not the project."""
     explorer_rows.ensure_fresh(project)
 
-    def pairs_in(field: str, round_: ReannotationRound) -> QuerySet[Pair]:
+    def pairs_in(field: str, round_: ReannotationRound) -> QuerySet[Pair, Any]:
         listed = sql.list_elements(ReannotationRound, field, round_.pk)
         return Pair.objects.filter(project=project, source_id__in=listed).values("pk")
 
