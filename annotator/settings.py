@@ -177,7 +177,9 @@ CELERY_TASK_ROUTES = {"annotator.compute_kappa_c_chunk": {"queue": CELERY_KAPPA_
 # import or export of a whole corpus grows its process by ~60 MiB that Python's allocator keeps
 # otherwise. A fresh pool process has ~110 MiB resident, nearly all shared with the worker's main
 # process (annotator.celery preloads the tasks' modules); agreement memos of a project at MSRP-A
-# scale can pass 160 MiB, so raise WORKER_MAX_MEMORY_PER_CHILD_MB where memory allows to keep them.
+# scale can pass 160 MiB, and its phenomena statistics with 50 annotators (one table per two of them)
+# take ~1 GiB, so raise WORKER_MAX_MEMORY_PER_CHILD_MB where memory allows to keep them: a replaced
+# process rebuilds them in its next computation (tens of seconds at that size).
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = int(os.environ.get("WORKER_MAX_MEMORY_PER_CHILD_MB", "160")) * 1024
 # Without a broker, agreement recomputes run in a background thread of the web process (off the request);
 # AGREEMENT_IN_PROCESS_BACKGROUND=0 runs them inside the save instead (the test suite does).

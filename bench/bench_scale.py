@@ -234,9 +234,16 @@ def main(argv: list[str] | None = None) -> int:
     minutes = 30.0 if args.soak else args.minutes
     duration = 60.0 * minutes
 
+    # The worker keeps the project's phenomena statistics between computations; with 53 annotators at
+    # this size they take ~1 GiB, far past the default limit after which a pool process is replaced
+    # (then every computation would rebuild them). A deployment of this size raises it the same way.
+    os.environ.setdefault("WORKER_MAX_MEMORY_PER_CHILD_MB", "4096")
     stack = Stack(pg_port=args.pg_port, redis_port=args.redis_port, web_port=args.port)
     try:
-        print(f"starting PostgreSQL, Redis, gunicorn and {args.workers} worker(s) under {stack.root} …")
+        print(
+            f"starting PostgreSQL, Redis, gunicorn and {args.workers} worker(s) under {stack.root} "
+            f"(WORKER_MAX_MEMORY_PER_CHILD_MB={os.environ['WORKER_MAX_MEMORY_PER_CHILD_MB']}) …"
+        )
         stack.start_services("bench_scale")
         started = time.perf_counter()
         world = seed(stack, args.pairs, args.annotators, warm=not args.joining)

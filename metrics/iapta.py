@@ -348,7 +348,8 @@ class PairTables:
     non-zero terms in the same order) while a table costs what the two annotators did, not the corpus.
     ``per_pair`` (cells summed over types) and ``pair_values`` (per row: agr_ph, agr_w, DO F1, and
     their means over the pair's types; NaN = undefined) are derived row by row (:meth:`refresh`), so
-    that a changed pair costs one row, not a pass over the whole table.
+    that a changed pair costs one row, not a pass over the whole table; rows set by :meth:`set_row`
+    are derived together when the values are next read, one pass for a batch of changed pairs.
     """
 
     pairs: tuple[str, ...]
@@ -356,21 +357,43 @@ class PairTables:
     cells: FloatArray
     words: FloatArray
     positions: npt.NDArray[np.int64]
-    per_pair: FloatArray = field(init=False, repr=False)
-    pair_values: FloatArray = field(init=False, repr=False)
+    _per_pair: FloatArray = field(init=False, repr=False)
+    _pair_values: FloatArray = field(init=False, repr=False)
+    _stale: set[int] = field(init=False, repr=False)  # rows set since their derived values were
 
     def __post_init__(self) -> None:
-        self.per_pair = np.zeros((len(self.positions), len(CELL_FIELDS)))
-        self.pair_values = np.zeros((len(self.positions), 6))
+        self._per_pair = np.zeros((len(self.positions), len(CELL_FIELDS)))
+        self._pair_values = np.zeros((len(self.positions), 6))
+        self._stale = set()
         self.refresh(slice(None))
 
-    def refresh(self, rows: slice) -> None:
+    @property
+    def per_pair(self) -> FloatArray:
+        """Per stored row, its cells summed over the types."""
+        self._refresh_stale()
+        return self._per_pair
+
+    @property
+    def pair_values(self) -> FloatArray:
+        """Per stored row: agr_ph, agr_w, DO F1 and their means over the pair's types (NaN = undefined)."""
+        self._refresh_stale()
+        return self._pair_values
+
+    def _refresh_stale(self) -> None:
+        """Derive the rows set since the last read, all in one pass (a batch of changed pairs touches
+        a table's rows one `set_row` at a time; per row the values are those of `refresh` alone)."""
+        if self._stale:
+            rows = np.array(sorted(self._stale), dtype=np.int64)
+            self._stale = set()
+            self.refresh(rows)
+
+    def refresh(self, rows: slice | npt.NDArray[np.int64]) -> None:
         """Recompute ``per_pair`` and ``pair_values`` of ``rows`` from ``cells`` and ``words``."""
         c, words = self.cells[rows], self.words[rows]
         per_pair = c.sum(axis=1)
         present = (c[:, :, _N_X] + c[:, :, _N_Y]) > 0
-        self.per_pair[rows] = per_pair
-        values = self.pair_values[rows]
+        self._per_pair[rows] = per_pair
+        values = self._pair_values[rows]
         values[:, 0] = _agr_n_vec(per_pair[:, _N_X], per_pair[:, _N_Y])
         values[:, 1] = _agr_n_vec(words[:, 0], words[:, 1])
         values[:, 2] = _do_f1_vec(
@@ -381,7 +404,7 @@ class PairTables:
         values[:, 5] = _row_means(
             _do_f1_vec(c[:, :, _N_X], c[:, :, _N_Y], c[:, :, _D_XY], c[:, :, _D_YX]), present
         )
-        self.pair_values[rows] = values
+        self._pair_values[rows] = values
 
     def row_of(self, p: int) -> int | None:
         """The stored row of pair index ``p``; None when neither annotator has phenomena on it."""
@@ -389,29 +412,33 @@ class PairTables:
         return r if r < len(self.positions) and self.positions[r] == p else None
 
     def set_row(self, p: int, row: tuple[list[int], list[list[float]], tuple[int, int]]) -> None:
-        """Replace the statistics of pair index ``p`` (the output of :func:`pair_row`)."""
+        """Replace the statistics of pair index ``p`` (the output of :func:`pair_row`); its derived
+        values follow when they are next read."""
         types, values, words = row
         r = int(np.searchsorted(self.positions, p))
         stored = r < len(self.positions) and self.positions[r] == p
-        if not types and not any(words):  # neither annotator has phenomena on the pair: no row
+        empty = not types and not any(words)  # neither annotator has phenomena on the pair: no row
+        if stored != (not empty):  # a row comes or goes: the stale row numbers shift
+            self._refresh_stale()
+        if empty:
             if stored:
                 self.positions = np.delete(self.positions, r)
                 self.cells = np.delete(self.cells, r, axis=0)
                 self.words = np.delete(self.words, r, axis=0)
-                self.per_pair = np.delete(self.per_pair, r, axis=0)
-                self.pair_values = np.delete(self.pair_values, r, axis=0)
+                self._per_pair = np.delete(self._per_pair, r, axis=0)
+                self._pair_values = np.delete(self._pair_values, r, axis=0)
             return
         if not stored:
             self.positions = np.insert(self.positions, r, p)
             self.cells = np.insert(self.cells, r, 0.0, axis=0)
             self.words = np.insert(self.words, r, 0.0, axis=0)
-            self.per_pair = np.insert(self.per_pair, r, 0.0, axis=0)
-            self.pair_values = np.insert(self.pair_values, r, 0.0, axis=0)
+            self._per_pair = np.insert(self._per_pair, r, 0.0, axis=0)
+            self._pair_values = np.insert(self._pair_values, r, 0.0, axis=0)
         self.cells[r] = 0.0
         if types:
             self.cells[r, types] = values
         self.words[r] = words
-        self.refresh(slice(r, r + 1))
+        self._stale.add(r)
 
     def dense(self, values: FloatArray, fill: float = 0.0) -> FloatArray:
         """``values`` (one entry per stored row, e.g. ``per_pair``) spread over all pairs, ``fill``
