@@ -43,6 +43,7 @@ __all__ = [
     "pair_tables",
     "pair_row",
     "aggregate",
+    "aggregate_many",
 ]
 
 Criterion = Literal["partial", "total"]
@@ -551,26 +552,62 @@ def _opt(x: float | np.floating) -> float | None:
 
 def aggregate(tables: PairTables) -> PairMeasures:
     """All N-, TPO- and DO-measures of one annotator pair from its :class:`PairTables` (docs/measures.md#n, #tpo, #do)."""
+    return aggregate_many([tables])[0]
+
+
+def aggregate_many(tables: Sequence[PairTables]) -> list[PairMeasures]:
+    """:func:`aggregate` of several annotator pairs' tables over the same types, bit for bit: each
+    table's per-type sums are taken as there, and the per-type arithmetic (element by element) runs
+    once over their stack instead of once per table — with 50 annotators a batch of changes
+    re-aggregates hundreds of small tables, where numpy's per-call cost was most of the time."""
+    if not tables:
+        return []
+    per_type = np.stack([t.cells.sum(axis=0) for t in tables])  # (K, T, fields)
+    present = (per_type[:, :, _N_X] + per_type[:, :, _N_Y]) > 0
+    by_type_values = {
+        "n.ph": _agr_n_vec(per_type[:, :, _N_X], per_type[:, :, _N_Y]),
+        "n.w": _agr_n_vec(per_type[:, :, _W_X], per_type[:, :, _W_Y]),
+        "do.f1": _do_f1_vec(
+            per_type[:, :, _N_X], per_type[:, :, _N_Y], per_type[:, :, _D_XY], per_type[:, :, _D_YX]
+        ),
+    }
+    return [
+        _measures(t, per_type[k], present[k], {key: v[k] for key, v in by_type_values.items()})
+        for k, t in enumerate(tables)
+    ]
+
+
+def _column_means(pv: FloatArray) -> list[float | None]:
+    """`_mean` of each column of `pv` (the same defined values summed in the same order)."""
+    ok = ~np.isnan(pv)
+    counts = ok.sum(axis=0)
+    return [float(pv[ok[:, c], c].sum() / counts[c]) if counts[c] else None for c in range(pv.shape[1])]
+
+
+def _measures(
+    tables: PairTables,
+    per_type: FloatArray,
+    type_present: npt.NDArray[np.bool_],
+    by_type_values: Mapping[str, FloatArray],
+) -> PairMeasures:
     values: dict[str, float | None] = {}
     by_type: dict[str, dict[str, float | None]] = {}
     directional: dict[str, tuple[float | None, float | None]] = {}
-    per_type = tables.cells.sum(axis=0)  # (T, fields)
     tot = per_type.sum(axis=0)
-    type_present = (per_type[:, _N_X] + per_type[:, _N_Y]) > 0
     names = [t for t, ok in zip(tables.types, type_present, strict=True) if ok]
-    pv = tables.pair_values
+    pairwise = _column_means(tables.pair_values)
     n_x, n_y = float(tot[_N_X]), float(tot[_N_Y])
     # N-measures (§2)
     pair_words = tables.words.sum(axis=0)
     values["n.ph"] = agr_n(n_x, n_y)
     values["n.w"] = agr_n(float(pair_words[0]), float(pair_words[1]))
-    for unit, (fx, fy), col in (("ph", (_N_X, _N_Y), 0), ("w", (_W_X, _W_Y), 1)):
+    for unit, col in (("ph", 0), ("w", 1)):
         key = f"n.{unit}"
-        t_vals = _agr_n_vec(per_type[:, fx], per_type[:, fy])[type_present]
+        t_vals = by_type_values[key][type_present]
         values[key + ".typewise"] = _mean(t_vals)
         by_type[key] = {name: _opt(v) for name, v in zip(names, t_vals, strict=True)}
-        values[key + ".pairwise"] = _mean(pv[:, col])
-        values[key + ".pairwise_typewise"] = _mean(pv[:, col + 3])
+        values[key + ".pairwise"] = pairwise[col]
+        values[key + ".pairwise_typewise"] = pairwise[col + 3]
     # TPO-measures (§3)
     for crit, (fxy, fyx) in (("partial", (_P_XY, _P_YX)), ("total", (_T_XY, _T_YX))):
         c_xy, c_yx = float(tot[fxy]), float(tot[fyx])
@@ -584,12 +621,11 @@ def aggregate(tables: PairTables) -> PairMeasures:
     k_yx = float(tot[_D_YX]) / n_y if n_y else None
     directional["do.k"] = (k_xy, k_yx)
     values["do.f1"] = _do_f1(k_xy, k_yx, n_x, n_y)
-    t_f1 = _do_f1_vec(per_type[:, _N_X], per_type[:, _N_Y], per_type[:, _D_XY], per_type[:, _D_YX])
-    t_f1 = t_f1[type_present]
+    t_f1 = by_type_values["do.f1"][type_present]
     values["do.f1.typewise"] = _mean(t_f1)
     by_type["do.f1"] = {name: _opt(v) for name, v in zip(names, t_f1, strict=True)}
-    values["do.f1.pairwise"] = _mean(pv[:, 2])
-    values["do.f1.pairwise_typewise"] = _mean(pv[:, 5])
+    values["do.f1.pairwise"] = pairwise[2]
+    values["do.f1.pairwise_typewise"] = pairwise[5]
     return PairMeasures(values, by_type, directional, (int(n_x), int(n_y)))
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from metrics.iapta import PairMeasures, PairTables, aggregate, index_phenomena, pair_row, pair_tables
+from metrics.iapta import PairMeasures, PairTables, aggregate_many, index_phenomena, pair_row, pair_tables
 from metrics.multi import MultiTables, aggregate_multi, multi_row, multi_tables
 from metrics.types import Phenomenon, Tagset
 
@@ -161,9 +161,9 @@ class PhenomenaAgreement:
     def report(self) -> dict[str, dict[str, Any]]:
         """The ``iapta.*`` entries of the report (docs/measures.md#report)."""
         entries: dict[str, dict[str, Any]] = {"iapta.phenomena.count": {"by_annotator": dict(self._counts)}}
-        for a, b in self._pairs_of_annotators:
-            if (a, b) not in self._measures:
-                self._measures[a, b] = aggregate(self._tables[a, b])
+        stale = [key for key in self._pairs_of_annotators if key not in self._measures]
+        for key, measures in zip(stale, aggregate_many([self._tables[key] for key in stale]), strict=True):
+            self._measures[key] = measures
         # in annotator-pair order: the means below must add up in the same order as a fresh build
         measures = {(a, b): self._measures[a, b] for a, b in self._pairs_of_annotators}
         for key in _VALUE_KEYS:

@@ -115,3 +115,19 @@ def test_tables_keep_rows_only_for_pairs_with_phenomena_as_pairs_gain_and_lose_t
             ]
             assert np.array_equal(table.cells, fresh.tables[key].cells)
             assert np.array_equal(table.pair_values, fresh.tables[key].pair_values, equal_nan=True)
+
+
+def test_aggregating_many_tables_at_once_gives_each_tables_own_aggregate_exactly():
+    """The per-type arithmetic of a batch of tables runs on their stack: the measures equal those of
+    each table aggregated alone, bit for bit (tables of many sizes, some empty)."""
+    from metrics.iapta import aggregate, aggregate_many
+
+    doc = synthetic_document(n_pairs=30, n_annotators=6, seed=11, with_alignments=False)
+    rng = np.random.default_rng(4)
+    phenomena = {
+        a: [x for x in xs if rng.random() < (n + 1) / 7] for n, (a, xs) in enumerate(doc.phenomena.items())
+    }
+    phenomena[doc.annotators[0]] = []  # an annotator with nothing: tables of only one side's rows
+    state = full({a: xs for a, xs in phenomena.items()}, doc)
+    tables = list(state.tables.values())
+    assert [aggregate(t) for t in tables] == aggregate_many(tables)
