@@ -161,9 +161,9 @@ class PhenomenaAgreement:
     def report(self) -> dict[str, dict[str, Any]]:
         """The ``iapta.*`` entries of the report (docs/measures.md#report)."""
         entries: dict[str, dict[str, Any]] = {"iapta.phenomena.count": {"by_annotator": dict(self._counts)}}
-        stale = [key for key in self._pairs_of_annotators if key not in self._measures]
-        for key, measures in zip(stale, aggregate_many([self._tables[key] for key in stale]), strict=True):
-            self._measures[key] = measures
+        stale = [ab for ab in self._pairs_of_annotators if ab not in self._measures]
+        for ab, aggregated in zip(stale, aggregate_many([self._tables[ab] for ab in stale]), strict=True):
+            self._measures[ab] = aggregated
         # in annotator-pair order: the means below must add up in the same order as a fresh build
         measures = {(a, b): self._measures[a, b] for a, b in self._pairs_of_annotators}
         for key in _VALUE_KEYS:
