@@ -70,9 +70,9 @@ def _insert_pairs(project: Project, n: int) -> None:
                 else default
             )
     table = connection.ops.quote_name(Pair._meta.db_table)
-    sql = f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(values)} FROM {_numbers(n)}"
+    statement = f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(values)} FROM {_numbers(n)}"
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(statement, params)
 
 
 def _insert_values(project: Project, annotators: str, ptype: str, every: int, with_row: bool) -> None:
@@ -81,7 +81,7 @@ def _insert_values(project: Project, annotators: str, ptype: str, every: int, wi
     table = connection.ops.quote_name(ExplorerValue._meta.db_table)
     pairs = connection.ops.quote_name(Pair._meta.db_table)
     collation = '"C"' if connection.vendor == "postgresql" else "BINARY"
-    sql = (
+    statement = (
         f"INSERT INTO {table} (project_id, pair_id, {connection.ops.quote_name('order')}, source_rank, "
         "annotators, ptype, do_f1, alignment_f1, labels, row) "
         f"SELECT p.project_id, p.id, p.position, ROW_NUMBER() OVER (ORDER BY p.source_id COLLATE {collation}), "
@@ -92,7 +92,7 @@ def _insert_values(project: Project, annotators: str, ptype: str, every: int, wi
     )
     params = [annotators, ptype, *([ROW] if with_row else []), project.pk, every]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(statement, params)
 
 
 def assign_all(project: Project, annotator: Any) -> None:
@@ -123,9 +123,9 @@ def assign_all(project: Project, annotator: Any) -> None:
             params.append(field.get_default())
     table = connection.ops.quote_name(Assignment._meta.db_table)
     pairs = connection.ops.quote_name(Pair._meta.db_table)
-    sql = f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(values)} FROM {pairs} p WHERE p.project_id = %s"
+    statement = f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(values)} FROM {pairs} p WHERE p.project_id = %s"
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, project.pk])
+        cursor.execute(statement, [*params, project.pk])
 
 
 def _insert_from(
