@@ -77,18 +77,30 @@ def _insert_pairs(project: Project, n: int) -> None:
 
 def _insert_values(project: Project, annotators: str, ptype: str, every: int, with_row: bool) -> None:
     """Explorer rows for every `every`-th pair: DO F1 spread over [0, 1) (none on every 10th pair),
-    labels agreeing on odd positions and differing on even ones."""
+    labels agreeing on odd positions and differing on even ones; the all/all rows with their draw
+    ranks (`explorer_rows.DrawRanks`: every pair compared, by source id; by labels; by DO F1)."""
     table = connection.ops.quote_name(ExplorerValue._meta.db_table)
     pairs = connection.ops.quote_name(Pair._meta.db_table)
     collation = '"C"' if connection.vendor == "postgresql" else "BINARY"
+    by_source = f"source_id COLLATE {collation}"
+    whole = not annotators and not ptype
+    ranks = (
+        f"ROW_NUMBER() OVER (ORDER BY {by_source}) - 1, "
+        f"ROW_NUMBER() OVER (ORDER BY labels, {by_source}) - 1, "
+        "CASE WHEN do_f1 IS NULL THEN NULL ELSE "
+        f"ROW_NUMBER() OVER (PARTITION BY do_f1 IS NULL ORDER BY do_f1, {by_source}) - 1 END"
+        if whole
+        else "NULL, NULL, NULL"
+    )
     statement = (
         f"INSERT INTO {table} (project_id, pair_id, {connection.ops.quote_name('order')}, source_rank, "
-        "annotators, ptype, do_f1, alignment_f1, labels, row) "
-        f"SELECT p.project_id, p.id, p.position, ROW_NUMBER() OVER (ORDER BY p.source_id COLLATE {collation}), "
-        "%s, %s, "
-        "CASE WHEN p.position %% 10 = 0 THEN NULL ELSE ((p.position %% 1000) * 7919 %% 1000) / 1000.0 END, NULL, "
-        "CAST(p.position %% 2 AS REAL), " + ("%s" if with_row else "NULL") + f" FROM {pairs} p "
-        "WHERE p.project_id = %s AND p.position %% %s = 0"
+        "compared_rank, label_rank, do_f1_rank, annotators, ptype, do_f1, alignment_f1, labels, row) "
+        f"SELECT project_id, id, position, ROW_NUMBER() OVER (ORDER BY {by_source}) - 1, {ranks}, "
+        "%s, %s, do_f1, NULL, labels, " + ("%s" if with_row else "NULL") + " FROM ("
+        "SELECT p.project_id, p.id, p.position, p.source_id, "
+        "CASE WHEN p.position %% 10 = 0 THEN NULL ELSE ((p.position %% 1000) * 7919 %% 1000) / 1000.0 END "
+        "AS do_f1, CAST(p.position %% 2 AS REAL) AS labels "
+        f"FROM {pairs} p WHERE p.project_id = %s AND p.position %% %s = 0) AS v"
     )
     params = [annotators, ptype, *([ROW] if with_row else []), project.pk, every]
     with connection.cursor() as cursor:
@@ -240,6 +252,8 @@ def big_project(n: int, name: str = "Big") -> Project:
         annotator_pairs=["anna|ben"],
         types=[TYPE],
         counts=counts,
+        n_compared=n,
+        n_labels_differ=n // 2,
     )
     return project
 

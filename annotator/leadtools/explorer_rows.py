@@ -7,14 +7,14 @@ every choice of its filters (`ExplorerValue`: all annotators or two of them × a
 totals and the filter choices (`ExplorerState`); a request reads `page_size` rows through an index.
 
 The rows are current while `source_mark` — the project's last change mark (`AgreementState.changed_at`,
-set by every annotation change), its number of pairs and its annotators — is what they were computed
+set by every annotation change), its newest pair and its annotators — is what they were computed
 from. When it is not, `ensure_fresh` asks for a refresh (`annotator.refresh_explorer`: at once without
 a broker, by a worker with one; the page says "recomputing…" meanwhile and shows the rows it has).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,38 +37,78 @@ from annotator.models import (
 BATCH = 5000
 #: Part of the source mark: rows stored by an earlier version (without a column this one reads) are not
 #: current, so the first request after an upgrade has them rebuilt.
-ROWS_VERSION = "rows2"
+ROWS_VERSION = "rows3"
 REFRESH_TASK = "annotator.refresh_explorer"
 
 
 def source_mark(project: Project) -> str:
     """What the stored rows must have been computed from to be current: the last annotation change,
-    the number of pairs (an import of pairs alone marks no change), the annotators and the rows'
-    version (three queries, one row each; the count is an index-only scan in the database)."""
+    the project's pairs (an import of pairs alone marks no change; pairs are added, never removed
+    one by one, so the newest pair's id tells the set apart), the annotators and the rows' version
+    (three queries, each an index lookup whatever the project's size)."""
     changed = AgreementState.objects.filter(project=project).values_list("changed_at", flat=True).first()
-    n_pairs = Pair.objects.filter(project=project).count()
+    newest = Pair.objects.filter(project=project).order_by("-pk").values_list("pk", flat=True).first()
     annotators = Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR).order_by(
         "user_id"
     )
     ids = ",".join(str(pk) for pk in annotators.values_list("user_id", flat=True))
-    return f"{ROWS_VERSION};{changed.isoformat() if changed else '-'};{n_pairs};{ids}"[:200]
+    return f"{ROWS_VERSION};{changed.isoformat() if changed else '-'};{newest or '-'};{ids}"[:200]
+
+
+@dataclass
+class DrawRanks:
+    """Where each pair stands in the lists a re-annotation draw picks from (`reannotation.draw`), so
+    that a draw's preview finds the pairs it picked by index lookups, not by ranking the project.
+
+    `compared`: the pairs two or more annotators worked on, by source id (code point by code point).
+    `labels`: the pairs with two or more labels, by their `labels` value (0 = differing, first), then
+    source id — the differing pairs, then the agreeing ones, each by source id.
+    `do_f1`: the pairs with a DO F1, by that value, then source id — so the pairs below any threshold
+    come first, and a threshold's flagged and agreeing pairs are each ordered by (DO F1, source id).
+    """
+
+    source: dict[str, int]
+    compared: dict[str, int]
+    labels: dict[str, int]
+    do_f1: dict[str, int]
+    n_labels_differ: int
+
+    @classmethod
+    def of(cls, rows: Mapping[str, Mapping[str, Any]]) -> DrawRanks:
+        def ranked(keys: Iterable[tuple[Any, ...]]) -> dict[str, int]:
+            return {key[-1]: rank for rank, key in enumerate(sorted(keys))}
+
+        labels = {sid: disagreement.row_value(row, "labels") for sid, row in rows.items()}
+        do_f1 = {sid: disagreement.row_value(row, "do_f1") for sid, row in rows.items()}
+        return cls(
+            source=ranked((sid,) for sid in rows),
+            compared=ranked((sid,) for sid, row in rows.items() if len(row["annotators"]) >= 2),
+            labels=ranked((value, sid) for sid, value in labels.items() if value is not None),
+            do_f1=ranked((value, sid) for sid, value in do_f1.items() if value is not None),
+            n_labels_differ=sum(value == 0.0 for value in labels.values()),
+        )
 
 
 def _values(
-    order: int, rank: int, pair_id: int, row: Mapping[str, Any], keys: set[str]
+    order: int, source_id: str, pair_id: int, row: Mapping[str, Any], keys: set[str], ranks: DrawRanks
 ) -> Iterator[ExplorerValue]:
-    """The pair's entries: all / each two of its annotators × all types / each type on it."""
+    """The pair's entries: all / each two of its annotators × all types / each type on it (the all/all
+    entry carries the pair's draw ranks)."""
     who = row["annotators"]
     pairs = [""] + [f"{a}|{b}" for n, a in enumerate(who) for b in who[n + 1 :] if f"{a}|{b}" in keys]
     for annotator_pair in pairs:
         for ptype in ["", *row["types"]]:
+            whole = not annotator_pair and not ptype
             yield ExplorerValue(
                 pair_id=pair_id,
                 order=order,
-                source_rank=rank,
+                source_rank=ranks.source[source_id],
+                compared_rank=ranks.compared.get(source_id) if whole else None,
+                label_rank=ranks.labels.get(source_id) if whole else None,
+                do_f1_rank=ranks.do_f1.get(source_id) if whole else None,
                 annotators=annotator_pair,
                 ptype=ptype,
-                row=dict(row) if not annotator_pair and not ptype else None,
+                row=dict(row) if whole else None,
                 **{
                     measure: disagreement.row_value(row, measure, annotator_pair=annotator_pair, ptype=ptype)
                     for measure in disagreement.MEASURES
@@ -96,11 +136,11 @@ def refresh(project: Project) -> int:
     with transaction.atomic():
         ExplorerValue.objects.filter(project=project).delete()
         batch: list[ExplorerValue] = []
-        ranks = {source_id: rank for rank, source_id in enumerate(sorted(rows))}
+        ranks = DrawRanks.of({sid: row for sid, row in rows.items() if sid in pair_ids})
         for order, (source_id, row) in enumerate(rows.items()):
             if source_id not in pair_ids:
                 continue
-            for value in _values(order, ranks[source_id], pair_ids[source_id], row, set(keys)):
+            for value in _values(order, source_id, pair_ids[source_id], row, set(keys), ranks):
                 value.project_id = project.pk
                 _count(counts, value)
                 batch.append(value)
@@ -112,7 +152,14 @@ def refresh(project: Project) -> int:
         types = sorted({t for row in rows.values() for t in row["types"]})
         ExplorerState.objects.update_or_create(
             project=project,
-            defaults={"source": mark, "annotator_pairs": keys, "types": types, "counts": counts},
+            defaults={
+                "source": mark,
+                "annotator_pairs": keys,
+                "types": types,
+                "counts": counts,
+                "n_compared": len(ranks.compared),
+                "n_labels_differ": ranks.n_labels_differ,
+            },
         )
     sql.analyze(ExplorerValue, stored)  # the re-annotation preview's counts and ranks plan on them
     return stored

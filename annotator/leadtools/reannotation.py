@@ -11,7 +11,9 @@ holds, `annotator.agreement.current.pair_entries`):
 So that being sent back is not a signal, k agreeing pairs are mixed in and the list is shuffled. The
 draw follows the spec's re-evaluation recipe (§7, `metrics.reeval`): k = `sample_size(|flagged|,
 |agreeing|, fraction)` (fraction·|flagged| rounded half up, at most |agreeing|), candidates sorted as
-strings, `Generator(PCG64(seed))`, `choice(…, replace=False)` then `permutation`. Everything is stored
+strings (for `do_f1_below`: by DO F1, then as strings — an order the explorer's rows store as ranks,
+so the page's preview of a draw reads only the pairs it shows, on a project of any size),
+`Generator(PCG64(seed))`, `choice(…, replace=False)` then `permutation`. Everything is stored
 in a `ReannotationRound`, with each queued pair's agreement before re-annotation.
 
 Queuing creates Assignment rows with round = the project's highest round + 1, status to do, for the
@@ -22,15 +24,15 @@ in the editor, whose history keeps every earlier state. The latest snapshot is c
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Avg, Case, Count, F, IntegerField, Max, Q, QuerySet, When, Window
-from django.db.models.functions import RowNumber
+from django.db.models import Avg, Count, Max, Q, QuerySet
 
 from annotator.agreement import current
 from annotator.agreement.computation import document_fingerprint
@@ -109,6 +111,16 @@ def _comparable(rule: str, row: Mapping[str, Any]) -> bool:
     return True
 
 
+def _candidate_order(rule: str, rows: Mapping[str, Mapping[str, Any]]) -> Callable[[str], Any]:
+    """How the flagged and the agreeing pairs are listed before the generator picks among them: by
+    source id as strings (code point by code point), and for `do_f1_below` by DO F1 first — the
+    order the explorer's stored draw ranks hold (`explorer_rows.DrawRanks`), so that a preview finds
+    the pairs at the picked offsets by index lookups whatever the threshold."""
+    if rule == Rule.DO_F1_BELOW:
+        return lambda pid: (rows[pid]["score"], pid)
+    return lambda pid: pid
+
+
 def draw(
     rows: Mapping[str, Mapping[str, Any]],
     rule: str,
@@ -123,9 +135,11 @@ def draw(
         unknown = [p for p in params["pairs"] if p not in rows]
         if unknown:
             raise ValidationError({"pairs": f"Pair {unknown[0]!r} is not in this project."})
-    flagged = sorted(pid for pid, row in rows.items() if _flagged(rule, params, row, pid))
+    key = _candidate_order(rule, rows)
+    flagged = sorted((pid for pid, row in rows.items() if _flagged(rule, params, row, pid)), key=key)
     agreeing = sorted(
-        pid for pid, row in rows.items() if _comparable(rule, row) and not _flagged(rule, params, row, pid)
+        (pid for pid, row in rows.items() if _comparable(rule, row) and not _flagged(rule, params, row, pid)),
+        key=key,
     )
     k = sample_size(len(flagged), len(agreeing), fraction=fraction)
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -139,34 +153,55 @@ def draw(
 
 
 class _Drawn:
-    """The flagged and the agreeing pairs of the stored rows, each in the draw's order (source ids as
-    strings, code point by code point, as `sorted` orders them: the rows' stored `source_rank`), read
-    by offsets a page at a time."""
+    """The flagged and the agreeing pairs of the stored rows, each in the draw's order, read by offsets
+    a page at a time through the rows' stored draw ranks (`explorer_rows.DrawRanks`): one query for a
+    page, an index lookup per pair, whatever the project's size.
 
-    def __init__(self, stored: QuerySet[ExplorerValue], flagged: Q, agreeing: Q) -> None:
-        self.stored, self.flagged, self.agreeing = stored, flagged, agreeing
+    `rank` is the rank column whose order the draw's lists follow; the flagged pairs hold its ranks
+    `flagged_from` onwards and the agreeing ones `agreeing_from` onwards, except for the pairs listed
+    in `skipped` (ascending ranks: the selected pairs among the compared ones), which the agreeing list
+    leaves out. `selected` lists the flagged pairs themselves when the lead picked them."""
+
+    def __init__(
+        self,
+        stored: QuerySet[ExplorerValue],
+        rank: str,
+        *,
+        flagged_from: int = 0,
+        agreeing_from: int = 0,
+        skipped: tuple[int, ...] = (),
+        selected: tuple[str, ...] = (),
+    ) -> None:
+        self.stored, self.rank = stored, rank
+        self.flagged_from, self.agreeing_from = flagged_from, agreeing_from
+        self.skipped, self.selected = skipped, selected
+
+    def _agreeing_rank(self, offset: int) -> int:
+        rank = self.agreeing_from + offset
+        for skipped in self.skipped:
+            if skipped > rank:
+                break
+            rank += 1
+        return rank
 
     def at(self, flagged: list[int], agreeing: list[int]) -> tuple[dict[int, str], dict[int, str]]:
-        """(offset → source id) of the flagged and of the agreeing pairs at these offsets: one query
-        finding the rows (each pair is ranked within its side by its `source_rank`; the key is
-        the rank, negated on the agreeing side, so one condition on the window picks both sides' rows),
-        one naming their pairs. The ranking reads the stored rows' own columns only (no join to the
-        pairs, an integer order), which keeps it fast on a project of a million pairs."""
-        if not flagged and not agreeing:
-            return {}, {}
-        ranked = (
-            self.stored.filter(self.flagged | self.agreeing)
-            .annotate(side=Case(When(self.flagged, then=1), default=-1, output_field=IntegerField()))
-            .annotate(
-                key=Window(RowNumber(), partition_by=[F("side")], order_by=F("source_rank").asc()) * F("side")
+        """(offset → source id) of the flagged and of the agreeing pairs at these offsets."""
+        ranks = {self._agreeing_rank(o): o for o in agreeing}
+        picked = {} if self.selected else {self.flagged_from + o: o for o in flagged}
+        by_rank = (
+            dict(
+                self.stored.filter(**{f"{self.rank}__in": [*ranks, *picked]}).values_list(
+                    self.rank, "pair__source_id"
+                )
             )
+            if ranks or picked
+            else {}
         )
-        keys = [o + 1 for o in flagged] + [-(o + 1) for o in agreeing]
-        by_key = dict(ranked.filter(key__in=keys).values_list("key", "pair_id"))
-        names = dict(Pair.objects.filter(pk__in=by_key.values()).values_list("pk", "source_id"))
         return (
-            {o: names[by_key[o + 1]] for o in flagged if o + 1 in by_key},
-            {o: names[by_key[-(o + 1)]] for o in agreeing if -(o + 1) in by_key},
+            {o: self.selected[o] for o in flagged}
+            if self.selected
+            else {o: by_rank[r] for r, o in picked.items() if r in by_rank},
+            {o: by_rank[r] for r, o in ranks.items() if r in by_rank},
         )
 
 
@@ -183,8 +218,8 @@ class DrawPreview:
     fraction: float
     n_flagged: int
     n_agreeing: int
-    sampled: tuple[int, ...]  # offsets into the agreeing pairs, ascending
-    permutation: tuple[int, ...]  # queue position → index into flagged + sampled
+    sampled: npt.NDArray[np.int64]  # offsets into the agreeing pairs, ascending
+    permutation: npt.NDArray[np.int64]  # queue position → index into flagged + sampled
     rows: _Drawn
     current: bool
 
@@ -204,51 +239,79 @@ class DrawPreview:
     def __getitem__(self, index: slice) -> list[str]:
         if not isinstance(index, slice):
             raise TypeError("the draw's queue is read a page (a slice) at a time")
-        queued = self.permutation[index]
-        offsets = {i: self.sampled[i - self.n_flagged] for i in queued if i >= self.n_flagged}
+        queued = [int(i) for i in self.permutation[index]]
+        offsets = {i: int(self.sampled[i - self.n_flagged]) for i in queued if i >= self.n_flagged}
         flagged, agreeing = self.rows.at(
             sorted(i for i in queued if i < self.n_flagged), sorted(offsets.values())
         )
         return [flagged[i] if i < self.n_flagged else agreeing[offsets[i]] for i in queued]
 
 
-def _rule_rows(project: Project, rule: str, params: dict[str, Any]) -> tuple[Q, Q]:
-    """(flagged, agreeing) as conditions on the stored all-annotators rows (`ExplorerValue`): the
-    column `labels` is 0 where the labels differ (`label_disagreement`), 1 where they agree, none with
-    fewer than two labels; `do_f1` is the row's `score`; `_flagged` and `_comparable` in SQL."""
+def _stored_sides(
+    project: Project, stored: QuerySet[ExplorerValue], state: Any, rule: str, params: dict[str, Any]
+) -> tuple[int, int, _Drawn]:
+    """(flagged, agreeing, their reader) of the stored all-annotators rows (`ExplorerValue`), read
+    through the draw ranks and the counts the refresh stored — a few index lookups, not a count of
+    the project: `labels` is 0 where the labels differ, 1 where they agree, none with fewer than two
+    labels; `do_f1` is the row's `score`; `_flagged` and `_comparable` in the database."""
+    if rule == Rule.SELECTED:
+        return _selected_sides(project, stored, state, params["pairs"])
+    if state is None:
+        return 0, 0, _Drawn(stored, "compared_rank")
     if rule == Rule.LABEL_DISAGREEMENT:
-        return Q(labels=0.0), Q(labels__isnull=False) & ~Q(labels=0.0)
+        n_labels = state.counts.get("", {}).get("", {}).get("labels", 0)
+        n_differ = state.n_labels_differ
+        return n_differ, n_labels - n_differ, _Drawn(stored, "label_rank", agreeing_from=n_differ)
     if rule == Rule.DO_F1_BELOW:
-        return Q(do_f1__lt=params["threshold"]), Q(do_f1__gte=params["threshold"])
-    known = set(
-        Pair.objects.filter(project=project, source_id__in=params["pairs"]).values_list(
-            "source_id", flat=True
+        n_scored = state.counts.get("", {}).get("", {}).get("do_f1", 0)
+        first_above = (
+            stored.filter(do_f1_rank__isnull=False, do_f1__gte=params["threshold"])
+            .order_by("do_f1", "do_f1_rank")
+            .values_list("do_f1_rank", flat=True)
+            .first()
         )
-    )
-    unknown = [p for p in params["pairs"] if p not in known]
+        n_below = n_scored if first_above is None else first_above
+        return n_below, n_scored - n_below, _Drawn(stored, "do_f1_rank", agreeing_from=n_below)
+    raise ValueError(f"unknown rule {rule!r}")
+
+
+def _selected_sides(
+    project: Project, stored: QuerySet[ExplorerValue], state: Any, pairs: list[str]
+) -> tuple[int, int, _Drawn]:
+    """The lead's pairs (known to the project) flagged; the other compared pairs agreeing."""
+    known = dict(Pair.objects.filter(project=project, source_id__in=pairs).values_list("source_id", "pk"))
+    unknown = [p for p in pairs if p not in known]
     if unknown:
         raise ValidationError({"pairs": f"Pair {unknown[0]!r} is not in this project."})
-    selected = Q(pair__source_id__in=params["pairs"])
-    return selected, ~selected & Q(row__annotators__1__isnull=False)
+    ranks = stored.filter(pair_id__in=known.values(), compared_rank__isnull=False)
+    skipped = tuple(
+        sorted(rank for rank in ranks.values_list("compared_rank", flat=True) if rank is not None)
+    )
+    n_compared = state.n_compared if state is not None else 0
+    return (
+        len(pairs),
+        max(0, n_compared - len(skipped)),
+        _Drawn(stored, "compared_rank", skipped=skipped, selected=tuple(pairs)),
+    )
 
 
 def preview_draw(
     project: Project, rule: str, params: Mapping[str, Any] | None, *, seed: int, fraction: float = 0.1
 ) -> DrawPreview:
-    """The draw `queue_reannotation` makes with this seed, from the explorer's stored rows: two counts
-    in the database, then the seeded generator on the counts alone (`choice` of k offsets among the
-    agreeing pairs, `permutation` of flagged + sampled), exactly as `draw` uses it on the lists, so
-    the same seed gives the same pairs in the same order (while the stored rows are current)."""
+    """The draw `queue_reannotation` makes with this seed, from the explorer's stored rows: the
+    numbers of flagged and agreeing pairs from the stored counts and ranks, then the seeded generator
+    on the numbers alone (`choice` of k offsets among the agreeing pairs, `permutation` of flagged +
+    sampled), exactly as `draw` uses it on the lists, so the same seed gives the same pairs in the
+    same order (while the stored rows are current)."""
     params = clean_params(rule, params)
     state = explorer_rows.ensure_fresh(project)
-    flagged_q, agreeing_q = _rule_rows(project, rule, params)
     stored = ExplorerValue.objects.filter(project=project, annotators="", ptype="")
-    counts = stored.aggregate(flagged=Count("id", filter=flagged_q), agreeing=Count("id", filter=agreeing_q))
-    n_flagged, n_agreeing = counts["flagged"], counts["agreeing"]
+    n_flagged, n_agreeing, reader = _stored_sides(project, stored, state, rule, params)
     k = sample_size(n_flagged, n_agreeing, fraction=fraction)
     rng = np.random.Generator(np.random.PCG64(seed))
-    sampled = tuple(int(i) for i in sorted(rng.choice(n_agreeing, size=k, replace=False))) if k else ()
-    permutation = tuple(int(i) for i in rng.permutation(n_flagged + k))
+    # Arrays, not Python lists: the queue of a large project is hundreds of thousands of pairs long.
+    sampled = np.sort(rng.choice(n_agreeing, size=k, replace=False)) if k else np.empty(0, np.int64)
+    permutation = rng.permutation(n_flagged + k)
     return DrawPreview(
         rule,
         params,
@@ -258,7 +321,7 @@ def preview_draw(
         n_agreeing,
         sampled,
         permutation,
-        _Drawn(stored, flagged_q, agreeing_q),
+        reader,
         explorer_rows.is_current(state),
     )
 

@@ -161,6 +161,8 @@ class Pair(models.Model):
     class Meta:
         ordering = ["project", "position", "id"]
         constraints = [models.UniqueConstraint(fields=["project", "source_id"], name="pair_source_id_unique")]
+        # the project's newest pair in one index lookup (`explorer_rows.source_mark`)
+        indexes = [models.Index(fields=["project", "id"], name="pair_project_newest")]
 
     def __str__(self) -> str:
         return f"{self.project.name} #{self.source_id}"

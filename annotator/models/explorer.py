@@ -24,6 +24,20 @@ class ExplorerValue(models.Model):
         help_text="The pair's place among the project's pairs by source id, code point by code point "
         "(the order of a re-annotation draw's lists).",
     )
+    compared_rank = models.PositiveIntegerField(
+        null=True,
+        help_text="All/all entry of a pair two or more annotators worked on: its place among those pairs "
+        "by source id (how a re-annotation draw finds the pairs it picked).",
+    )
+    label_rank = models.PositiveIntegerField(
+        null=True,
+        help_text="All/all entry with two or more labels: its place among those pairs ordered by `labels` "
+        "(differing first), then source id.",
+    )
+    do_f1_rank = models.PositiveIntegerField(
+        null=True,
+        help_text="All/all entry with a DO F1: its place among those pairs ordered by `do_f1`, then source id.",
+    )
     annotators = models.CharField(max_length=301, blank=True, help_text='"" = all, or "a|b".')
     ptype = models.CharField(max_length=120, blank=True, help_text='"" = all types, or a type name.')
     do_f1 = models.FloatField(null=True)
@@ -37,7 +51,22 @@ class ExplorerValue(models.Model):
                 fields=["project", "annotators", "ptype", measure, "order"], name=f"explorer_{measure}"
             )
             for measure in ("do_f1", "alignment_f1", "labels")
-        ] + [models.Index(fields=["project", "pair", "annotators", "ptype"], name="explorer_pair")]
+        ] + [
+            models.Index(fields=["project", "pair", "annotators", "ptype"], name="explorer_pair"),
+            *(
+                models.Index(
+                    fields=["project", rank],
+                    name=f"explorer_{rank}",
+                    condition=models.Q(annotators="", ptype="", **{f"{rank}__isnull": False}),
+                )
+                for rank in ("compared_rank", "label_rank", "do_f1_rank")
+            ),
+            models.Index(
+                fields=["project", "do_f1", "do_f1_rank"],
+                name="explorer_do_f1_threshold",
+                condition=models.Q(annotators="", ptype="", do_f1_rank__isnull=False),
+            ),
+        ]
 
 
 class ExplorerState(models.Model):
@@ -50,4 +79,8 @@ class ExplorerState(models.Model):
     types = models.JSONField(default=list)
     counts = models.JSONField(
         default=dict, help_text='annotators → ptype → {"total": n, measure: pairs with a value}.'
+    )
+    n_compared = models.PositiveIntegerField(default=0, help_text="Pairs two or more annotators worked on.")
+    n_labels_differ = models.PositiveIntegerField(
+        default=0, help_text="Pairs with two or more labels that differ (all annotators)."
     )

@@ -22,5 +22,5 @@ def test_worker_queues_the_round_and_a_repeated_task_changes_nothing(
     again = queue_reannotation.delay(project.pk, "do_f1_below", {"threshold": 0.5}, 21, world["lead"].pk)
     assert again.get(timeout=60) == 1
     round_ = ReannotationRound.objects.get(project=project)
-    assert round_.flagged == ["p2", "p3"] and round_.created_by == world["lead"]
+    assert round_.flagged == ["p3", "p2"] and round_.created_by == world["lead"]  # by DO F1, then id
     assert Assignment.objects.filter(project=project, round=1).count() == 6

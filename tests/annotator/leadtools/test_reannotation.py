@@ -54,7 +54,56 @@ def test_label_rule_flags_pairs_whose_labels_differ(world):
 def test_do_f1_rule_flags_pairs_below_the_threshold(world):
     _, rows = disagreement.project_rows(world["project"])
     draw = reannotation.draw(rows, "do_f1_below", {"threshold": 0.5}, seed=1)
-    assert draw.flagged == ["p2", "p3"]
+    assert sorted(draw.flagged) == ["p2", "p3"]
+    # each side listed by DO F1, then source id (the order the explorer's rows store as ranks)
+    assert rows["p3"]["score"] < rows["p2"]["score"] and draw.flagged == ["p3", "p2"]
+    scores = [(rows[pid]["score"], pid) for pid in draw.agreeing]
+    assert scores == sorted(scores) and all(score >= 0.5 for score, _ in scores)
+
+
+def _random_rows(seed: int) -> dict:
+    """Pairs with one to three annotators, tied DO F1 values, missing labels and scores."""
+    import random
+
+    rng = random.Random(seed)
+    rows = {}
+    for n in range(80):
+        who = ["a", "b", "c"][: rng.choice([1, 2, 2, 3])]
+        labels = {a: rng.choice(["p", "n"]) for a in who if rng.random() < 0.8}
+        score = rng.choice([None, 0.0, 0.25, 0.5, 0.5, 1.0]) if len(who) > 1 else None
+        rows[rng.choice(["b", "B", "é", "a1", "a10"]) + str(n)] = {
+            "annotators": who,
+            "labels": labels,
+            "label_disagreement": len(set(labels.values())) > 1,
+            "score": score,
+            "do_f1": {} if score is None else {"a|b": score},
+        }
+    return rows
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_stored_draw_ranks_list_each_side_in_the_draws_order(seed):
+    """What the explorer's rows store for the page's preview (`DrawRanks`) is the order `draw` lists
+    the flagged and the agreeing pairs in: for the labels, any DO F1 threshold and any selection."""
+    rows = _random_rows(seed)
+    ranks = explorer_rows.DrawRanks.of(rows)
+
+    def listed(by_rank: dict) -> list:
+        return sorted(by_rank, key=by_rank.__getitem__)
+
+    draw = reannotation.draw(rows, "label_disagreement", {}, seed=seed)
+    differ = ranks.n_labels_differ
+    assert (draw.flagged, draw.agreeing) == (listed(ranks.labels)[:differ], listed(ranks.labels)[differ:])
+    for threshold in (0.1, 0.25, 0.5, 0.75, 1.0):
+        draw = reannotation.draw(rows, "do_f1_below", {"threshold": threshold}, seed=seed)
+        scored = listed(ranks.do_f1)
+        below = sum(rows[pid]["score"] < threshold for pid in scored)
+        assert (draw.flagged, draw.agreeing) == (scored[:below], scored[below:])
+    picked = sorted(rows)[::7]
+    draw = reannotation.draw(rows, "selected", {"pairs": picked}, seed=seed)
+    assert draw.flagged == sorted(picked)
+    assert draw.agreeing == [pid for pid in listed(ranks.compared) if pid not in picked]
+    assert listed(ranks.source) == sorted(rows)
 
 
 def test_selected_rule_takes_the_pairs_given_and_refuses_unknown_ones(world):
@@ -126,7 +175,7 @@ def test_next_round_after_a_change_gets_the_next_number(world):
     pair = world["project"].pairs.get(source_id="p2")
     annotation_services.set_pair_label(pair, world["ben"], "paraphrase", base_version=None)
     second = reannotation.queue_reannotation(world["project"], "do_f1_below", {"threshold": 0.5}, seed=3)
-    assert second.round == 2 and second.flagged == ["p2", "p3"]
+    assert second.round == 2 and second.flagged == ["p3", "p2"]  # by DO F1, then source id
 
 
 def test_queue_copies_the_latest_snapshot_as_agreement_before(world):

@@ -52,7 +52,10 @@ def test_the_preview_is_the_draw_of_the_queued_round(rule, params):
         assert _whole_order(preview) == drawn.order  # source ids ordered as strings: b10 before b2
 
 
-@pytest.mark.parametrize(("rule", "params"), RULES[:2])
+@pytest.mark.parametrize(
+    ("rule", "params"),
+    [*RULES[:2], ("do_f1_below", {"threshold": 0.9}), ("selected", {"pairs": ["p2", "p5"]})],
+)
 def test_the_preview_on_a_real_project_is_what_the_task_queues(rule, params):
     world = make.team(n_pairs=6)
     project = world["project"]
