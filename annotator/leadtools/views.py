@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import trigger_client_event
@@ -339,7 +340,7 @@ def reannotation_view(request: SignedInRequest, project_pk: int) -> HttpResponse
             return redirect(reverse("annotator:reannotation", args=[project.pk]))
         messages.success(
             request,
-            f"Queued {preview.count()} pairs for re-annotation "
+            f"Queued {preview.count()} pair{pluralize(preview.count())} for re-annotation "
             f"({preview.n_flagged} flagged, {preview.n_sampled} agreeing mixed in).",
         )
         return redirect(

@@ -262,7 +262,7 @@ def test_post_queues_the_round_through_the_task_and_shows_before_after(client, w
             url(world["project"]), {"rule": "label_disagreement", "seed": "8"}, follow=True
         )
     body = response.content.decode()
-    assert "Queued 1 pairs for re-annotation" in body and 'id="round-1"' in body
+    assert "Queued 1 pair for re-annotation" in body and 'id="round-1"' in body
     assert "Mean DO F1 of the flagged pairs" in body
     round_ = ReannotationRound.objects.get()
     assert round_.created_by == world["lead"] and round_.seed == 8
@@ -273,6 +273,8 @@ def test_pairs_ticked_in_the_explorer_arrive_as_the_selected_rule(client, world)
     client.force_login(world["lead"])
     body = client.get(url(world["project"]), {"rule": "selected", "pick": ["p4", "p5"]}).content.decode()
     assert "p4 p5</textarea>" in body and "<strong>2</strong> pairs meet the rule" in body
+    body = client.get(url(world["project"]), {"rule": "selected", "pick": ["p4"]}).content.decode()
+    assert "<strong>1</strong> pair meets the rule" in body
 
 
 def test_selected_rule_without_pairs_says_so(client, world):
