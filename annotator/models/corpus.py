@@ -161,8 +161,12 @@ class Pair(models.Model):
     class Meta:
         ordering = ["project", "position", "id"]
         constraints = [models.UniqueConstraint(fields=["project", "source_id"], name="pair_source_id_unique")]
-        # the project's newest pair in one index lookup (`explorer_rows.source_mark`)
-        indexes = [models.Index(fields=["project", "id"], name="pair_project_newest")]
+        indexes = [
+            # the project's newest pair in one index lookup (`explorer_rows.source_mark`)
+            models.Index(fields=["project", "id"], name="pair_project_newest"),
+            # a page of the pair list read through the index, in the list's order (`ordering`)
+            models.Index(fields=["project", "position", "id"], name="pair_project_position"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.project.name} #{self.source_id}"
