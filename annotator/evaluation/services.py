@@ -23,7 +23,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Case, Count, IntegerField, Q, QuerySet, When
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from annotator import taskqueue
@@ -35,6 +35,7 @@ from annotator.evaluation import decision_trees
 from annotator.evaluation.reevaluation import has_started, initial_phase_complete, open_unit_for_revisit
 from annotator.evaluation.rounds import INITIAL_ROUND, REEVALUATION_ROUND, Status, Step, new_assignment
 from annotator.models import Assignment, EvaluationItem, EvaluationUnit, Judgement, Membership, Project
+from annotator.models.work import working_rank
 
 log = logging.getLogger(__name__)
 
@@ -476,16 +477,6 @@ def finish_reevaluation(unit: EvaluationUnit, rater: Any, *, actor: Any = None) 
 QUEUE_PAGE_SIZE = 100  # units per page of the rating queue, as the annotator's queue of pairs
 
 
-def _working_rank() -> Case:
-    """0 for open units (to do, in progress), 1 for postponed ones, 2 for finished ones."""
-    return Case(
-        When(status__in=(Status.TODO, Status.IN_PROGRESS), then=0),
-        When(status=Status.POSTPONED, then=1),
-        default=2,
-        output_field=IntegerField(),
-    )
-
-
 def rating_queue(project: Project, rater: Any, *, round: int = INITIAL_ROUND) -> QuerySet[Assignment]:
     """The rater's units in working order: open ones by position, then postponed ones, then done ones.
 
@@ -493,7 +484,7 @@ def rating_queue(project: Project, rater: Any, *, round: int = INITIAL_ROUND) ->
     rows whatever the number of units (`queue_counts` gives the totals)."""
     return (
         Assignment.objects.filter(project=project, annotator=rater, unit__isnull=False, round=round)
-        .annotate(working_rank=_working_rank())
+        .annotate(working_rank=working_rank())
         .select_related("unit")
         .order_by("working_rank", "queue_position", "id")
     )
@@ -533,12 +524,12 @@ def next_unit(
 ) -> Assignment | None:
     """The next unit to work on: the first open one (skipping `after`); postponed ones return last.
 
-    One query handing back one row: unfinished units in working order, `after` moved behind them."""
+    The first unfinished unit in working order other than `after`, else `after` if it is unfinished:
+    each a query handing back one row through the queue's index."""
     queue = rating_queue(project, rater, round=round).exclude(status=Status.DONE)
-    if after is not None:
-        is_after = Case(When(unit_id=after, then=1), default=0, output_field=IntegerField())
-        queue = queue.order_by(is_after, _working_rank(), "queue_position", "id")
-    return queue.first()
+    if after is None:
+        return queue.first()
+    return queue.exclude(unit_id=after).first() or queue.filter(unit_id=after).first()
 
 
 def judgements_of(

@@ -45,7 +45,8 @@ def source_mark(project: Project) -> str:
     """What the stored rows must have been computed from to be current: the last annotation change,
     the project's pairs (an import of pairs alone marks no change; pairs are added, never removed
     one by one, so the newest pair's id tells the set apart), the annotators and the rows' version
-    (three queries, each an index lookup whatever the project's size)."""
+    (three queries, none of which reads the project's pairs: the newest is the first the primary key's
+    or the (project, id) index's backward scan meets)."""
     changed = AgreementState.objects.filter(project=project).values_list("changed_at", flat=True).first()
     newest = Pair.objects.filter(project=project).order_by("-pk").values_list("pk", flat=True).first()
     annotators = Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR).order_by(

@@ -6,14 +6,29 @@ from django.db import models
 from annotator.models.corpus import Pair, Project
 
 
+class AssignmentStatus(models.TextChoices):
+    TODO = "todo", "To do"
+    IN_PROGRESS = "in_progress", "In progress"
+    POSTPONED = "postponed", "Postponed"
+    DONE = "done", "Done"
+
+
+def working_rank() -> models.Case:
+    """An assignment's place in a rater's working order: 0 for open units (to do, in progress), 1 for
+    postponed ones, 2 for finished ones (the rating queue's first sort key, and an index's)."""
+    status = AssignmentStatus
+    return models.Case(
+        models.When(status__in=(status.TODO, status.IN_PROGRESS), then=0),
+        models.When(status=status.POSTPONED, then=1),
+        default=2,
+        output_field=models.IntegerField(),
+    )
+
+
 class Assignment(models.Model):
     """A piece of work for one annotator: a pair (annotation) or an evaluation unit (rating)."""
 
-    class Status(models.TextChoices):
-        TODO = "todo", "To do"
-        IN_PROGRESS = "in_progress", "In progress"
-        POSTPONED = "postponed", "Postponed"
-        DONE = "done", "Done"
+    Status = AssignmentStatus
 
     class Step(models.TextChoices):
         GRAMMATICALITY = "grammaticality", "Grammaticality"
@@ -67,7 +82,20 @@ class Assignment(models.Model):
                 name="assignment_unit_unique",
             ),
         ]
-        indexes = [models.Index(fields=["project", "annotator", "status"])]
+        indexes = [
+            models.Index(fields=["project", "annotator", "status"]),
+            # a page of a rater's queue read through the index in working order, whatever its length
+            models.Index(
+                models.F("project"),
+                models.F("annotator"),
+                models.F("round"),
+                working_rank(),
+                models.F("queue_position"),
+                models.F("id"),
+                condition=models.Q(unit__isnull=False),
+                name="assignment_rating_queue",
+            ),
+        ]
 
     def __str__(self) -> str:
         target = f"pair {self.pair_id}" if self.pair_id else f"unit {self.unit_id}"

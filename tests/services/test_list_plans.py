@@ -1,0 +1,59 @@
+"""The lists' page queries are read through their indexes on PostgreSQL (issue 17): a page, a draw's
+picked pairs and the threshold's count each an index scan, not a sort or a count of the project — what
+keeps their time the same at 1,000,000 pairs as at 500."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from annotator.corpus import projects
+from annotator.evaluation import services as evaluation
+from annotator.models import ExplorerValue, Pair
+from tests import make
+from tests.lists_scale import big_project, rated_units
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("postgres_required")]
+
+
+@pytest.fixture
+def project():
+    project = big_project(20_000, "Planned")
+    projects.add_member(project, make.cast().anna, "annotator")
+    rated_units(project, make.cast().anna, 20_000, again_every=2)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    return project
+
+
+def _plan(queryset) -> str:
+    return queryset.explain()
+
+
+def test_each_page_query_is_an_index_scan(project):
+    whole = ExplorerValue.objects.filter(project=project, annotators="", ptype="")
+    plans = {
+        "pair list page": (
+            _plan(Pair.objects.filter(project=project).order_by("position", "pk")[50:100]),
+            "pair_project_position",
+        ),
+        "rater's queue page": (
+            _plan(evaluation.rating_queue(project, make.cast().anna)[100:200]),
+            "assignment_rating_queue",
+        ),
+        "draw's pairs by label rank": (
+            _plan(whole.filter(label_rank__in=[3, 5000, 9999]).values_list("label_rank", "pair__source_id")),
+            "explorer_label_rank",
+        ),
+        "pairs below a DO F1 threshold": (
+            _plan(
+                whole.filter(do_f1_rank__isnull=False, do_f1__gte=0.5)
+                .order_by("do_f1", "do_f1_rank")
+                .values_list("do_f1_rank", flat=True)[:1]
+            ),
+            "explorer_do_f1_threshold",
+        ),
+    }
+    for label, (plan, index) in plans.items():
+        assert index in plan, (label, plan)
+        assert "Sort" not in plan and "Seq Scan" not in plan, (label, plan)
