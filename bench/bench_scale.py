@@ -9,7 +9,9 @@ deploy/gunicorn.conf.py, Celery worker(s) at nice 10 as in docker-compose.yml) a
 the scale of MSRP-A: 3,900 pairs × 3 annotators with ~8 phenomena per pair and annotator, word
 alignments and pair labels (`metrics.synthetic`, bulk-loaded as bench/bench_dashboard.py does), whose
 agreement is computed once before the run, with 50 more annotators who have each started (a phenomenon
-and a link on one pair; `--joining`: they start during the run instead). Then these 50 annotators (each assigned 200 pairs that
+and a link on one pair; `--joining`: they start during the run instead; `--covered`, implied by
+`--soak`: they have also annotated every other pair of theirs, so that what the worker keeps for them
+is whole before the run and memory over time shows what the run leaves behind). Then these 50 annotators (each assigned 200 pairs that
 overlap with their neighbours') save phenomena and links through the REST API, each every 2 s on
 average (exponential pauses), for `--minutes` (default 10):
 
@@ -68,6 +70,7 @@ project, _ = load_document(doc, "MSRP-A")
 pairs = list(Pair.objects.filter(project=project).order_by("position").values_list("pk", flat=True))
 live = [projects.create_user(f"live{{n:03d}}", "bench-pass-123") for n in range({annotators})]
 pairs_of = {{}}
+versions = {{}}  # the annotators' sheet versions where the warm-up saved (the editor's base_version)
 step = max(1, (len(pairs) - 200) // max(1, len(live) - 1))
 for n, user in enumerate(live):
     mine = pairs[n * step : n * step + 200] or pairs[:200]
@@ -92,12 +95,22 @@ if {warm}:
         )
         annotation_services.set_links(pair, user, [(1, 1)], sure=True, base_version=None)
         pairs_of[key] = rest
+        if {covered}:
+            # ... and has annotated every pair of theirs, so that what the worker keeps (a row per pair
+            # either of two annotators annotated) already spans the run's pairs: memory then shows
+            # what the run itself leaves behind, not the annotations' own growth.
+            for other in Pair.objects.filter(pk__in=rest):
+                annotation_services.add_phenomenon(
+                    other, user, ptypes[0], scope1=[0], scope2=[0], base_version=None, check_open=False
+                )
+                versions.setdefault(key, {{}})[other.pk] = annotation_services.sheet_version(other, user)
 print(json.dumps({{
     "project": project.pk,
     "pairs": pairs,
     "pairs_of": pairs_of,
     "ptypes": ptypes,
     "annotators": list(pairs_of),
+    "versions": versions,
     "tokens": [len(doc.pairs[0].tokens1), len(doc.pairs[0].tokens2)],
 }}))
 """
@@ -139,10 +152,18 @@ print(json.dumps({{"deleted": apply_retention({project})}}))
 """
 
 
-def seed(stack: Stack, n_pairs: int, n_annotators: int, *, warm: bool = True) -> dict[str, Any]:
-    world = stack.python(SEED.format(pairs=n_pairs, annotators=n_annotators, warm=warm))
+def seed(
+    stack: Stack, n_pairs: int, n_annotators: int, *, warm: bool = True, covered: bool = False
+) -> dict[str, Any]:
+    world = stack.python(
+        SEED.format(pairs=n_pairs, annotators=n_annotators, warm=warm, covered=warm and covered)
+    )
     # bench_load's simulated annotators pick their pairs and token positions from the world
     world["lengths"] = world.pop("tokens")
+    world["versions"] = {
+        key: {int(pair): version for pair, version in by_pair.items()}
+        for key, by_pair in world["versions"].items()
+    }
     return world
 
 
@@ -181,6 +202,7 @@ class MemoryTrace:
     def __init__(self, stack: Stack, every: float = 5.0) -> None:
         self.stack, self.every = stack, every
         self.samples: list[tuple[float, int]] = []
+        self.parts: list[tuple[float, int, int]] = []  # (time, web, worker)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -188,6 +210,7 @@ class MemoryTrace:
         while not self._stop.wait(self.every):
             rss = self.stack.rss_bytes()
             self.samples.append((time.monotonic(), rss["web"] + rss["worker"]))
+            self.parts.append((time.monotonic(), rss["web"], rss["worker"]))
 
     def __enter__(self) -> MemoryTrace:
         self._thread.start()
@@ -197,13 +220,15 @@ class MemoryTrace:
         self._stop.set()
         self._thread.join(10)
 
-    def window_means(self, seconds: float) -> tuple[float, float]:
-        """Mean PSS of the first and of the last `seconds` of the trace."""
-        if not self.samples:
+    def window_means(self, seconds: float, part: int | None = None) -> tuple[float, float]:
+        """Mean PSS of the first and of the last `seconds` of the trace (web + worker, or `part`:
+        0 = web, 1 = worker)."""
+        samples = self.samples if part is None else [(t, parts[part]) for t, *parts in self.parts]
+        if not samples:
             return float("nan"), float("nan")
-        t0, t1 = self.samples[0][0], self.samples[-1][0]
-        first = [v for t, v in self.samples if t - t0 <= seconds]
-        last = [v for t, v in self.samples if t1 - t <= seconds]
+        t0, t1 = samples[0][0], samples[-1][0]
+        first = [v for t, v in samples if t - t0 <= seconds]
+        last = [v for t, v in samples if t1 - t <= seconds]
         return statistics.fmean(first), statistics.fmean(last)
 
 
@@ -223,6 +248,11 @@ def main(argv: list[str] | None = None) -> int:
         "--joining",
         action="store_true",
         help="the live annotators start during the run (each one's first save a full computation)",
+    )
+    parser.add_argument(
+        "--covered",
+        action="store_true",
+        help="the live annotators have annotated all their pairs before the run (implied by --soak)",
     )
     parser.add_argument("--pg-port", type=int, default=55437)
     parser.add_argument("--redis-port", type=int, default=6397)
@@ -246,7 +276,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         stack.start_services("bench_scale")
         started = time.perf_counter()
-        world = seed(stack, args.pairs, args.annotators, warm=not args.joining)
+        world = seed(
+            stack, args.pairs, args.annotators, warm=not args.joining, covered=args.covered or args.soak
+        )
         print(f"loaded {len(world['pairs'])} pairs × 3 annotators in {time.perf_counter() - started:.0f} s")
         started = time.perf_counter()
         stack.manage("recompute_agreement", "--project", str(world["project"]), "--full")
@@ -328,6 +360,9 @@ def main(argv: list[str] | None = None) -> int:
         f"({100 * (last - first) / first if first else float('nan'):+.1f} %), peak "
         f"{max((v for _, v in memory.samples), default=0) / MIB:.0f} MiB"
     )
+    for part, name in ((0, "web"), (1, "worker")):
+        part_first, part_last = memory.window_means(300.0, part)
+        print(f"  {name}: first 5 min {part_first / MIB:.0f} MiB, last 5 min {part_last / MIB:.0f} MiB")
     print(
         f"machine: load average {os.getloadavg()[0]:.1f} on {cores} cores; steal during the run "
         f"{steal_share(steal0, steal1):.1f} %"
