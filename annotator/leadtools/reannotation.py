@@ -157,8 +157,8 @@ class _Drawn:
     a page at a time through the rows' stored draw ranks (`explorer_rows.DrawRanks`): one query for a
     page, an index lookup per pair, whatever the project's size.
 
-    `rank` is the rank column whose order the draw's lists follow; the flagged pairs hold its ranks
-    `flagged_from` onwards and the agreeing ones `agreeing_from` onwards, except for the pairs listed
+    `rank` is the rank column whose order the draw's lists follow; the flagged pairs hold its first
+    ranks and the agreeing ones `agreeing_from` onwards, except for the pairs listed
     in `skipped` (ascending ranks: the selected pairs among the compared ones), which the agreeing list
     leaves out. `selected` lists the flagged pairs themselves when the lead picked them."""
 
@@ -167,13 +167,12 @@ class _Drawn:
         stored: QuerySet[ExplorerValue],
         rank: str,
         *,
-        flagged_from: int = 0,
         agreeing_from: int = 0,
         skipped: tuple[int, ...] = (),
         selected: tuple[str, ...] = (),
     ) -> None:
         self.stored, self.rank = stored, rank
-        self.flagged_from, self.agreeing_from = flagged_from, agreeing_from
+        self.agreeing_from = agreeing_from
         self.skipped, self.selected = skipped, selected
 
     def _agreeing_rank(self, offset: int) -> int:
@@ -187,7 +186,7 @@ class _Drawn:
     def at(self, flagged: list[int], agreeing: list[int]) -> tuple[dict[int, str], dict[int, str]]:
         """(offset → source id) of the flagged and of the agreeing pairs at these offsets."""
         ranks = {self._agreeing_rank(o): o for o in agreeing}
-        picked = {} if self.selected else {self.flagged_from + o: o for o in flagged}
+        picked = {} if self.selected else {o: o for o in flagged}
         by_rank = (
             dict(
                 self.stored.filter(**{f"{self.rank}__in": [*ranks, *picked]}).values_list(
