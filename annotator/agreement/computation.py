@@ -24,7 +24,6 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import BooleanField, Count, ExpressionWrapper, Q, Sum
 from django.utils import timezone
 
 from annotator import taskqueue
@@ -54,6 +53,7 @@ from annotator.agreement.scheduling import (
     ProjectLock,
     setting,
 )
+from annotator.core import counts
 from annotator.core.machine_agreement import aligner_from_totals, machine_agreement
 from annotator.corpus.aligner_training import baseline_summary
 from annotator.corpus.systems import gold_alignments, system_alignments
@@ -494,29 +494,39 @@ def _done_source_ids(project: Project) -> dict[str, set[str]]:
 
 
 def progress(project: Project) -> list[dict[str, Any]]:
-    """Per annotator, phase and kind of work (pairs / units): done, postponed, to do, time spent (s)."""
-    rows = (
-        Assignment.objects.filter(project=project)
-        .annotate(is_unit=ExpressionWrapper(Q(pair__isnull=True), output_field=BooleanField()))
-        .values("annotator__username", "phase", "is_unit")
-        .annotate(
-            total=Count("id"),
-            done=Count("id", filter=Q(status=Assignment.Status.DONE)),
-            postponed=Count("id", filter=Q(status=Assignment.Status.POSTPONED)),
-            seconds=Sum("time_spent"),
+    """Per annotator, phase and kind of work (pairs / units): done, postponed, to do, time spent (s);
+    read from the stored assignment tallies (`annotator.core.counts`), one small query."""
+    rows: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for tally in counts.assignment_tallies(project):
+        key = (tally["username"], tally["phase"], tally["kind"])
+        row = rows.setdefault(
+            key,
+            {
+                "annotator": key[0],
+                "phase": key[1],
+                "kind": key[2],
+                "done": 0,
+                "postponed": 0,
+                "total": 0,
+                "time_spent": 0,
+            },
         )
-        .order_by("annotator__username", "phase", "is_unit")
-    )
+        row["total"] += tally["n"]
+        row["time_spent"] += tally["seconds"]
+        if tally["status"] == Assignment.Status.DONE:
+            row["done"] += tally["n"]
+        elif tally["status"] == Assignment.Status.POSTPONED:
+            row["postponed"] += tally["n"]
     return [
         {
-            "annotator": row["annotator__username"],
+            "annotator": row["annotator"],
             "phase": row["phase"],
-            "kind": "units" if row["is_unit"] else "pairs",
+            "kind": row["kind"],
             "done": row["done"],
             "postponed": row["postponed"],
             "todo": row["total"] - row["done"] - row["postponed"],
             "total": row["total"],
-            "time_spent": row["seconds"] or 0,
+            "time_spent": row["time_spent"],
         }
-        for row in rows
+        for _, row in sorted(rows.items(), key=lambda item: (item[0][0], item[0][1], item[0][2] == "units"))
     ]

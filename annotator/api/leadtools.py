@@ -40,6 +40,7 @@ from annotator.api.common import (
     int_query,
     validated,
 )
+from annotator.core import counts
 from annotator.leadtools import adjudication, disagreement, explorer_rows, forms, planning, reannotation
 from annotator.models import AssignmentPlan, Pair, Project, ReannotationRound
 
@@ -91,7 +92,7 @@ class PlannerViewSet(LeadTool):
             {
                 "project": project.pk,
                 "phase": project.phase,
-                "n_pairs": project.pairs.count(),
+                "n_pairs": counts.n_pairs(project),
                 "annotators": [{"id": pk, "username": name} for pk, name in annotators],
                 "summary": planning.assignment_summary(project),
                 "selections": list(planning.SELECTIONS),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -34,6 +35,8 @@ from annotator.api.common import (
     user_by_name,
 )
 from annotator.api.permissions import MayCreateProject, SeesAgreement
+from annotator.core import counts
+from annotator.core.counts import KnownCountPaginator
 from annotator.corpus import projects
 from annotator.models import (
     AgreementState,
@@ -183,6 +186,20 @@ class PairViewSet(ServiceErrors, mixins.ListModelMixin, mixins.RetrieveModelMixi
     def get_queryset(self) -> QuerySet[Pair]:
         rows = access.visible_pairs(self.request.user).order_by("project_id", "position", "pk")
         return filtered(self.request, rows, PAIR_FILTERS) if self.action == "list" else rows
+
+    def paginate_queryset(self, queryset: Any) -> list[Any] | None:
+        """A lead's (or an admin's) list of one whole project is as long as the project's stored pair
+        count: the page is read without counting the project's pairs."""
+        project_pk = int_query(self.request, "project")
+        if project_pk is not None and not self.request.query_params.get("source_id"):
+            project = Project.objects.filter(pk=project_pk).first()
+            if project is not None and (
+                access.is_admin(self.request.user) or access.is_lead(self.request.user, project)
+            ):
+                self.paginator.django_paginator_class = functools.partial(  # type: ignore[union-attr]
+                    KnownCountPaginator, count=counts.n_pairs(project)
+                )
+        return super().paginate_queryset(queryset)
 
     @extend_schema(
         summary="Add a pair to a project (leads only)",

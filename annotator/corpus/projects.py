@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from annotator.core import counts
 from annotator.core.trees import tree_nodes
 from annotator.models import Assignment, Membership, Pair, Project, Tagset
 
@@ -60,7 +61,7 @@ def add_pair(
 ) -> Pair:
     """Create a pair; trees (if any) must have the members' tokens as leaves."""
     if position is None:
-        position = project.pairs.count()
+        position = counts.n_pairs(project)
     return Pair.objects.create(
         project=project,
         source_id=source_id,

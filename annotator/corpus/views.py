@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import trigger_client_event
 
 from annotator import access
+from annotator.core import counts
 from annotator.core.statistical_aligner import SYMMETRIZATIONS
 from annotator.core.web_request import SignedInRequest
 from annotator.corpus import aligner_training as training
@@ -116,7 +117,7 @@ def corpus_jobs(request: SignedInRequest, project_pk: int) -> HttpResponse:
     context = {"project": project, **_jobs_context(project, request.user)}
     if request.htmx and request.method == "GET":
         return render(request, "corpus/corpus_jobs.html#jobs", context)
-    context |= {"form": form, "export_form": f.ExportForm(), "n_pairs": project.pairs.count()}
+    context |= {"form": form, "export_form": f.ExportForm(), "n_pairs": counts.n_pairs(project)}
     context |= aligner_context(project) | systems_context(project)
     return render(request, "corpus/corpus_jobs.html", context, status=422 if form.errors else 200)
 
@@ -136,7 +137,7 @@ def corpus_export(request: SignedInRequest, project_pk: int) -> HttpResponse:
         "project": project,
         "form": f.ImportForm(),
         "export_form": form,
-        "n_pairs": project.pairs.count(),
+        "n_pairs": counts.n_pairs(project),
         **_jobs_context(project, request.user),
     }
     return render(request, "corpus/corpus_jobs.html", context, status=422)

@@ -31,6 +31,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from annotator.core import counts
 from annotator.evaluation.services import create_unit
 from annotator.evaluation.stats import Labels, PrecisionRow, majority_ok, precision_row, project_labels
 from annotator.models import Lexicon, LexiconItem, Project
@@ -142,7 +143,7 @@ def build_units(
     names = sorted({name for by_para in candidates.values() for c in by_para.values() for name in c.scores})
     lexicons = {name: Lexicon.objects.get_or_create(project=project, name=name)[0] for name in names}
     result.lexicons = names
-    position = project.units.count()
+    position = counts.n_units(project)
     links: list[LexiconItem] = []
     for p_index, (phrase, by_paraphrase) in enumerate(candidates.items()):
         drawn = sentences_for(phrase, sentences, seed, per_phrase)

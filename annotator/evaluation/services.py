@@ -23,13 +23,13 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotator import taskqueue
 from annotator.agreement.changes import project_changed
 from annotator.annotation.services import ConflictError
-from annotator.core import history
+from annotator.core import counts, history
 from annotator.corpus.projects import add_member
 from annotator.evaluation import decision_trees
 from annotator.evaluation.reevaluation import has_started, initial_phase_complete, open_unit_for_revisit
@@ -66,7 +66,7 @@ def create_unit(
     source_id = str(source_id).strip()
     _check_unit(project, source_id, source_sentence, phrase, phrase_start, phrase_end)
     if position is None:
-        position = project.units.count()
+        position = counts.n_units(project)
     unit = EvaluationUnit.objects.create(
         project=project,
         source_id=source_id,
@@ -508,15 +508,13 @@ class RatingCounts:
 
 
 def queue_counts(project: Project, rater: Any, *, round: int = INITIAL_ROUND) -> RatingCounts:
-    """The totals of the rater's queue, counted in the database (one query, one row)."""
-    counts = Assignment.objects.filter(
-        project=project, annotator=rater, unit__isnull=False, round=round
-    ).aggregate(
-        total=Count("id"),
-        done=Count("id", filter=Q(status=Status.DONE)),
-        postponed=Count("id", filter=Q(status=Status.POSTPONED)),
+    """The totals of the rater's queue, from the stored assignment tallies (one small query)."""
+    tallies = counts.assignment_tallies(project, annotator_id=rater.pk, kind="units", round=round)
+    return RatingCounts(
+        counts.total(tallies),
+        counts.total(tallies, status=Status.DONE),
+        counts.total(tallies, status=Status.POSTPONED),
     )
-    return RatingCounts(counts["total"], counts["done"], counts["postponed"])
 
 
 def next_unit(

@@ -24,9 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Q
-
 from annotator.agreement.document import project_annotators
+from annotator.core import counts
 from annotator.models import Assignment, EvaluationItem, Judgement
 from metrics.types import G2_OK, M2_OK
 
@@ -164,33 +163,24 @@ class ProgressRow:
 
 
 def rater_progress(project: Any) -> list[ProgressRow]:
-    """Per rater: units, step 1 submitted, finalized, postponed; re-evaluation units and finished ones."""
-
+    """Per rater: units, step 1 submitted, finalized, postponed; re-evaluation units and finished ones
+    (from the stored assignment tallies: one small query, whatever the number of units)."""
     Step, Status = Assignment.Step, Assignment.Status
-    rows = (
-        Assignment.objects.filter(project=project, unit__isnull=False)
-        .values("annotator__username")
-        .annotate(
-            units=Count("id", filter=Q(round=0)),
-            grammaticality_done=Count("id", filter=Q(round=0, step__in=[Step.MEANING, Step.FINALIZED])),
-            finalized=Count("id", filter=Q(round=0, step=Step.FINALIZED)),
-            postponed=Count("id", filter=Q(round=0, status=Status.POSTPONED)),
-            reevaluation=Count("id", filter=Q(round__gt=0)),
-            reevaluation_done=Count("id", filter=Q(round__gt=0, status=Status.DONE)),
-        )
-        .order_by("annotator__username")
-    )
+    tallies = counts.assignment_tallies(project, kind="units")
+    raters = sorted({t["username"] for t in tallies})
+    first = {rater: [t for t in tallies if t["username"] == rater and t["round"] == 0] for rater in raters}
+    again = {rater: [t for t in tallies if t["username"] == rater and t["round"] > 0] for rater in raters}
     return [
         ProgressRow(
-            rater=row["annotator__username"],
-            units=row["units"],
-            grammaticality_done=row["grammaticality_done"],
-            finalized=row["finalized"],
-            postponed=row["postponed"],
-            reevaluation=row["reevaluation"],
-            reevaluation_done=row["reevaluation_done"],
+            rater=rater,
+            units=counts.total(first[rater]),
+            grammaticality_done=counts.total(first[rater], step=(Step.MEANING, Step.FINALIZED)),
+            finalized=counts.total(first[rater], step=Step.FINALIZED),
+            postponed=counts.total(first[rater], status=Status.POSTPONED),
+            reevaluation=counts.total(again[rater]),
+            reevaluation_done=counts.total(again[rater], status=Status.DONE),
         )
-        for row in rows
+        for rater in raters
     ]
 
 

@@ -30,6 +30,7 @@ from django_htmx.http import HttpResponseLocation, trigger_client_event
 from annotator import access
 from annotator.agreement import current
 from annotator.annotation.services import ConflictError
+from annotator.core import counts
 from annotator.core.web_request import SignedInRequest
 from annotator.evaluation import decision_trees, reevaluation
 from annotator.evaluation import services as evaluation
@@ -166,8 +167,8 @@ def rating_queue(request: SignedInRequest, project_pk: int) -> HttpResponse:
     a page of 100 at a time of each round (read with LIMIT/OFFSET, so a long queue costs what a short
     one does), with the totals counted in the database."""
     project = access.project_for_member(request.user, project_pk)
-    counts = evaluation.queue_counts(project, request.user)
-    page = _queue_page(evaluation.rating_queue(project, request.user), counts.total, request.GET.get("page"))
+    totals = evaluation.queue_counts(project, request.user)
+    page = _queue_page(evaluation.rating_queue(project, request.user), totals.total, request.GET.get("page"))
     rows = list(page.object_list)
     again_counts = evaluation.queue_counts(project, request.user, round=evaluation.REEVALUATION_ROUND)
     round1 = evaluation.rating_queue(project, request.user, round=evaluation.REEVALUATION_ROUND)
@@ -186,10 +187,10 @@ def rating_queue(request: SignedInRequest, project_pk: int) -> HttpResponse:
         "reevaluation": reevaluation_rows,
         "reevaluation_next": reevaluation_next,
         "next": evaluation.next_unit(project, request.user),
-        "counts": counts,
-        "done": counts.done,
-        "total": counts.total,
-        "percent": counts.percent,
+        "counts": totals,
+        "done": totals.done,
+        "total": totals.total,
+        "percent": totals.percent,
         "is_project_lead": access.is_lead(request.user, project),
         "reevaluation_started": again_counts.total > 0 or reevaluation.has_started(project),
     }
@@ -497,11 +498,12 @@ def _setup_context(project: Project, **forms: Any) -> dict[str, Any]:
     snapshot = current.current(project)
     measures = snapshot_measures(snapshot.results) if snapshot else None
     units = list(project.units.prefetch_related("items")[:UNITS_SHOWN])
+    size = counts.sizes(project)
     context = {
         "project": project,
         "units": units,
-        "n_units": project.units.count(),
-        "n_items": EvaluationItem.objects.filter(unit__project=project).count(),
+        "n_units": size.units,
+        "n_items": size.items,
         "unit_form": forms.get("unit_form") or UnitForm(project=project),
         "assign_form": forms.get("assign_form") or AssignForm(project=project),
         "reevaluation_form": forms.get("reevaluation_form") or ReevaluationForm(),
@@ -562,7 +564,7 @@ def evaluation_lexicons(request: SignedInRequest, project_pk: int) -> HttpRespon
         "form": form,
         "precision": precision,
         "chart": threshold_svg(precision["threshold"]),
-        "n_units": project.units.count(),
+        "n_units": counts.n_units(project),
         "lexicon_rows": Lexicon.objects.filter(project=project).annotate(n_items=Count("entries")),
     }
     return render(request, "evaluation/lexicons.html", context, status=status)

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET
 
 from annotator import access
 from annotator.annotation import worklist
+from annotator.core.counts import sizes
 from annotator.home import health
 from annotator.models import Assignment, Membership, Project
 from annotator.projects import guidelines
@@ -86,13 +87,14 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_GET
 def project_detail(request: HttpRequest, project_pk: int) -> HttpResponse:
     project = access.project_for_member(request.user, project_pk)
+    size = sizes(project)
     context = {
         "project": project,
         "is_project_lead": access.is_lead(request.user, project),
         "is_project_annotator": access.is_annotator(request.user, project),
         "queue": _queue_counts(request.user, project, request.session),
-        "n_pairs": project.pairs.count(),
-        "n_units": project.units.count(),
+        "n_pairs": size.pairs,
+        "n_units": size.units,
         "guidelines_unseen": guidelines.unseen_version(project, request.user),
     }
     return render(request, "core/project_detail.html", context)

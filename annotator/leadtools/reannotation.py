@@ -37,7 +37,7 @@ from django.db.models import Avg, Count, Max, Q, QuerySet
 from annotator.agreement import current
 from annotator.agreement.computation import document_fingerprint
 from annotator.agreement.results import fingerprint
-from annotator.core import sql
+from annotator.core import counts, sql
 from annotator.leadtools import disagreement, explorer_rows
 from annotator.models import (
     AgreementSnapshot,
@@ -547,9 +547,9 @@ def _compare(
             "flagged_score_before": _mean(round_.before.get(pid, {}).get("score") for pid in round_.flagged),
             **after,
         },
-        "done": Assignment.objects.filter(
-            project_id=round_.project_id, round=round_.round, status=Assignment.Status.DONE
-        ).count(),
+        "done": counts.total(
+            counts.assignment_tallies(round_.project_id, round=round_.round, status=Assignment.Status.DONE)
+        ),
         "total": round_.n_assignments,
     }
 

@@ -23,6 +23,7 @@ from django_htmx.http import trigger_client_event
 
 from annotator import access, taskqueue
 from annotator.annotation.services import ConflictError
+from annotator.core import counts
 from annotator.core.web_request import SignedInRequest
 from annotator.leadtools import adjudication, disagreement, explorer_rows, planning, reannotation
 from annotator.leadtools import forms as f
@@ -98,7 +99,7 @@ def planner(request: SignedInRequest, project_pk: int) -> HttpResponse:
     context |= {
         "summary": planning.assignment_summary(project),
         "reassign_form": f.ReassignForm(annotators=annotators),
-        "n_pairs": project.pairs.count(),
+        "n_pairs": counts.n_pairs(project),
     }
     failed = plan is not None and plan.status == plan.Status.FAILED
     status = 422 if needs_confirmation or failed or not (plan or not data) else 200

@@ -17,6 +17,7 @@ from annotator.models.annotations import (
 )
 from annotator.models.automatic import AlignerRun, AlignmentSystem, SystemAlignment
 from annotator.models.corpus import Membership, Pair, ParaphraseType, Project, Tagset
+from annotator.models.counts import AssignmentCount, ProjectSize
 from annotator.models.evaluation import (
     EvaluationItem,
     EvaluationUnit,
@@ -45,6 +46,7 @@ __all__ = [
     "AlignmentLink",
     "AnnotationHistory",
     "Assignment",
+    "AssignmentCount",
     "AssignmentPlan",
     "CorpusJob",
     "EvaluationItem",
@@ -66,6 +68,7 @@ __all__ = [
     "PhraseAlignment",
     "PlannedAssignment",
     "Project",
+    "ProjectSize",
     "ReannotationRound",
     "ReevaluationSet",
     "Tagset",

@@ -19,9 +19,9 @@ from django.contrib.auth.models import Permission
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Q
 from django.utils import timezone
 
+from annotator.core import counts
 from annotator.leadtools import planning
 from annotator.models import Assignment, Invitation, Membership, Project
 
@@ -39,21 +39,18 @@ class MemberRow:
 
 
 def member_rows(project: Project) -> list[MemberRow]:
-    """Every member with their roles and their assignments' counts (three queries)."""
+    """Every member with their roles and their assignments' counts (two queries: the counts are the
+    stored tallies, whatever the project's size)."""
     by_user: dict[int, MemberRow] = {}
     for membership in project.memberships.select_related("user").order_by("user__username", "role"):
         row = by_user.setdefault(membership.user_id, MemberRow(membership.user, [], 0, 0))
         row.roles.append(membership.role)
-    counts = (
-        Assignment.objects.filter(project=project, annotator_id__in=by_user)
-        .values("annotator_id")
-        .annotate(
-            open=Count("id", filter=Q(status__in=UNFINISHED)), done=Count("id", filter=Q(status="done"))
-        )
-    )
-    for count in counts:
-        by_user[count["annotator_id"]].open = count["open"]
-        by_user[count["annotator_id"]].done = count["done"]
+    for tally in counts.assignment_tallies(project, annotator_id__in=list(by_user)):
+        member = by_user[tally["annotator_id"]]
+        if tally["status"] in UNFINISHED:
+            member.open += tally["n"]
+        elif tally["status"] == Assignment.Status.DONE:
+            member.done += tally["n"]
     return list(by_user.values())
 
 

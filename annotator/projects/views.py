@@ -12,13 +12,14 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotator import access
+from annotator.core import counts
+from annotator.core.counts import KnownCountPaginator
 from annotator.core.tagsets import PALETTE
 from annotator.core.web_request import SignedInRequest
 from annotator.models import Invitation, Membership, Pair, ParaphraseType, Phenomenon, Tagset
@@ -569,7 +570,6 @@ def pair_list(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """The project's pairs with their tokens, for a lead checking tokenization before annotation starts."""
     project = access.project_for_lead(request.user, project_pk)
 
-    page = Paginator(Pair.objects.filter(project=project).order_by("position", "pk"), 50).get_page(
-        request.GET.get("page")
-    )
+    pairs = Pair.objects.filter(project=project).order_by("position", "pk")
+    page = KnownCountPaginator(pairs, 50, count=counts.n_pairs(project)).get_page(request.GET.get("page"))
     return render(request, "projects/pair_list.html", {"project": project, "page": page})

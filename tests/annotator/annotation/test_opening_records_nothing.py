@@ -31,7 +31,7 @@ def _fingerprint() -> dict[str, list[dict[str, Any]]]:
     """Count and content of every table of the workbench (assignments, history, snapshots, headlines,
     annotations, corpus …), row by row."""
     return {
-        model.__name__: sorted(model.objects.values(), key=lambda row: row["id"])
+        model.__name__: sorted(model.objects.values(), key=lambda row, pk=model._meta.pk.attname: row[pk])
         for model in apps.get_app_config("annotator").get_models()
     }
 
