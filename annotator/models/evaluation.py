@@ -32,6 +32,8 @@ class EvaluationUnit(models.Model):
     class Meta:
         ordering = ["project", "position", "id"]
         constraints = [models.UniqueConstraint(fields=["project", "source_id"], name="unit_source_id_unique")]
+        # a project's units read a page at a time in their order, whatever their number
+        indexes = [models.Index(fields=["project", "position", "id"], name="unit_project_position")]
 
     def __str__(self) -> str:
         return f"unit {self.source_id}"
