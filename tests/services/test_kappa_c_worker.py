@@ -10,7 +10,7 @@ import pytest
 from django.core.cache import cache
 
 from annotator.agreement import scheduling
-from annotator.models import KappaCChunk
+from annotator.models import AgreementSnapshot, AgreementState, KappaCChunk, KappaCRun
 from tests.services.test_recompute_worker import assert_exact, settled, team
 
 pytestmark = pytest.mark.services
@@ -38,6 +38,25 @@ def chunked(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
     settings.AGREEMENT_KAPPA_C_CHUNK_STALE = 2
 
 
+def _diagnosis(project: Any, worker: Any) -> str:
+    """What the pipeline shows when the expected step did not come: the chunks by status, the plan,
+    the agreement state, the snapshots and the end of the worker's log."""
+    chunks = list(KappaCChunk.objects.filter(project=project).values_list("status", "claimed_at", "attempts"))
+    state = AgreementState.objects.filter(project=project).values().first()
+    snapshots = list(AgreementSnapshot.objects.filter(project=project).values_list("pk", "results__pending"))
+    log = worker.log.read_text(errors="replace").splitlines()[-40:]
+    return "\n".join(
+        [
+            f"chunks (status, claimed_at, attempts): {chunks}",
+            f"κ_C plans: {KappaCRun.objects.filter(project=project).count()}",
+            f"agreement state: {state}",
+            f"snapshots (id, pending): {snapshots}",
+            "worker log:",
+            *log,
+        ]
+    )
+
+
 def test_a_chunk_of_a_killed_worker_is_computed_again_and_the_result_is_exact(worker: Any) -> None:
     # The worker is off while the team annotates: its recomputes (which a worker takes before chunks)
     # then all see the final annotations, so one plan is computed and none replaces the killed chunk.
@@ -54,7 +73,7 @@ def test_a_chunk_of_a_killed_worker_is_computed_again_and_the_result_is_exact(wo
             .first()
         )
         time.sleep(0.01)
-    assert taken is not None, "no chunk was taken by the worker"
+    assert taken is not None, "no chunk was taken by the worker within 120 s\n" + _diagnosis(project, worker)
     worker.kill()  # in the middle of chunk `taken`
     assert KappaCChunk.objects.get(pk=taken).status == "pending"
     worker.start()
