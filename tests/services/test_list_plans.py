@@ -38,6 +38,10 @@ def test_each_page_query_is_an_index_scan(project):
             _plan(Pair.objects.filter(project=project).order_by("position", "pk")[50:100]),
             "pair_project_position",
         ),
+        "evaluation set-up's first units": (
+            _plan(project.units.all()[:100]),
+            "unit_project_position",
+        ),
         "rater's queue page": (
             _plan(evaluation.rating_queue(project, make.cast().anna)[100:200]),
             "assignment_rating_queue",
