@@ -323,8 +323,11 @@ def _header_problems(reader: JsonlReader) -> list[Problem]:
 
 
 def _assignments(header: dict[str, Any]) -> list[Any]:
-    workbench = header.get("workbench") or {}
-    return workbench.get("assignments") or [] if isinstance(workbench, dict) else []
+    """The header's `workbench.assignments` when it is a list (any other value is the document check's
+    to report, with its line)."""
+    workbench = header.get("workbench")
+    rows = workbench.get("assignments") if isinstance(workbench, dict) else None
+    return rows if isinstance(rows, list) else []
 
 
 def _assignment_problems(reader: JsonlReader, seen: SeenKeys) -> list[Problem]:

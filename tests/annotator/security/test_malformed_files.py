@@ -116,6 +116,16 @@ def test_username_longer_than_150_characters() -> None:
     ]
 
 
+@pytest.mark.parametrize("value", [7, "all", {"pair": "p1"}, True])
+def test_jsonl_header_with_assignments_that_are_not_a_list(value: Any) -> None:
+    """Found by the JSON Lines fuzzing in CI: an integer there raised a TypeError out of the import."""
+    doc = small_document()
+    doc["workbench"]["assignments"] = value
+    data = "".join(json.dumps(line) + "\n" for line in to_jsonl(doc)).encode()
+    problems = refused(data, "doc.jsonl")
+    assert problems and all(p.startswith("doc.jsonl:1: workbench.assignments") for p in problems), problems
+
+
 def test_jsonl_line_with_a_deep_value_names_its_line() -> None:
     lines = [
         json.dumps({"jsonl": 1, "format": "paraphrase-agreement/1"}),
