@@ -228,7 +228,12 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
         new = new_inputs[pid]
         if old == new:
             continue
-        contrib = contributions(pair, new, identical_match=match)
+        if old.get("word_alignments") == new.get("word_alignments") and "kappa_c" in row.contributions:
+            # what the pair adds reads its word alignments only (its tokens change only by a full
+            # computation): a phenomenon, label or "done" change keeps it
+            contrib = row.contributions
+        else:
+            contrib = contributions(pair, new, identical_match=match)
         totals.add(pid, old, row.contributions, -1)
         totals.add(pid, new, contrib)
         changed[pid] = (row, new, contrib)

@@ -13,6 +13,7 @@ import itertools
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
+from django.test import override_settings
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -102,16 +103,33 @@ def comparable(snapshot: current.Current) -> dict:
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(edits=st.lists(edit, min_size=1, max_size=6))
-def test_incremental_recompute_equals_full_recompute(edits):
+@pytest.mark.parametrize("kappa_c_deferred", [False, True], ids=["kappa-c-now", "kappa-c-deferred"])
+def test_incremental_recompute_equals_full_recompute(kappa_c_deferred, edits):
+    """`kappa_c_deferred`: every update whose links changed keeps its incremental result and finishes
+    κ_C from the stored per-pair parts (as on a large project), instead of falling back to the full
+    computation that computes κ_C at once (a small project's path): both paths are held to the full
+    computation's results."""
+    with override_settings(AGREEMENT_KAPPA_C_DEFER_WORK=-1 if kappa_c_deferred else 20_000):
+        _incremental_equals_full(edits, kappa_c_deferred)
+
+
+def _incremental_equals_full(edits: list, kappa_c_deferred: bool) -> None:
     cache.clear()
     agreement_results.forget_memos()
     agreement_results.forget_phenomena_states()
     n = next(_names)
     anns = tuple(make.user(f"inc{n}-{k}") for k in range(3))
-    project = make.project_with_pairs(f"Inc {n}", n_pairs=3, lead=make.user(f"lead{n}"), annotators=anns)
+    project = make.project_with_pairs(f"Inc {n}", n_pairs=4, lead=make.user(f"lead{n}"), annotators=anns)
     pairs = list(project.pairs.order_by("position"))
     types = [make.vila().types.get(name=name) for name in TYPES]
     annotation_services.set_pair_label(pairs[0], anns[0], "paraphrase", base_version=None)
+    if kappa_c_deferred:
+        # Everyone has started every section on the last pair, which no edit reaches: no edit changes who
+        # takes part, so every edit is an incremental update (links included) and none falls back.
+        for k, who in enumerate(anns):
+            apply(("phenomenon", 3, k, (0, k, 1)), pairs, anns, types)
+            apply(("link", 3, k, (k, 1, True)), pairs, anns, types)
+            apply(("label", 3, k, "paraphrase" if k else "non_paraphrase"), pairs, anns, types)
     recompute(project.pk)  # the first computation is a full one: it stores the per-pair state
     updates = []
     real_update = incremental.update
@@ -130,9 +148,12 @@ def test_incremental_recompute_equals_full_recompute(edits):
     finally:
         incremental.update = real_update
     print("incremental updates:", updates)
+    if kappa_c_deferred:
+        assert all(updates), "an edit fell back to the full computation"
     latest = current.current(project)
     entries = current.pair_entries(project)  # the explorer's per-pair values, kept per pair
-    assert recompute(project.pk, full=True) == "stored"
+    # deferred, κ_C is computed after a provisional store (in process: at once)
+    assert recompute(project.pk, full=True) == ("stored provisional+final" if kappa_c_deferred else "stored")
     full = current.current(project)
     assert full.computation != latest.computation and full.fingerprint == latest.fingerprint
     assert comparable(latest) == comparable(full)
