@@ -159,7 +159,8 @@ class PhenomenaAgreement:
             self._multi.rows[p] = multi_row([self._index[a].get(pair) for a in self.annotators])
 
     def report(self) -> dict[str, dict[str, Any]]:
-        """The ``iapta.*`` entries of the report (docs/measures.md#report)."""
+        """The ``iapta.*`` entries of the report (docs/measures.md#report): plain dicts with str keys and
+        int / float / None values (no numpy scalar, no NaN), stored as they are."""
         entries: dict[str, dict[str, Any]] = {"iapta.phenomena.count": {"by_annotator": dict(self._counts)}}
         stale = [ab for ab in self._pairs_of_annotators if ab not in self._measures]
         for ab, aggregated in zip(stale, aggregate_many([self._tables[ab] for ab in stale]), strict=True):

@@ -42,7 +42,6 @@ from annotator.agreement.pairstate import (
 from annotator.agreement.results import (
     KAPPA_C,
     fingerprint,
-    json_safe,
     phenomenon_from_entry,
     report_section_names,
 )
@@ -260,7 +259,7 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
     if "phenomena" in measures and ("phenomena" in touched or new_people):
         agreement = _phenomena_update(project.pk, state, totals, participants["phenomena"], changed)
         if "phenomena" in touched:
-            measures["phenomena"] = json_safe(agreement.report())
+            measures["phenomena"] = agreement.report()  # plain JSON values (metrics' report contract)
     if "word_alignments" in measures and "word_alignments" in touched:
         measures["word_alignments"] = alignment_report_from_counts(
             totals.alignment_counts(), participants["word_alignments"]

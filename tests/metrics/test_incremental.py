@@ -131,3 +131,50 @@ def test_aggregating_many_tables_at_once_gives_each_tables_own_aggregate_exactly
     state = full({a: xs for a, xs in phenomena.items()}, doc)
     tables = list(state.tables.values())
     assert [aggregate(t) for t in tables] == aggregate_many(tables)
+
+
+def _updated_states(n_states: int) -> list[PhenomenaAgreement]:
+    """Identical states in which several annotators changed several pairs (stale rows in many tables)."""
+    doc = synthetic_document(n_pairs=25, n_annotators=6, seed=12, with_alignments=False)
+    states = [full(doc.phenomena, doc) for _ in range(n_states)]
+    rng = np.random.default_rng(6)
+    phenomena = {a: list(xs) for a, xs in doc.phenomena.items()}
+    for _ in range(8):
+        pid = doc.pairs[int(rng.integers(0, len(doc.pairs)))].id
+        who = doc.annotators[int(rng.integers(0, len(doc.annotators)))]
+        new = {a: [x for x in phenomena[a] if x.pair == pid] for a in doc.annotators}
+        new[who] = new[who][1:] if len(new[who]) > 1 else [*new[who], *(phenomena[doc.annotators[0]][:1])]
+        new[who] = [dataclasses.replace(x, pair=pid) for x in new[who]]
+        for state in states:
+            state.update_pair(pid, new)
+    return states
+
+
+def test_stale_rows_derived_in_one_batch_equal_each_table_derived_alone():
+    from metrics.iapta import aggregate, aggregate_many
+
+    alone, batched = _updated_states(2)
+    assert any(t._stale for t in batched.tables.values())
+    assert [aggregate(t) for t in alone.tables.values()] == aggregate_many(list(batched.tables.values()))
+
+
+def test_report_holds_plain_json_values_only():
+    """The report is stored as it is (no conversion pass): plain dicts, str keys, int/float/None/str
+    values, no NaN or infinity, no numpy scalar."""
+    import json
+    import math
+
+    (state,) = _updated_states(1)
+    report = state.report()
+
+    def check(value, where="report"):
+        if type(value) is dict:
+            for k, v in value.items():
+                assert type(k) is str, where
+                check(v, f"{where}.{k}")
+        else:
+            assert value is None or type(value) in (int, float, str), f"{where}: {type(value).__name__}"
+            assert type(value) is not float or math.isfinite(value), where
+
+    check(report)
+    json.dumps(report, allow_nan=False)
