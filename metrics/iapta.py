@@ -12,6 +12,7 @@ is ``None`` (docs/measures.md#conventions). Scopes are held as integer bitsets (
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -351,6 +352,11 @@ class PairTables:
     their means over the pair's types; NaN = undefined) are derived row by row (:meth:`refresh`), so
     that a changed pair costs one row, not a pass over the whole table; rows set by :meth:`set_row`
     are derived together when the values are next read, one pass for a batch of changed pairs.
+
+    The sums over the rows that aggregation reads (per type, the pairs' words, the pairwise values) are
+    exact sums rounded once (`exact_sum`), so that they do not depend on the order of the rows: a table
+    that :meth:`set_row` has changed keeps them as exact integers (`_Sums`) and moves them by the rows
+    it replaces, instead of a pass over all its rows, and they still equal those of a table built afresh.
     """
 
     pairs: tuple[str, ...]
@@ -361,12 +367,63 @@ class PairTables:
     _per_pair: FloatArray = field(init=False, repr=False)
     _pair_values: FloatArray = field(init=False, repr=False)
     _stale: set[int] = field(init=False, repr=False)  # rows set since their derived values were
+    _sums: _Sums | None = field(init=False, repr=False)  # kept once a row was set (see the docstring)
 
     def __post_init__(self) -> None:
         self._per_pair = np.zeros((len(self.positions), len(CELL_FIELDS)))
         self._pair_values = np.zeros((len(self.positions), 6))
         self._stale = set()
+        self._sums = None
         self.refresh(slice(None))
+
+    def type_sums(self) -> FloatArray:
+        """Per type, each of :data:`CELL_FIELDS` summed over the rows (types × fields; exact sums)."""
+        if self._sums is not None:
+            return self._sums.cells
+        out: FloatArray = self.cells.sum(axis=0)  # integer counts: exact in any order
+        for f in _FRACTIONAL:
+            out[:, f] = [math.fsum(column) for column in self.cells[:, :, f].T.tolist()]
+        return out
+
+    def word_sums(self) -> FloatArray:
+        """(w_X, w_Y) summed over the rows (integer counts: exact)."""
+        return self._sums.words if self._sums is not None else self.words.sum(axis=0)
+
+    def pairwise_means(self) -> list[float | None]:
+        """Per column of ``pair_values``, the mean of its defined values (None when there is none), from
+        their exact sum."""
+        self._refresh_stale()
+        if self._sums is not None:
+            return [
+                _exact_float(total) / n if n else None
+                for total, n in zip(self._sums.pairwise, self._sums.defined, strict=True)
+            ]
+        out: list[float | None] = []
+        for column in self._pair_values.T.tolist():
+            defined = [v for v in column if v == v]  # NaN = undefined
+            out.append(math.fsum(defined) / len(defined) if defined else None)
+        return out
+
+    def _kept_sums(self) -> _Sums:
+        """The exact sums, made from the rows the first time a row is set."""
+        if self._sums is None:
+            self._refresh_stale()
+            sums = _Sums(
+                cells=self.cells.sum(axis=0),
+                fractional=[[0] * len(_FRACTIONAL) for _ in self.types],
+                words=self.words.sum(axis=0),
+                pairwise=[0] * 6,
+                defined=[0] * 6,
+            )
+            rows, types = np.nonzero(self.cells[:, :, list(_FRACTIONAL)].any(axis=2))
+            for r, t in zip(rows.tolist(), types.tolist(), strict=True):
+                for k, f in enumerate(_FRACTIONAL):
+                    sums.fractional[t][k] += _exact_int(float(self.cells[r, t, f]))
+            for t in set(types.tolist()):
+                sums.round_type(t)
+            sums.move_values(self._pair_values.tolist(), 1)
+            self._sums = sums
+        return self._sums
 
     @property
     def per_pair(self) -> FloatArray:
@@ -390,7 +447,15 @@ class PairTables:
 
     def refresh(self, rows: slice | npt.NDArray[np.int64]) -> None:
         """Recompute ``per_pair`` and ``pair_values`` of ``rows`` from ``cells`` and ``words``."""
-        self._per_pair[rows], self._pair_values[rows] = _derived_rows(self.cells[rows], self.words[rows])
+        self._store_derived(rows, *_derived_rows(self.cells[rows], self.words[rows]))
+
+    def _store_derived(
+        self, rows: slice | npt.NDArray[np.int64], per_pair: FloatArray, values: FloatArray
+    ) -> None:
+        if self._sums is not None:
+            self._sums.move_values(self._pair_values[rows].tolist(), -1)
+            self._sums.move_values(values.tolist(), 1)
+        self._per_pair[rows], self._pair_values[rows] = per_pair, values
 
     def row_of(self, p: int) -> int | None:
         """The stored row of pair index ``p``; None when neither annotator has phenomena on it."""
@@ -406,8 +471,12 @@ class PairTables:
         empty = not types and not any(words)  # neither annotator has phenomena on the pair: no row
         if stored != (not empty):  # a row comes or goes: the stale row numbers shift
             self._refresh_stale()
+        sums = self._kept_sums()
+        if stored:
+            sums.move_row(self.cells[r], self.words[r], -1)
         if empty:
             if stored:
+                sums.move_values([self._pair_values[r].tolist()], -1)
                 self.positions = np.delete(self.positions, r)
                 self.cells = np.delete(self.cells, r, axis=0)
                 self.words = np.delete(self.words, r, axis=0)
@@ -420,10 +489,12 @@ class PairTables:
             self.words = np.insert(self.words, r, 0.0, axis=0)
             self._per_pair = np.insert(self._per_pair, r, 0.0, axis=0)
             self._pair_values = np.insert(self._pair_values, r, 0.0, axis=0)
+            sums.move_values([[0.0] * 6], 1)  # the new row's values, until it is derived
         self.cells[r] = 0.0
         if types:
             self.cells[r, types] = values
         self.words[r] = words
+        sums.move_row(self.cells[r], self.words[r], 1)
         self._stale.add(r)
 
     def dense(self, values: FloatArray, fill: float = 0.0) -> FloatArray:
@@ -432,6 +503,64 @@ class PairTables:
         out = np.full((len(self.pairs), *values.shape[1:]), fill)
         out[self.positions] = values
         return out
+
+
+#: The cell fields whose values are not integers (DO's Σ overlapping); the others are counts.
+_FRACTIONAL = (_D_XY, _D_YX)
+_EXACT_BITS = 1074  # every finite float is an integer multiple of 2**-1074
+_EXACT_ONE = 1 << _EXACT_BITS
+
+
+def _exact_int(x: float) -> int:
+    """``x`` as an exact integer multiple of 2**-1074."""
+    n, d = x.as_integer_ratio()
+    return n << (_EXACT_BITS + 1 - d.bit_length())
+
+
+def _exact_float(total: int) -> float:
+    """The float nearest to ``total`` × 2**-1074 (int / int is correctly rounded, as `math.fsum` is)."""
+    return total / _EXACT_ONE
+
+
+def exact_sum(values: Iterable[float]) -> float:
+    """The sum of ``values`` rounded once (`math.fsum`): the same whatever the order of the values, so a
+    sum kept up to date by adding and removing values equals the sum taken afresh."""
+    return math.fsum(values)
+
+
+@dataclass(slots=True)
+class _Sums:
+    """A changed table's sums over its rows: ``cells`` (types × fields; counts exact as floats, the
+    fractional fields rounded from ``fractional``, exact integers (`_exact_int`) per type), ``words``, and
+    per ``pair_values`` column the exact sum of its defined values and how many there are."""
+
+    cells: FloatArray
+    fractional: list[list[int]]
+    words: FloatArray
+    pairwise: list[int]
+    defined: list[int]
+
+    def round_type(self, t: int) -> None:
+        for k, f in enumerate(_FRACTIONAL):
+            self.cells[t, f] = _exact_float(self.fractional[t][k])
+
+    def move_row(self, cells: FloatArray, words: FloatArray, sign: int) -> None:
+        """Add (sign 1) or take out (−1) one row's cells and words."""
+        types = np.flatnonzero(cells.any(axis=1))
+        self.cells[types] += sign * cells[types]  # the counts; the fractional fields are rounded below
+        for t, row in zip(types.tolist(), cells[types][:, list(_FRACTIONAL)].tolist(), strict=True):
+            for k, x in enumerate(row):
+                self.fractional[t][k] += sign * _exact_int(x)
+            self.round_type(t)
+        self.words += sign * words
+
+    def move_values(self, rows: list[list[float]], sign: int) -> None:
+        """Add or take out rows of ``pair_values`` (NaN = undefined: not counted)."""
+        for row in rows:
+            for c, v in enumerate(row):
+                if v == v:
+                    self.pairwise[c] += sign * _exact_int(v)
+                    self.defined[c] += sign
 
 
 def _derived_rows(c: FloatArray, words: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -445,7 +574,9 @@ def _derived_rows(c: FloatArray, words: FloatArray) -> tuple[FloatArray, FloatAr
     values[:, 2] = _do_f1_vec(per_pair[:, _N_X], per_pair[:, _N_Y], per_pair[:, _D_XY], per_pair[:, _D_YX])
     values[:, 3] = _row_means(_agr_n_vec(c[:, :, _N_X], c[:, :, _N_Y]), present)
     values[:, 4] = _row_means(_agr_n_vec(c[:, :, _W_X], c[:, :, _W_Y]), present)
-    values[:, 5] = _row_means(_do_f1_vec(c[:, :, _N_X], c[:, :, _N_Y], c[:, :, _D_XY], c[:, :, _D_YX]), present)
+    values[:, 5] = _row_means(
+        _do_f1_vec(c[:, :, _N_X], c[:, :, _N_Y], c[:, :, _D_XY], c[:, :, _D_YX]), present
+    )
     return per_pair, values
 
 
@@ -463,7 +594,7 @@ def refresh_stale_many(tables: Sequence[PairTables]) -> None:
     start = 0
     for t, rows in stale:
         end = start + len(rows)
-        t._per_pair[rows], t._pair_values[rows] = per_pair[start:end], values[start:end]
+        t._store_derived(rows, per_pair[start:end], values[start:end])
         t._stale = set()
         start = end
 
@@ -582,7 +713,7 @@ def aggregate_many(tables: Sequence[PairTables]) -> list[PairMeasures]:
     if not tables:
         return []
     refresh_stale_many(tables)
-    per_type = np.stack([t.cells.sum(axis=0) for t in tables])  # (K, T, fields)
+    per_type = np.stack([t.type_sums() for t in tables])  # (K, T, fields)
     present = (per_type[:, :, _N_X] + per_type[:, :, _N_Y]) > 0
     by_type_values = {
         "n.ph": _agr_n_vec(per_type[:, :, _N_X], per_type[:, :, _N_Y]),
@@ -597,13 +728,6 @@ def aggregate_many(tables: Sequence[PairTables]) -> list[PairMeasures]:
     ]
 
 
-def _column_means(pv: FloatArray) -> list[float | None]:
-    """`_mean` of each column of `pv` (the same defined values summed in the same order)."""
-    ok = ~np.isnan(pv)
-    counts = ok.sum(axis=0)
-    return [float(pv[ok[:, c], c].sum() / counts[c]) if counts[c] else None for c in range(pv.shape[1])]
-
-
 def _measures(
     tables: PairTables,
     per_type: FloatArray,
@@ -615,10 +739,10 @@ def _measures(
     directional: dict[str, tuple[float | None, float | None]] = {}
     tot = per_type.sum(axis=0)
     names = [t for t, ok in zip(tables.types, type_present, strict=True) if ok]
-    pairwise = _column_means(tables.pair_values)
+    pairwise = tables.pairwise_means()
     n_x, n_y = float(tot[_N_X]), float(tot[_N_Y])
     # N-measures (§2)
-    pair_words = tables.words.sum(axis=0)
+    pair_words = tables.word_sums()
     values["n.ph"] = agr_n(n_x, n_y)
     values["n.w"] = agr_n(float(pair_words[0]), float(pair_words[1]))
     for unit, col in (("ph", 0), ("w", 1)):

@@ -126,7 +126,7 @@ def _incremental_equals_full(edits: list, kappa_c_deferred: bool) -> None:
     if kappa_c_deferred:
         # Everyone has started every section on the last pair, which no edit reaches: no edit changes who
         # takes part, so every edit is an incremental update (links included) and none falls back.
-        for k, who in enumerate(anns):
+        for k in range(len(anns)):
             apply(("phenomenon", 3, k, (0, k, 1)), pairs, anns, types)
             apply(("link", 3, k, (k, 1, True)), pairs, anns, types)
             apply(("label", 3, k, "paraphrase" if k else "non_paraphrase"), pairs, anns, types)
