@@ -408,20 +408,20 @@ class PairTables:
         """The exact sums, made from the rows the first time a row is set."""
         if self._sums is None:
             self._refresh_stale()
+            n_types, n_fractional = len(self.types), len(_FRACTIONAL)
+            fractional, _ = _exact_column_sums(
+                self.cells[:, :, list(_FRACTIONAL)].reshape(len(self.positions), n_types * n_fractional)
+            )
+            pairwise, defined = _exact_column_sums(self._pair_values)
             sums = _Sums(
                 cells=self.cells.sum(axis=0),
-                fractional=[[0] * len(_FRACTIONAL) for _ in self.types],
+                fractional=[fractional[t * n_fractional : (t + 1) * n_fractional] for t in range(n_types)],
                 words=self.words.sum(axis=0),
-                pairwise=[0] * 6,
-                defined=[0] * 6,
+                pairwise=pairwise,
+                defined=defined,
             )
-            rows, types = np.nonzero(self.cells[:, :, list(_FRACTIONAL)].any(axis=2))
-            for r, t in zip(rows.tolist(), types.tolist(), strict=True):
-                for k, f in enumerate(_FRACTIONAL):
-                    sums.fractional[t][k] += _exact_int(float(self.cells[r, t, f]))
-            for t in set(types.tolist()):
+            for t in range(n_types):
                 sums.round_type(t)
-            sums.move_values(self._pair_values.tolist(), 1)
             self._sums = sums
         return self._sums
 
@@ -520,6 +520,39 @@ def _exact_int(x: float) -> int:
 def _exact_float(total: int) -> float:
     """The float nearest to ``total`` × 2**-1074 (int / int is correctly rounded, as `math.fsum` is)."""
     return total / _EXACT_ONE
+
+
+def _exact_column_sums(a: FloatArray) -> tuple[list[int], list[int]]:
+    """Per column of ``a``: the exact sum of its defined (non-NaN) values as an integer multiple of
+    2**-1074 (`_exact_int` of each, added), and how many there are; vectorised: every value is
+    M·2**E with an integer |M| < 2**53 (`np.frexp`), M is split in two halves of < 2**27 whose sums
+    per (column, E) stay below 2**53 (exact in float64) for up to 2**26 values, then shifted into place."""
+    ok = ~np.isnan(a)
+    defined = ok.sum(axis=0).tolist()
+    columns = np.nonzero(ok)[1]
+    values = a[ok]
+    keep = values != 0
+    columns, values = columns[keep], values[keep]
+    totals = [0] * a.shape[1]
+    if not len(values):
+        return totals, defined
+    if len(values) >= 1 << 26:
+        raise ValueError("too many values for one exact sum")
+    m, e = np.frexp(values)
+    mantissa = (m * 2.0**53).astype(np.int64)  # values = mantissa · 2**(e − 53), exactly
+    high = mantissa >> 26
+    low = mantissa - (high << 26)
+    exponent = e.astype(np.int64) - 53
+    shift = int(exponent.min())
+    keys, where = np.unique(columns * 4096 + (exponent - shift), return_inverse=True)
+    high_sums = np.bincount(where, weights=high.astype(np.float64)).tolist()
+    low_sums = np.bincount(where, weights=low.astype(np.float64)).tolist()
+    for key, h, lo in zip(keys.tolist(), high_sums, low_sums, strict=True):
+        column, offset = divmod(key, 4096)
+        total = (int(h) << 26) + int(lo)
+        place = offset + shift + _EXACT_BITS
+        totals[column] += total << place if place >= 0 else total >> -place
+    return totals, defined
 
 
 def exact_sum(values: Iterable[float]) -> float:
