@@ -717,20 +717,10 @@ def _do_f1_vec(n_x: FloatArray, n_y: FloatArray, d_xy: FloatArray, d_yx: FloatAr
     return np.where((n_x == 0) & (n_y == 0), np.nan, f1)
 
 
-def _mean(values: FloatArray) -> float | None:
-    """Mean of the defined (non-NaN) values; ``None`` if there is none."""
-    ok = ~np.isnan(values)
-    return float(values[ok].sum() / ok.sum()) if ok.any() else None
-
-
 def _row_means(values: FloatArray, present: npt.NDArray[np.bool_]) -> FloatArray:
     """Per row (pair), the mean of ``values`` over present, defined cells; NaN for an empty row."""
     ok = present & ~np.isnan(values)
     return _ratio(np.where(ok, values, 0.0).sum(axis=1), ok.sum(axis=1).astype(np.float64))
-
-
-def _opt(x: float | np.floating) -> float | None:
-    return None if np.isnan(x) else float(x)
 
 
 def aggregate(tables: PairTables) -> PairMeasures:
@@ -755,52 +745,73 @@ def aggregate_many(tables: Sequence[PairTables]) -> list[PairMeasures]:
             per_type[:, :, _N_X], per_type[:, :, _N_Y], per_type[:, :, _D_XY], per_type[:, :, _D_YX]
         ),
     }
+    totals = per_type.sum(axis=1).tolist()  # (K, fields): per table, summed over the types
+    present_rows = present.tolist()
+    by_type_rows = {key: v.tolist() for key, v in by_type_values.items()}
     return [
-        _measures(t, per_type[k], present[k], {key: v[k] for key, v in by_type_values.items()})
+        _measures(
+            t,
+            totals[k],
+            [i for i, ok in enumerate(present_rows[k]) if ok],
+            {key: rows[k] for key, rows in by_type_rows.items()},
+        )
         for k, t in enumerate(tables)
     ]
 
 
+def _defined(values: list[float]) -> list[float | None]:
+    return [None if v != v else v for v in values]  # NaN = undefined
+
+
+def _mean_of(values: list[float | None]) -> float | None:
+    """Mean of the defined values (their sum rounded once); None when there is none."""
+    defined = [v for v in values if v is not None]
+    return math.fsum(defined) / len(defined) if defined else None
+
+
 def _measures(
     tables: PairTables,
-    per_type: FloatArray,
-    type_present: npt.NDArray[np.bool_],
-    by_type_values: Mapping[str, FloatArray],
+    tot: list[float],
+    present: list[int],
+    by_type_values: Mapping[str, list[float]],
 ) -> PairMeasures:
+    """One table's measures from its totals over the types (`tot`, per field), the types either annotator
+    has phenomena of (`present`, indices) and the per-type values (plain lists, NaN = undefined)."""
     values: dict[str, float | None] = {}
     by_type: dict[str, dict[str, float | None]] = {}
     directional: dict[str, tuple[float | None, float | None]] = {}
-    tot = per_type.sum(axis=0)
-    names = [t for t, ok in zip(tables.types, type_present, strict=True) if ok]
+    names = [tables.types[i] for i in present]
     pairwise = tables.pairwise_means()
-    n_x, n_y = float(tot[_N_X]), float(tot[_N_Y])
+    n_x, n_y = tot[_N_X], tot[_N_Y]
     # N-measures (§2)
-    pair_words = tables.word_sums()
+    pair_words = tables.word_sums().tolist()
     values["n.ph"] = agr_n(n_x, n_y)
-    values["n.w"] = agr_n(float(pair_words[0]), float(pair_words[1]))
+    values["n.w"] = agr_n(pair_words[0], pair_words[1])
     for unit, col in (("ph", 0), ("w", 1)):
         key = f"n.{unit}"
-        t_vals = by_type_values[key][type_present]
-        values[key + ".typewise"] = _mean(t_vals)
-        by_type[key] = {name: _opt(v) for name, v in zip(names, t_vals, strict=True)}
+        row = by_type_values[key]
+        t_vals = _defined([row[i] for i in present])
+        values[key + ".typewise"] = _mean_of(t_vals)
+        by_type[key] = dict(zip(names, t_vals, strict=True))
         values[key + ".pairwise"] = pairwise[col]
         values[key + ".pairwise_typewise"] = pairwise[col + 3]
     # TPO-measures (§3)
     for crit, (fxy, fyx) in (("partial", (_P_XY, _P_YX)), ("total", (_T_XY, _T_YX))):
-        c_xy, c_yx = float(tot[fxy]), float(tot[fyx])
+        c_xy, c_yx = tot[fxy], tot[fyx]
         s = tpo_from_counts(c_xy, c_yx, n_x, n_y)
         values[f"tpo.{crit}.f1"] = s.agr_o
         values[f"tpo.{crit}.f1_alt"] = s.f1_alt
         directional[f"tpo.{crit}.count"] = (int(c_xy), int(c_yx))
         directional[f"tpo.{crit}.f1_directional"] = (s.f1_x, s.f1_y)
     # DO-measures (§4)
-    k_xy = float(tot[_D_XY]) / n_x if n_x else None
-    k_yx = float(tot[_D_YX]) / n_y if n_y else None
+    k_xy = tot[_D_XY] / n_x if n_x else None
+    k_yx = tot[_D_YX] / n_y if n_y else None
     directional["do.k"] = (k_xy, k_yx)
     values["do.f1"] = _do_f1(k_xy, k_yx, n_x, n_y)
-    t_f1 = by_type_values["do.f1"][type_present]
-    values["do.f1.typewise"] = _mean(t_f1)
-    by_type["do.f1"] = {name: _opt(v) for name, v in zip(names, t_f1, strict=True)}
+    row = by_type_values["do.f1"]
+    t_f1 = _defined([row[i] for i in present])
+    values["do.f1.typewise"] = _mean_of(t_f1)
+    by_type["do.f1"] = dict(zip(names, t_f1, strict=True))
     values["do.f1.pairwise"] = pairwise[2]
     values["do.f1.pairwise_typewise"] = pairwise[5]
     return PairMeasures(values, by_type, directional, (int(n_x), int(n_y)))
