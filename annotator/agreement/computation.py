@@ -197,12 +197,24 @@ def _store_update(
             if finished is not None:
                 return "stored" if finished == "stored provisional+final" else finished
         return "unchanged"
+    kept = [name for name in update.sections if name not in update.measures]
+    previous = current.summary_parts(project)
+    keys: dict[str, list[str]] = {name: sorted(part) for name, part in update.measures.items()}
     measures: dict[str, Any] = {}
-    keys: dict[str, list[str]] = {}
-    for name in update.sections:
-        part = update.measures.get(name, {})
+    for part in update.measures.values():
         measures.update(part)
-        keys[name] = sorted(part)
+    due = report_due(project, bool(update.pending))
+    values: dict[str, Any] | None = None
+    if previous is not None and not due and all(name in previous[0] for name in kept):
+        # the sections this update did not compute keep their stored keys and headline values: their
+        # (large) measures are not read
+        keys.update({name: previous[0][name] for name in kept})
+        values = {k: v for k, v in previous[1].items() if any(k in keys[name] for name in kept)}
+    else:
+        for name, part in current.section_measures(project, kept).items():
+            measures.update(part)
+            keys[name] = sorted(part)
+    keys = {name: keys.get(name, []) for name in update.sections}
     report = {"format": "paraphrase-agreement-report/1", "measures": dict(sorted(measures.items()))}
     extras = {
         "annotators": update.extras["annotators"],
@@ -213,7 +225,18 @@ def _store_update(
     }
     with transaction.atomic():
         update.write()
-        _store(project, update.digest, report, update.sections, keys, list(update.pending), extras, started)
+        _store(
+            project,
+            update.digest,
+            report,
+            update.sections,
+            keys,
+            list(update.pending),
+            extras,
+            started,
+            kept_headline=values,
+            due=due,
+        )
         incremental.forget_changes(ids)
     if not update.pending:
         return "stored"
@@ -405,10 +428,16 @@ def _store(
     started: float,
     *,
     full_report: bool = False,
+    kept_headline: dict[str, Any] | None = None,
+    due: bool | None = None,
 ) -> dict[str, Any]:
     """Store one computation (its section rows are written by the caller, in the same transaction):
     the summary row and the headline row always, the full report when `report_due` (or `full_report`
-    asks for it and κ_C is final). Returns the results (`AgreementSnapshot.results`' shape)."""
+    asks for it and κ_C is final). Returns the results (`AgreementSnapshot.results`' shape).
+
+    `kept_headline`: an update that did not read the sections it left alone (`report` then holds only
+    the sections it computed; it is not due) passes their headline values, unchanged, here. `due`:
+    `report_due`, when the caller has asked already."""
     results = {
         "report": report,
         "sections": sections,
@@ -417,9 +446,14 @@ def _store(
         **extras,
     }
     results["headline"] = headline(results)
+    if kept_headline is not None:
+        values = {**kept_headline, **results["headline"]}
+        results["headline"] = {key: values[key] for key in _headline_order(values)}
     duration_ms = round(1000 * (time.perf_counter() - started))
+    if due is None:
+        due = report_due(project, bool(pending))
     snapshot = None
-    if (full_report and not pending) or report_due(project, bool(pending)):
+    if kept_headline is None and ((full_report and not pending) or due):
         snapshot = AgreementSnapshot.objects.create(
             project=project, fingerprint=digest, results=results, duration_ms=duration_ms
         )
@@ -453,6 +487,11 @@ def report_due(project: Project, pending: bool) -> bool:
         return True
     interval = dt.timedelta(seconds=setting("AGREEMENT_REPORT_INTERVAL_SECONDS", 60))
     return timezone.now() - at >= interval
+
+
+def _headline_order(values: dict[str, Any]) -> list[str]:
+    """The keys of headline `values` in `headline`'s order."""
+    return [key for key in (*HEADLINE_KEYS, "pair_labels.fleiss") if key in values]
 
 
 def headline(results: dict[str, Any]) -> dict[str, float | None]:

@@ -88,6 +88,30 @@ def store_summary(
     )
 
 
+def summary_parts(project: Project | int) -> tuple[dict[str, list[str]], dict[str, Any]] | None:
+    """(report keys by section, headline values) of the project's current agreement, from the summary
+    row alone; None before the summary row exists."""
+    project_id = project if isinstance(project, int) else project.pk
+    row = AgreementSection.objects.filter(project_id=project_id, name=SUMMARY).values_list(
+        "measures", flat=True
+    )
+    summary = row.first()
+    if summary is None or "section_keys" not in summary:
+        return None
+    return summary["section_keys"], summary.get("headline") or {}
+
+
+def section_measures(project: Project | int, names: list[str]) -> dict[str, dict[str, Any]]:
+    """The stored measures of the named report sections."""
+    project_id = project if isinstance(project, int) else project.pk
+    if not names:
+        return {}
+    rows = AgreementSection.objects.filter(project_id=project_id, name__in=names).values_list(
+        "name", "measures"
+    )
+    return {name: measures for name, measures in rows}
+
+
 def current(project: Project | int) -> Current | None:
     """The project's current agreement assembled from its section rows (one row per report section and
     the summary row); a project computed before the summary row existed answers its latest full report.

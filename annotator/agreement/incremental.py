@@ -171,8 +171,8 @@ class Update:
     """What `update` computed, for the caller to store as a snapshot."""
 
     digest: str
-    measures: dict[str, dict[str, Any]]  # section → its report keys
-    sections: dict[str, str]  # section → fingerprint
+    measures: dict[str, dict[str, Any]]  # section → its report keys, for the sections computed again
+    sections: dict[str, str]  # section → fingerprint (every section; the others keep their stored keys)
     pending: list[str]
     extras: dict[str, Any]
     write: Any  # callable: persist the state rows (inside the caller's transaction)
@@ -197,7 +197,11 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
         return _full(project, "a change names no pair")
     if not updatable(project):
         return _full(project, "phrase alignments or registered systems")
-    rows = {r.name: r for r in AgreementSection.objects.filter(project=project).exclude(name=SUMMARY)}
+    # the sections' measures are read only where needed: an update computes the sections it touches afresh
+    rows = {
+        r.name: r
+        for r in AgreementSection.objects.filter(project=project).exclude(name=SUMMARY).defer("measures")
+    }
     state = rows.get(STATE)
     if state is None or LEGACY_PAIRS in rows:
         return _full(project, "no stored state")
@@ -246,7 +250,7 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
         if totals.digest(s) != state.totals["totals"]["digests"].get(s, "0" * 64)
     }
     participants = totals.participants()
-    measures = {name: dict(r.measures) for name, r in rows.items() if name != STATE}
+    measures: dict[str, dict[str, Any]] = {}
     sections = {name: r.fingerprint for name, r in rows.items() if name != STATE}
     digests = _section_fingerprints(state.totals["shared_fp"], totals)
     pending: list[str] = []
@@ -256,18 +260,21 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
         pid: _pair_entry(inputs, names, pid, None, previous[pid]) for pid, (_, inputs, _) in changed.items()
     }
     new_people = any(entries[pid]["annotators"] != previous[pid].get("annotators") for pid in changed)
-    if "phenomena" in measures and ("phenomena" in touched or new_people):
+    if "phenomena" in sections and ("phenomena" in touched or new_people):
         agreement = _phenomena_update(project.pk, state, totals, participants["phenomena"], changed)
         if "phenomena" in touched:
             measures["phenomena"] = agreement.report()  # plain JSON values (metrics' report contract)
-    if "word_alignments" in measures and "word_alignments" in touched:
+    if "word_alignments" in sections and "word_alignments" in touched:
         measures["word_alignments"] = alignment_report_from_counts(
             totals.alignment_counts(), participants["word_alignments"]
         )
         pending.append(KAPPA_C)  # κ_C reads the word alignments: the caller runs it (opaque section)
-    if "pair_labels" in measures and "pair_labels" in touched:
+    if "pair_labels" in sections and "pair_labels" in touched:
         counts = PairLabelCounts.from_json(participants["pair_labels"], totals.labels.as_json())
         measures["pair_labels"] = pair_label_report_from_counts(counts)
+    label_measures = measures.get("pair_labels")
+    if label_measures is None and "pair_labels" in sections:
+        label_measures = rows["pair_labels"].measures  # small: read for the label summary
     for name in sections:
         if name in digests:
             sections[name] = digests[name]
@@ -276,7 +283,7 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
             entries[pid] = _pair_entry(inputs, names, pid, agreement, previous[pid])
     extras = {
         "annotators": names,
-        "pair_labels": _label_summary(participants["pair_labels"], totals, measures.get("pair_labels"))
+        "pair_labels": _label_summary(participants["pair_labels"], totals, label_measures)
         if project.layer_pair_label
         else None,
         "machine": {
@@ -294,9 +301,12 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
             row.inputs, row.contributions, row.entry = inputs, contrib, entries[pid]
             row.save(update_fields=["inputs", "contributions", "entry"])
         for name, r in rows.items():
-            if name in measures and (r.measures != measures[name] or r.fingerprint != sections[name]):
+            if name in measures:
                 r.measures, r.fingerprint = measures[name], sections[name]
                 r.save(update_fields=["measures", "fingerprint", "updated_at"])
+            elif name != STATE and r.fingerprint != sections[name]:  # e.g. κ_C, computed after this
+                r.fingerprint = sections[name]
+                r.save(update_fields=["fingerprint", "updated_at"])
         state.totals = {**state.totals, "totals": totals.as_json()}
         state.fingerprint = digest
         state.save(update_fields=["totals", "fingerprint", "updated_at"])
