@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.db import models
 
 from annotator.models.corpus import Project
+from annotator.models.fields import JSONTextField
 
 
 class AgreementSnapshot(models.Model):
@@ -124,7 +125,7 @@ class AgreementSection(models.Model):
     project = models.ForeignKey(Project, related_name="agreement_sections", on_delete=models.CASCADE)
     name = models.CharField(max_length=40)
     fingerprint = models.CharField(max_length=80)
-    measures = models.JSONField(default=dict)
+    measures = JSONTextField(default=dict)  # read and written whole: kept as text (see the field)
     totals = models.JSONField(default=dict)
     updated_at = models.DateTimeField(auto_now=True)
 
