@@ -63,6 +63,8 @@ def recompute_agreement(project_id: int) -> str | None:
     """
     started = time.monotonic()
     outcome = computation.recompute(project_id)
+    if outcome.startswith("stored"):
+        retention.maybe_vacuum_sections()  # the rewritten sections' old versions, freed for reuse
     if outcome != "busy" and scheduling.take_rerun_mark(project_id):
         scheduling.schedule(project_id, countdown=scheduling.rerun_delay(time.monotonic() - started))
     return outcome

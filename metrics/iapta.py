@@ -382,7 +382,7 @@ class PairTables:
             return self._sums.cells
         out: FloatArray = self.cells.sum(axis=0)  # integer counts: exact in any order
         for f in _FRACTIONAL:
-            out[:, f] = [math.fsum(column) for column in self.cells[:, :, f].T.tolist()]
+            out[:, f] = [exact_sum(column) for column in self.cells[:, :, f].T.tolist()]
         return out
 
     def word_sums(self) -> FloatArray:
@@ -401,7 +401,7 @@ class PairTables:
         out: list[float | None] = []
         for column in self._pair_values.T.tolist():
             defined = [v for v in column if v == v]  # NaN = undefined
-            out.append(math.fsum(defined) / len(defined) if defined else None)
+            out.append(exact_sum(defined) / len(defined) if defined else None)
         return out
 
     def _kept_sums(self) -> _Sums:
@@ -766,7 +766,7 @@ def _defined(values: list[float]) -> list[float | None]:
 def _mean_of(values: list[float | None]) -> float | None:
     """Mean of the defined values (their sum rounded once); None when there is none."""
     defined = [v for v in values if v is not None]
-    return math.fsum(defined) / len(defined) if defined else None
+    return exact_sum(defined) / len(defined) if defined else None
 
 
 def _measures(

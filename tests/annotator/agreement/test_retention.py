@@ -182,3 +182,21 @@ def test_pin_of_an_unknown_report_says_so_and_annotators_cannot_pin(client, team
     assert client.post(url, {"note": "x"}).status_code == 400
     client.force_login(ana)
     assert client.post(url, {"snapshot": 1, "note": "x"}).status_code == 403
+
+
+@pytest.mark.django_db(transaction=True)
+def test_section_rows_are_vacuumed_at_most_every_interval_and_only_outside_a_transaction(settings):
+    """The worker vacuums the rewritten section rows after a store (PostgreSQL, rate-limited); not
+    inside a transaction (VACUUM cannot run there), and never on SQLite."""
+    from django.db import connection, transaction
+
+    cache.delete(retention.VACUUM_KEY)
+    settings.AGREEMENT_SECTIONS_VACUUM_SECONDS = 60
+    with transaction.atomic():
+        assert retention.maybe_vacuum_sections() is False
+    first = retention.maybe_vacuum_sections()
+    assert first is (connection.vendor == "postgresql")
+    assert retention.maybe_vacuum_sections() is False  # within the interval
+    settings.AGREEMENT_SECTIONS_VACUUM_SECONDS = 0  # off
+    cache.delete(retention.VACUUM_KEY)
+    assert retention.maybe_vacuum_sections() is False
