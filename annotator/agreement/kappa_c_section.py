@@ -90,6 +90,14 @@ def finish(project: Project, latest: Current | AgreementSnapshot | None) -> Fini
     names = [name for _, name in project_annotators(project)]
     if state.totals["shared"] != incremental.shared_key(project, names):  # e.g. someone joined since
         return _declined(project, "the annotators, tagset or layers changed")
+    if (
+        kappa_c_chunks.enabled()
+        and not KappaCRun.objects.filter(project=project, fingerprint=section.fingerprint).exists()
+        and (waiting := kappa_c_chunks.plan_in_flight(project.pk, section.fingerprint)) is not None
+    ):
+        # another plan's chunks are still being computed: this one is planned after it (its last chunk
+        # schedules that), so there is nothing to read the pairs' parts for yet
+        return Finished(section.pk, None, *waiting)
     parts = _parts(project)
     if parts is None:
         return _declined(project, "pair states stored before κ_C's parts were kept")
