@@ -75,10 +75,14 @@ def compute_kappa_c_chunk(self: Task, chunk_id: int) -> str:
     """Compute one chunk of a project's κ_C Monte Carlo (`annotator.agreement.kappa_c_chunks`); the last
     chunk of a plan schedules the recompute that combines them. Acknowledged late: a killed worker's
     chunk is redelivered; a chunk already done or dropped by a newer plan is skipped; one that another
-    worker holds is looked at again when its heartbeat could have gone stale (taken over if it has)."""
+    worker holds is looked at again when its heartbeat could have gone stale (taken over if it has).
+    A chunk steps aside for its project's due recompute: stopped midway it keeps what it computed and is
+    queued again ("yielded"); not started yet, it is sent again a moment later ("deferred")."""
     outcome = kappa_c_chunks.compute(chunk_id)
     if outcome == "held" and not self.request.is_eager:
         raise self.retry(countdown=kappa_c_chunks.stale_seconds(), max_retries=None)
+    if outcome == "deferred" and not self.request.is_eager:
+        raise self.retry(countdown=kappa_c_chunks.yield_seconds(), max_retries=None)
     return outcome
 
 

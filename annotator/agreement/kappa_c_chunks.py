@@ -29,7 +29,8 @@ import hashlib
 import json
 import logging
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 
 import numpy as np
@@ -193,8 +194,14 @@ def _enqueue(chunk_ids: list[int]) -> None:
 
 def compute(chunk_id: int) -> str:
     """Compute one chunk and store its items' means and variances: "done", "skipped" (already done or
-    dropped by a newer plan) or "held" (a worker claimed it and its heartbeat is fresh: the task looks
-    again once that heartbeat could have gone stale)."""
+    dropped by a newer plan), "held" (a worker claimed it and its heartbeat is fresh: the task looks
+    again once that heartbeat could have gone stale), or "yielded" / "deferred" (a recompute of its
+    project fell due: see `_yield`)."""
+    project_id = KappaCChunk.objects.filter(pk=chunk_id).values_list("project_id", flat=True).first()
+    if project_id is None:
+        return "skipped"
+    if _should_yield(project_id):
+        return "deferred"  # the task sends it again in `yield_seconds()`; nothing was claimed
     now = timezone.now()
     claimed = (
         KappaCChunk.objects.filter(pk=chunk_id, status=KappaCChunk.Status.PENDING)
@@ -204,17 +211,31 @@ def compute(chunk_id: int) -> str:
     if not claimed:
         held = KappaCChunk.objects.filter(pk=chunk_id, status=KappaCChunk.Status.PENDING).exists()
         return "held" if held else "skipped"
-    row = KappaCChunk.objects.filter(pk=chunk_id).values_list("project_id", "spec").first()
+    row = (
+        KappaCChunk.objects.filter(pk=chunk_id)
+        .values_list("spec", "done_items", "means", "variances")
+        .first()
+    )
     if row is None:
         return "skipped"
-    project_id, spec = row
+    spec, done_items, kept_means, kept_variances = row
+    chunk = ChanceChunk.from_dict(json.loads(spec))
+    kept = (_floats(kept_means), _floats(kept_variances)) if done_items else ([], [])
     heartbeat = _Heartbeat(chunk_id, stale_seconds() / 3).start()
     try:
-        means, variances = chance_chunk(ChanceChunk.from_dict(json.loads(spec)))
+        means, variances = chance_chunk(
+            chunk.rest(done_items) if done_items else chunk, stop=_yield_check(project_id)
+        )
     finally:
         heartbeat.stop()
-    stored = KappaCChunk.objects.filter(pk=chunk_id, status=KappaCChunk.Status.PENDING).update(
+    means, variances = kept[0] + means, kept[1] + variances
+    if len(means) < len(chunk.pairs):
+        return _yield(chunk_id, done_items, means, variances)
+    stored = KappaCChunk.objects.filter(
+        pk=chunk_id, status=KappaCChunk.Status.PENDING, done_items=done_items
+    ).update(
         status=KappaCChunk.Status.DONE,
+        done_items=len(means),
         means=_bytes(means),
         variances=_bytes(variances),
         finished_at=timezone.now(),
@@ -222,6 +243,58 @@ def compute(chunk_id: int) -> str:
     if stored and not taskqueue.runs_in_process() and _latest_plan_done(project_id):
         scheduling.schedule(project_id)  # the recompute combines the chunks into the final snapshot
     return "done" if stored else "skipped"
+
+
+def yield_seconds() -> float:
+    """How long a chunk that found its project's recompute due waits before it is tried again
+    (AGREEMENT_KAPPA_C_YIELD_SECONDS): in the meantime the worker takes the recompute."""
+    return float(setting("AGREEMENT_KAPPA_C_YIELD_SECONDS", 1.0))
+
+
+def _should_yield(project_id: int) -> bool:
+    """Whether a chunk of the project steps aside now: its recompute is due and waits (on a worker
+    that may be this one, whose only pool process the chunk holds). Never without a broker (the chunks
+    then run inside the recompute)."""
+    return not taskqueue.runs_in_process() and scheduling.recompute_due(project_id)
+
+
+def _yield_check(project_id: int) -> Callable[[], bool] | None:
+    """`chance_chunk`'s `stop`: asks `_should_yield` at most every AGREEMENT_KAPPA_C_YIELD_CHECK
+    seconds (one cache read), so that a due recompute waits for one item at most, not a whole chunk."""
+    if taskqueue.runs_in_process():
+        return None
+    every = float(setting("AGREEMENT_KAPPA_C_YIELD_CHECK", 0.02))
+    last = time.monotonic()
+
+    def stop() -> bool:
+        nonlocal last
+        now = time.monotonic()
+        if now - last < every:
+            return False
+        last = now
+        return _should_yield(project_id)
+
+    return stop
+
+
+def _yield(chunk_id: int, done_before: int, means: list[float], variances: list[float]) -> str:
+    """Keep the values of the items computed so far (`done_items`; the next run resumes after them,
+    `ChanceChunk.rest`) and give the chunk back to the queue: "yielded". A yield is not a failed
+    attempt (`MAX_ATTEMPTS`); a run that another worker's finished meanwhile stores nothing."""
+    kept = KappaCChunk.objects.filter(
+        pk=chunk_id, status=KappaCChunk.Status.PENDING, done_items=done_before
+    ).update(
+        done_items=len(means),
+        means=_bytes(means),
+        variances=_bytes(variances),
+        claimed_at=None,
+        heartbeat_at=None,
+        attempts=F("attempts") - 1,
+    )
+    if not kept:
+        return "skipped"
+    _enqueue([chunk_id])
+    return "yielded"
 
 
 def requeue_stale(project_id: int) -> int:

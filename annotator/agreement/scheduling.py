@@ -4,8 +4,8 @@ The pipeline (`schedule` here; `annotator.agreement.computation.recompute`; the 
 `annotator.recompute_agreement` in `annotator.tasks` joins them and schedules the rerun):
 
 - Coalescing. `schedule(project)` enqueues the task only if no recompute of the project is already
-  waiting (a cache key `agreement:scheduled:<project>` added with NX), with a short countdown, so a burst
-  of saves yields one task. A task deletes the key when it starts: a change committed after that enqueues
+  waiting (a cache key `agreement:scheduled:<project>` added with NX, holding when it is due), with a
+  short countdown, so a burst of saves yields one task. A task deletes the key when it starts: a change committed after that enqueues
   a fresh task, and the running one reads everything committed before it.
 - One computation per project at a time: a PostgreSQL session advisory lock (released by the server if
   the worker dies), or a cache key with a TTL on other databases (the in-process default). While a
@@ -74,22 +74,20 @@ def schedule(project_id: int, *, catch_up: bool = True, countdown: float | None 
     is logged, not raised into the save that triggered it.
     """
     key = SCHEDULED_KEY.format(project_id)
+    if countdown is None:
+        countdown = setting("AGREEMENT_COALESCE_SECONDS", 0.3)
     try:
-        claimed = _claim_schedule(project_id)
+        claimed = _claim_schedule(project_id, due_ms=round(1000 * (time.time() + countdown)))
     except taskqueue.BROKER_ERRORS as exc:
         raise taskqueue.QueueUnavailable(TASK, exc) from exc
     if not claimed:
         return False
     if taskqueue.runs_in_process():
         if runs_in_background():
-            if countdown is None:
-                countdown = setting("AGREEMENT_COALESCE_SECONDS", 0.3)
             _start_background(project_id, countdown)
         else:
             _run_in_process(project_id)
     else:
-        if countdown is None:
-            countdown = setting("AGREEMENT_COALESCE_SECONDS", 0.3)
         try:
             taskqueue.enqueue(TASK, project_id, countdown=countdown)
         except taskqueue.QueueUnavailable:
@@ -100,8 +98,9 @@ def schedule(project_id: int, *, catch_up: bool = True, countdown: float | None 
     return True
 
 
-def _claim_schedule(project_id: int) -> bool:
-    """Whether this caller should enqueue the project's recompute (it then holds the "scheduled" key).
+def _claim_schedule(project_id: int, *, due_ms: int) -> bool:
+    """Whether this caller should enqueue the project's recompute (it then holds the "scheduled" key,
+    whose value is when the recompute is due, in epoch milliseconds: `recompute_due`).
 
     While a computation runs, leave a mark instead of a task: the holder re-schedules once when it
     finishes (mark first, then look, so a holder finishing in between still sees the mark). Otherwise
@@ -114,25 +113,33 @@ def _claim_schedule(project_id: int) -> bool:
         int(setting("AGREEMENT_SCHEDULED_TTL", 60)),
     )
     if taskqueue.runs_in_process() and not runs_in_background():
-        return bool(cache.add(scheduled, 1, timeout=scheduled_ttl))
+        return bool(cache.add(scheduled, due_ms, timeout=scheduled_ttl))
     backend = getattr(cache, "_cache", None)
     if hasattr(backend, "get_client"):  # Django's RedisCache
         keys = [cache.make_and_validate_key(k) for k in (rerun, running, scheduled)]
         script, client = _claim_script(backend)
-        return bool(script(keys=keys, args=[lock_ttl, scheduled_ttl], client=client))
+        return bool(script(keys=keys, args=[lock_ttl, scheduled_ttl, due_ms], client=client))
     cache.set(rerun, 1, timeout=lock_ttl)
     if cache.get(running):
         return False
-    return bool(cache.add(scheduled, 1, timeout=scheduled_ttl))
+    return bool(cache.add(scheduled, due_ms, timeout=scheduled_ttl))
 
 
-# KEYS: rerun, running, scheduled; ARGV: their TTLs. Values are Django's encoding of the integer 1.
+# KEYS: rerun, running, scheduled; ARGV: the first two's TTLs, the due time. Values are Django's
+# encoding of an integer (its digits).
 _CLAIM_LUA = """
 redis.call('SET', KEYS[1], 1, 'EX', ARGV[1])
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-if redis.call('SET', KEYS[3], 1, 'NX', 'EX', ARGV[2]) then return 1 end
+if redis.call('SET', KEYS[3], ARGV[3], 'NX', 'EX', ARGV[2]) then return 1 end
 return 0
 """
+
+
+def recompute_due(project_id: int) -> bool:
+    """Whether a recompute of the project is scheduled, due now and not started: long work of the same
+    worker (κ_C's chunks, `kappa_c_chunks.compute`) then steps aside so that it is not kept waiting."""
+    due_ms = cache.get(SCHEDULED_KEY.format(project_id))
+    return due_ms is not None and int(due_ms) <= 1000 * time.time()
 
 
 @functools.lru_cache(maxsize=64)
@@ -276,13 +283,14 @@ def rerun_delay(elapsed: float) -> float:
     """How long a rerun waits after a computation that took `elapsed` seconds (wall time).
 
     Under a steady stream of saves, leave the worker a breather between computations — at least
-    AGREEMENT_RERUN_DELAY_SECONDS, and at least as long as the computation took (a worker at a lower
-    CPU priority than the web takes longer when requests need the CPU), so that a project whose
-    computation is expensive (many annotators) keeps a worker busy at most half of the time while
-    people are saving. The floor (0.3 s) is short: a computation now costs what its changes touch, so the
-    time a save waits for the dashboard is mostly this delay and the computation it waits behind.
+    AGREEMENT_RERUN_DELAY_SECONDS (0.3 s), and at least half as long as the computation took (a worker
+    at a lower CPU priority than the web takes longer when requests need the CPU), so that a project
+    whose computation is expensive keeps a worker busy at most two thirds of the time while people are
+    saving: the rest goes to κ_C's chunks (which step aside when the rerun falls due) and to other
+    projects. A computation costs what its changes touch, so the time a save waits for the dashboard is
+    mostly this delay and the computation it waits behind.
     """
-    return max(setting("AGREEMENT_RERUN_DELAY_SECONDS", 0.3), elapsed)
+    return max(setting("AGREEMENT_RERUN_DELAY_SECONDS", 0.3), elapsed / 2)
 
 
 def running_ttl() -> int:

@@ -29,7 +29,8 @@ class KappaCRun(models.Model):
 
 class KappaCChunk(models.Model):
     """One range of an annotator pair's items (`metrics.chance.ChanceChunk`, stored as JSON text) and,
-    once computed, its items' means and variances (float64, little-endian). Content-addressed: the
+    once computed (or as far as it got, `done_items`), its items' means and variances (float64,
+    little-endian). Content-addressed: the
     digest of the spec, so an unchanged chunk is reused by the next computation."""
 
     class Status(models.TextChoices):
@@ -52,6 +53,11 @@ class KappaCChunk(models.Model):
         null=True, blank=True, help_text="Last sign of life of the worker computing it."
     )
     attempts = models.PositiveIntegerField(default=0)
+    done_items = models.PositiveIntegerField(
+        default=0,
+        help_text="Items computed so far: all of them once done; fewer while a run that stepped aside for "
+        "a due recompute keeps its first items' values (the next run resumes after them).",
+    )
     means = models.BinaryField(null=True, blank=True)
     variances = models.BinaryField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -11,7 +11,7 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
-from annotator.agreement import current, kappa_c_chunks, results
+from annotator.agreement import current, kappa_c_chunks, results, scheduling
 from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
 from annotator.models import AgreementSnapshot, KappaCChunk, KappaCRun
@@ -99,6 +99,54 @@ def test_a_change_by_one_annotator_recomputes_only_their_pairs_chunks(team, sett
     assert len(task_queue.args_of(CHUNK)) == 8 and "anna|ben" not in keys  # cat's two pairs only
     assert KappaCChunk.objects.filter(project=project).count() == 12  # the old plan's chunks are gone
     assert KappaCRun.objects.filter(project=project).count() == 1
+
+
+def test_a_chunk_steps_aside_for_a_due_recompute_and_resumes_where_it_stopped(
+    team, settings, task_queue, monkeypatch
+):
+    """A worker's only pool process must not keep a due recompute of the project waiting for a whole
+    chunk: the chunk stops after the item it is on, keeps its items' values and is queued again; run
+    again it resumes after them. The combined κ_C is still the single-process one, bit for bit."""
+    project, _ = team
+    settings.AGREEMENT_KAPPA_C_CHUNK_DRAWS = 10**12  # one chunk of 4 items per annotator pair
+    settings.AGREEMENT_KAPPA_C_YIELD_CHECK = 0
+    recompute(project.pk)
+    sent = [args[0] for args in task_queue.args_of(CHUNK)]
+    assert len(sent) == 3
+    answers: list[bool] = []  # what `recompute_due` answers next (then: not due)
+    monkeypatch.setattr(
+        kappa_c_chunks.scheduling, "recompute_due", lambda _pk: answers.pop(0) if answers else False
+    )
+    first = sent[0]
+    task_queue.sent.clear()
+    answers[:] = [False, False, True]  # not due when it starts, due after its second item
+    assert kappa_c_chunks.compute(first) == "yielded"
+    row = KappaCChunk.objects.get(pk=first)
+    assert (row.status, row.done_items, len(row.means) // 8, row.attempts) == ("pending", 2, 2, 0)
+    assert task_queue.args_of(CHUNK) == [(first,)]  # queued again, behind the others
+    answers[:] = [True]  # due before it starts: nothing is claimed, the task sends it again later
+    assert kappa_c_chunks.compute(first) == "deferred"
+    assert KappaCChunk.objects.get(pk=first).claimed_at is None
+    answers[:] = [False, True]  # due after one more item
+    assert kappa_c_chunks.compute(first) == "yielded"
+    assert KappaCChunk.objects.get(pk=first).done_items == 3
+    for chunk_id in sent:
+        assert kappa_c_chunks.compute(chunk_id) == "done"
+    assert KappaCChunk.objects.get(pk=first).done_items == 4
+    assert recompute(project.pk) == "stored"
+    assert kappa_c_measures(current.current(project)) == single_process_kappa_c(project, settings)
+
+
+def test_a_recompute_is_due_once_its_countdown_has_passed(task_queue):
+    project = make.project_with_pairs("Due", n_pairs=1)
+    assert not scheduling.recompute_due(project.pk)  # nothing scheduled
+    assert scheduling.schedule(project.pk, countdown=60)
+    assert not scheduling.recompute_due(project.pk)  # scheduled, not due yet
+    cache.delete(scheduling.SCHEDULED_KEY.format(project.pk))
+    assert scheduling.schedule(project.pk, countdown=0)
+    assert scheduling.recompute_due(project.pk)
+    recompute(project.pk)  # a recompute that starts takes the key: chunks go on
+    assert not scheduling.recompute_due(project.pk)
 
 
 def test_a_chunk_whose_worker_stopped_is_taken_over_and_requeued(team, settings, task_queue):
