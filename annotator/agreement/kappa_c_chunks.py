@@ -70,10 +70,10 @@ def chance_results(project_id: int, fingerprint: str) -> Chance | None:
     run = KappaCRun.objects.filter(project_id=project_id, fingerprint=fingerprint).first()
     if run is None:
         return None
-    rows = {
+    rows = {  # the project's chunks are its one plan's (`start_plan` deletes the others)
         digest: (means, variances)
         for digest, means, variances in KappaCChunk.objects.filter(
-            project_id=project_id, digest__in=run.digests, status=KappaCChunk.Status.DONE
+            project_id=project_id, status=KappaCChunk.Status.DONE
         ).values_list("digest", "means", "variances")
     }
     if any(d not in rows for d in run.digests):
@@ -91,11 +91,8 @@ def progress(project_id: int) -> tuple[int, int] | None:
     run = KappaCRun.objects.filter(project_id=project_id).order_by("-id").first()
     if run is None:
         return None
-    digests = run.digests
-    done = KappaCChunk.objects.filter(
-        project_id=project_id, digest__in=digests, status=KappaCChunk.Status.DONE
-    ).count()
-    return done, len(digests)
+    done = KappaCChunk.objects.filter(project_id=project_id, status=KappaCChunk.Status.DONE).count()
+    return done, len(run.digests)  # the project's chunks are that plan's (`start_plan`)
 
 
 def max_draws() -> int:
@@ -115,6 +112,8 @@ def start_plan(
     """Store the chunks of `plan` (annotator pair "a|b" → its chunks in item order) as the plan of κ_C
     inputs `fingerprint` and enqueue those still to compute; returns (done, total).
 
+    The project's chunk rows are always those of its one stored plan: storing a plan deletes the
+    others' (readers count and read the project's chunks without listing the plan's digests).
     One plan at a time is in flight: while the workers are still computing another plan's chunks
     (some pending and alive), the new plan waits and (done, total) are that plan's — its last chunk
     schedules the recompute that plans again for the inputs as they are then, reusing every chunk whose
@@ -170,9 +169,7 @@ def plan_in_flight(project_id: int, fingerprint: str) -> tuple[int, int] | None:
     if run is None:
         return None
     now = timezone.now()
-    alive = KappaCChunk.objects.filter(
-        project_id=project_id, digest__in=run.digests, status=KappaCChunk.Status.PENDING
-    ).filter(
+    alive = KappaCChunk.objects.filter(project_id=project_id, status=KappaCChunk.Status.PENDING).filter(
         Q(claimed_at__isnull=False, heartbeat_at__gte=now - timedelta(seconds=stale_seconds()))
         | Q(claimed_at__isnull=True, queued_at__gte=now - timedelta(seconds=10 * stale_seconds()))
     )
