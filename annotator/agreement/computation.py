@@ -170,8 +170,8 @@ def _state_is_current(project: Project) -> bool:
     no change recorded since, a computation would give the same results."""
     if not incremental.updatable(project):
         return False  # inputs outside the per-pair state (trees, systems): the fingerprint decides
-    latest = current.current(project)
-    if latest is None or latest.results.get("pending"):
+    latest = current.summary_state(project)
+    if latest is None or latest[1]:
         return False
     return AgreementSection.objects.filter(project=project, name=incremental.STATE).exists()
 
@@ -191,8 +191,8 @@ def _store_update(
     if update.write is None:
         incremental.forget_changes(ids)
         # nothing changed, but a pending κ_C whose chunks are done may be waiting for this recompute
-        latest = current.current(project)
-        if latest is not None and latest.results.get("pending"):
+        latest = current.summary_state(project)
+        if latest is not None and latest[1]:
             finished = _finish_kappa_c(project, started)
             if finished is not None:
                 return "stored" if finished == "stored provisional+final" else finished
@@ -251,13 +251,16 @@ def _store_update(
 def _finish_kappa_c(project: Project, started: float) -> str | None:
     """Finish the current agreement's pending κ_C from the stored state (`kappa_c_section`): the κ_C
     section row and results equal to the current ones but for κ_C. None when only the full computation
-    can; "waiting; …" while the workers compute its chunks (they schedule the recompute that ends it)."""
-    latest = current.current(project)
-    finished = kappa_c_section.finish(project, latest)
-    if finished is None or latest is None:
+    can; "waiting; …" while the workers compute its chunks (they schedule the recompute that ends it).
+    The current agreement's sections are read only when κ_C is finished."""
+    finished = kappa_c_section.finish(project, current.summary_state(project))
+    if finished is None:
         return None
     if finished.measures is None:
         return f"waiting; κ_C in {finished.total} chunks ({finished.done} done)"
+    latest = current.current(project)
+    if latest is None:
+        return None
     results = latest.results
     old_keys = set(results["section_keys"].get(KAPPA_C, ()))
     measures = {k: v for k, v in results["report"]["measures"].items() if k not in old_keys}

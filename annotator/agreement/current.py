@@ -101,6 +101,21 @@ def summary_parts(project: Project | int) -> tuple[dict[str, list[str]], dict[st
     return summary["section_keys"], summary.get("headline") or {}
 
 
+def summary_state(project: Project | int) -> tuple[str, list[str]] | None:
+    """(fingerprint, pending sections) of the project's current agreement, from the summary row alone
+    (not the report's sections, which `current` assembles); None before the first computation."""
+    project_id = project if isinstance(project, int) else project.pk
+    row = (
+        AgreementSection.objects.filter(project_id=project_id, name=SUMMARY)
+        .values_list("fingerprint", "measures")
+        .first()
+    )
+    if row is None:
+        latest = _latest_report(project_id)
+        return None if latest is None else (latest.fingerprint, list(latest.results.get("pending") or []))
+    return row[0], list(row[1].get("pending") or [])
+
+
 def section_measures(project: Project | int, names: list[str]) -> dict[str, dict[str, Any]]:
     """The stored measures of the named report sections."""
     project_id = project if isinstance(project, int) else project.pk

@@ -33,10 +33,9 @@ from typing import Any
 from django.utils import timezone
 
 from annotator.agreement import incremental, kappa_c_chunks
-from annotator.agreement.current import Current
 from annotator.agreement.document import document_pairs, project_annotators
 from annotator.agreement.results import KAPPA_C, json_safe, trusted_pair
-from annotator.models import AgreementPairState, AgreementSection, AgreementSnapshot, KappaCRun, Project
+from annotator.models import AgreementPairState, AgreementSection, KappaCRun, Project
 from metrics.chance import (
     ChanceChunk,
     EditModel,
@@ -72,11 +71,12 @@ def _declined(project: Project, reason: str) -> Finished | None:
     return None
 
 
-def finish(project: Project, latest: Current | AgreementSnapshot | None) -> Finished | None:
-    """The κ_C section of the project's stored state, when `latest` (the project's current agreement) is
-    that state's with only κ_C pending; None when only the full computation can tell (no such snapshot,
-    inputs outside the per-pair state, the shared parts changed, state rows without κ_C parts)."""
-    if latest is None or latest.results.get("pending") != [KAPPA_C] or not project.layer_word_alignment:
+def finish(project: Project, latest: tuple[str, list[str]] | None) -> Finished | None:
+    """The κ_C section of the project's stored state, when `latest` (the project's current agreement's
+    fingerprint and pending sections, `current.summary_state`) is that state's with only κ_C pending;
+    None when only the full computation can tell (no such agreement, inputs outside the per-pair state,
+    the shared parts changed, state rows without κ_C parts)."""
+    if latest is None or latest[1] != [KAPPA_C] or not project.layer_word_alignment:
         return _declined(project, "no current agreement with only κ_C pending")
     if not incremental.updatable(project):
         return _declined(project, "phrase alignments or registered systems")
@@ -85,7 +85,7 @@ def finish(project: Project, latest: Current | AgreementSnapshot | None) -> Fini
         for r in AgreementSection.objects.filter(project=project, name__in=[incremental.STATE, KAPPA_C])
     }
     state, section = rows.get(incremental.STATE), rows.get(KAPPA_C)
-    if state is None or section is None or state.fingerprint != latest.fingerprint:
+    if state is None or section is None or state.fingerprint != latest[0]:
         return _declined(project, "the stored state is not the current agreement's")
     names = [name for _, name in project_annotators(project)]
     if state.totals["shared"] != incremental.shared_key(project, names):  # e.g. someone joined since
