@@ -54,18 +54,19 @@ def ping(value: str) -> str:
 
 
 @shared_task(name="annotator.recompute_agreement", **RETRYING)
-def recompute_agreement(project_id: int) -> str | None:
+def recompute_agreement(project_id: int, claim: int | None = None) -> str | None:
     """Recompute and store the project's AgreementSnapshot (no-op when the inputs' fingerprint is unchanged).
 
-    When changes arrived while it computed, schedule one rerun after `scheduling.rerun_delay`. Any
-    exception other than a transient one is a bug: it is recorded in `AgreementState.last_error` and
-    the task fails once.
+    `claim`: the schedule this task was sent for (`scheduling.schedule`); a duplicate task does nothing
+    ("superseded"). When changes arrived while it computed, schedule one rerun after
+    `scheduling.rerun_delay`. Any exception other than a transient one is a bug: it is recorded in
+    `AgreementState.last_error` and the task fails once.
     """
     started = time.monotonic()
-    outcome = computation.recompute(project_id)
+    outcome = computation.recompute(project_id, claim=claim)
     if outcome.startswith("stored"):
         retention.maybe_vacuum_sections()  # the rewritten sections' old versions, freed for reuse
-    if outcome != "busy" and scheduling.take_rerun_mark(project_id):
+    if outcome not in ("busy", "superseded") and scheduling.take_rerun_mark(project_id):
         scheduling.schedule(project_id, countdown=scheduling.rerun_delay(time.monotonic() - started))
     return outcome
 

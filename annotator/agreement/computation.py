@@ -48,10 +48,10 @@ from annotator.agreement.results import (
 from annotator.agreement.retention import maybe_apply_in_process
 from annotator.agreement.scheduling import (
     RERUN_KEY,
-    SCHEDULED_KEY,
     LivenessKeeper,
     ProjectLock,
     setting,
+    take_claim,
 )
 from annotator.core import counts
 from annotator.core.machine_agreement import aligner_from_totals, machine_agreement
@@ -80,18 +80,20 @@ HEADLINE_KEYS = (
 )
 
 
-def recompute(project_id: int, *, full: bool = False) -> str:
+def recompute(project_id: int, *, full: bool = False, claim: int | None = None) -> str:
     """Recompute and store the project's agreement; returns what happened (for logs and tests).
 
     "stored", "stored provisional+final", "stored provisional; κ_C in … chunks" (the workers compute
     them), "waiting; κ_C in … chunks" (nothing new but κ_C, whose chunks are not all done), "unchanged"
     (same fingerprint as the current agreement), "busy" (another worker computes the project; it will
-    re-schedule), "deleted" (no such project).
+    re-schedule), "superseded" (another recompute task of the project is queued and holds the
+    schedule: `scheduling.take_claim`, with the task's `claim`), "deleted" (no such project).
     Changes that arrive meanwhile leave a rerun mark (`scheduling.take_rerun_mark`) for the task.
     `full=True` computes every section afresh: nothing is reused from the current agreement or from the
     statistics this process keeps, and its full report is stored even when the fingerprint is unchanged.
     """
-    cache.delete(SCHEDULED_KEY.format(project_id))
+    if not take_claim(project_id, claim):
+        return "superseded"
     if not Project.objects.filter(pk=project_id).exists():
         log.info("recompute of project %s skipped: the project was deleted", project_id)
         return "deleted"

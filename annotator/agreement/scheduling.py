@@ -5,8 +5,10 @@ The pipeline (`schedule` here; `annotator.agreement.computation.recompute`; the 
 
 - Coalescing. `schedule(project)` enqueues the task only if no recompute of the project is already
   waiting (a cache key `agreement:scheduled:<project>` added with NX, holding when it is due), with a
-  short countdown, so a burst of saves yields one task. A task deletes the key when it starts: a change committed after that enqueues
-  a fresh task, and the running one reads everything committed before it.
+  short countdown, so a burst of saves yields one task. A task deletes the key when it starts: a change
+  committed after that enqueues a fresh task, and the running one reads everything committed before it.
+  The task carries the key's value (its claim): a task that finds the key holding another task's claim
+  is a duplicate and does nothing (`take_claim`), so a project never has two recomputes queued for long.
 - One computation per project at a time: a PostgreSQL session advisory lock (released by the server if
   the worker dies), or a cache key with a TTL on other databases (the in-process default). While a
   computation runs (cache key `agreement:running:<project>`), changes only leave a "rerun" mark instead
@@ -76,20 +78,21 @@ def schedule(project_id: int, *, catch_up: bool = True, countdown: float | None 
     key = SCHEDULED_KEY.format(project_id)
     if countdown is None:
         countdown = setting("AGREEMENT_COALESCE_SECONDS", 0.3)
+    due_ms = round(1000 * (time.time() + countdown))
     try:
-        claimed = _claim_schedule(project_id, due_ms=round(1000 * (time.time() + countdown)))
+        claimed = _claim_schedule(project_id, due_ms=due_ms)
     except taskqueue.BROKER_ERRORS as exc:
         raise taskqueue.QueueUnavailable(TASK, exc) from exc
     if not claimed:
         return False
     if taskqueue.runs_in_process():
         if runs_in_background():
-            _start_background(project_id, countdown)
+            _start_background(project_id, countdown, due_ms)
         else:
-            _run_in_process(project_id)
+            _run_in_process(project_id, due_ms)
     else:
         try:
-            taskqueue.enqueue(TASK, project_id, countdown=countdown)
+            taskqueue.enqueue(TASK, project_id, due_ms, countdown=countdown)
         except taskqueue.QueueUnavailable:
             cache.delete(key)  # let the next change try again
             raise
@@ -135,6 +138,25 @@ return 0
 """
 
 
+def take_claim(project_id: int, claim: int | None) -> bool:
+    """A recompute task starting: whether it is the one to compute. It takes the "scheduled" key when
+    the key holds its own `claim` (the due time `schedule` sent it with), or when the key is gone (a
+    redelivered task, one re-sent after a broker outage) or `claim` is None (a command, a task sent
+    before claims): a change committed after that enqueues a fresh task. A task whose key another
+    task holds now is a duplicate — the holder is queued and computes everything recorded until it
+    starts — and answers False, leaving the key alone: otherwise a change during its computation, or
+    the rerun after it, would enqueue another task beside the holder, two tasks queued would stay two
+    (each one's rerun claiming the key the other just took) and the worker would compute back to
+    back, leaving no time to κ_C's chunks."""
+    key = SCHEDULED_KEY.format(project_id)
+    if claim is not None:
+        held = cache.get(key)
+        if held is not None and int(held) != claim:
+            return False
+    cache.delete(key)
+    return True
+
+
 def recompute_due(project_id: int) -> bool:
     """Whether a recompute of the project is scheduled, due now and not started: long work of the same
     worker (κ_C's chunks, `kappa_c_chunks.compute`) then steps aside so that it is not kept waiting."""
@@ -156,9 +178,9 @@ def runs_in_background() -> bool:
     return bool(getattr(settings, "AGREEMENT_IN_PROCESS_BACKGROUND", True))
 
 
-def _run_in_process(project_id: int) -> None:
+def _run_in_process(project_id: int, claim: int) -> None:
     try:
-        taskqueue.enqueue(TASK, project_id)
+        taskqueue.enqueue(TASK, project_id, claim)
     except Exception:
         log.exception("in-process recompute of project %s failed", project_id)
 
@@ -167,10 +189,10 @@ _background: set[threading.Thread] = set()
 _background_lock = threading.Lock()
 
 
-def _start_background(project_id: int, countdown: float) -> None:
+def _start_background(project_id: int, countdown: float, claim: int) -> None:
     thread = threading.Thread(
         target=_background_recompute,
-        args=(project_id, countdown),
+        args=(project_id, countdown, claim),
         name=f"agreement-recompute-{project_id}",
         daemon=True,
     )
@@ -179,12 +201,12 @@ def _start_background(project_id: int, countdown: float) -> None:
     thread.start()
 
 
-def _background_recompute(project_id: int, countdown: float) -> None:
+def _background_recompute(project_id: int, countdown: float, claim: int) -> None:
     """The task, run in this thread after `countdown` seconds (saves meanwhile coalesce into it)."""
     try:
         if countdown > 0:
             time.sleep(countdown)
-        _run_in_process(project_id)
+        _run_in_process(project_id, claim)
     finally:
         connections.close_all()  # this thread's own database connections
         with _background_lock:

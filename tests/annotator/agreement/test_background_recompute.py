@@ -35,9 +35,9 @@ def test_saves_return_before_the_recompute_which_runs_in_a_thread_and_catches_up
     threads: list[str] = []
     real = computation.recompute
 
-    def recording(project_id: int) -> str:
+    def recording(project_id: int, claim: int | None = None) -> str:
         threads.append(threading.current_thread().name)
-        return real(project_id)
+        return real(project_id, claim=claim)
 
     monkeypatch.setattr(computation, "recompute", recording)
     pairs = list(project.pairs.order_by("position"))

@@ -164,7 +164,7 @@ def test_last_chunk_done_finishes_kappa_c_alone(settings, task_queue, monkeypatc
     assert len(sent) == 8
     for chunk_id in sent:
         computation.kappa_c_chunks.compute(chunk_id)
-    assert task_queue.args_of("annotator.recompute_agreement") == [(project.pk,)]  # by the last chunk
+    assert [a[0] for a in task_queue.args_of("annotator.recompute_agreement")] == [project.pk]  # last chunk
     assert recompute(project.pk) == "stored"
     assert full.calls == 0
     finished = current.current(project)

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from unittest.mock import ANY
 
 import pytest
 from django.core.cache import cache
@@ -221,7 +222,7 @@ def test_burst_of_changes_enqueues_one_recompute(team, task_queue):
     project, _ = team
     for _ in range(100):
         scheduling.schedule(project.pk)
-    assert task_queue.sent == [(RECOMPUTE, (project.pk,))] and task_queue.countdowns[0] > 0
+    assert task_queue.sent == [(RECOMPUTE, (project.pk, ANY))] and task_queue.countdowns[0] > 0
 
 
 def test_change_after_the_task_started_enqueues_again(team, task_queue):
@@ -230,7 +231,28 @@ def test_change_after_the_task_started_enqueues_again(team, task_queue):
     recompute(project.pk)  # the worker picks the task up: the "scheduled" mark is cleared
     scheduling.schedule(project.pk)
     scheduling.schedule(project.pk)
-    assert task_queue.sent == [(RECOMPUTE, (project.pk,))] * 2
+    assert task_queue.sent == [(RECOMPUTE, (project.pk, ANY))] * 2
+
+
+def test_a_duplicate_recompute_task_leaves_the_work_to_the_task_holding_the_schedule(team, task_queue):
+    """Two recompute tasks of a project queued at once (a save enqueued one just as a computation's
+    rerun was sent): the one that does not hold the "scheduled" key does nothing, and leaves the key,
+    so the pair does not perpetuate itself through each one's rerun."""
+    project, anns = team
+    scheduling.schedule(project.pk, countdown=0)
+    ((_, (_, first)),) = task_queue.sent
+    cache.delete(scheduling.SCHEDULED_KEY.format(project.pk))  # as if a task had started meanwhile
+    scheduling.schedule(project.pk, countdown=0.05)
+    (_, (_, second)) = task_queue.sent[1]
+    assert first != second
+    make.partly_agree(project, anns)
+    task_queue.sent.clear()
+    assert tasks.recompute_agreement(project.pk, first) == "superseded"
+    assert task_queue.sent == [] and not AgreementSnapshot.objects.filter(project=project).exists()
+    assert tasks.recompute_agreement(project.pk, second).startswith("stored")
+    assert tasks.recompute_agreement(project.pk, None) == "unchanged"  # a command: no claim to check
+    # a redelivered task whose key expired, or was taken: it computes (nothing new here)
+    assert tasks.recompute_agreement(project.pk, second) == "unchanged"
 
 
 def test_second_worker_on_a_busy_project_leaves_it_to_the_holder(team, monkeypatch, eager_celery):
@@ -294,7 +316,7 @@ def test_dashboard_catch_up_resends_refused_enqueue(team, task_queue):
     project, _ = team
     state = AgreementState.objects.create(project=project, enqueue_failed=True)
     scheduling.catch_up(state)
-    assert task_queue.sent == [(RECOMPUTE, (project.pk,))]
+    assert task_queue.sent == [(RECOMPUTE, (project.pk, ANY))]
     assert not AgreementState.objects.get(project=project).enqueue_failed
 
 
@@ -324,7 +346,7 @@ def test_changes_during_a_computation_leave_a_mark_and_the_task_reschedules_once
     # the computation starts by reading the project's document: the saves arrive then
     monkeypatch.setattr(computation, "project_document", compute_while_annotators_save)
     tasks.recompute_agreement(project.pk)
-    assert task_queue.sent == [(RECOMPUTE, (project.pk,))]  # re-scheduled once, after the computation
+    assert task_queue.sent == [(RECOMPUTE, (project.pk, ANY))]  # re-scheduled once, after the computation
     assert task_queue.countdowns[0] >= 0.3  # after a breather (AGREEMENT_RERUN_DELAY_SECONDS at least)
 
 
