@@ -159,7 +159,10 @@ def _compute_and_store(project: Project, started: float, full: bool = False) -> 
         update = None if full else incremental.update(project, changes)
         requested = update is None  # a full computation, not an update's κ_C: its report is stored
         if update is not None and update.pending and not _kappa_c_deferred(update):
-            update = None  # κ_C is cheap enough to compute now: the full computation does it
+            # κ_C is cheap to compute now: with chunks the update computes the chunks it changed
+            # (`_store_update`); without, only the full computation reuses the other pairs' results
+            if not kappa_c_chunks.enabled():
+                update = None
         if update is not None:
             return _store_update(project, update, changes, started)
         outcome = _compute_and_store_all(project, started, full, full_report=requested)
@@ -187,8 +190,10 @@ def _kappa_c_deferred(update: incremental.Update) -> bool:
 def _store_update(
     project: Project, update: incremental.Update, changes: list[tuple[int, int | None]], started: float
 ) -> str:
-    """Store an incremental update (`annotator.agreement.incremental`); when κ_C has to be computed
-    again the result is provisional and the full computation finishes it."""
+    """Store an incremental update (`annotator.agreement.incremental`). When κ_C has to be computed
+    again: a small Monte Carlo (`_kappa_c_deferred` says no) is computed here, in the same store;
+    otherwise the result is provisional and κ_C is finished from the stored parts (chunks the workers
+    take), or by the full computation when the state cannot tell."""
     ids = [pk for pk, _ in changes]
     if update.write is None:
         incremental.forget_changes(ids)
@@ -199,25 +204,7 @@ def _store_update(
             if finished is not None:
                 return "stored" if finished == "stored provisional+final" else finished
         return "unchanged"
-    kept = [name for name in update.sections if name not in update.measures]
     previous = current.summary_parts(project)
-    keys: dict[str, list[str]] = {name: sorted(part) for name, part in update.measures.items()}
-    measures: dict[str, Any] = {}
-    for part in update.measures.values():
-        measures.update(part)
-    due = report_due(project, bool(update.pending))
-    values: dict[str, Any] | None = None
-    if previous is not None and not due and all(name in previous[0] for name in kept):
-        # the sections this update did not compute keep their stored keys and headline values: their
-        # (large) measures are not read
-        keys.update({name: previous[0][name] for name in kept})
-        values = {k: v for k, v in previous[1].items() if any(k in keys[name] for name in kept)}
-    else:
-        for name, part in current.section_measures(project, kept).items():
-            measures.update(part)
-            keys[name] = sorted(part)
-    keys = {name: keys.get(name, []) for name in update.sections}
-    report = {"format": "paraphrase-agreement-report/1", "measures": dict(sorted(measures.items()))}
     extras = {
         "annotators": update.extras["annotators"],
         "pair_labels": update.extras["pair_labels"],
@@ -227,20 +214,50 @@ def _store_update(
     }
     with transaction.atomic():
         update.write()
+        kappa_c = None
+        if update.pending and not _kappa_c_deferred(update):
+            # a small Monte Carlo (say, the pairs of annotators who have aligned a few pairs): its
+            # chunks are computed here, the others' reused, and κ_C is stored with the update
+            kappa_c = kappa_c_section.finish(project, (update.digest, [KAPPA_C]), here=True)
+            if kappa_c is not None and kappa_c.measures is None:
+                kappa_c = None  # another plan is in flight: κ_C follows it
+        fresh = dict(update.measures)
+        if kappa_c is not None and kappa_c.measures is not None:
+            kappa_c_section.store(kappa_c)
+            fresh[KAPPA_C] = kappa_c.measures
+        pending = [] if kappa_c is not None else list(update.pending)
+        kept = [name for name in update.sections if name not in fresh]
+        keys: dict[str, list[str]] = {name: sorted(part) for name, part in fresh.items()}
+        measures: dict[str, Any] = {}
+        for part in fresh.values():
+            measures.update(part)
+        due = report_due(project, bool(pending))
+        values: dict[str, Any] | None = None
+        if previous is not None and not due and all(name in previous[0] for name in kept):
+            # the sections this update did not compute keep their stored keys and headline values:
+            # their (large) measures are not read
+            keys.update({name: previous[0][name] for name in kept})
+            values = {k: v for k, v in previous[1].items() if any(k in keys[name] for name in kept)}
+        else:
+            for name, part in current.section_measures(project, kept).items():
+                measures.update(part)
+                keys[name] = sorted(part)
+        keys = {name: keys.get(name, []) for name in update.sections}
+        report = {"format": "paraphrase-agreement-report/1", "measures": dict(sorted(measures.items()))}
         _store(
             project,
             update.digest,
             report,
             update.sections,
             keys,
-            list(update.pending),
+            pending,
             extras,
             started,
             kept_headline=values,
             due=due,
         )
         incremental.forget_changes(ids)
-    if not update.pending:
+    if not pending:
         return "stored"
     # κ_C alone from the stored per-pair parts (in chunks the workers take, when they are on); the
     # full computation when the state cannot tell

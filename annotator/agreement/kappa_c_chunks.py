@@ -107,7 +107,12 @@ def start(project: Project, document: Document, fingerprint: str, *, fresh: bool
 
 
 def start_plan(
-    project: Project, plan: Mapping[str, list[ChanceChunk]], fingerprint: str, *, fresh: bool = False
+    project: Project,
+    plan: Mapping[str, list[ChanceChunk]],
+    fingerprint: str,
+    *,
+    fresh: bool = False,
+    here: bool = False,
 ) -> tuple[int, int]:
     """Store the chunks of `plan` (annotator pair "a|b" → its chunks in item order) as the plan of κ_C
     inputs `fingerprint` and enqueue those still to compute; returns (done, total).
@@ -118,7 +123,10 @@ def start_plan(
     (some pending and alive), the new plan waits and (done, total) are that plan's — its last chunk
     schedules the recompute that plans again for the inputs as they are then, reusing every chunk whose
     items did not change. Under a stream of link changes κ_C thus follows at the pace its Monte Carlo
-    allows instead of queueing a new plan's chunks per computation."""
+    allows instead of queueing a new plan's chunks per computation.
+
+    `here`: the chunks still to compute run in this process (the caller's recompute; a small Monte
+    Carlo, e.g. the pairs of annotators who have aligned a few pairs) instead of being queued."""
     if not fresh and (in_flight := plan_in_flight(project.pk, fingerprint)) is not None:
         return in_flight
     rows: list[KappaCChunk] = []
@@ -155,6 +163,9 @@ def start_plan(
             project=project, digest__in=digests, status=KappaCChunk.Status.PENDING
         ).values_list("pk", flat=True)
     )
+    if here:
+        done = sum(compute(pk, here=True) == "done" for pk in todo)
+        return len(digests) - len(todo) + done, len(digests)
     _enqueue(todo)
     return len(digests) - len(todo), len(digests)
 
@@ -189,15 +200,16 @@ def _enqueue(chunk_ids: list[int]) -> None:
             return
 
 
-def compute(chunk_id: int) -> str:
+def compute(chunk_id: int, *, here: bool = False) -> str:
     """Compute one chunk and store its items' means and variances: "done", "skipped" (already done or
     dropped by a newer plan), "held" (a worker claimed it and its heartbeat is fresh: the task looks
     again once that heartbeat could have gone stale), or "yielded" / "deferred" (a recompute of its
-    project fell due: see `_yield`)."""
+    project fell due: see `_yield`). `here`: inside the recompute that planned it (`start_plan`), which
+    holds the project: no stepping aside, and no recompute is scheduled when it is the plan's last."""
     project_id = KappaCChunk.objects.filter(pk=chunk_id).values_list("project_id", flat=True).first()
     if project_id is None:
         return "skipped"
-    if _should_yield(project_id):
+    if not here and _should_yield(project_id):
         return "deferred"  # the task sends it again in `yield_seconds()`; nothing was claimed
     now = timezone.now()
     claimed = (
@@ -221,7 +233,7 @@ def compute(chunk_id: int) -> str:
     heartbeat = _Heartbeat(chunk_id, stale_seconds() / 3).start()
     try:
         means, variances = chance_chunk(
-            chunk.rest(done_items) if done_items else chunk, stop=_yield_check(project_id)
+            chunk.rest(done_items) if done_items else chunk, stop=None if here else _yield_check(project_id)
         )
     finally:
         heartbeat.stop()
@@ -237,7 +249,7 @@ def compute(chunk_id: int) -> str:
         variances=_bytes(variances),
         finished_at=timezone.now(),
     )
-    if stored and not taskqueue.runs_in_process() and _latest_plan_done(project_id):
+    if stored and not here and not taskqueue.runs_in_process() and _latest_plan_done(project_id):
         scheduling.schedule(project_id)  # the recompute combines the chunks into the final snapshot
     return "done" if stored else "skipped"
 

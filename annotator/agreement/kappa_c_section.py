@@ -71,11 +71,13 @@ def _declined(project: Project, reason: str) -> Finished | None:
     return None
 
 
-def finish(project: Project, latest: tuple[str, list[str]] | None) -> Finished | None:
+def finish(project: Project, latest: tuple[str, list[str]] | None, *, here: bool = False) -> Finished | None:
     """The κ_C section of the project's stored state, when `latest` (the project's current agreement's
     fingerprint and pending sections, `current.summary_state`) is that state's with only κ_C pending;
     None when only the full computation can tell (no such agreement, inputs outside the per-pair state,
-    the shared parts changed, state rows without κ_C parts)."""
+    the shared parts changed, state rows without κ_C parts). `here`: the chunks still to compute (a small
+    Monte Carlo) are computed in this process, not sent to the workers, unless another plan is in
+    flight."""
     if latest is None or latest[1] != [KAPPA_C] or not project.layer_word_alignment:
         return _declined(project, "no current agreement with only κ_C pending")
     if not incremental.updatable(project):
@@ -102,7 +104,7 @@ def finish(project: Project, latest: tuple[str, list[str]] | None) -> Finished |
     if parts is None:
         return _declined(project, "pair states stored before κ_C's parts were kept")
     options = dataclasses.replace(Options(), identical_match=state.totals["identical_match"])
-    return _section(project, section, names, parts, options)
+    return _section(project, section, names, parts, options, here=here)
 
 
 def store(finished: Finished) -> None:
@@ -125,7 +127,13 @@ def _parts(project: Project) -> list[Part] | None:
 
 
 def _section(
-    project: Project, section: AgreementSection, names: list[str], parts: list[Part], options: Options
+    project: Project,
+    section: AgreementSection,
+    names: list[str],
+    parts: list[Part],
+    options: Options,
+    *,
+    here: bool = False,
 ) -> Finished:
     aligned = {a for _, part in parts for a in part["aligned"]}
     annotators = [a for a in names if a in aligned]
@@ -147,7 +155,7 @@ def _section(
         return Finished(section.pk, None, *waiting)  # before the edit models: nothing to plan or finish
     models = edit_models(parts, annotators)
     if chance is None:
-        done_total = _monte_carlo(project, section.fingerprint, sampled, models, options)
+        done_total = _monte_carlo(project, section.fingerprint, sampled, models, options, here=here)
         if isinstance(done_total, tuple):
             return Finished(section.pk, None, *done_total)
         chance = done_total
@@ -195,6 +203,8 @@ def _monte_carlo(
     sampled: Mapping[str, list[Part]],
     models: Mapping[str, EditModel | None],
     options: Options,
+    *,
+    here: bool = False,
 ) -> kappa_c_chunks.Chance | tuple[int, int]:
     """The Monte Carlo's per-item results of the `sampled` annotator pairs (nothing in flight:
     `_chunks_in_flight`), or (done, total) chunks once its plan is handed to the workers."""
@@ -202,7 +212,7 @@ def _monte_carlo(
     plan = _plan(project, sampled, models, options, per_chunk)
     if not kappa_c_chunks.enabled():
         return {key: _joined([chance_chunk(c) for c in chunks]) for key, chunks in plan.items()}
-    done, total = kappa_c_chunks.start_plan(project, plan, fingerprint)
+    done, total = kappa_c_chunks.start_plan(project, plan, fingerprint, here=here)
     chance = kappa_c_chunks.chance_results(project.pk, fingerprint)
     return chance if chance is not None else (done, total)
 

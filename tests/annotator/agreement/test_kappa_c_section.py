@@ -172,6 +172,34 @@ def test_last_chunk_done_finishes_kappa_c_alone(settings, task_queue, monkeypatc
     assert kappa_c_measures(finished) == kappa_c_measures(single_process(project, settings))
 
 
+def test_a_small_kappa_c_after_an_update_is_computed_with_it_without_the_full_computation(
+    settings, task_queue, monkeypatch
+):
+    """With workers (a broker), a link change whose κ_C Monte Carlo is small (below
+    AGREEMENT_KAPPA_C_DEFER_WORK: here, one annotator's two pairs) is stored final by the update itself:
+    the changed chunks are computed in the recompute, the others reused, nothing is queued, and the
+    full computation (a whole project's document: tens of seconds at corpus scale) does not run."""
+    settings.AGREEMENT_KAPPA_C_CHUNK_DRAWS = 1  # one item per chunk: 4 pairs × 3 annotator pairs
+    settings.AGREEMENT_KAPPA_C_DEFER_WORK = 0
+    project, pairs, anns = team(next(_names))
+    recompute(project.pk)
+    for (chunk_id,) in task_queue.args_of(CHUNK):
+        computation.kappa_c_chunks.compute(chunk_id)
+    assert recompute(project.pk) == "stored"
+    settings.AGREEMENT_KAPPA_C_DEFER_WORK = 10_000  # anns[2]'s two annotator pairs: 8 items × 1,000
+    task_queue.sent.clear()
+    annotation_services.set_links(pairs[1], anns[2], [(0, 0)], sure=True, base_version=None)
+    full = FullComputations(monkeypatch)
+    headlines = project.agreement_headlines.count()
+    assert recompute(project.pk) == "stored"
+    assert full.calls == 0 and task_queue.sent == []
+    assert project.agreement_headlines.count() == headlines + 1  # one store: no provisional one
+    finished = current.current(project)
+    assert finished.results["pending"] == []
+    monkeypatch.undo()
+    assert kappa_c_measures(finished) == kappa_c_measures(single_process(project, settings))
+
+
 def test_a_state_without_kappa_c_parts_is_finished_by_the_full_computation(settings, monkeypatch):
     settings.AGREEMENT_KAPPA_C_DEFER_WORK = 0
     project, pairs, anns = team(next(_names))
