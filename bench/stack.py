@@ -270,7 +270,8 @@ class Stack:
             "CELERY_QUEUE": self.queue,
             "VAR_DIR": str(self.root / "var"),
             "DJANGO_SETTINGS_MODULE": "annotator.settings",
-            "LOG_LEVEL": "WARNING",
+            # BENCH_APP_LOG_LEVEL=INFO: the app's own reasons (e.g. why a computation was a full one)
+            "LOG_LEVEL": os.environ.get("BENCH_APP_LOG_LEVEL", "WARNING"),
         }
         self.manage("migrate", "--noinput", "-v", "0")
 
