@@ -34,7 +34,13 @@ from django.utils import timezone
 from annotator.agreement import current
 from annotator.agreement.scheduling import setting
 from annotator.core import sql
-from annotator.models import AgreementHeadline, AgreementSection, AgreementSnapshot, Project
+from annotator.models import (
+    AgreementHeadline,
+    AgreementPairState,
+    AgreementSection,
+    AgreementSnapshot,
+    Project,
+)
 
 log = logging.getLogger(__name__)
 
@@ -128,21 +134,22 @@ VACUUM_KEY = "agreement:vacuum-sections"
 
 
 def maybe_vacuum_sections() -> bool:
-    """Vacuum the current agreement's rows (`AgreementSection`) at most every
-    AGREEMENT_SECTIONS_VACUUM_SECONDS (default 20) on PostgreSQL; returns whether it did.
+    """Vacuum the current agreement's rows (`AgreementSection`, `AgreementPairState`) at most every
+    AGREEMENT_SECTIONS_VACUUM_SECONDS (default 10) on PostgreSQL; returns whether it did.
 
     Every computation rewrites a section whole (the phenomena section of 50 annotators is ~0.6 MB
-    compressed), and the old version stays on disk until a vacuum frees it for reuse. Autovacuum looks
-    at most once a minute (`autovacuum_naptime`): under a stream of saves the table grew by ~50 MB in ten
-    minutes. The worker vacuums it after a store instead (a few milliseconds: the table holds a few
-    rows per project), so it stays within ~20 s of rewrites."""
+    compressed) and the state rows of the pairs it changed, and the old versions stay on disk until a
+    vacuum frees them for reuse. Autovacuum looks at most once a minute (`autovacuum_naptime`): under a
+    stream of saves the tables grew by ~50 MB in ten minutes. The worker vacuums them after a store
+    instead (milliseconds: the sections are a few rows per project, and of the pair states only the
+    pages written since the last vacuum are read), so they stay within ~10 s of rewrites."""
     if connection.vendor != "postgresql" or connection.in_atomic_block:
         return False
-    interval = int(setting("AGREEMENT_SECTIONS_VACUUM_SECONDS", 20))
+    interval = int(setting("AGREEMENT_SECTIONS_VACUUM_SECONDS", 10))
     if interval <= 0 or not cache.add(VACUUM_KEY, 1, timeout=interval):
         return False
     with connection.cursor() as cursor:
-        cursor.execute(f"VACUUM {sql.table(AgreementSection)}")
+        cursor.execute(f"VACUUM {sql.table(AgreementSection)}, {sql.table(AgreementPairState)}")
     return True
 
 
