@@ -13,7 +13,9 @@ and a link on one pair; `--joining`: they start during the run instead; `--cover
 `--soak`: they have also annotated every other pair of theirs, so that what the worker keeps for them
 is whole before the run and memory over time shows what the run leaves behind). Then these 50 annotators (each assigned 200 pairs that
 overlap with their neighbours') save phenomena and links through the REST API, each every 2 s on
-average (exponential pauses), for `--minutes` (default 10):
+average (exponential pauses): first for `--warmup` seconds (default 60, not measured: the worker's
+first computation after its start rebuilds the statistics it keeps from the stored state, ~12 s at
+this size; it is printed apart), then for `--minutes` (default 10), measured:
 
 - saves: p50 / p95 latency, errors — target p95 ≤ 50 ms, 0 errors;
 - save → dashboard: for every save, the time from its response until the first stored agreement
@@ -146,6 +148,23 @@ print(json.dumps({{
 }}))
 """
 
+WARMED = """
+import datetime, time
+from annotator.models import AgreementHeadline, AgreementState
+deadline = time.time() + {timeout}
+state = None
+while time.time() < deadline:
+    state = AgreementState.objects.filter(project_id={project}).first()
+    if state is not None and not state.is_behind:
+        break
+    time.sleep(0.1)
+rows = AgreementHeadline.objects.filter(project_id={project}, computed_at__gte=datetime.datetime.fromtimestamp({since}, datetime.timezone.utc))
+print(json.dumps({{
+    "caught_up": state is not None and not state.is_behind,
+    "durations": [h.duration_ms for h in rows.order_by("computed_at")],
+}}))
+"""
+
 RETENTION = """
 from annotator.agreement.retention import apply_retention
 print(json.dumps({{"deleted": apply_retention({project})}}))
@@ -243,6 +262,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--annotators", type=int, default=50, help="annotators saving during the run")
     parser.add_argument("--pause", type=float, default=2.0, help="mean seconds between an annotator's saves")
     parser.add_argument("--workers", type=int, default=1, help="Celery workers (--scale worker=N)")
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=60.0,
+        help="seconds of the same load before the measured run (default 60; 0: none): the worker's "
+        "first computation after its start rebuilds the statistics it keeps, which is reported apart",
+    )
     parser.add_argument("--port", type=int, default=8117)
     parser.add_argument(
         "--joining",
@@ -284,9 +310,23 @@ def main(argv: list[str] | None = None) -> int:
         stack.manage("recompute_agreement", "--project", str(world["project"]), "--full")
         print(f"first full computation: {time.perf_counter() - started:.1f} s wall")
         stack.start_web()
+        worker_started = time.time()
         stack.start_worker(nice=10)
         for _ in range(args.workers - 1):
             stack.start_worker(nice=10)
+        warm_errors: list[str] = []
+        if args.warmup > 0:
+            print(f"warm-up: the same load for {args.warmup:g} s, not measured …")
+            warm = run_paced(args.port, world, args.annotators, args.warmup, mean_pause=args.pause)
+            warmed = stack.python(WARMED.format(project=world["project"], timeout=300, since=worker_started))
+            warm_errors = warm.errors
+            durations = warmed["durations"]
+            print(
+                f"warm-up: {len(warm.latencies)} saves, {len(warm.errors)} errors; the worker's first "
+                f"computation after its start took {durations[0] / 1000 if durations else float('nan'):.1f} s "
+                f"(it rebuilds the statistics it keeps), the next ones p50 "
+                f"{percentile(durations[1:], 50):.0f} ms; caught up: {warmed['caught_up']}"
+            )
         before = sizes(stack)
         cpu0, steal0 = stack.cpu_seconds(), cpu_steal()
         print(
@@ -368,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{steal_share(steal0, steal1):.1f} %"
     )
     checks = [
-        ("0 errors", not results.errors),
+        ("0 errors", not results.errors and not warm_errors),
         ("saves p95 ≤ 50 ms", percentile(ms, 95) <= 50),
         ("save → dashboard p95 ≤ 1 s", percentile(lag_ms, 95) <= 1000 and uncovered == 0),
         (
@@ -382,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     for name, ok in checks:
         print(f"  {'ok  ' if ok else 'MISS'} {name}")
-    for error in results.errors[:10]:
+    for error in (warm_errors + results.errors)[:10]:
         print(f"  error: {error}")
     return 0 if all(ok for _, ok in checks) else 1
 

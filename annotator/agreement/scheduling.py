@@ -305,14 +305,14 @@ def rerun_delay(elapsed: float) -> float:
     """How long a rerun waits after a computation that took `elapsed` seconds (wall time).
 
     Under a steady stream of saves, leave the worker a breather between computations — at least
-    AGREEMENT_RERUN_DELAY_SECONDS (0.3 s), and at least half as long as the computation took (a worker
+    AGREEMENT_RERUN_DELAY_SECONDS (0.1 s), and at least half as long as the computation took (a worker
     at a lower CPU priority than the web takes longer when requests need the CPU), so that a project
     whose computation is expensive keeps a worker busy at most two thirds of the time while people are
     saving: the rest goes to κ_C's chunks (which step aside when the rerun falls due) and to other
     projects. A computation costs what its changes touch, so the time a save waits for the dashboard is
     mostly this delay and the computation it waits behind.
     """
-    return max(setting("AGREEMENT_RERUN_DELAY_SECONDS", 0.3), elapsed / 2)
+    return max(setting("AGREEMENT_RERUN_DELAY_SECONDS", 0.1), elapsed / 2)
 
 
 def running_ttl() -> int:
