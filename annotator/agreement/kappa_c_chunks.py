@@ -126,7 +126,8 @@ def start_plan(
     allows instead of queueing a new plan's chunks per computation.
 
     `here`: the chunks still to compute run in this process (the caller's recompute; a small Monte
-    Carlo, e.g. the pairs of annotators who have aligned a few pairs) instead of being queued."""
+    Carlo, e.g. the pairs of annotators who have aligned a few pairs) instead of being queued — as long
+    as they are within AGREEMENT_KAPPA_C_DEFER_WORK items × samples; more are queued as usual."""
     if not fresh and (in_flight := plan_in_flight(project.pk, fingerprint)) is not None:
         return in_flight
     rows: list[KappaCChunk] = []
@@ -158,15 +159,17 @@ def start_plan(
         KappaCRun.objects.filter(project=project).exclude(pk=run.pk).delete()
         KappaCChunk.objects.filter(project=project).exclude(digest__in=digests).delete()
         KappaCChunk.objects.bulk_create(rows, ignore_conflicts=True)
-    todo = list(
+    pending = dict(
         KappaCChunk.objects.filter(
             project=project, digest__in=digests, status=KappaCChunk.Status.PENDING
-        ).values_list("pk", flat=True)
+        ).values_list("pk", "n_items")
     )
-    if here:
+    todo = list(pending)
+    samples = next((parts[0].mc_samples for parts in plan.values() if parts), 0)
+    if here and sum(pending.values()) * samples <= setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000):
         done = sum(compute(pk, here=True) == "done" for pk in todo)
         return len(digests) - len(todo) + done, len(digests)
-    _enqueue(todo)
+    _enqueue(todo)  # (`here` with more to compute than a small Monte Carlo: an older plan's chunks)
     return len(digests) - len(todo), len(digests)
 
 

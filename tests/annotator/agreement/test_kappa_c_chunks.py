@@ -5,6 +5,7 @@ is taken over, and the dashboard shows how far the chunks are."""
 from __future__ import annotations
 
 import datetime
+import json
 
 import pytest
 from django.core.cache import cache
@@ -15,6 +16,7 @@ from annotator.agreement import current, kappa_c_chunks, results, scheduling
 from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
 from annotator.models import AgreementSnapshot, KappaCChunk, KappaCRun
+from metrics.chance import ChanceChunk
 from tests import make
 
 pytestmark = pytest.mark.django_db
@@ -137,6 +139,28 @@ def test_a_chunk_steps_aside_for_a_due_recompute_and_resumes_where_it_stopped(
     assert KappaCChunk.objects.get(pk=first).done_items == 4
     assert recompute(project.pk) == "stored"
     assert kappa_c_measures(current.current(project)) == single_process_kappa_c(project, settings)
+
+
+def test_a_plan_is_computed_in_the_recompute_only_when_its_chunks_left_are_few(team, settings, task_queue):
+    """`start_plan(here=True)` (a small κ_C after an update) computes the chunks still pending in the
+    recompute — unless they are more than AGREEMENT_KAPPA_C_DEFER_WORK items × samples (say, an older
+    plan's chunks nobody took): those are queued for the workers as usual."""
+    project, _ = team
+    recompute(project.pk)
+    run = KappaCRun.objects.get(project=project)
+    specs = dict(KappaCChunk.objects.filter(project=project).values_list("digest", "spec"))
+    plan = {
+        key: [ChanceChunk.from_dict(json.loads(specs[d])) for d in digests]
+        for key, digests in run.chunks.items()
+    }
+    task_queue.sent.clear()
+    settings.AGREEMENT_KAPPA_C_DEFER_WORK = 11 * 1000  # 12 items pending × 1,000 samples: too many
+    assert kappa_c_chunks.start_plan(project, plan, run.fingerprint, here=True) == (0, 12)
+    assert len(task_queue.args_of(CHUNK)) == 12
+    task_queue.sent.clear()
+    settings.AGREEMENT_KAPPA_C_DEFER_WORK = 12 * 1000
+    assert kappa_c_chunks.start_plan(project, plan, run.fingerprint, here=True) == (12, 12)
+    assert task_queue.sent == []  # computed here; not even the combining recompute is scheduled
 
 
 def test_a_recompute_is_due_once_its_countdown_has_passed(task_queue):
