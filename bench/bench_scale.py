@@ -148,23 +148,6 @@ print(json.dumps({{
 }}))
 """
 
-WARMED = """
-import datetime, time
-from annotator.models import AgreementHeadline, AgreementState
-deadline = time.time() + {timeout}
-state = None
-while time.time() < deadline:
-    state = AgreementState.objects.filter(project_id={project}).first()
-    if state is not None and not state.is_behind:
-        break
-    time.sleep(0.1)
-rows = AgreementHeadline.objects.filter(project_id={project}, computed_at__gte=datetime.datetime.fromtimestamp({since}, datetime.timezone.utc))
-print(json.dumps({{
-    "caught_up": state is not None and not state.is_behind,
-    "durations": [h.duration_ms for h in rows.order_by("computed_at")],
-}}))
-"""
-
 RETENTION = """
 from annotator.agreement.retention import apply_retention
 print(json.dumps({{"deleted": apply_retention({project})}}))
@@ -318,9 +301,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.warmup > 0:
             print(f"warm-up: the same load for {args.warmup:g} s, not measured …")
             warm = run_paced(args.port, world, args.annotators, args.warmup, mean_pause=args.pause)
-            warmed = stack.python(WARMED.format(project=world["project"], timeout=300, since=worker_started))
+            warmed = stack.python(HEADLINES.format(project=world["project"], timeout=300))
             warm_errors = warm.errors
-            durations = warmed["durations"]
+            durations = [ms for at, ms in warmed["computations"] if at >= worker_started]
             print(
                 f"warm-up: {len(warm.latencies)} saves, {len(warm.errors)} errors; the worker's first "
                 f"computation after its start took {durations[0] / 1000 if durations else float('nan'):.1f} s "
