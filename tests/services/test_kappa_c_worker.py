@@ -24,17 +24,17 @@ def worker(monkeypatch: pytest.MonkeyPatch, postgres_required: None, celery_work
 
 @pytest.fixture(autouse=True)
 def chunked(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
-    """Chunks of about 60 items (half an annotator pair, a few tenths of a second each, so the kill
+    """Chunks of about 120 items (half an annotator pair, a tenth of a second or more each, so the kill
     lands inside one), a dead worker noticed after 2 s; the worker reads these from its environment,
     set before the `celery_worker_process` fixture starts it."""
     for name, value in {
         "CELERY_VISIBILITY_TIMEOUT": "5",
         "CELERY_UNACKED_RESTORE_INTERVAL": "1",
-        "AGREEMENT_KAPPA_C_CHUNK_DRAWS": "3000000",
+        "AGREEMENT_KAPPA_C_CHUNK_DRAWS": "6000000",
         "AGREEMENT_KAPPA_C_CHUNK_STALE": "2",
     }.items():
         monkeypatch.setenv(name, value)
-    settings.AGREEMENT_KAPPA_C_CHUNK_DRAWS = 3_000_000
+    settings.AGREEMENT_KAPPA_C_CHUNK_DRAWS = 6_000_000
     settings.AGREEMENT_KAPPA_C_CHUNK_STALE = 2
 
 
@@ -61,9 +61,15 @@ def test_a_chunk_of_a_killed_worker_is_computed_again_and_the_result_is_exact(wo
     # The worker is off while the team annotates: its recomputes (which a worker takes before chunks)
     # then all see the final annotations, so one plan is computed and none replaces the killed chunk.
     worker.kill()
-    project, _, _ = team(n_pairs=120)  # 120 pairs × 3 annotator pairs: half a dozen chunks
+    project, _, _ = team(n_pairs=240)  # 240 pairs × 3 annotator pairs: half a dozen chunks
     scheduling.schedule(project.pk)
-    for _ in range(3):  # a chunk can end between the look and the kill (a few ms): then the next one
+    killed = None
+    while killed is None:  # a chunk can end between the look and the kill: then the next one
+        left = KappaCChunk.objects.filter(project=project, status="pending").exists()
+        planned = KappaCChunk.objects.filter(project=project).exists()
+        assert left or not planned, "every chunk ended before a kill landed in one\n" + _diagnosis(
+            project, worker
+        )
         worker.start()
         deadline = time.monotonic() + 120
         taken = None
@@ -79,8 +85,8 @@ def test_a_chunk_of_a_killed_worker_is_computed_again_and_the_result_is_exact(wo
         )
         worker.kill()  # in the middle of chunk `taken`
         if KappaCChunk.objects.get(pk=taken).status == "pending":
-            break
-    assert KappaCChunk.objects.get(pk=taken).status == "pending", _diagnosis(project, worker)
+            killed = taken
+    taken = killed
     worker.start()
     snapshot = settled(project, timeout=180)
     chunk = KappaCChunk.objects.get(pk=taken)
