@@ -184,7 +184,7 @@ def _state_is_current(project: Project) -> bool:
 def _kappa_c_deferred(update: incremental.Update) -> bool:
     """Whether κ_C's Monte Carlo after this update exceeds AGREEMENT_KAPPA_C_DEFER_WORK (as
     `_kappa_c_is_expensive` decides for a full computation)."""
-    return int(update.extras.get("kappa_c_work", 0)) > setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000)
+    return int(update.extras.get("kappa_c_work", 0)) > kappa_c_chunks.small_work()
 
 
 def _store_update(
@@ -531,7 +531,7 @@ def _kappa_c_is_expensive(
     """Whether the κ_C Monte Carlo still to run (pairs the kept results cannot serve) exceeds
     AGREEMENT_KAPPA_C_DEFER_WORK items × samples."""
     work = kappa_c_pending_work(doc, fingerprints, previous, documents)
-    return work > setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000)
+    return work > kappa_c_chunks.small_work()
 
 
 def document_fingerprint(project: Project, doc: dict[str, Any]) -> str:

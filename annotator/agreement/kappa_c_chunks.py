@@ -59,6 +59,12 @@ def enabled() -> bool:
     return bool(setting("AGREEMENT_KAPPA_C_CHUNKS", True))
 
 
+def small_work() -> float:
+    """Monte Carlo work (items × samples) small enough to run inside a recompute rather than be deferred
+    to the workers' chunks (AGREEMENT_KAPPA_C_DEFER_WORK)."""
+    return setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000)
+
+
 def stale_seconds() -> float:
     """Seconds without a heartbeat after which a claimed chunk's worker is taken for dead."""
     return float(setting("AGREEMENT_KAPPA_C_CHUNK_STALE", 30))
@@ -166,7 +172,7 @@ def start_plan(
     )
     todo = list(pending)
     samples = next((parts[0].mc_samples for parts in plan.values() if parts), 0)
-    if here and sum(pending.values()) * samples <= setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000):
+    if here and sum(pending.values()) * samples <= small_work():
         done = sum(compute(pk, here=True) == "done" for pk in todo)
         return len(digests) - len(todo) + done, len(digests)
     _enqueue(todo)  # (`here` with more to compute than a small Monte Carlo: an older plan's chunks)
