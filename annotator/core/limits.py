@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 MAX_DEPTH = 64
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -36,20 +37,84 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+_CHUNK = 32_768  # at most this many characters are scanned at a time (~30 bytes of working memory each)
+_BRACKET_STEP = np.zeros(256, dtype=np.int8)
+_BRACKET_STEP[[ord("["), ord("{")]] = 1
+_BRACKET_STEP[[ord("]"), ord("}")]] = -1
+_BACKSLASH, _QUOTE = ord("\\"), ord('"')
+
+
+@dataclass
+class _ScanState:
+    """What the depth scan carries from one chunk to the next."""
+
+    depth: int = 0  # bracket depth outside strings
+    in_string: int = 0  # 1 inside a string
+    backslashes: int = 0  # backslashes immediately before the chunk
+
+
+def _unescaped_quotes(b: np.ndarray, state: _ScanState) -> np.ndarray:
+    """Where the chunk has a quote that no backslash escapes (preceded by an even run of backslashes)."""
+    n = b.size
+    position = np.arange(1, n + 1, dtype=np.int32)
+    is_backslash = b == _BACKSLASH
+    # 1-based position of the last byte that is not a backslash, at or before each byte; the chunk's
+    # start counts as -backslashes, so that a run begun in the previous chunk keeps its length
+    last_other = np.where(is_backslash, np.int32(-state.backslashes), position)
+    np.maximum.accumulate(last_other, out=last_other)
+    run_before = np.empty(n, dtype=np.int32)  # backslashes immediately before each byte
+    run_before[0] = state.backslashes
+    run_before[1:] = position[:-1] - last_other[:-1]
+    state.backslashes = int(run_before[-1]) + 1 if is_backslash[-1] else 0
+    return (b == _QUOTE) & (run_before % 2 == 0)
+
+
+def _outside_strings(data: bytes, b: np.ndarray, state: _ScanState) -> np.ndarray | None:
+    """Whether each byte of the chunk stands outside strings (None: all of them do)."""
+    if b'"' not in data and not state.in_string:
+        state.backslashes = 0
+        return None
+    if b"\\" in data or state.backslashes:
+        quote = _unescaped_quotes(b, state)
+    else:
+        quote = b == _QUOTE
+    parity_after = np.bitwise_xor.accumulate(quote.view(np.uint8)) ^ np.uint8(state.in_string)
+    outside = np.empty(b.size, dtype=bool)  # the parity before each byte is 0
+    outside[0] = not state.in_string
+    np.equal(parity_after[:-1], 0, out=outside[1:])
+    state.in_string = int(parity_after[-1])
+    return outside
+
+
+def _scan_chunk(data: bytes, state: _ScanState, limit: int) -> int | None:
+    """Advance `state` over one chunk's UTF-8 bytes; the byte offset in `data` of the first bracket
+    nested deeper than `limit`, or None. Each step is one numpy pass over the chunk."""
+    b = np.frombuffer(data, dtype=np.uint8)
+    outside = _outside_strings(data, b, state)
+    step = _BRACKET_STEP[b]
+    if outside is not None:
+        step[~outside] = 0
+    depth = np.cumsum(step, dtype=np.int32)
+    too_deep = np.flatnonzero(depth > limit - state.depth)
+    if too_deep.size:
+        return int(too_deep[0])
+    state.depth += int(depth[-1])
+    return None
 
 
 def nesting_depth_offence(text: str, limit: int = MAX_DEPTH) -> int | None:
-    """The offset where brackets first nest deeper than `limit` (strings skipped), or None."""
-    depth = 0
-    for match in _STRING_OR_BRACKET.finditer(text):
-        token = match.group()
-        if token in "[{":
-            depth += 1
-            if depth > limit:
-                return match.start()
-        elif token in "]}":
-            depth -= 1
+    """The character offset where brackets first nest deeper than `limit` outside strings, or None.
+
+    One pass over `text` a chunk at a time: time linear in its length and working memory at most ~2x its
+    size and never more than one chunk's, whatever its shape (unterminated strings, runs of escapes,
+    brackets). Brackets inside strings do not count; a string left open runs to the end of the text."""
+    state = _ScanState()
+    size = max(1, min(_CHUNK, len(text) // 16))
+    for start in range(0, len(text), size):
+        data = text[start : start + size].encode("utf-8", "surrogatepass")
+        offence = _scan_chunk(data, state, limit)
+        if offence is not None:
+            return start + len(data[:offence].decode("utf-8", "surrogatepass"))
     return None
 
 
@@ -80,9 +145,19 @@ def _reject_constant(name: str) -> Any:
     raise JsonLimitError("number", f"{name} is not a JSON number", literal=name)
 
 
-def _locate(text: str, pattern: str) -> int | None:
-    match = re.search(pattern, text)
-    return _line_of(text, match.start()) if match else None
+def _locate(text: str, literal: str) -> int | None:
+    """The line of the first occurrence of `literal` that does not continue a word or a number."""
+    at = text.find(literal)
+    while at >= 0 and not _stands_alone(text, at, at + len(literal)):
+        at = text.find(literal, at + 1)
+    return _line_of(text, at) if at >= 0 else None
+
+
+def _stands_alone(text: str, start: int, end: int) -> bool:
+    def joins(char: str) -> bool:
+        return char.isalnum() or char in "._"
+
+    return not (start > 0 and joins(text[start - 1])) and not (end < len(text) and joins(text[end]))
 
 
 def load_json(text: str, *, max_depth: int = MAX_DEPTH) -> Any:
@@ -96,7 +171,7 @@ def load_json(text: str, *, max_depth: int = MAX_DEPTH) -> Any:
         )
     except JsonLimitError as exc:
         if exc.line is None and exc.literal:
-            exc.line = _locate(text, r"(?<![\w.])" + re.escape(exc.literal) + r"(?![\w.])")
+            exc.line = _locate(text, exc.literal)
         raise
     except RecursionError as exc:  # defensive: the depth scan above should have caught it
         raise JsonLimitError("json", "nested too deeply") from exc

@@ -1,0 +1,104 @@
+"""The JSON pre-check costs linear time and bounded memory on adversarial shapes.
+
+Its cost used to be quadratic on an unterminated string of escaped quotes (a 128 KB anonymous body held
+a web worker for a minute). These tests compare a large body with a small one of the same shape, so a
+quadratic pass fails them on any machine; `bench/bench_json_precheck.py` prints the absolute figures.
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from annotator.core import limits
+from annotator.core.limits import MAX_DEPTH, nesting_depth_offence
+from tests import make
+from tests.json_shapes import ADVERSARIAL
+
+KB = 1024
+
+
+def reference_offence(text: str, limit: int) -> int | None:
+    """The depth scan written the plain way, one character at a time."""
+    depth, in_string, escaped = 0, False, False
+    for offset, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return offset
+        elif char in "]}":
+            depth -= 1
+        elif char == "\\":
+            escaped = False
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet='[]{}"\\ aé,', max_size=300), limit=st.integers(0, 6), chunk=st.integers(1, 9))
+def test_equals_the_plain_scan_across_chunk_boundaries(text: str, limit: int, chunk: int) -> None:
+    original = limits._CHUNK
+    limits._CHUNK = chunk
+    try:
+        assert nesting_depth_offence(text, limit) == reference_offence(text, limit)
+    finally:
+        limits._CHUNK = original
+
+
+def _cost(text: str) -> tuple[float, int]:
+    tracemalloc.start()
+    started = time.perf_counter()
+    nesting_depth_offence(text)
+    elapsed = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return elapsed, peak
+
+
+@pytest.mark.parametrize("shape", ADVERSARIAL)
+def test_time_and_memory_are_linear_in_the_body(shape: str) -> None:
+    small, large = ADVERSARIAL[shape](8 * KB), ADVERSARIAL[shape](64 * KB)
+    _cost(small)  # warm numpy's dispatch
+    small_time = min(_cost(small)[0] for _ in range(3))
+    large_time, large_peak = min(_cost(large) for _ in range(2))
+    # 8 times the bytes: linear costs at most ~8x, a quadratic pass ~64x
+    assert large_time <= 24 * max(small_time, 0.5e-3), (shape, small_time, large_time)
+    # the working memory is that of one chunk (~1 MB), not ~120 bytes per character of the body
+    assert large_peak <= 1536 * KB, (shape, large_peak)
+
+
+@pytest.mark.parametrize("shape", ADVERSARIAL)
+def test_a_megabyte_takes_well_under_a_second(shape: str) -> None:
+    elapsed, peak = _cost(ADVERSARIAL[shape](1024 * KB))
+    assert elapsed < 1.0, (shape, elapsed)  # ~25 ms here; `make bench` prints the figure
+    assert peak <= 1536 * KB, (shape, peak)
+
+
+@pytest.mark.django_db
+def test_anonymous_token_request_with_a_hostile_body_is_refused_quickly() -> None:
+    body = '{"username": "' + '\\"' * (64 * KB)
+    client = make.api_client(None)
+    started = time.perf_counter()
+    response = client.post("/api/token/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert time.perf_counter() - started < 5  # was 60 s for 128 KB (the worker was killed)
+
+
+@pytest.mark.django_db
+def test_a_body_nested_too_deep_names_the_line() -> None:
+    body = '{"username": "x",\n "password": ' + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1) + "}"
+    response = make.api_client(None).post("/api/token/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert "nested more than" in str(response.json()) and "line 2" in str(response.json())
