@@ -257,7 +257,8 @@ STORAGES = {
     },
 }
 MEDIA_ROOT = VAR_DIR / "media"
-DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
+# A request body other than files (a JSON body, a form) larger than this is refused before it is read.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
 REST_FRAMEWORK = {

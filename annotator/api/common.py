@@ -17,8 +17,10 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, Literal, overload
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
@@ -146,6 +148,8 @@ class ServiceErrors:
             return Response(
                 {"detail": str(exc), "current_version": exc.current_version}, status=status.HTTP_409_CONFLICT
             )
+        if isinstance(exc, RequestDataTooBig):
+            exc = ValidationError({"body": [f"{exc}: at most {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes"]})
         if isinstance(exc, DjangoValidationError):
             detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
             exc = ValidationError(detail)

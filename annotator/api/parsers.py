@@ -1,6 +1,7 @@
 """The API's JSON parser: the limits of `annotator.core.limits` on every request body.
 
-A body nested too deeply, with an integer beyond 64 bits or a string beyond `MAX_STRING` characters is
+Django refuses a body declared larger than `DATA_UPLOAD_MAX_MEMORY_SIZE` before reading it (answered
+400 `{"body": [...]}` by `ServiceErrors`); one nested too deeply, with an integer beyond 64 bits or a string beyond `MAX_STRING` characters is
 answered 400 `{"<field>": ["<message>"]}` before any view or serializer sees it.
 """
 
@@ -10,12 +11,11 @@ import json
 from collections.abc import Mapping
 from typing import IO, Any
 
+from django.conf import settings
 from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.parsers import JSONParser
 
 from annotator.core.limits import JsonLimitError, load_json
-
-MAX_BODY = 10 * 1024 * 1024  # bytes of one JSON body; file uploads go through the import form
 
 
 class LimitedJSONParser(JSONParser):
@@ -27,9 +27,10 @@ class LimitedJSONParser(JSONParser):
     ) -> Any:
         parser_context = parser_context or {}
         encoding = parser_context.get("encoding", "utf-8")
-        data = stream.read(MAX_BODY + 1) if stream is not None else b""
-        if len(data) > MAX_BODY:
-            raise ValidationError({"body": [f"larger than {MAX_BODY} bytes"]})
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        data = stream.read(limit + 1) if stream is not None else b""
+        if len(data) > limit:
+            raise ValidationError({"body": [f"larger than {limit} bytes"]})
         try:
             return load_json(data.decode(encoding))
         except UnicodeDecodeError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 import tracemalloc
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -102,3 +103,14 @@ def test_a_body_nested_too_deep_names_the_line() -> None:
     response = make.api_client(None).post("/api/token/", body, content_type="application/json")
     assert response.status_code == 400
     assert "nested more than" in str(response.json()) and "line 2" in str(response.json())
+
+
+@pytest.mark.django_db
+def test_a_body_declared_too_large_is_refused_before_it_is_read(settings: Any) -> None:
+    MAX_BODY = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    client = make.api_client(None)
+    response = client.generic(
+        "POST", "/api/token/", b"{}", content_type="application/json", CONTENT_LENGTH=str(MAX_BODY + 1)
+    )
+    assert response.status_code == 400
+    assert f"at most {MAX_BODY}" in str(response.json())
