@@ -54,7 +54,10 @@ def _replaceable(project: Project) -> Any:
     )
 
 
-def settings_from(symmetrize: str = "intersection", backend: str = "eflomal") -> AlignerSettings:
+def settings_from(symmetrize: str = "per-kind", backend: str = "") -> AlignerSettings:
+    """The settings of a run: the symmetrisation names the backend unless one is given (per-kind: the
+    posterior aligner; intersection, grow-diag-final: eflomal)."""
+    backend = backend or ("posterior" if symmetrize == "per-kind" else "eflomal")
     settings = AlignerSettings(backend=backend, symmetrize=symmetrize)
     try:
         settings.validate()
@@ -85,7 +88,7 @@ def create_run(project: Project, user: Any, settings: AlignerSettings) -> Aligne
     )
 
 
-def start_training(project: Project, user: Any, *, symmetrize: str = "intersection") -> AlignerRun:
+def start_training(project: Project, user: Any, *, symmetrize: str = "per-kind") -> AlignerRun:
     """Record the run and enqueue it on a worker (in-process without a broker)."""
     run = create_run(project, user, settings_from(symmetrize))
     transaction.on_commit(lambda: _send(run.pk))

@@ -232,8 +232,12 @@ def corpus_import(request: SignedInRequest) -> HttpResponse:
 class TrainForm(forms.Form):
     symmetrize = forms.ChoiceField(
         choices=[(s, s) for s in SYMMETRIZATIONS],
-        initial="intersection",
-        help_text="intersection: fewer, surer links (Cohn et al.); grow-diag-final: more links.",
+        initial="per-kind",
+        help_text=(
+            "per-kind: the posterior aligner, each kind of link decided on its own evidence, with a "
+            "confidence (deterministic); intersection: eflomal, fewer, surer links (Cohn et al.); "
+            "grow-diag-final: eflomal, more links."
+        ),
     )
 
 
