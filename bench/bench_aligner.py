@@ -16,6 +16,11 @@ then the wall time of training + aligning all 5,801 MRPC pairs with the default 
 whether two runs gave the same links and confidences. Unless `--no-ablation`, the default with each
 piece of evidence taken out (the table of docs/aligner.md). `--ibm N` adds NLTK's IBM model 1 trained
 on the first N pairs plus the gold pairs (pure Python, slow).
+
+Last, the key presses that bring ten held-aside gold pairs to their gold links in Chromium, keyboard
+only, without and with the default suggestions, and their ratio: measured by
+tests/browser/test_keypresses_saved.py (`--keys` runs it, about four minutes), read from
+artifacts/keypresses.json.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import argparse
 import dataclasses
 import json
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -45,6 +51,8 @@ from annotator.corpus.imports.mrpc import parse_mrpc  # noqa: E402
 MRPC = ROOT.parent / "shared" / "corpora" / "mrpc"
 FILES = ["msr_paraphrase_train.txt", "msr_paraphrase_test.txt"]
 GOLD = ROOT / "tests" / "fixtures" / "mrpc_gold_alignments.json"
+KEYPRESSES = ROOT / "artifacts" / "keypresses.json"
+KEYPRESS_TEST = "tests/browser/test_keypresses_saved.py"
 TARGET = 10.0
 PARTS = ("tune", "held-aside")
 ABLATIONS: dict[str, dict[str, object]] = {
@@ -106,6 +114,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-ablation", action="store_true", help="skip the ablation rows")
     parser.add_argument("--ibm", type=int, default=0, help="also IBM model 1 on the first N pairs")
+    parser.add_argument("--keys", action="store_true", help=f"run {KEYPRESS_TEST} first (Chromium)")
     args = parser.parse_args()
     if not MRPC.exists():
         print(f"skipped: {MRPC} not found (the MRPC corpus is not on this machine)")
@@ -182,7 +191,24 @@ def main() -> int:
     print(
         f"two runs of the default on the same corpus: {'identical links and confidences' if same else 'DIFFER'}"
     )
+    if args.keys:
+        subprocess.run([sys.executable, "-m", "pytest", KEYPRESS_TEST, "-q"], cwd=ROOT, check=True)
+    print_keypresses()
     return 0
+
+
+def print_keypresses() -> None:
+    if not KEYPRESSES.exists():
+        print(f"key presses: not measured (run with --keys, or pytest {KEYPRESS_TEST})")
+        return
+    k = json.loads(KEYPRESSES.read_text())
+    none, default = k["none"], k["default"]
+    print(
+        f"key presses to reach the gold links of {len(k['pairs'])} held-aside pairs, keyboard only: "
+        f"{none['key_presses']} from no suggestion ({none['seconds']} s), {default['key_presses']} from the "
+        f"default suggestions ({default['seconds']} s; {default['accept_all_presses']} of them reach and press "
+        f"Accept all): ratio {k['ratio']:.2f}"
+    )
 
 
 if __name__ == "__main__":
