@@ -18,7 +18,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from annotator.annotation import services as annotation_services
-from annotator.core.aligner import suggested_alignment
+from annotator.core.aligner import is_likely, suggested_alignment, suggestion_confidences
 from annotator.core.bidi import plain_bidi, visible_bidi
 from annotator.core.phrase_suggestions import suggested_phrase_alignment
 from annotator.core.token_display import display_token, display_tokens
@@ -221,12 +221,22 @@ class EditorState:
 
     @property
     def suggestions(self) -> list[dict[str, Any]]:
-        """The automatic links the annotator has not made yet, with their words (nothing stored)."""
+        """The automatic links the annotator has not made yet, with their words and confidence, likely
+        (shown strongly) when at least the project's threshold (nothing stored)."""
         mine = {(i, j) for i, j, _ in self.links}
         t1, t2 = self.pair.tokens1, self.pair.tokens2
+        threshold = self.project.suggestion_threshold
+        confidences = suggestion_confidences(self.pair)
         return [
-            {"i": i, "j": j, "word1": display_token(t1[i]), "word2": display_token(t2[j])}
-            for i, j in self._suggested[0]
+            {
+                "i": i,
+                "j": j,
+                "word1": display_token(t1[i]),
+                "word2": display_token(t2[j]),
+                "confidence": confidence,
+                "likely": is_likely(confidence, threshold),
+            }
+            for (i, j), confidence in zip(self._suggested[0], confidences, strict=False)
             if (i, j) not in mine and i < len(t1) and j < len(t2)
         ]
 
@@ -235,7 +245,7 @@ class EditorState:
         return {
             "links": [[i, j, sure] for i, j, sure in self.links],
             "initial": [list(link) for link in self._suggested[0]],
-            "suggested": [[s["i"], s["j"]] for s in self.suggestions],
+            "suggested": [[s["i"], s["j"], s["likely"]] for s in self.suggestions],
             # as displayed (the matrix headers, the selection line); indices are what the saves send
             "tokens1": display_tokens(self.pair.tokens1),
             "tokens2": display_tokens(self.pair.tokens2),

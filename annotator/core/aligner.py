@@ -74,6 +74,24 @@ def suggested_alignment(pair: Pair) -> tuple[list[list[int]], str]:
     return identical_token_alignment(pair.tokens1, pair.tokens2), SOURCE
 
 
+def suggestion_confidences(pair: Pair) -> list[float | None]:
+    """The confidence of each of the pair's suggested links (`suggested_alignment`'s, in its order), or
+    None for a link without one (imported, the fallback matcher, eflomal): the stored confidences when
+    they are the initial alignment's, one per link."""
+    links = pair.initial_alignment
+    stored = pair.initial_alignment_confidence
+    if links is None:
+        return [None] * len(identical_token_alignment(pair.tokens1, pair.tokens2))
+    if isinstance(stored, list) and len(stored) == len(links):
+        return [float(c) if isinstance(c, int | float) else None for c in stored]
+    return [None] * len(links)
+
+
+def is_likely(confidence: float | None, threshold: float) -> bool:
+    """Whether a suggested link is shown strongly: no confidence of its own, or at least the threshold."""
+    return confidence is None or confidence >= threshold
+
+
 def baseline_alignment(
     initial: Sequence[Sequence[int]] | None, tokens1: Sequence[str], tokens2: Sequence[str]
 ) -> list[list[int]]:

@@ -17,10 +17,18 @@ same with a modern trainer:
   symmetrisation, is linked as the identical-token matcher would link it, so the statistical aligner
   never suggests less than the fallback on words the two members share.
 
-Backends: ``eflomal`` (Östling & Tiedemann 2016; Bayesian HMM with fertility by Gibbs sampling, a small
-C program; the default: trains and aligns the 5,801 MRPC pairs in seconds) and ``ibm1`` / ``ibm2``
-(NLTK's IBM models in pure Python; much slower, kept as the no-compiler option). eflomal samples, so two
-runs may differ in a few links: every stored result carries the version it was written by.
+Backends: ``posterior`` (the default, `annotator.core.posterior_aligner`: EM in both directions with
+the lexical evidence of monolingual aligners as priors, links decoded per kind of evidence with their
+context, each with a confidence; deterministic), ``eflomal`` (Östling & Tiedemann 2016; Bayesian HMM
+with fertility by Gibbs sampling, a small C program) and ``ibm1`` / ``ibm2`` (NLTK's IBM models in pure
+Python; much slower, kept as the no-compiler option). The posterior backend's symmetrisation is its
+own (``per-kind``); the others take ``intersection`` or ``grow-diag-final``.
+
+eflomal 2.0.0 has no seed: its C sampler seeds every run from /dev/urandom, so two of its runs on the
+same corpus differ in a few links (every stored result carries the version it was written by). The
+posterior backend draws nothing at random — EM, then a greedy decoding with a stable order — so the
+same pairs and settings give the same links and confidences (its runs record ``seed: null``, nothing
+being drawn).
 
 Output links are ``(i, j)``: token ``i`` of member 1 with token ``j`` of member 2, sorted.
 """
@@ -34,19 +42,21 @@ from dataclasses import dataclass
 
 from annotator.core import nltk_import
 from annotator.core.aligner import identical_token_alignment
+from annotator.core.posterior_aligner import PosteriorSettings, align_scored
 
 Link = tuple[int, int]
 Progress = Callable[[str, int, int], None]
-SYMMETRIZATIONS = ("intersection", "grow-diag-final")
-BACKENDS = ("eflomal", "ibm1", "ibm2")
+SYMMETRIZATIONS = ("per-kind", "intersection", "grow-diag-final")
+BACKENDS = ("posterior", "eflomal", "ibm1", "ibm2")
+ScoredLink = tuple[int, int, float]
 
 
 @dataclass(frozen=True)
 class AlignerSettings:
     """What a trained alignment depends on (stored with each version)."""
 
-    backend: str = "eflomal"
-    symmetrize: str = "intersection"
+    backend: str = "posterior"
+    symmetrize: str = ""  # "": the backend's own (per-kind for posterior, intersection for the others)
     identity_lexicon: bool = True
     identity_fill: bool = True
     ibm_iterations: int = 5
@@ -55,11 +65,22 @@ class AlignerSettings:
     min_pair_count: int = 2  # a non-identical link is kept when its word pair links ≥ this often
     eflomal_iterations: tuple[int, int, int] | None = None  # IBM1, HMM, fertility; None: eflomal's rule
 
+    def __post_init__(self) -> None:
+        if not self.symmetrize:
+            object.__setattr__(
+                self, "symmetrize", "per-kind" if self.backend == "posterior" else "intersection"
+            )
+
     def validate(self) -> None:
         if self.backend not in BACKENDS:
             raise ValueError(f"backend {self.backend!r}: expected one of {', '.join(BACKENDS)}")
         if self.symmetrize not in SYMMETRIZATIONS:
             raise ValueError(f"symmetrize {self.symmetrize!r}: expected one of {', '.join(SYMMETRIZATIONS)}")
+        if (self.backend == "posterior") != (self.symmetrize == "per-kind"):
+            raise ValueError(
+                f"symmetrize {self.symmetrize!r} does not go with backend {self.backend!r}: the posterior "
+                "backend symmetrises per kind of link, the others by intersection or grow-diag-final"
+            )
         if self.min_pair_count < 1:
             raise ValueError(f"min_pair_count must be ≥ 1, not {self.min_pair_count}")
         if self.ibm_iterations < 1:
@@ -234,6 +255,21 @@ def consistent_word_pairs(
 # ---- the whole aligner -----------------------------------------------------------------------------
 
 
+def train_and_align_scored(
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    settings: AlignerSettings | None = None,
+    *,
+    progress: Progress | None = None,
+) -> list[list[ScoredLink]]:
+    """Train on the pairs and return each pair's links ``(i, j, confidence)``, sorted. Only the posterior
+    backend has a confidence of its own; the others' links all get 1.0."""
+    settings = settings or AlignerSettings()
+    settings.validate()
+    if settings.backend == "posterior":
+        return align_scored(pairs, PosteriorSettings(), progress=progress)
+    return [[(i, j, 1.0) for i, j in links] for links in train_and_align(pairs, settings, progress=progress)]
+
+
 def train_and_align(
     pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
     settings: AlignerSettings | None = None,
@@ -246,6 +282,9 @@ def train_and_align(
     """
     settings = settings or AlignerSettings()
     settings.validate()
+    if settings.backend == "posterior":
+        scored = align_scored(pairs, PosteriorSettings(), progress=progress)
+        return [[(i, j) for i, j, _c in links] for links in scored]
     report = progress or (lambda _stage, _done, _total: None)
     usable = [n for n, (t1, t2) in enumerate(pairs) if t1 and t2]
     subset = [pairs[n] for n in usable]

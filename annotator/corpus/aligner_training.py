@@ -27,7 +27,12 @@ from django.utils import timezone
 from annotator import taskqueue
 from annotator.agreement.changes import project_changed
 from annotator.core.aligner import SOURCE as IDENTICAL_SOURCE
-from annotator.core.statistical_aligner import BACKENDS, SYMMETRIZATIONS, AlignerSettings, train_and_align
+from annotator.core.statistical_aligner import (
+    BACKENDS,
+    SYMMETRIZATIONS,
+    AlignerSettings,
+    train_and_align_scored,
+)
 from annotator.models import AlignerRun, Pair, Project
 
 log = logging.getLogger(__name__)
@@ -54,7 +59,10 @@ def _replaceable(project: Project) -> Any:
     )
 
 
-def settings_from(symmetrize: str = "intersection", backend: str = "eflomal") -> AlignerSettings:
+def settings_from(symmetrize: str = "per-kind", backend: str = "") -> AlignerSettings:
+    """The settings of a run: the symmetrisation names the backend unless one is given (per-kind: the
+    posterior aligner; intersection, grow-diag-final: eflomal)."""
+    backend = backend or ("posterior" if symmetrize == "per-kind" else "eflomal")
     settings = AlignerSettings(backend=backend, symmetrize=symmetrize)
     try:
         settings.validate()
@@ -85,7 +93,7 @@ def create_run(project: Project, user: Any, settings: AlignerSettings) -> Aligne
     )
 
 
-def start_training(project: Project, user: Any, *, symmetrize: str = "intersection") -> AlignerRun:
+def start_training(project: Project, user: Any, *, symmetrize: str = "per-kind") -> AlignerRun:
     """Record the run and enqueue it on a worker (in-process without a broker)."""
     run = create_run(project, user, settings_from(symmetrize))
     transaction.on_commit(lambda: _send(run.pk))
@@ -153,18 +161,27 @@ def _train_and_store(run: AlignerRun, progress: _Progress) -> dict[str, Any]:
     progress("training", 0, len(rows))
     stored: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in run.settings.items()}
     settings = AlignerSettings(**stored)
-    aligned = train_and_align([(t1, t2) for _, t1, t2 in rows], settings, progress=progress)
-    links = {pk: [list(link) for link in result] for (pk, _, _), result in zip(rows, aligned, strict=True)}
+    aligned = train_and_align_scored([(t1, t2) for _, t1, t2 in rows], settings, progress=progress)
+    links = {pk: [[i, j] for i, j, _c in result] for (pk, _, _), result in zip(rows, aligned, strict=True)}
+    # only the posterior aligner has a confidence of its own; the others' links are stored without one
+    scored = settings.backend == "posterior"
+    confidence = {pk: [c for _i, _j, c in result] for (pk, _, _), result in zip(rows, aligned, strict=True)}
     progress("storing", 0, len(rows))
     with transaction.atomic():
         replaceable = list(_replaceable(project).only("pk"))
         for pair in replaceable:
             pair.initial_alignment = links[pair.pk]
+            pair.initial_alignment_confidence = confidence[pair.pk] if scored else None
             pair.initial_alignment_source = run.source
             pair.initial_alignment_version = run.version
         Pair.objects.bulk_update(
             replaceable,
-            ["initial_alignment", "initial_alignment_source", "initial_alignment_version"],
+            [
+                "initial_alignment",
+                "initial_alignment_confidence",
+                "initial_alignment_source",
+                "initial_alignment_version",
+            ],
             batch_size=BATCH,
         )
         project_changed(project.pk)  # κ_C's baseline changed
@@ -180,7 +197,18 @@ def _train_and_store(run: AlignerRun, progress: _Progress) -> dict[str, Any]:
         "written": len(replaceable),
         "kept_imported": kept,
         "links": n_links,
+        # the posterior aligner draws nothing at random; eflomal seeds itself from /dev/urandom
+        "seed": None,
+        "reproducible": settings.backend != "eflomal",
     }
+
+
+def set_suggestion_threshold(project: Project, threshold: float) -> None:
+    """The confidence from which the project's suggested links are shown strongly (the rest faintly)."""
+    if not 0.0 <= threshold <= 1.0:
+        raise TrainingError(f"The suggestion threshold must be between 0 and 1, not {threshold}.")
+    Project.objects.filter(pk=project.pk).update(suggestion_threshold=threshold)
+    project.suggestion_threshold = threshold
 
 
 def latest_run(project: Project) -> AlignerRun | None:

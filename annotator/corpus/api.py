@@ -4,7 +4,7 @@ POST `{"parser": "spacy"|"benepar"}` → 202, a queue that cannot be reached giv
 and of registered alignment systems: `GET/POST /api/projects/{project_pk}/systems/`.
 
 GET lists the runs (newest first, with their progress) and the baseline κ_C uses; POST starts a run
-(`{"symmetrize": "intersection"|"grow-diag-final"}`) → 202 with the run, to poll at its `poll` URL.
+(`{"symmetrize": "per-kind"|"intersection"|"grow-diag-final"}`) → 202 with the run, to poll at its `poll` URL.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class AlignerStateSerializer(serializers.Serializer):
 
 
 class TrainRequestSerializer(serializers.Serializer):
-    symmetrize = serializers.ChoiceField(choices=SYMMETRIZATIONS, default="intersection")
+    symmetrize = serializers.ChoiceField(choices=SYMMETRIZATIONS, default="per-kind")
 
 
 @extend_schema(parameters=[PROJECT_PK])

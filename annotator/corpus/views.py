@@ -232,12 +232,27 @@ def corpus_import(request: SignedInRequest) -> HttpResponse:
 class TrainForm(forms.Form):
     symmetrize = forms.ChoiceField(
         choices=[(s, s) for s in SYMMETRIZATIONS],
-        initial="intersection",
-        help_text="intersection: fewer, surer links (Cohn et al.); grow-diag-final: more links.",
+        initial="per-kind",
+        help_text=(
+            "per-kind: the posterior aligner, each kind of link decided on its own evidence, with a "
+            "confidence (deterministic); intersection: eflomal, fewer, surer links (Cohn et al.); "
+            "grow-diag-final: eflomal, more links."
+        ),
     )
 
 
-def aligner_context(project: Project, form: TrainForm | None = None) -> dict[str, object]:
+class ThresholdForm(forms.Form):
+    suggestion_threshold = forms.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        label="Show strongly from confidence",
+        help_text="Suggested links at least this confident are drawn strongly in the editor, the others faintly.",
+    )
+
+
+def aligner_context(
+    project: Project, form: TrainForm | None = None, threshold_form: ThresholdForm | None = None
+) -> dict[str, object]:
     runs = list(AlignerRun.objects.filter(project=project).select_related("created_by")[:RUNS_SHOWN])
     running = any(r.status in (AlignerRun.Status.QUEUED, AlignerRun.Status.RUNNING) for r in runs)
     rows = [{"run": r, "percent": round(100 * r.progress / r.total) if r.total else 0} for r in runs]
@@ -249,6 +264,8 @@ def aligner_context(project: Project, form: TrainForm | None = None) -> dict[str
         "trees": trees,
         "aligner_polling": running or parsing,
         "train_form": form or TrainForm(),
+        "threshold_form": threshold_form
+        or ThresholdForm(initial={"suggestion_threshold": project.suggestion_threshold}),
         "baseline": training.baseline_summary(project),
     }
 
@@ -256,6 +273,16 @@ def aligner_context(project: Project, form: TrainForm | None = None) -> dict[str
 @require_http_methods(["GET", "POST"])
 def corpus_aligner(request: SignedInRequest, project_pk: int) -> HttpResponse:
     project = access.project_for_lead(request.user, project_pk)
+    if request.method == "POST" and "suggestion_threshold" in request.POST:
+        threshold_form = ThresholdForm(request.POST)
+        if threshold_form.is_valid():
+            training.set_suggestion_threshold(project, threshold_form.cleaned_data["suggestion_threshold"])
+            if not request.htmx:
+                return redirect("annotator:corpus-jobs", project_pk=project.pk)
+        status = 200 if threshold_form.is_valid() else 422
+        return render(
+            request, "corpus/_aligner.html", aligner_context(project, None, threshold_form), status=status
+        )
     form = TrainForm(request.POST or None)
     status = 200
     if request.method == "POST":

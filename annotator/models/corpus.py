@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+
+from annotator.core.posterior_aligner import DEFAULT_SUGGESTION_THRESHOLD
 
 
 class Tagset(models.Model):
@@ -99,6 +102,11 @@ class Project(models.Model):
     reannotation_rules = models.JSONField(
         default=dict, blank=True, help_text="Defaults of the re-annotation queue: rule, threshold, fraction."
     )
+    suggestion_threshold = models.FloatField(
+        default=DEFAULT_SUGGESTION_THRESHOLD,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Suggested links at least this confident are shown strongly, the others faintly.",
+    )
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -153,6 +161,9 @@ class Pair(models.Model):
     nodes1 = models.JSONField(default=list, blank=True, help_text="Derived: [{label, start, end}] per node.")
     nodes2 = models.JSONField(default=list, blank=True)
     initial_alignment = models.JSONField(null=True, blank=True, help_text="Automatic alignment [[i, j], …].")
+    initial_alignment_confidence = models.JSONField(
+        null=True, blank=True, help_text="The aligner's confidence of each initial link, in their order."
+    )
     initial_alignment_source = models.CharField(max_length=60, blank=True)
     initial_alignment_version = models.PositiveIntegerField(
         null=True, blank=True, help_text="The project's aligner run (AlignerRun.version) that wrote it."

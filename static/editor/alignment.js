@@ -111,12 +111,13 @@ export function drawLines() {
       y2: rb.top - 1 - box.top,
     };
   };
-  // Suggestions first (underneath): dotted amber, a click accepts one as a sure link.
-  for (const [i, j] of data.suggested || []) {
+  // Suggestions first (underneath): dotted amber, a click accepts one as a sure link; the links below
+  // the project's confidence threshold are drawn faintly.
+  for (const [i, j, likely = true] of data.suggested || []) {
     const coords = ends(i, j);
     if (!coords) continue;
     drawLine(svg, coords, "hit suggested-hit", i, j);
-    drawLine(svg, coords, "link suggested", i, j);
+    drawLine(svg, coords, `link suggested${likely ? "" : " faint"}`, i, j);
   }
   for (const [i, j, sure] of data.links) {
     const coords = ends(i, j);
@@ -145,14 +146,15 @@ export function buildMatrix() {
   if (box.hidden) return;
   const data = linksData();
   const kind = new Map(data.links.map(([i, j, sure]) => [`${i}-${j}`, sure ? "sure" : "possible"]));
-  const initial = new Set((data.suggested || []).map(([i, j]) => `${i}-${j}`));
+  const initial = new Map((data.suggested || []).map(([i, j, likely = true]) => [`${i}-${j}`, likely]));
   const head = data.tokens2
     .map((t, j) => `<th class="mx-col" data-j="${j}"><span>${escapeHtml(t)}</span></th>`)
     .join("");
   const rows = data.tokens1.map((t, i) => {
     const cells = data.tokens2.map((_, j) => {
       const key = `${i}-${j}`;
-      const cls = `mx-cell ${kind.get(key) || ""}${initial.has(key) ? " init" : ""}`;
+      const suggestion = initial.has(key) ? (initial.get(key) ? " init" : " init faint") : "";
+      const cls = `mx-cell ${kind.get(key) || ""}${suggestion}`;
       return `<td class="${cls}" data-i="${i}" data-j="${j}" title="${escapeHtml(t)} – ${escapeHtml(data.tokens2[j])}"></td>`;
     });
     return `<tr><th class="mx-row" data-i="${i}">${escapeHtml(t)}</th>${cells.join("")}</tr>`;

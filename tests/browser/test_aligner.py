@@ -47,12 +47,17 @@ def test_lead_trains_and_annotator_accepts_and_corrects_suggestions(page, live_s
     page.goto(f"{live_server.url}/projects/{project.pk}/corpus/")
     page.click("[data-train-aligner]")
     page.wait_for_selector("#aligner-run-1.job-succeeded", timeout=60_000)
-    assert "eflomal/intersection v1" in page.locator("#aligner .baseline").inner_text()
+    assert "posterior/per-kind v1" in page.locator("#aligner .baseline").inner_text()
     screenshot(page, "aligner-trained-1280")
     run = AlignerRun.objects.get(project=project)
     assert run.version == 1 and run.report["written"] == 24
     pair = Pair.objects.get(pk=pair.pk)
     assert [1, 2] in pair.initial_alignment  # bought ↔ purchased
+    # the lead shows only the surest links strongly: those under the threshold are drawn faintly
+    page.fill("#id_suggestion_threshold", "0.99")
+    page.click("[data-set-threshold]")
+    page.wait_for_selector('#id_suggestion_threshold[value="0.99"]')
+    n_faint = sum(1 for c in pair.initial_alignment_confidence if c < 0.99)
 
     page.context.clear_cookies()
     make.sign_in(page, live_server, ann)
@@ -60,6 +65,8 @@ def test_lead_trains_and_annotator_accepts_and_corrects_suggestions(page, live_s
     page.keyboard.press("Shift+A")
     n_suggested = len(pair.initial_alignment)
     assert page.locator(".link-lines line.link.suggested").count() == n_suggested
+    assert page.locator(".link-lines line.link.suggested.faint").count() == n_faint
+    assert page.locator(".sugg.faint").count() == n_faint
     assert "bought – purchased" in page.locator(".suggestion-list").inner_text()
     screenshot(page, "aligner-suggestions-1280")
     assert not AlignmentLink.objects.filter(annotator=ann).exists()  # opening recorded nothing

@@ -1,4 +1,4 @@
-"""`manage.py align_corpus --project ID|NAME [--symmetrize intersection|grow-diag-final]`
+"""`manage.py align_corpus --project ID|NAME [--symmetrize per-kind|intersection|grow-diag-final]`
 
 Trains the project's statistical aligner on its pairs and stores each pair's initial alignment as a
 new version (imported initial alignments are kept). Runs in this process, printing the progress.
@@ -21,7 +21,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         add_project_argument(parser)
-        parser.add_argument("--symmetrize", choices=SYMMETRIZATIONS, default="intersection")
+        parser.add_argument(
+            "--symmetrize",
+            choices=SYMMETRIZATIONS,
+            default="per-kind",
+            help="per-kind: the posterior aligner (the default); intersection, grow-diag-final: eflomal",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         project = project_named(options["project"])

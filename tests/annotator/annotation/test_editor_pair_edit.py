@@ -31,14 +31,28 @@ def test_opening_shows_the_initial_alignment_as_suggestions_and_records_nothing(
     assert not AlignmentLink.objects.filter(pair=desk.pair).exists()
     assert annotation_services.sheet_version(desk.pair, desk.anna) == 0
     assert "<strong>3</strong> suggested by the" in html and "Accept all 3" in html
-    assert '"suggested": [[1, 0], [4, 2], [5, 3]]' in html
+    assert '"suggested": [[1, 0, true], [4, 2, true], [5, 3, true]]' in html
 
 
 def test_suggestions_the_annotator_already_linked_are_not_suggested_again():
     desk = make.desk()
     annotation_services.set_links(desk.pair, desk.anna, [(1, 0)], sure=False, base_version=None)
     html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
-    assert '"suggested": [[4, 2], [5, 3]]' in html and "Accept all 2" in html
+    assert '"suggested": [[4, 2, true], [5, 3, true]]' in html and "Accept all 2" in html
+
+
+def test_suggested_links_below_the_projects_confidence_threshold_are_shown_faintly():
+    desk = make.desk()
+    Pair.objects.filter(pk=desk.pair.pk).update(initial_alignment_confidence=[0.95, 0.4, 0.8])
+    desk.project.suggestion_threshold = 0.8
+    desk.project.save(update_fields=["suggestion_threshold"])
+    html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
+    assert '"suggested": [[1, 0, true], [4, 2, false], [5, 3, true]]' in html
+    assert html.count('class="sugg faint"') == 1 and "confidence 0.40, below the project" in html
+    # confidences that are not the stored links' (another count) are ignored: every link is likely
+    Pair.objects.filter(pk=desk.pair.pk).update(initial_alignment_confidence=[0.1])
+    html = logged_in(desk.anna).get(url("pair-edit", desk.pair)).content.decode()
+    assert '"suggested": [[1, 0, true], [4, 2, true], [5, 3, true]]' in html
 
 
 def test_pair_without_initial_alignment_suggests_identical_tokens_without_storing_them():

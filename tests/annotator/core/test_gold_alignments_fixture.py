@@ -25,6 +25,21 @@ def test_at_least_40_pairs_with_links_inside_the_tokens_and_no_link_both_sure_an
             assert 0 <= i < len(p["tokens1"]) and 0 <= j < len(p["tokens2"]), p["id"]
 
 
+def _different_word_sure_links(pairs):
+    return sum(
+        1 for p in pairs for i, j in p["sure"] if p["tokens1"][i].casefold() != p["tokens2"][j].casefold()
+    )
+
+
+def test_at_least_60_sure_links_between_different_words_and_a_held_aside_part():
+    pairs = _gold()
+    assert _different_word_sure_links(pairs) >= 60
+    parts = {p["part"] for p in pairs}
+    assert parts == {"tune", "held-aside"}
+    held = [p for p in pairs if p["part"] == "held-aside"]
+    assert len(held) >= 40 and _different_word_sure_links(held) >= 20
+
+
 def test_tokens_are_the_mrpc_importers(corpora_dir):
     records = {}
     for name in ("msr_paraphrase_train.txt", "msr_paraphrase_test.txt"):

@@ -12,6 +12,7 @@ from annotator.core.statistical_aligner import (
     intersect,
     symmetrize,
     train_and_align,
+    train_and_align_scored,
     training_corpus,
 )
 
@@ -62,9 +63,10 @@ def test_quality_is_och_and_ney_precision_recall_and_aer():
     assert math.isnan(alignment_quality([set()], [set()], [set()]).aer)
 
 
-@pytest.mark.parametrize("backend", ["eflomal", "ibm1"])
+@pytest.mark.parametrize("backend", ["posterior", "eflomal", "ibm1"])
 def test_training_learns_a_non_identical_correspondence(backend):
-    pytest.importorskip("eflomal" if backend == "eflomal" else "nltk")
+    if backend != "posterior":
+        pytest.importorskip("eflomal" if backend == "eflomal" else "nltk")
     aligned = train_and_align(CORPUS, AlignerSettings(backend=backend))
     assert len(aligned) == len(CORPUS)
     first = set(aligned[0])
@@ -82,3 +84,18 @@ def test_pairs_with_an_empty_member_get_no_links_and_do_not_break_training():
 def test_settings_are_validated_by_name():
     with pytest.raises(ValueError, match="backend 'giza'"):
         train_and_align(CORPUS[:1], AlignerSettings(backend="giza"))
+
+
+def test_the_default_is_the_posterior_aligner_symmetrising_per_kind_and_others_refuse_per_kind():
+    assert (AlignerSettings().backend, AlignerSettings().symmetrize) == ("posterior", "per-kind")
+    assert AlignerSettings(backend="eflomal").symmetrize == "intersection"
+    with pytest.raises(ValueError, match="does not go with backend 'eflomal'"):
+        AlignerSettings(backend="eflomal", symmetrize="per-kind").validate()
+
+
+def test_training_twice_on_the_same_corpus_gives_the_same_links_and_confidences():
+    first = train_and_align_scored(CORPUS)
+    second = train_and_align_scored(list(CORPUS))
+    assert first == second
+    assert all(0 < c <= 1 for links in first for _i, _j, c in links)
+    assert train_and_align(CORPUS) == [[(i, j) for i, j, _c in links] for links in first]

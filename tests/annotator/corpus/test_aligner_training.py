@@ -197,3 +197,40 @@ def test_retraining_copies_no_links_so_storage_does_not_grow_and_accepted_links_
     # The new version's suggestions leave out what the annotator already holds.
     mine = set(AlignmentLink.objects.filter(pair=pairs[1], annotator=ann).values_list("i", "j"))
     assert mine and not mine & {tuple(link) for link in work.suggestions(pairs[1], ann)[0]}
+
+
+def test_the_default_run_stores_a_confidence_per_link_and_the_same_links_twice(world):
+    project, _, _, pairs, imported = world
+    first = _train(project, "per-kind")
+    pair = Pair.objects.get(pk=pairs[0].pk)
+    assert pair.initial_alignment_source == "posterior/per-kind" and [1, 1] in pair.initial_alignment
+    assert len(pair.initial_alignment_confidence) == len(pair.initial_alignment)
+    assert all(0 < c <= 1 for c in pair.initial_alignment_confidence)
+    assert first.report["seed"] is None and first.report["reproducible"] is True
+    before = dict(Pair.objects.filter(project=project).values_list("pk", "initial_alignment"))
+    _train(project, "per-kind")
+    after = dict(Pair.objects.filter(project=project).values_list("pk", "initial_alignment"))
+    assert before == after
+    imported.refresh_from_db()
+    assert imported.initial_alignment_confidence is None
+
+
+def test_eflomal_runs_store_no_confidence_and_say_they_are_not_reproducible(world):
+    project, _, _, pairs, _ = world
+    run = _train(project, "intersection")
+    assert Pair.objects.get(pk=pairs[0].pk).initial_alignment_confidence is None
+    assert run.report["reproducible"] is False
+
+
+def test_lead_sets_the_suggestion_threshold_on_the_corpus_page(world):
+    project, ann, lead, *_ = world
+    aligner = reverse("annotator:corpus-aligner", args=[project.pk])
+    response = logged_in(lead).post(aligner, {"suggestion_threshold": "0.65"}, **HTMX)
+    assert response.status_code == 200 and 'value="0.65"' in response.content.decode()
+    project.refresh_from_db()
+    assert project.suggestion_threshold == 0.65 and not AlignerRun.objects.exists()
+    refused = logged_in(lead).post(aligner, {"suggestion_threshold": "1.5"}, **HTMX)
+    assert refused.status_code == 422 and 'role="alert"' in refused.content.decode()
+    assert logged_in(ann).post(aligner, {"suggestion_threshold": "0.1"}).status_code in (403, 404)
+    project.refresh_from_db()
+    assert project.suggestion_threshold == 0.65

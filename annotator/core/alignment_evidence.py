@@ -1,0 +1,211 @@
+"""Evidence for a word link that co-occurrence alone does not give (no Django here).
+
+Monolingual aligners reach their figures by linking what is the same word underneath before asking the
+statistics (Sultan, Bethard & Sumner 2014, "Back to basics for monolingual alignment", §3: identical
+words, then named entities, then content words by lexical similarity and context). Each function below
+says how two tokens of the two members are related, by their forms only:
+
+- :func:`word` — the form the trainers read (case-folded, one word);
+- :func:`lemma_keys` — inflectional variants (`declines`/`decline`, `severed`/`severing`, `was`/`is`,
+  `'m`/`am`, `an`/`a`) by English inflection rules and a short table of irregular forms, applied to word
+  types: tagging the whole MRPC with spaCy's pipeline takes over a minute on this machine, far more than
+  the aligner's 10 s budget, and a token-free rule set gives the same keys for regular inflection;
+- :func:`number_value` — the same number written two ways (`1,000`/`1000`), and the few signs that
+  spell a word (`%`/`percent`, `&`/`and`);
+- :func:`name_variant_form` — a name and its prefixed or hyphenated form (`Numan`/`Al-Numan`);
+- :func:`stem_related` — derivational variants sharing a long stem (`resignation`/`resign`,
+  `succeed`/`successor`): weaker evidence, left to the statistics and the context to confirm;
+- :func:`is_function` — punctuation and closed-class words, whose links between different forms need
+  more than a shared position to be believed.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_IRREGULAR = {
+    "am": "be",
+    "is": "be",
+    "are": "be",
+    "was": "be",
+    "were": "be",
+    "been": "be",
+    "being": "be",
+    "'m": "be",
+    "'re": "be",
+    "be": "be",
+    "has": "have",
+    "had": "have",
+    "having": "have",
+    "'ve": "have",
+    "does": "do",
+    "did": "do",
+    "done": "do",
+    "doing": "do",
+    "an": "a",
+    "n't": "not",
+    "'ll": "will",
+    "wo": "will",
+    "ca": "can",
+    "went": "go",
+    "gone": "go",
+    "goes": "go",
+    "made": "make",
+    "said": "say",
+    "says": "say",
+    "took": "take",
+    "taken": "take",
+    "gave": "give",
+    "given": "give",
+    "got": "get",
+    "gotten": "get",
+    "bought": "buy",
+    "sold": "sell",
+    "told": "tell",
+    "found": "find",
+    "held": "hold",
+    "led": "lead",
+    "left": "leave",
+    "lost": "lose",
+    "paid": "pay",
+    "ran": "run",
+    "rose": "rise",
+    "risen": "rise",
+    "fell": "fall",
+    "fallen": "fall",
+    "won": "win",
+    "saw": "see",
+    "seen": "see",
+    "knew": "know",
+    "known": "know",
+    "thought": "think",
+    "brought": "bring",
+    "began": "begin",
+    "begun": "begin",
+    "came": "come",
+    "became": "become",
+    "kept": "keep",
+    "met": "meet",
+    "sent": "send",
+    "spent": "spend",
+    "built": "build",
+    "shot": "shoot",
+    "struck": "strike",
+    "wrote": "write",
+    "written": "write",
+    "men": "man",
+    "women": "woman",
+    "children": "child",
+    "people": "person",
+    "feet": "foot",
+    "better": "good",
+    "best": "good",
+    "worse": "bad",
+    "worst": "bad",
+}
+_SIGNS = {
+    "%": "percent",
+    "pct": "percent",
+    "per-cent": "percent",
+    "&": "and",
+    "+": "plus",
+    "$": "dollar",
+    "us$": "dollar",
+    "dollars": "dollar",
+}
+_FUNCTION = frozenset(
+    """a an the this that these those it its he she they them their his her him we us our you your i me my
+    of in on at to for from by with about as into over under after before between through during without
+    and or but nor so if than then because while when where who whom whose which what how not no
+    be am is are was were been being has have had do does did will would shall should can could may might
+    must 's 'm 're 've 'll 'd n't there here also just only""".split()
+)
+_VOWELS = set("aeiouy")
+
+
+@lru_cache(maxsize=200_000)
+def word(token: str) -> str:
+    """A token as the trainers read it: one whitespace-free, case-folded word."""
+    return "_".join(token.split()).casefold() or "_"
+
+
+@lru_cache(maxsize=200_000)
+def lemma_keys(form: str) -> frozenset[str]:
+    """The possible lemmas of a case-folded form under English inflection (the form itself included).
+
+    >>> sorted(lemma_keys("declines"))
+    ['declin', 'decline', 'declines']
+    """
+    w = _SIGNS.get(form, form)
+    keys = {w}
+    if w in _IRREGULAR:
+        keys.add(_IRREGULAR[w])
+        return frozenset(keys)
+    if not w.isalpha() or len(w) < 3:
+        return frozenset(keys)
+    candidates: list[str] = []
+    if w.endswith("ies") and len(w) > 4:
+        candidates.append(w[:-3] + "y")
+    if w.endswith("es") and len(w) > 3:
+        candidates.append(w[:-2])
+    if w.endswith("s") and not w.endswith("ss"):
+        candidates.append(w[:-1])
+    if w.endswith("ied") and len(w) > 4:
+        candidates.append(w[:-3] + "y")
+    for suffix in ("ed", "ing", "er", "est"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            base = w[: -len(suffix)]
+            candidates += [base, base + "e"]
+            if len(base) >= 2 and base[-1] == base[-2] and base[-1] not in _VOWELS:
+                candidates.append(base[:-1])  # stopped → stop
+    keys.update(c for c in candidates if len(c) >= 3 and set(c) & _VOWELS)
+    return frozenset(keys)
+
+
+def same_lemma(form1: str, form2: str) -> bool:
+    """Whether two case-folded forms may be inflections of one lemma."""
+    if form1 == form2:
+        return True
+    return bool(lemma_keys(form1) & lemma_keys(form2))
+
+
+_NUMBER = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$|^[+-]?\.\d+$")
+
+
+def number_value(form: str) -> float | None:
+    """The value of a number token (`1,000`, `.85`, `8.4`), else None."""
+    if not _NUMBER.match(form):
+        return None
+    return float(form.replace(",", ""))
+
+
+def name_variant_form(form1: str, form2: str) -> bool:
+    """Whether two case-folded forms are one name with and without a hyphenated prefix or suffix
+    (`numan` / `al-numan`)."""
+    if form1 == form2:
+        return False
+    return any(
+        long.endswith("-" + short) or long.startswith(short + "-")
+        for short, long in ((form1, form2), (form2, form1))
+    )
+
+
+def stem_related(form1: str, form2: str) -> bool:
+    """Whether two alphabetic forms share a stem of at least five letters covering ≥ 70 % of the shorter
+    (derivational variants: `resignation`/`resign`, `succeed`/`successor`)."""
+    if form1 == form2 or not (form1.isalpha() and form2.isalpha()):
+        return False
+    shorter = min(len(form1), len(form2))
+    common = 0
+    for c1, c2 in zip(form1, form2, strict=False):
+        if c1 != c2:
+            break
+        common += 1
+    return common >= 5 and common >= 0.7 * shorter
+
+
+@lru_cache(maxsize=200_000)
+def is_function(form: str) -> bool:
+    """Punctuation, numbers' signs and closed-class words (case-folded form)."""
+    return form in _FUNCTION or not any(ch.isalnum() for ch in form)

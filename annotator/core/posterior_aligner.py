@@ -1,0 +1,421 @@
+"""A deterministic monolingual word aligner with a confidence per link (no Django here).
+
+Three steps, each a public function so the bench can take any of them out (docs/aligner.md):
+
+1. **Lexical evidence** (:func:`related_word_pairs`): which word types of the corpus are the same word
+   underneath (identical, inflectional variants, one number, a name and its prefixed form, a shared
+   derivational stem), from `annotator.core.alignment_evidence`.
+2. **Translation tables by EM** (:func:`train_posteriors`): a fast_align-style model (Dyer, Chahuneau
+   & Smith 2013: IBM model 1 with a diagonal preference, p(a_j = i) ∝ exp(−λ |i/n₁ − j/n₂|), and a
+   NULL word) trained by expectation–maximisation in both directions (member 1 → member 2 and back).
+   The evidence enters as Dirichlet pseudo-counts on the tables (the priors eflomal reads from a
+   file; the Giza++ identity lexicon of Cohn et al. 2008 is the identical case). EM has no random
+   draw: the same corpus and settings give the same tables, bit for bit.
+3. **Decoding** (:func:`decode`): each cell's score is the mean of the two directions' link posteriors
+   (Liang, Taskar & Klein 2006 combine the directions the same way), plus a bonus for its kind of
+   evidence and one for **context** — the diagonal neighbours linked in a first pass (Sultan et al.
+   2014's contextual evidence: a link between two words whose neighbours are linked is more likely).
+   Links are taken greedily, best score first, one per word, while the score reaches the threshold
+   of its kind (identical or variant forms; two different content words; a different function word
+   or punctuation). A link's **confidence** is its score, capped at 1.
+
+Every public function is pure; tokens in, links ``(i, j, confidence)`` out.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from annotator.core import alignment_evidence as ev
+
+Progress = Callable[[str, int, int], None]
+DEFAULT_SUGGESTION_THRESHOLD = 0.8  # a project's default: links at least this confident are shown strongly
+ScoredLink = tuple[int, int, float]
+
+# Kinds of evidence between two word types (codes in the per-cell arrays); NONE: only the statistics.
+NONE, IDENTICAL, LEMMA, NUMBER, NAME, STEM = range(6)
+KIND_NAMES = ("none", "identical", "lemma", "number", "name", "stem")
+
+
+@dataclass(frozen=True)
+class PosteriorSettings:
+    """What the posterior aligner depends on (stored with each version). The pieces can be turned off
+    one at a time (the ablation in docs/aligner.md)."""
+
+    iterations: int = 5
+    diagonal_tension: float = 4.0  # λ of the diagonal preference
+    null_probability: float = 0.08
+    identity_prior: float = 2.0  # pseudo-count of (w, w) in the tables
+    variant_prior: float = 1.0  # pseudo-count of lemma / number / name variants
+    stem_prior: float = 0.3
+    lemmas: bool = True
+    numbers_names: bool = True
+    stems: bool = True
+    context: bool = True
+    evidence_bonus: float = 0.5  # added to an identical / variant cell's score (stem: a third of it)
+    context_bonus: float = 0.4  # per linked diagonal neighbour (two at most)
+    context_passes: int = 2  # each pass counts the neighbours linked by the one before
+    context_from_same_only: bool = True  # only links of the same word underneath give context
+    reliable_count: float = 4.0
+    stem_share: float = 0.6  # a shared derivational stem's bonus, as a share of evidence_bonus
+    gap_fill: bool = False
+    gap_edges: bool = False  # the sentence's start and end count as links around a gap
+    gap_confidence: float = 0.6  # a different-word pair's score is scaled by min(1, corpus links / this)
+    threshold_same: float = 0.3  # identical and variant forms
+    threshold_content: float = 0.5  # two different words, at least one of them a content word
+    threshold_function: float = 0.6  # two different function words or punctuation
+
+    def validate(self) -> None:
+        if self.iterations < 1:
+            raise ValueError(f"iterations must be ≥ 1, not {self.iterations}")
+        if not 0 < self.null_probability < 1:
+            raise ValueError(f"null_probability must be in (0, 1), not {self.null_probability}")
+        for name in ("threshold_same", "threshold_content", "threshold_function"):
+            value = getattr(self, name)
+            if not 0 <= value <= 2:
+                raise ValueError(f"{name} must be in [0, 2], not {value}")
+
+
+# ---- 1. lexical evidence ---------------------------------------------------------------------------
+
+
+def related_word_pairs(vocabulary: Sequence[str], settings: PosteriorSettings) -> dict[tuple[int, int], int]:
+    """Ordered pairs of word ids (a ≠ b) with their kind of evidence, found through indexes on the
+    keys (lemma, value, name part, stem prefix), so the cost follows the vocabulary, not its square."""
+    related: dict[tuple[int, int], int] = {}
+
+    def add_groups(
+        groups: dict[object, list[int]], kind: int, check: Callable[[str, str], bool] | None
+    ) -> None:
+        for members in groups.values():
+            if len(members) < 2 or len(members) > 200:
+                continue
+            for a in members:
+                for b in members:
+                    if (
+                        a != b
+                        and (a, b) not in related
+                        and (check is None or check(vocabulary[a], vocabulary[b]))
+                    ):
+                        related[(a, b)] = kind
+
+    if settings.lemmas:
+        by_lemma: dict[object, list[int]] = defaultdict(list)
+        for index, form in enumerate(vocabulary):
+            for key in ev.lemma_keys(form):
+                by_lemma[key].append(index)
+        add_groups(by_lemma, LEMMA, None)
+    if settings.numbers_names:
+        by_value: dict[object, list[int]] = defaultdict(list)
+        by_part: dict[object, list[int]] = defaultdict(list)
+        for index, form in enumerate(vocabulary):
+            value = ev.number_value(form)
+            if value is not None:
+                by_value[value].append(index)
+            for part in form.split("-"):
+                if len(part) >= 3 and part.isalpha():
+                    by_part[part].append(index)
+        add_groups(by_value, NUMBER, None)
+        add_groups(by_part, NAME, ev.name_variant_form)
+    if settings.stems:
+        by_prefix: dict[object, list[int]] = defaultdict(list)
+        for index, form in enumerate(vocabulary):
+            if len(form) >= 5 and form.isalpha():
+                by_prefix[form[:5]].append(index)
+        add_groups(by_prefix, STEM, ev.stem_related)
+    return related
+
+
+# ---- 2. EM in both directions -----------------------------------------------------------------------
+
+
+@dataclass
+class _Cells:
+    """Every (i, j) cell of every pair, flat: pair-major, then i, then j."""
+
+    w1: np.ndarray
+    w2: np.ndarray
+    i: np.ndarray
+    j: np.ndarray
+    n1: np.ndarray
+    n2: np.ndarray
+    group1: np.ndarray  # global index of token i of member 1
+    group2: np.ndarray  # global index of token j of member 2
+    starts: np.ndarray  # first cell of each pair (len(pairs) + 1)
+    function1: np.ndarray | None = None  # token i of member 1 is a function word (per cell)
+    function2: np.ndarray | None = None
+
+
+def _cells(ids1: Sequence[np.ndarray], ids2: Sequence[np.ndarray]) -> _Cells:
+    len1 = np.array([len(a) for a in ids1], dtype=np.int64)
+    len2 = np.array([len(b) for b in ids2], dtype=np.int64)
+    sizes = len1 * len2
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    off1 = np.concatenate([[0], np.cumsum(len1)])[:-1]
+    off2 = np.concatenate([[0], np.cumsum(len2)])[:-1]
+    flat1 = np.concatenate(ids1) if ids1 else np.zeros(0, dtype=np.int64)
+    flat2 = np.concatenate(ids2) if ids2 else np.zeros(0, dtype=np.int64)
+    pair = np.repeat(np.arange(len(sizes)), sizes)
+    within = np.arange(int(starts[-1])) - starts[pair]
+    n1, n2 = len1[pair], len2[pair]
+    i, j = within // n2, within % n2
+    group1, group2 = off1[pair] + i, off2[pair] + j
+    return _Cells(flat1[group1], flat2[group2], i, j, n1, n2, group1, group2, starts)
+
+
+def _direction(
+    src: np.ndarray,
+    trg: np.ndarray,
+    group: np.ndarray,
+    n_groups: int,
+    distortion: np.ndarray,
+    prior: np.ndarray,
+    key: np.ndarray,
+    key_src: np.ndarray,
+    n_words: int,
+    settings: PosteriorSettings,
+) -> np.ndarray:
+    """Posterior p(a_trg = src | pair) of every cell after EM (fast_align's model, priors as pseudo-counts)."""
+    n_keys = len(key_src)
+    # start: uniform over the words each source word co-occurs with, plus the priors
+    t = prior + 1.0
+    t /= np.bincount(key_src, weights=t, minlength=n_words)[key_src]
+    trg_of_group = np.zeros(n_groups, dtype=np.int64)
+    trg_of_group[group] = trg
+    t_null = np.full(n_words, 1.0 / max(n_words, 1))
+    p0 = settings.null_probability
+    z_d = np.bincount(group, weights=distortion, minlength=n_groups)
+    d = (1 - p0) * distortion / z_d[group]
+    posterior = np.zeros(len(src))
+    for _ in range(settings.iterations):
+        weight = t[key] * d
+        null = p0 * t_null[trg_of_group]
+        total = np.bincount(group, weights=weight, minlength=n_groups) + null
+        posterior = weight / total[group]
+        counts = np.bincount(key, weights=posterior, minlength=n_keys) + prior + 0.01
+        t = counts / np.bincount(key_src, weights=counts, minlength=n_words)[key_src]
+        null_counts = np.bincount(trg_of_group, weights=null / total, minlength=n_words) + 0.01
+        t_null = null_counts / null_counts.sum()
+    return posterior
+
+
+def train_posteriors(
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    settings: PosteriorSettings,
+    *,
+    progress: Progress | None = None,
+) -> tuple[_Cells, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The cells of all pairs, each cell's two directional posteriors, its kind of evidence and how
+    often the corpus links its word pair (the sum of the mean posteriors over every pair)."""
+    report = progress or (lambda _stage, _done, _total: None)
+    vocabulary: dict[str, int] = {}
+    ids1 = [
+        np.array([vocabulary.setdefault(ev.word(t), len(vocabulary)) for t in t1], dtype=np.int64)
+        for t1, _ in pairs
+    ]
+    ids2 = [
+        np.array([vocabulary.setdefault(ev.word(t), len(vocabulary)) for t in t2], dtype=np.int64)
+        for _, t2 in pairs
+    ]
+    words = list(vocabulary)
+    n_words = max(len(words), 1)
+    cells = _cells(ids1, ids2)
+    report("evidence", 0, len(pairs))
+    related = related_word_pairs(words, settings)
+    code = cells.w1 * n_words + cells.w2
+    unique, key = np.unique(code, return_inverse=True)
+    key_w1, key_w2 = unique // n_words, unique % n_words
+    kind = np.where(key_w1 == key_w2, IDENTICAL, NONE).astype(np.int64)
+    if related:
+        rel_codes = np.array([a * n_words + b for a, b in related], dtype=np.int64)
+        rel_kinds = np.array(list(related.values()), dtype=np.int64)
+        order = np.argsort(rel_codes)
+        rel_codes, rel_kinds = rel_codes[order], rel_kinds[order]
+        where = np.searchsorted(rel_codes, unique)
+        where = np.minimum(where, len(rel_codes) - 1)
+        hit = (rel_codes[where] == unique) & (kind == NONE)
+        kind[hit] = rel_kinds[where[hit]]
+    prior_of_kind = np.array(
+        [
+            0.0,
+            settings.identity_prior,
+            settings.variant_prior,
+            settings.variant_prior,
+            settings.variant_prior,
+            settings.stem_prior,
+        ]
+    )
+    prior = prior_of_kind[kind]
+    distortion = np.exp(
+        -settings.diagonal_tension * np.abs((cells.i + 0.5) / cells.n1 - (cells.j + 0.5) / cells.n2)
+    )
+    n_groups1 = int(sum(len(a) for a in ids1))
+    n_groups2 = int(sum(len(b) for b in ids2))
+    report("training", 0, len(pairs))
+    forward = _direction(
+        cells.w1, cells.w2, cells.group2, n_groups2, distortion, prior, key, key_w1, n_words, settings
+    )
+    report("training", len(pairs) // 2, len(pairs))
+    # the reverse tables t(w1 | w2): the same keys, normalised over member 1's word of each key
+    backward = _direction(
+        cells.w2, cells.w1, cells.group1, n_groups1, distortion, prior, key, key_w2, n_words, settings
+    )
+    function_word = np.array([ev.is_function(w) for w in words] or [False])
+    cells.function1 = function_word[cells.w1]
+    cells.function2 = function_word[cells.w2]
+    # how often the corpus links each word pair (soft count): a pair of different words linked once,
+    # in one sentence, is mostly EM pairing up leftovers rather than a paraphrase
+    linked = np.bincount(key, weights=(forward + backward) / 2, minlength=len(unique))
+    return cells, forward, backward, kind[key], linked[key]
+
+
+# ---- 3. decoding ------------------------------------------------------------------------------------
+
+
+def _greedy(score: np.ndarray, threshold: np.ndarray) -> list[ScoredLink]:
+    """One link per word, best score first, among the cells whose score reaches their threshold."""
+    rows, cols = np.nonzero(score >= threshold)
+    values = score[rows, cols]
+    used1: set[int] = set()
+    used2: set[int] = set()
+    links = []
+    for k in np.argsort(-values, kind="stable"):
+        i, j = int(rows[k]), int(cols[k])
+        if i in used1 or j in used2:
+            continue
+        used1.add(i)
+        used2.add(j)
+        links.append((i, j, float(values[k])))
+    return links
+
+
+def decode(
+    n1: int,
+    n2: int,
+    forward: np.ndarray,
+    backward: np.ndarray,
+    kind: np.ndarray,
+    linked: np.ndarray,
+    function1: np.ndarray,
+    function2: np.ndarray,
+    settings: PosteriorSettings,
+) -> list[ScoredLink]:
+    """A pair's links with their confidence, sorted, from its cells' posteriors, kinds of evidence,
+    corpus link counts and function-word flags of the two tokens (each flat, n1 × n2)."""
+    kinds = kind.reshape(n1, n2)
+    base = ((forward + backward) / 2).reshape(n1, n2)
+    function1 = function1.reshape(n1, n2)[:, 0]
+    function2 = function2.reshape(n1, n2)[0, :]
+    function = function1[:, None] & function2[None, :]
+    same = (kinds == IDENTICAL) | (kinds == LEMMA) | (kinds == NUMBER) | (kinds == NAME)
+    # a pair of different words is believed as far as the corpus links it more than once
+    reliability = np.minimum(1.0, linked.reshape(n1, n2) / settings.reliable_count)
+    stem = kinds == STEM
+    score = np.where(same | stem, base, base * reliability)
+    score = score + np.where(
+        same, np.where(function, settings.evidence_bonus / 2, settings.evidence_bonus), 0.0
+    )
+    score = score + np.where(stem, settings.evidence_bonus * settings.stem_share, 0.0)
+    threshold = np.where(function, settings.threshold_function, settings.threshold_content)
+    # variants of one function word (`was`/`is`, `an`/`a`) are as sure as variants of a content word
+    threshold = np.where(
+        (same | stem) & ~(function & (kinds == IDENTICAL)), settings.threshold_same, threshold
+    )
+    # first the anchors: the same word underneath, a content word
+    anchors = _greedy(np.where(same & ~function, score, 0.0), threshold)
+    links = anchors
+    if settings.context:
+        for _ in range(settings.context_passes):
+            neighbours = np.zeros((n1 + 2, n2 + 2))
+            for i, j, _s in links:
+                if same[i, j] or not settings.context_from_same_only:
+                    neighbours[i + 1, j + 1] = 1.0
+            support = neighbours[:-2, :-2] + neighbours[2:, 2:]  # (i-1, j-1) and (i+1, j+1) linked
+            links = _greedy(score + settings.context_bonus * support, threshold)
+    else:
+        links = _greedy(score, threshold)
+    if settings.gap_fill:
+        links += _fill_gaps(links, base, function1, function2, settings)
+    return sorted((i, j, round(min(s, 1.0), 3)) for i, j, s in links)
+
+
+def _fill_gaps(
+    links: list[ScoredLink],
+    base: np.ndarray,
+    function1: np.ndarray,
+    function2: np.ndarray,
+    settings: PosteriorSettings,
+) -> list[ScoredLink]:
+    """Links inside the gaps between two consecutive, monotone links whose words are all unaligned (the
+    word between "'s private … ," and "'s … ," is the same role in both members: `lawyer`/`attorney`).
+
+    A gap of 1–3 words on each side; words are paired from the right-hand link backwards (English puts
+    a phrase's head last), a content word only with a content word and a function word with a function
+    word. Confidence: `gap_confidence` when the two gaps are as long, two thirds of it otherwise, plus
+    the cell's posterior.
+    """
+    n1, n2 = base.shape
+    aligned1 = {i for i, _, _ in links}
+    aligned2 = {j for _, j, _ in links}
+    anchors = sorted((i, j) for i, j, _ in links)
+    if settings.gap_edges:
+        anchors = [(-1, -1), *anchors, (n1, n2)]
+    added: list[ScoredLink] = []
+    for (i0, j0), (i1, j1) in zip(anchors, anchors[1:], strict=False):
+        g1, g2 = i1 - i0 - 1, j1 - j0 - 1
+        if not (1 <= g1 <= 3 and 1 <= g2 <= 3) or j1 <= j0:
+            continue
+        inside1 = range(i0 + 1, i1)
+        inside2 = range(j0 + 1, j1)
+        if any(i in aligned1 for i in inside1) or any(j in aligned2 for j in inside2):
+            continue
+        confidence = settings.gap_confidence if g1 == g2 else settings.gap_confidence * 2 / 3
+        for step in range(1, min(g1, g2) + 1):
+            i, j = i1 - step, j1 - step
+            if function1[i] == function2[j]:
+                added.append((i, j, confidence + float(base[i, j])))
+    return added
+
+
+def align_scored(
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    settings: PosteriorSettings | None = None,
+    *,
+    progress: Progress | None = None,
+) -> list[list[ScoredLink]]:
+    """Train on the pairs and return each pair's links ``(i, j, confidence)``, sorted.
+
+    Pairs with an empty member get no links and are left out of training.
+    """
+    settings = settings or PosteriorSettings()
+    settings.validate()
+    report = progress or (lambda _stage, _done, _total: None)
+    usable = [n for n, (t1, t2) in enumerate(pairs) if t1 and t2]
+    result: list[list[ScoredLink]] = [[] for _ in pairs]
+    if not usable:
+        return result
+    subset = [pairs[n] for n in usable]
+    cells, forward, backward, kind, linked = train_posteriors(subset, settings, progress=report)
+    report("decoding", 0, len(pairs))
+    for k, n in enumerate(usable):
+        a, b = cells.starts[k], cells.starts[k + 1]
+        t1, t2 = subset[k]
+        assert cells.function1 is not None and cells.function2 is not None
+        result[n] = decode(
+            len(t1),
+            len(t2),
+            forward[a:b],
+            backward[a:b],
+            kind[a:b],
+            linked[a:b],
+            cells.function1[a:b],
+            cells.function2[a:b],
+            settings,
+        )
+        if k % 500 == 0:
+            report("decoding", k, len(pairs))
+    return result
