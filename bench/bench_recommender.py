@@ -1,6 +1,6 @@
 """Benchmark of the phenomena recommender (issue 34): trained on ETPC's even pair ids, scored on the odd.
 
-    .venv/bin/python bench/bench_recommender.py [--threshold P]
+    .venv/bin/python bench/bench_recommender.py [--precision P]
 
 Reads the real ETPC files (`../shared/corpora/etpc`: paraphrase_types.xml, textual_np_pos.xml) and the
 MRPC files for the pairs' tokens, as the ETPC import does. The pairs with phenomena in the positive file
@@ -66,7 +66,9 @@ def load() -> tuple[
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threshold", type=float, default=None, help="model probability threshold")
+    parser.add_argument(
+        "--precision", type=float, default=None, help="precision the training aims at per type (default 0.7)"
+    )
     args = parser.parse_args()
     if not (ETPC / "textual_np_pos.xml").exists() or not MRPC.exists():
         print(f"skipped: {ETPC} or {MRPC} not found (the corpora are not on this machine)")
@@ -85,7 +87,7 @@ def main() -> int:
     started, started_cpu = time.perf_counter(), time.process_time()
     train_pairs = rec.pair_inputs([(p, *tokens[p], None) for p in train_ids])
     analysed = time.perf_counter()
-    kwargs = {} if args.threshold is None else {"threshold": args.threshold}
+    kwargs = {} if args.precision is None else {"precision": args.precision}
     model = rec.train(train_pairs, gold, rec.ETPC_ROLES, **kwargs)
     seconds = time.perf_counter() - started
     cpu_seconds = time.process_time() - started_cpu

@@ -310,6 +310,8 @@ def candidates(p: PairInput) -> list[Candidate]:
         if u1 and u2:
             named = _mostly_proper(t1, u1) or _mostly_proper(t2, u2)
             out.append(Candidate("gap2", u1, u2, "substitution_named" if named else "substitution"))
+            out.append(Candidate("gap2side", u1, (), None))  # one side may be an addition/deletion
+            out.append(Candidate("gap2side", (), u2, None))
             continue
         side, run = (1, u1) if u1 else (2, u2)
         if not run:
@@ -415,8 +417,9 @@ def label(c: Candidate, annotated: Sequence[Annotated], roles: TypeRoles) -> str
         if a.type == identity and c.kind != "identity":
             continue
         shared = len(a.scope1.intersection(c.scope1)) + len(a.scope2.intersection(c.scope2))
-        if shared and shared / size > best_share:
-            best, best_share = a.type, shared / size
+        share = shared / (size + len(a.scope1) + len(a.scope2))  # Dice: a whole-sentence phenomenon loses
+        if shared and share > best_share:
+            best, best_share = a.type, share
     return best
 
 
@@ -425,55 +428,82 @@ def label(c: Candidate, annotated: Sequence[Annotated], roles: TypeRoles) -> str
 
 @dataclass
 class Recommender:
-    """A trained recommender: the roles, the fitted vectoriser and classifier, and the minimum
-    probability for a model suggestion. Pickle it with :func:`dumps`/:func:`loads`."""
+    """A trained recommender (pickle it with :func:`dumps`/:func:`loads`).
+
+    ``trusted_rules``: the rule roles whose suggestions were precise enough on the training pairs
+    (share of their candidates that overlap an annotated phenomenon of the role's type ≥ ``precision``);
+    the model decides the other roles' candidates. ``thresholds``: per type, the least probability at
+    which the model suggests it, chosen on out-of-fold predictions for the best F1 at a precision of at
+    least the training's ``floor`` (a type that never gets there is not suggested by the model)."""
 
     roles: TypeRoles
     vectorizer: Any = None
     classifier: Any = None
-    threshold: float = 0.5
+    precision: float = 0.7
+    trusted_rules: frozenset[str] = frozenset()
+    thresholds: Mapping[str, float] = field(default_factory=dict)
     trained_on: int = 0  # pairs
     examples: int = 0  # candidates
 
     def suggest(self, pairs: Sequence[PairInput], *, combine: Combine = "both") -> list[Suggestion]:
-        """Suggestions for each pair, in pair order; at most one type per candidate."""
+        """Suggestions for each pair, in pair order (``combine``: see the module docstring)."""
         out: list[Suggestion] = []
         cands = [(p, c) for p in pairs for c in candidates(p)]
-        model_types: list[tuple[str, float]] = [(NONE, 0.0)] * len(cands)
         use_model = combine != "rules" and self.classifier is not None
-        if use_model:
-            todo = [
-                n for n, (p, c) in enumerate(cands) if combine == "model" or c.rule_role not in _RULE_ONLY
-            ]
-            if todo:
-                x = _int32(self.vectorizer.transform([features(*cands[n]) for n in todo]))
-                proba = self.classifier.predict_proba(x)
-                classes = list(self.classifier.classes_)
-                for n, row in zip(todo, proba, strict=True):
-                    p, c = cands[n]
-                    ranked = sorted(zip(row, classes, strict=True), reverse=True)
-                    model_types[n] = next(
-                        (
-                            (str(k), float(s))
-                            for s, k in ranked
-                            if k == NONE or self.roles.fits(k, c.scope1, c.scope2)
-                        ),
-                        (NONE, 0.0),
-                    )
+        by_rule = [
+            combine == "rules" or not use_model or (combine == "both" and c.rule_role in self.trusted_rules)
+            for _, c in cands
+        ]
+        todo = [n for n, rule in enumerate(by_rule) if not rule]
+        proba = self.probabilities([cands[n] for n in todo]) if todo else None
+        classes = [str(k) for k in self.classifier.classes_] if use_model else []
+        rows = dict(zip(todo, proba if proba is not None else [], strict=True))
         for n, (p, c) in enumerate(cands):
-            rule_code = self.roles.code(c.rule_role)
-            if combine == "rules" or (combine == "both" and (c.rule_role in _RULE_ONLY or not use_model)):
-                if rule_code and self.roles.fits(rule_code, c.scope1, c.scope2):
-                    out.append(Suggestion(p.pair, rule_code, c.scope1, c.scope2, "rule", 1.0))
+            if by_rule[n]:
+                code = self.roles.code(c.rule_role)
+                if code and self.roles.fits(code, c.scope1, c.scope2):
+                    out.append(Suggestion(p.pair, code, c.scope1, c.scope2, "rule", 1.0))
                 continue
-            code, score = model_types[n]
-            if code != NONE and score >= self.threshold:
-                out.append(Suggestion(p.pair, code, c.scope1, c.scope2, "model", score))
+            ranked = sorted(zip(rows[n], classes, strict=True), reverse=True)
+            score, k = next(
+                ((s, k) for s, k in ranked if self.roles.fits(k, c.scope1, c.scope2)), (0.0, NONE)
+            )
+            if k != NONE and score >= self.thresholds.get(
+                k, 2.0
+            ):  # the likeliest type that fits, if sure enough
+                out.append(Suggestion(p.pair, k, c.scope1, c.scope2, "model", round(float(score), 3)))
         return out
 
+    def probabilities(self, cands: Sequence[tuple[PairInput, Candidate]]) -> Any:
+        """The classifier's probability of each class (columns: ``classifier.classes_``) per candidate."""
+        return self.classifier.predict_proba(
+            _int32(self.vectorizer.transform([features(p, c) for p, c in cands]))
+        )
 
-# Roles the rules decide alone when both sources are combined.
-_RULE_ONLY = frozenset({"identity", "inflectional", "order"})
+
+def _classifier() -> Any:
+    from sklearn.linear_model import SGDClassifier
+
+    return SGDClassifier(loss="log_loss", alpha=1e-4, max_iter=30, tol=None, average=True, random_state=0)
+
+
+def _threshold(scores: Any, hits: Sequence[bool], floor: float) -> float:
+    """The score above which the model's suggestions of a type have the best F1 (against the
+    candidates that overlap a phenomenon of the type) while staying right at least ``floor`` of the
+    time; 2.0 (never) when no score keeps that precision."""
+    total = sum(hits)
+    best, best_f1 = 2.0, 0.0
+    right = 0
+    ranked = sorted(zip(scores, hits, strict=True), key=lambda sh: -sh[0])
+    for n, (score, hit) in enumerate(ranked, start=1):
+        right += hit
+        if score < 0.05 or not total:
+            break
+        p, r = right / n, right / total
+        f1 = 2 * p * r / (p + r) if right else 0.0
+        if p >= floor and f1 > best_f1:
+            best, best_f1 = float(score), f1
+    return best
 
 
 def train(
@@ -481,21 +511,26 @@ def train(
     annotated: Mapping[str, Sequence[Annotated]],
     roles: TypeRoles,
     *,
-    threshold: float = 0.5,
+    precision: float = 0.7,
+    floor: float = 0.55,
     progress: Callable[[float], None] | None = None,
 ) -> Recommender:
-    """Fit the model on the candidates of ``pairs`` labelled by ``annotated`` (pair id → phenomena).
+    """Fit the model on the candidates of ``pairs`` labelled by ``annotated`` (pair id → phenomena),
+    then choose which rules to trust and each type's threshold on two-fold out-of-fold predictions.
 
     Pairs without annotated phenomena are skipped (nobody looked at them). Raises ``ValueError`` when
     fewer than two labels occur (nothing to learn).
     """
+    import numpy as np
     from sklearn.feature_extraction import DictVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.multiclass import OneVsRestClassifier
 
     xs: list[dict[str, float]] = []
     ys: list[str] = []
+    hits: list[set[str]] = []  # types of the annotated phenomena each candidate overlaps
+    rule_codes: list[str | None] = []
+    fold: list[int] = []
     used = 0
+    identity = roles.code("identity")
     for n, p in enumerate(pairs):
         gold = annotated.get(p.pair)
         if not gold:
@@ -504,8 +539,18 @@ def train(
         for c in candidates(p):
             xs.append(features(p, c))
             ys.append(label(c, gold, roles))
+            hits.append(
+                {
+                    a.type
+                    for a in gold
+                    if (a.type != identity or c.kind == "identity")
+                    and (a.scope1.intersection(c.scope1) or a.scope2.intersection(c.scope2))
+                }
+            )
+            rule_codes.append(roles.code(c.rule_role) if roles.code(c.rule_role) else None)
+            fold.append(used % 2)
         if progress and n % 200 == 0:
-            progress(0.5 * n / len(pairs))
+            progress(0.4 * n / len(pairs))
     if len(set(ys)) < 2:
         raise ValueError(
             f"nothing to learn: the {used} annotated pairs give {len(ys)} candidates with "
@@ -515,11 +560,45 @@ def train(
     ys = [y if frequency[y] >= MIN_EXAMPLES else NONE for y in ys]
     vectorizer = DictVectorizer()
     x = _int32(vectorizer.fit_transform(xs))
-    classifier = OneVsRestClassifier(LogisticRegression(C=1.0, solver="liblinear"))
-    classifier.fit(x, ys)
+    y = np.array(ys)
+    folds = np.array(fold)
+    classifier = _classifier().fit(x, y)
+    classes = [str(k) for k in classifier.classes_]
+    oof = np.zeros((len(ys), len(classes)))
+    for k in (0, 1):
+        part = folds == k
+        if len(set(y[~part])) < 2 or not part.any():
+            oof[part] = classifier.predict_proba(x[part])
+            continue
+        model = _classifier().fit(x[~part], y[~part])
+        columns = [classes.index(str(c)) for c in model.classes_]
+        oof[np.ix_(part, columns)] = model.predict_proba(x[part])
+        if progress:
+            progress(0.4 + 0.3 * (k + 1))
+    top = oof.argmax(axis=1)  # the argmax ignores scope sides here; close enough for choosing thresholds
+    thresholds = {
+        code: _threshold(np.where(top == col, oof[:, col], 0.0), [code in h for h in hits], floor)
+        for col, code in enumerate(classes)
+        if code != NONE
+    }
+    trusted = set()
+    for role in ROLES:
+        code = roles.code(role)
+        mine = [code in h for h, rc in zip(hits, rule_codes, strict=True) if code and rc == code]
+        if mine and sum(mine) / len(mine) >= precision:
+            trusted.add(role)
     if progress:
         progress(1.0)
-    return Recommender(roles, vectorizer, classifier, threshold, trained_on=used, examples=len(ys))
+    return Recommender(
+        roles,
+        vectorizer,
+        classifier,
+        precision,
+        frozenset(trusted),
+        {k: v for k, v in thresholds.items() if v <= 1.0},
+        trained_on=used,
+        examples=len(ys),
+    )
 
 
 def _int32(x: Any) -> Any:

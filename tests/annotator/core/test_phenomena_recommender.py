@@ -130,3 +130,16 @@ def test_analyse_keeps_the_given_tokens() -> None:
     (one,) = rec.analyse([["They", "sold", "chains", "."]])
     assert [t.form for t in one] == ["They", "sold", "chains", "."]
     assert one[1].lemma == "sell" and one[2].lemma == "chain" and one[3].pos == "PUNCT"
+
+
+def test_threshold_keeps_the_precision_floor_and_never_suggests_a_hopeless_type() -> None:
+    scores = [0.9, 0.8, 0.7, 0.6, 0.5]
+    assert rec._threshold(scores, [True, True, False, True, False], 0.7) == 0.6  # 3 of 4 right
+    assert rec._threshold(scores, [False] * 5, 0.5) == 2.0
+
+
+def test_rules_are_trusted_only_where_they_were_right_on_the_training_pairs() -> None:
+    pairs, gold = training_set()
+    model = rec.train(pairs, gold, ETPC_ROLES)
+    assert "identity" in model.trusted_rules  # always right here
+    assert "substitution" not in model.trusted_rules  # the team says contextual, the rule habitual
