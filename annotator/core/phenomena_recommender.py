@@ -53,7 +53,7 @@ Combine = Literal["rules", "model", "both"]
 Link = tuple[int, int]
 PUNCT = "PUNCT"
 CONTENT = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
-MIN_EXAMPLES = 10  # a type with fewer training candidates is learnt as "none"
+MIN_EXAMPLES = 3  # a type with fewer training candidates is learnt as "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -551,13 +551,13 @@ def train(
             fold.append(used % 2)
         if progress and n % 200 == 0:
             progress(0.4 * n / len(pairs))
-    if len(set(ys)) < 2:
-        raise ValueError(
-            f"nothing to learn: the {used} annotated pairs give {len(ys)} candidates with "
-            f"{len(set(ys))} label(s); annotate phenomena on more pairs"
-        )
     frequency = Counter(ys)
     ys = [y if frequency[y] >= MIN_EXAMPLES else NONE for y in ys]
+    if len(set(ys)) < 2:
+        raise ValueError(
+            f"nothing to learn: the {used} annotated pairs give {len(ys)} candidate spans, fewer than two "
+            f"labels with {MIN_EXAMPLES} spans each; annotate phenomena on more pairs"
+        )
     vectorizer = DictVectorizer()
     x = _int32(vectorizer.fit_transform(xs))
     y = np.array(ys)

@@ -107,7 +107,7 @@ def test_model_learns_the_teams_type_for_a_substitution() -> None:
 
 
 def test_training_without_annotations_says_so() -> None:
-    with pytest.raises(ValueError, match="nothing to learn: the 0 annotated pairs"):
+    with pytest.raises(ValueError, match="nothing to learn: the 0 annotated pairs give 0 candidate spans"):
         rec.train([SOLD], {}, ETPC_ROLES)
 
 
