@@ -194,6 +194,8 @@ def run_training(run_id: int) -> str | None:
             report={"summary": f"Internal error: {exc.__class__.__name__}: {exc}"},
         )
         raise
+    progress("scoring", 0.95)
+    scores = score_against_people(run.project, model)
     seconds = round(time.perf_counter() - started, 2)
     report = {
         "summary": (
@@ -205,6 +207,8 @@ def run_training(run_id: int) -> str | None:
         "trusted_rules": sorted(model.trusted_rules),
         "thresholds": {k: round(v, 3) for k, v in sorted(model.thresholds.items())},
         "seconds": seconds,
+        "scores": scores,
+        "in_sample": source.pk == run.project_id,
     }
     RecommenderRun.objects.filter(pk=run.pk).update(
         status=RecommenderRun.Status.SUCCEEDED,
@@ -217,6 +221,64 @@ def run_training(run_id: int) -> str | None:
     return RecommenderRun.Status.SUCCEEDED
 
 
+def score_against_people(project: Project, model: rec.Recommender) -> list[dict[str, Any]]:
+    """The recommender scored like an annotator: its suggestions on the pairs each annotator (and the
+    gold layer) annotated, against that person's phenomena — agr_ph, DO F1 (`metrics.iapta`) and, per
+    type, precision and recall by the IAPTA partial-overlap rule (as `bench/bench_recommender.py`)."""
+    from metrics.iapta import agr_ph, do_f1, tpo_scores
+    from metrics.types import Phenomenon as MPhenomenon
+
+    people: dict[tuple[bool, int], list[MPhenomenon]] = defaultdict(list)
+    names: dict[tuple[bool, int], str] = {}
+    rows = Phenomenon.objects.filter(pair__project=project).values_list(
+        "pair_id", "annotator_id", "annotator__username", "is_gold", "ptype__name", "scope1", "scope2"
+    )
+    for pair_id, who, username, is_gold, type_name, s1, s2 in rows.iterator(chunk_size=2000):
+        key = (is_gold, 0 if is_gold else who)
+        names[key] = "gold" if is_gold else username
+        people[key].append(MPhenomenon(str(pair_id), type_name, frozenset(s1), frozenset(s2)))
+    if not people:
+        return []
+    pair_ids = {int(p.pair) for found in people.values() for p in found}
+    pairs = Pair.objects.filter(pk__in=pair_ids).order_by("pk")
+    inputs = rec.pair_inputs([(str(p.pk), p.tokens1, p.tokens2, suggested_alignment(p)[0]) for p in pairs])
+    type_names = dict(ParaphraseType.objects.filter(tagset__project=project).values_list("code", "name"))
+    suggested = [
+        MPhenomenon(s.pair, type_names[s.type], frozenset(s.scope1), frozenset(s.scope2))
+        for s in model.suggest(inputs)
+        if s.type in type_names
+    ]
+    out = []
+    for key in sorted(people, key=lambda k: (not k[0], names[k])):
+        theirs = people[key]
+        annotated = {p.pair for p in theirs}
+        mine = [p for p in suggested if p.pair in annotated]
+        by_type = []
+        for type_name in sorted({p.type for p in theirs} | {p.type for p in mine}):
+            x = [p for p in mine if p.type == type_name]
+            y = [p for p in theirs if p.type == type_name]
+            t = tpo_scores(x, y)
+            by_type.append(
+                {
+                    "type": type_name,
+                    "suggested": len(x),
+                    "annotated": len(y),
+                    "precision": t.count_xy / len(x) if x else None,
+                    "recall": t.count_yx / len(y) if y else None,
+                }
+            )
+        out.append(
+            {
+                "reference": names[key],
+                "pairs": len(annotated),
+                "agr_ph": agr_ph(mine, theirs),
+                "do_f1": do_f1(mine, theirs),
+                "by_type": by_type,
+            }
+        )
+    return out
+
+
 def latest_run(project: Project) -> RecommenderRun | None:
     return RecommenderRun.objects.filter(project=project).order_by("-version").first()
 
@@ -225,6 +287,8 @@ def current_run(project: Project) -> RecommenderRun | None:
     """The latest succeeded run: the version whose suggestions annotators see."""
     return (
         RecommenderRun.objects.filter(project=project, status=RecommenderRun.Status.SUCCEEDED)
+        .select_related("training_project")
+        .defer("model")
         .order_by("-version")
         .first()
     )

@@ -126,3 +126,32 @@ def test_retrains_by_itself_every_n_newly_annotated_pairs(world, django_capture_
     assert run.annotated_pairs == 3
     annotate(pairs[3], cast.anna)
     assert recommender.maybe_retrain(team.pk) == []  # one new pair since version 1
+
+
+def test_a_run_scores_the_recommender_like_an_annotator(world):
+    team, cast, pairs = world
+    for pair in pairs[:6]:
+        annotate(pair, cast.anna)
+    run = train(team)
+    (anna,) = run.report["scores"]
+    assert (anna["reference"], anna["pairs"]) == ("anna", 6) and run.report["in_sample"]
+    contextual = next(t for t in anna["by_type"] if t["type"] == "Same Polarity Substitution (contextual)")
+    assert contextual == {
+        "type": "Same Polarity Substitution (contextual)",
+        "suggested": 6,
+        "annotated": 6,
+        "precision": 1.0,
+        "recall": 1.0,
+    }
+    assert 0 < anna["do_f1"] <= 1 and 0 < anna["agr_ph"] <= 1
+
+
+def test_the_dashboard_shows_the_stored_scores(world):
+    from django.urls import reverse
+
+    team, cast, pairs = world
+    for pair in pairs[:6]:
+        annotate(pair, cast.anna)
+    train(team)
+    page = make.logged_in(cast.lead).get(reverse("annotator:dashboard", args=[team.pk])).content.decode()
+    assert 'id="recommender-scores"' in page and "in-sample" in page
