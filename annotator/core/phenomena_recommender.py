@@ -512,7 +512,7 @@ def train(
     roles: TypeRoles,
     *,
     precision: float = 0.7,
-    floor: float = 0.55,
+    floor: float = 0.5,
     progress: Callable[[float], None] | None = None,
 ) -> Recommender:
     """Fit the model on the candidates of ``pairs`` labelled by ``annotated`` (pair id → phenomena),
