@@ -20,9 +20,9 @@ Two sources, combined (docs/recommender.md):
   most (IAPTA partial overlap), or "none". It decides the types the rules cannot tell apart (the three
   same-polarity substitutions, synthetic/analytic, addition/deletion against a larger substitution).
 
-``combine="both"`` (default) takes the rule types for identity, inflectional, format and order and the
-model's for every gap candidate; ``"rules"`` and ``"model"`` take one source only (the benchmark's
-ablation). Types are named by *role* (:data:`ROLES`); a :class:`TypeRoles` maps roles to a tagset's
+``combine="both"`` (default) takes the rules' type for the candidates of the roles the training found
+precise (``Recommender.trusted_rules``) and the model's for all others; ``"rules"`` and ``"model"``
+take one source only (the benchmark's ablation). Types are named by *role* (:data:`ROLES`); a :class:`TypeRoles` maps roles to a tagset's
 codes, and a type without a role is reachable through the model only.
 """
 
