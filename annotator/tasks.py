@@ -20,6 +20,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from annotator.agreement import computation, kappa_c_chunks, retention, scheduling
 from annotator.agreement.statistics import compute_statistics as compute_project_statistics
+from annotator.annotation import recommender
 from annotator.corpus import aligner_training, jobs, tree_parsing
 from annotator.evaluation.reevaluation import build_reevaluation_sets as build_sets
 from annotator.leadtools import explorer_rows, planning
@@ -175,6 +176,15 @@ def train_aligner(run_id: int) -> str | None:
     A finished run is not run again (a re-delivered task changes nothing); a deleted one is skipped.
     """
     return aligner_training.run_training(run_id)
+
+
+@shared_task(name="annotator.train_recommender", **RETRYING)
+def train_recommender(run_id: int) -> str | None:
+    """Train a project's phenomena recommender on its training project's phenomena (one `RecommenderRun`).
+
+    A finished run is not run again (a re-delivered task changes nothing); a deleted one is skipped.
+    """
+    return recommender.run_training(run_id)
 
 
 @shared_task(name="annotator.parse_trees", **RETRYING)

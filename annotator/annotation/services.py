@@ -20,6 +20,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotator.agreement.changes import project_changed
+from annotator.annotation import recommender
 from annotator.core import history, sql, validation
 from annotator.models import (
     AlignmentLink,
@@ -280,6 +281,8 @@ def add_phenomenon(
         None,
         history.snapshot(phenomenon, PHENOMENON_FIELDS),
     )
+    project_id = pair.project_id
+    transaction.on_commit(lambda: recommender.maybe_retrain(project_id))  # "every N new pairs"
     return phenomenon, _finish(sheet, pair)
 
 

@@ -2,12 +2,18 @@
 
 from django.urls import path
 
+from annotator.annotation import recommender_views
 from annotator.annotation import views as editor
 
 PAIR = "projects/<int:project_pk>/pairs/<int:pair_pk>/"
 
 urlpatterns = [
     path("projects/<int:project_pk>/queue/", editor.queue, name="queue"),
+    path(
+        "projects/<int:project_pk>/recommender/",
+        recommender_views.project_recommender,
+        name="project-recommender",
+    ),
     path(PAIR, editor.pair_edit, name="pair-edit"),
     path(PAIR + "label/", editor.pair_label, name="pair-label"),
     path(PAIR + "comment/", editor.pair_comment, name="pair-comment"),

@@ -30,6 +30,7 @@ from annotator.models.explorer import ExplorerState, ExplorerValue
 from annotator.models.jobs import CorpusJob
 from annotator.models.kappa_c import KappaCChunk, KappaCRun
 from annotator.models.planning import AssignmentPlan, PlannedAssignment
+from annotator.models.recommender import RecommenderRun, RecommenderSettings
 from annotator.models.setup import GuidelinesVersion, Invitation
 from annotator.models.work import Assignment, ReannotationRound
 
@@ -70,6 +71,8 @@ __all__ = [
     "Project",
     "ProjectSize",
     "ReannotationRound",
+    "RecommenderRun",
+    "RecommenderSettings",
     "ReevaluationSet",
     "Tagset",
 ]

@@ -1,0 +1,164 @@
+"""Benchmark of the phenomena recommender (issue 34): trained on ETPC's even pair ids, scored on the odd.
+
+    .venv/bin/python bench/bench_recommender.py [--precision P]
+
+Reads the real ETPC files (`../shared/corpora/etpc`: paraphrase_types.xml, textual_np_pos.xml) and the
+MRPC files for the pairs' tokens, as the ETPC import does. The pairs with phenomena in the positive file
+are split by pair id: even ids train (`annotator.core.phenomena_recommender.train`), odd ids are scored.
+Training time = spaCy analysis of the even pairs + fitting (wall clock), target ≤ 60 s.
+
+Per type: precision = suggestions of the type that overlap (IAPTA partial overlap: same pair and type,
+a shared token in member 1 or in member 2) an ETPC phenomenon / suggestions of the type; recall = ETPC
+phenomena of the type overlapped by a suggestion / ETPC phenomena of the type (`metrics.iapta.tpo_scores`
+counts). Then agr_ph and DO F1 (`metrics.iapta`) of the suggestions against ETPC. Ablation: rules
+alone, model alone, both. Goal over the eight most frequent types: macro precision ≥ 0.7, macro recall
+≥ 0.6, no precision below 0.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
+os.environ.setdefault("LOG_LEVEL", "ERROR")
+
+CORPORA = ROOT.parent / "shared" / "corpora"
+ETPC = CORPORA / "etpc"
+MRPC = CORPORA / "mrpc"
+FILES = ("textual_np_pos.xml", "textual_np_neg.xml")  # sense-preserving phenomena, and the others
+EIGHT = ["29", "25", "5", "6", "7", "11", "1", "26"]
+GOAL_P, GOAL_R, FLOOR_P, GOAL_SECONDS = 0.7, 0.6, 0.5, 60.0
+
+
+def load() -> tuple[
+    dict[str, str], dict[str, tuple[list[str], list[str]]], list[tuple[str, str, list[int], list[int], str]]
+]:
+    import django
+
+    django.setup()
+    from annotator.core.tagsets import etpc_rows
+    from annotator.corpus.imports import etpc, mrpc
+    from annotator.models import ParaphraseType
+
+    types = {row["code"]: ParaphraseType(**row) for row in etpc_rows()}
+    tokens: dict[str, tuple[list[str], list[str]]] = {}
+    for name in ("msr_paraphrase_train.txt", "msr_paraphrase_test.txt"):
+        for r in mrpc.parse_mrpc((MRPC / name).read_bytes(), name).records:
+            tokens[r.source_id] = (r.tokens1, r.tokens2)
+    rows = []
+    for name in FILES:
+        root, problems = etpc.read_xml((ETPC / name).read_bytes(), name)
+        assert root is not None, problems
+        parsed = etpc.parse_relations(root, name, tokens, types)
+        rows += [(r.pair, r.type_code, list(r.scope1), list(r.scope2), name) for r in parsed.records]
+        print(
+            f"{name}: {len(parsed.records):,} phenomena ({len(parsed.invalid)} relations left out as invalid)"
+        )
+    return {code: t.name for code, t in types.items()}, tokens, rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--precision", type=float, default=None, help="precision the training aims at per type (default 0.7)"
+    )
+    args = parser.parse_args()
+    if not (ETPC / "textual_np_pos.xml").exists() or not MRPC.exists():
+        print(f"skipped: {ETPC} or {MRPC} not found (the corpora are not on this machine)")
+        return 0
+    names, tokens, rows = load()
+    from annotator.core import phenomena_recommender as rec
+    from metrics.iapta import agr_ph, do_f1, tpo_scores
+    from metrics.types import Phenomenon
+
+    gold: dict[str, list[rec.Annotated]] = defaultdict(list)
+    for pid, code, s1, s2, _ in rows:
+        gold[pid].append(rec.Annotated(code, frozenset(s1), frozenset(s2)))
+    ids = sorted(gold, key=int)
+    train_ids = [p for p in ids if int(p) % 2 == 0]
+    test_ids = [p for p in ids if int(p) % 2 == 1]
+    started, started_cpu = time.perf_counter(), time.process_time()
+    train_pairs = rec.pair_inputs([(p, *tokens[p], None) for p in train_ids])
+    analysed = time.perf_counter()
+    kwargs = {} if args.precision is None else {"precision": args.precision}
+    model = rec.train(train_pairs, gold, rec.ETPC_ROLES, **kwargs)
+    seconds = time.perf_counter() - started
+    cpu_seconds = time.process_time() - started_cpu
+    test_pairs = rec.pair_inputs([(p, *tokens[p], None) for p in test_ids])
+    print(
+        f"train: {len(train_ids):,} even pairs, {model.examples:,} candidates; test: {len(test_ids):,} odd pairs; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+    print(
+        f"training time {seconds:.1f} s (spaCy {analysed - started:.1f} s + fitting "
+        f"{seconds - (analysed - started):.1f} s), CPU {cpu_seconds:.1f} s; target ≤ {GOAL_SECONDS:.0f} s\n"
+    )
+
+    def ph(pid: str, code: str, s1: object, s2: object) -> Phenomenon:
+        return Phenomenon(pid, code, frozenset(s1), frozenset(s2))  # type: ignore[arg-type]
+
+    truth = [ph(pid, code, s1, s2) for pid, code, s1, s2, _ in rows if int(pid) % 2 == 1]
+    counts = Counter(p.type for p in truth)
+    results = {}
+    for combine in ("rules", "model", "both"):
+        t0 = time.perf_counter()
+        sugg = model.suggest(test_pairs, combine=combine)
+        elapsed = time.perf_counter() - t0
+        mine = [ph(s.pair, s.type, s.scope1, s.scope2) for s in sugg]
+        per_type = {}
+        for code in sorted(set(counts) | {s.type for s in mine}, key=lambda c: -counts[c]):
+            x = [p for p in mine if p.type == code]
+            y = [p for p in truth if p.type == code]
+            s = tpo_scores(x, y) if x or y else None
+            precision = s.count_xy / len(x) if s and x else None
+            recall = s.count_yx / len(y) if s and y else None
+            per_type[code] = (len(x), len(y), precision, recall)
+        results[combine] = (per_type, agr_ph(mine, truth), do_f1(mine, truth), elapsed, len(mine))
+
+    print("| type | ETPC (odd) | " + " | ".join(f"{c}: n, P, R" for c in results) + " |")
+    print("|---|---|" + "---|" * len(results))
+    shown = sorted(set().union(*(r[0] for r in results.values())), key=lambda c: -counts[c])
+    for code in shown:
+        cells = []
+        for per_type, *_ in results.values():
+            n, _, p, r = per_type.get(code, (0, counts[code], None, 0.0 if counts[code] else None))
+            cells.append(f"{n}, {_fmt(p)}, {_fmt(r)}")
+        star = " *" if code in EIGHT else ""
+        print(f"| {names.get(code, code)}{star} | {counts[code]} | " + " | ".join(cells) + " |")
+    print("\n(* = the eight most frequent types of the positive file; P/R by IAPTA partial overlap)\n")
+    print("| measure | " + " | ".join(results) + " |")
+    print("|---|" + "---|" * len(results))
+    macro = {}
+    for combine, (per_type, *_rest) in results.items():
+        ps = [per_type.get(c, (0, 0, None, None))[2] or 0.0 for c in EIGHT]
+        rs = [per_type.get(c, (0, 0, None, None))[3] or 0.0 for c in EIGHT]
+        macro[combine] = (sum(ps) / len(ps), sum(rs) / len(rs), min(ps))
+    print("| macro P (eight types) | " + " | ".join(_fmt(m[0]) for m in macro.values()) + " |")
+    print("| macro R (eight types) | " + " | ".join(_fmt(m[1]) for m in macro.values()) + " |")
+    print("| lowest P (eight types) | " + " | ".join(_fmt(m[2]) for m in macro.values()) + " |")
+    print("| agr_ph vs ETPC | " + " | ".join(_fmt(r[1]) for r in results.values()) + " |")
+    print("| DO F1 vs ETPC | " + " | ".join(_fmt(r[2]) for r in results.values()) + " |")
+    print("| suggestions | " + " | ".join(f"{r[4]:,}" for r in results.values()) + " |")
+    print("| suggesting time | " + " | ".join(f"{r[3]:.2f} s" for r in results.values()) + " |")
+    p, r, low = macro["both"]
+    met = p >= GOAL_P and r >= GOAL_R and low >= FLOOR_P and seconds <= GOAL_SECONDS
+    print(
+        f"\ngoal (both): macro P {p:.3f} ≥ {GOAL_P}, macro R {r:.3f} ≥ {GOAL_R}, lowest P {low:.3f} ≥ "
+        f"{FLOOR_P}, training {seconds:.1f} s ≤ {GOAL_SECONDS:.0f} s: {'met' if met else 'NOT met'}"
+    )
+    return 0
+
+
+def _fmt(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,145 @@
+"""The phenomena recommender's rules, features, training and storage (annotator.core.phenomena_recommender)."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotator.core import phenomena_recommender as rec
+from annotator.core.phenomena_recommender import ETPC_ROLES, Annotated, PairInput, Token
+
+
+def tok(form: str, lemma: str | None = None, pos: str = "NOUN") -> Token:
+    return Token(form, (lemma or form).lower(), pos, pos)
+
+
+def pair(pid: str, one: list[Token], two: list[Token]) -> PairInput:
+    return PairInput(pid, tuple(one), tuple(two))
+
+
+SOLD = pair(
+    "p1",
+    [
+        tok("Yucaipa", pos="PROPN"),
+        tok("was", "be", "AUX"),
+        tok("selling", "sell", "VERB"),
+        tok("the", pos="DET"),
+        tok("chain"),
+        tok("to", pos="ADP"),
+        tok("Safeway", pos="PROPN"),
+        tok(".", pos="PUNCT"),
+    ],
+    [
+        tok("Yucaipa", pos="PROPN"),
+        tok("sold", "sell", "VERB"),
+        tok("it", pos="PRON"),
+        tok("to", pos="ADP"),
+        tok("Safeway", pos="PROPN"),
+        tok("in", pos="ADP"),
+        tok("1998", pos="NUM"),
+        tok(".", pos="PUNCT"),
+    ],
+)
+
+
+def by_type(suggestions: list[rec.Suggestion]) -> dict[str, list[tuple[tuple[int, ...], tuple[int, ...]]]]:
+    out: dict[str, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+    for s in suggestions:
+        out.setdefault(s.type, []).append((s.scope1, s.scope2))
+    return out
+
+
+def test_rules_find_identity_inflection_substitution_and_addition() -> None:
+    got = by_type(rec.Recommender(ETPC_ROLES).suggest([SOLD], combine="rules"))
+    assert got["29"] == [((0, 5, 6, 7), (0, 3, 4, 7))]  # identical anchors, one phenomenon
+    assert got["1"] == [((2,), (1,))]  # selling ~ sold: one lemma
+    assert got["5"] == [((3, 4), (2,))]  # the chain ~ it: a gap on both sides
+    assert ((), (5, 6)) in got["25"]  # "in 1998" only in member 2
+    assert ((1,), ()) in got["25"]  # "was" only in member 1
+
+
+def test_crossing_content_words_are_a_change_of_order() -> None:
+    one = [tok("civil", pos="ADJ"), tok("or", pos="CCONJ"), tok("criminal", pos="ADJ")]
+    two = [tok("criminal", pos="ADJ"), tok("or", pos="CCONJ"), tok("civil", pos="ADJ")]
+    got = by_type(rec.Recommender(ETPC_ROLES).suggest([pair("p", one, two)], combine="rules"))
+    assert got["26"] == [((0, 1), (1, 2))]  # the chain keeps criminal–criminal; the rest moved
+
+
+def test_a_moved_function_word_is_not_a_change_of_order() -> None:
+    one = [tok("the", pos="DET"), tok("cat", pos="NOUN"), tok("the", pos="DET")]
+    two = [tok("cat", pos="NOUN"), tok("the", pos="DET")]
+    p = PairInput("p", tuple(one), tuple(two), links=((0, 1), (1, 0)))
+    assert "26" not in by_type(rec.Recommender(ETPC_ROLES).suggest([p], combine="rules"))
+
+
+def test_suggestions_respect_the_types_scope_sides() -> None:
+    for s in rec.Recommender(ETPC_ROLES).suggest([SOLD], combine="rules"):
+        assert ETPC_ROLES.fits(s.type, s.scope1, s.scope2), s
+
+
+def test_label_never_gives_identity_to_a_candidate_that_only_holds_an_anchor() -> None:
+    identity = Annotated("29", frozenset({0, 6}), frozenset({0, 4}))
+    widened = rec.Candidate("widened", (6,), (4, 5, 6), None)
+    assert rec.label(widened, [identity], ETPC_ROLES) == rec.NONE
+    added = Annotated("25", frozenset(), frozenset({5, 6}))
+    assert rec.label(widened, [identity, added], ETPC_ROLES) == "25"
+
+
+def training_set() -> tuple[list[PairInput], dict[str, list[Annotated]]]:
+    pairs, gold = [], {}
+    for n in range(12):
+        p = PairInput(f"p{n}", SOLD.tokens1, SOLD.tokens2)
+        pairs.append(p)
+        gold[p.pair] = [
+            Annotated("29", frozenset({0, 5, 6, 7}), frozenset({0, 3, 4, 7})),
+            Annotated("6", frozenset({3, 4}), frozenset({2})),  # the team calls it contextual
+            Annotated("25", frozenset(), frozenset({5, 6})),
+        ]
+    return pairs, gold
+
+
+def test_model_learns_the_teams_type_for_a_substitution() -> None:
+    pairs, gold = training_set()
+    model = rec.train(pairs, gold, ETPC_ROLES)
+    assert model.trained_on == 12
+    got = by_type(model.suggest([SOLD], combine="both"))
+    assert got["6"] == [((3, 4), (2,))] and "5" not in got
+    assert ((), (5, 6)) in got["25"]
+
+
+def test_training_without_annotations_says_so() -> None:
+    with pytest.raises(ValueError, match="nothing to learn: the 0 annotated pairs give 0 candidate spans"):
+        rec.train([SOLD], {}, ETPC_ROLES)
+
+
+def test_stored_model_suggests_the_same() -> None:
+    pairs, gold = training_set()
+    model = rec.train(pairs, gold, ETPC_ROLES)
+    again = rec.loads(rec.dumps(model))
+    assert again.suggest([SOLD]) == model.suggest([SOLD])
+
+
+def test_roles_from_type_names() -> None:
+    roles = rec.roles_from_types(
+        [("1", "Identical", "any"), ("2", "Change of order", "both"), ("3", "Addition/deletion", "one")]
+    )
+    assert roles.codes == {"identity": "1", "order": "2", "addition_deletion": "3"}
+    assert not roles.fits("3", [1], [2])
+
+
+def test_analyse_keeps_the_given_tokens() -> None:
+    (one,) = rec.analyse([["They", "sold", "chains", "."]])
+    assert [t.form for t in one] == ["They", "sold", "chains", "."]
+    assert one[1].lemma == "sell" and one[2].lemma == "chain" and one[3].pos == "PUNCT"
+
+
+def test_threshold_keeps_the_precision_floor_and_never_suggests_a_hopeless_type() -> None:
+    scores = [0.9, 0.8, 0.7, 0.6, 0.5]
+    assert rec._threshold(scores, [True, True, False, True, False], 0.7) == 0.6  # 3 of 4 right
+    assert rec._threshold(scores, [False] * 5, 0.5) == 2.0
+
+
+def test_rules_are_trusted_only_where_they_were_right_on_the_training_pairs() -> None:
+    pairs, gold = training_set()
+    model = rec.train(pairs, gold, ETPC_ROLES)
+    assert "identity" in model.trusted_rules  # always right here
+    assert "substitution" not in model.trusted_rules  # the team says contextual, the rule habitual
