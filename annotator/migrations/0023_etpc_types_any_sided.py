@@ -1,0 +1,15 @@
+from django.db import migrations
+
+
+def fill(apps, schema_editor):  # type: ignore[no-untyped-def]
+    """The built-in ETPC types other than Addition/Deletion take a scope in one or both members."""
+    from annotator.core.tagsets import install_builtin_tagsets
+
+    install_builtin_tagsets(
+        apps.get_model("annotator", "Tagset"), apps.get_model("annotator", "ParaphraseType")
+    )
+
+
+class Migration(migrations.Migration):
+    dependencies = [("annotator", "0022_lexicon_builds")]
+    operations = [migrations.RunPython(fill, migrations.RunPython.noop)]
