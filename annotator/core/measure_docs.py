@@ -39,6 +39,7 @@ MEASURE_ANCHORS = {
     "statistics.etpc_types_by_sense": "stat-etpc-types",
     "statistics.spade_table1": "stat-spade-table1",
     "statistics.cohn_fig4": "stat-cohn-fig4",
+    "statistics.between_corpora": "stat-between-corpora",
 }
 
 
