@@ -98,3 +98,27 @@ def test_dashboard_at_wide_screen(page, live_server, project_team):
         assert page.locator(f"#{panel}").is_visible()
     assert page.locator("#trend svg title").count() > 1
     screenshot(page, "dashboard-1920")
+
+
+def test_statistics_panel_compares_type_frequencies_with_another_project(page, live_server, project_team):
+    project, lead, anns = project_team
+    other = make.project_with_pairs("Second corpus", n_pairs=2, lead=lead, annotators=anns)
+    diathesis = make.vila().types.get(name="Diathesis")
+    for pair in other.pairs.order_by("position"):
+        annotation_services.add_phenomenon(
+            pair, anns[0], diathesis, scope1=[1], scope2=[1], base_version=None
+        )
+    make.sign_in(page, live_server, make.cast().lead)
+    page.goto(f"{live_server.url}/projects/{other.pk}/dashboard/")  # its dashboard keeps its statistics
+    page.locator("#statistics h3").first.wait_for()
+    page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
+    panel = page.locator("#statistics")
+    panel.get_by_label("Second corpus").check()
+    panel.get_by_role("button", name="Correlate").click()
+    row = page.locator("#statistics table tr", has_text="Second corpus")
+    row.wait_for()
+    assert "types compared" in page.locator("#statistics").inner_text()
+    assert "Corpus (mean per annotator)" in page.locator("#statistics").inner_text()
+    page.locator("#statistics").screenshot(
+        path=str(screenshot(page, "dashboard-statistics").with_name("dashboard-statistics-panel.png"))
+    )
