@@ -2,7 +2,8 @@ from django.db import migrations
 
 
 def fill(apps, schema_editor):  # type: ignore[no-untyped-def]
-    """The built-in ETPC types other than Addition/Deletion take a scope in one or both members."""
+    """The built-in ETPC types other than Addition/Deletion take a scope in one or both members; Vila's
+    Punctuation definition includes quotation marks and commas, as the paper's examples do."""
     from annotator.core.tagsets import install_builtin_tagsets
 
     install_builtin_tagsets(
