@@ -122,3 +122,28 @@ def test_statistics_panel_compares_type_frequencies_with_another_project(page, l
     page.locator("#statistics").screenshot(
         path=str(screenshot(page, "dashboard-statistics").with_name("dashboard-statistics-panel.png"))
     )
+
+
+def test_dashboard_shows_the_intervals_the_agreement_stores(page, live_server, project_team, monkeypatch):
+    import functools
+
+    from annotator.agreement import computation, results
+    from annotator.agreement.computation import recompute
+
+    monkeypatch.setattr(
+        computation, "report_sections", functools.partial(results.report_sections, intervals_seed=0)
+    )
+    project, lead, _ = project_team
+    cache.clear()
+    results.forget_memos()
+    results.forget_phenomena_states()
+    assert recompute(project.pk, full=True).startswith("stored")
+    make.sign_in(page, live_server, make.cast().lead)
+    page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
+    table = page.locator("#phenomena-agreement table.measures")
+    table.wait_for()
+    assert table.locator(".ci").count() >= 3 * 14  # every measure row: 3 annotator pairs and the mean
+    assert page.locator("table.kappa .ci").count() == 4  # κ_C per annotator pair and the mean
+    page.locator("#phenomena-agreement").screenshot(
+        path=str(screenshot(page, "dashboard-intervals").with_name("dashboard-intervals-panel.png"))
+    )
