@@ -147,3 +147,16 @@ def test_dashboard_shows_the_intervals_the_agreement_stores(page, live_server, p
     page.locator("#phenomena-agreement").screenshot(
         path=str(screenshot(page, "dashboard-intervals").with_name("dashboard-intervals-panel.png"))
     )
+
+
+def test_measure_explanation_reads_for_a_lead_with_the_hat_over_pi(page, live_server, project_team):
+    from django.urls import reverse
+
+    make.sign_in(page, live_server, make.cast().lead)
+    page.goto(live_server.url + reverse("annotator:measure-explanation", args=["kappa-c"]))
+    article = page.locator("#measure-explanation")
+    assert article.locator("p").first.inner_text().startswith("What it answers.")
+    hat = article.locator(".hat").first
+    box, letter = hat.bounding_box(), hat.evaluate("e => getComputedStyle(e, '::after').content")
+    assert box is not None and letter == '"ˆ"'
+    screenshot(page, "measure-explanation-kappa-c")

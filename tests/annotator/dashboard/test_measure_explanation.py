@@ -151,3 +151,14 @@ def test_defines_refuses_a_key_the_section_does_not_write():
     do = section("do").text
     assert defines(do, "iapta.do.f1.pairwise") and not defines(do, "iapta.n.ph")
     assert not defines(section("tpo").text, "iapta.tpo.partial.gold")  # gold is in #tpo-multi
+
+
+def test_the_hat_of_pi_is_drawn_over_the_letter(client):
+    client.force_login(make.user("ann"))
+    page = client.get(reverse("annotator:measure-explanation", args=["kappa-c"])).content.decode()
+    assert '<span class="hat">π</span>' in page and "π\u0302" not in page
+    assert (
+        page.index("**What it answers.**")
+        if "**What" in page
+        else "<strong>What it answers.</strong>" in page
+    )
