@@ -1,4 +1,5 @@
-"""Command line: ``python -m metrics report FILE.json [--format json|table] [--ci] [--statistics]``.
+"""Command line: ``python -m metrics report FILE.json [--format json|table] [--ci [--ci-seed N]
+[--ci-resamples N]] [--statistics]``.
 
 Prints the report (docs/measures.md#report; spec §10) on stdout; ``--statistics`` adds the corpus
 statistics (docs/measures.md#statistics). An unreadable file, invalid JSON or an invalid document
@@ -29,7 +30,13 @@ def main(argv: list[str] | None = None) -> int:
         "--format", choices=("json", "table"), default="json", help="output format (default json)"
     )
     report.add_argument(
-        "--ci", action="store_true", help="add bootstrap 95%% confidence intervals (<key>.ci95)"
+        "--ci", action="store_true", help="add a 95%% confidence interval (<key>.ci95) for every measure"
+    )
+    report.add_argument(
+        "--ci-seed", type=int, default=0, help="seed of the intervals' resampling (default 0)"
+    )
+    report.add_argument(
+        "--ci-resamples", type=int, default=1000, help="bootstrap resamples of the intervals (default 1000)"
     )
     report.add_argument(
         "--statistics",
@@ -45,9 +52,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.bin_width < 1:
         parser.error(f"--bin-width must be >= 1, got {args.bin_width}")
+    if args.ci_resamples < 1:
+        parser.error(f"--ci-resamples must be >= 1, got {args.ci_resamples}")
     try:
         doc = load_document(args.file)
-        result = build_report(doc, ci=args.ci, statistics=args.statistics, bin_width=args.bin_width)
+        result = build_report(
+            doc,
+            ci=args.ci,
+            ci_seed=args.ci_seed,
+            ci_resamples=args.ci_resamples,
+            statistics=args.statistics,
+            bin_width=args.bin_width,
+        )
     except DocumentError as exc:
         field = exc.field or "$"
         print(f"{args.file}: {field}: {_one_line(exc.message)}", file=sys.stderr)

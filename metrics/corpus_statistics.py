@@ -3,13 +3,14 @@
 :func:`corpus_statistics` returns one table per paper table it mirrors, each naming it under
 ``"mirrors"`` (docs/measures.md#statistics explains every figure):
 
-- ``vila_table3`` — Vila et al. 2015, Table 3: pairs, phenomena, phenomena per pair and per word,
-  by annotator;
+- ``vila_table3`` — Vila et al. 2015, Table 3: pairs, phenomena, phenomena per pair and per word
+  over the pairs that carry phenomena, for the corpus and by annotator;
 - ``vila_table4`` — Vila et al. 2015, Table 4: relative frequency and average scope length of each
   type by annotator, with Pearson's r between annotators;
 - ``etpc_types_by_sense`` — ETPC (Kovatchev et al.): per-type counts per sense-preserving layer;
-- ``spade_table1`` — Arase & Tsujii 2018 (SPADE), Table 1: phrase alignments in the union and in
-  the intersection of the annotators, and the agreement rate;
+- ``spade_table1`` — Arase & Tsujii 2018 (SPADE), Table 1 with a column per split: sentence pairs,
+  tokens, types, phrases, phrase alignments in the union and in the intersection of the annotators,
+  and the agreement rate;
 - ``cohn_fig4`` — Cohn, Callison-Burch & Lapata 2008, Fig. 4: π̂, π̂0 and κ_C binned by the length
   of the shorter sentence.
 
@@ -27,9 +28,16 @@ from typing import Any
 
 from metrics.alignment import mean_defined
 from metrics.chance import item_concordances
-from metrics.types import Document, Phenomenon, PhraseAlignment
+from metrics.types import Document, Pair, Phenomenon, PhraseAlignment
 
-__all__ = ["DEFAULT_BIN_WIDTH", "corpus_statistics", "pearson_r", "length_bins"]
+__all__ = [
+    "DEFAULT_BIN_WIDTH",
+    "corpus_statistics",
+    "corpus_type_frequencies",
+    "pearson_between_corpora",
+    "pearson_r",
+    "length_bins",
+]
 
 #: Width (in tokens) of the shorter-sentence length bins of ``cohn_fig4``.
 DEFAULT_BIN_WIDTH = 5
@@ -109,25 +117,70 @@ def _type_names(doc: Document) -> tuple[str, ...]:
     return doc.tagset.names if doc.tagset is not None else ()
 
 
+def _words(pairs: Sequence[Pair]) -> int:
+    return sum(len(p.tokens1) + len(p.tokens2) for p in pairs)
+
+
+def _table3_row(n_pairs: int, carrying: Sequence[Pair], phenomena: float) -> dict[str, Any]:
+    words = _words(carrying)
+    return {
+        "pairs": n_pairs,
+        "pairs_with_phenomena": len(carrying),
+        "phenomena": phenomena,
+        "phenomena_per_pair": _ratio(phenomena, len(carrying)),
+        "words": words,
+        "phenomena_per_word": _ratio(phenomena, words),
+    }
+
+
 def vila_table3(doc: Document, annotators: Sequence[str]) -> Table:
-    """Per annotator: ``pairs`` (of the document), ``pairs_with_phenomena``, ``phenomena``,
-    ``phenomena_per_pair = phenomena/pairs``, ``words = Σ_pairs (|tokens1| + |tokens2|)``,
-    ``phenomena_per_word = phenomena/words`` (``None`` for a zero denominator)."""
+    """Vila's Table 3 over the pairs that carry phenomena. Per annotator: ``pairs`` (of the document),
+    ``pairs_with_phenomena`` (the annotator's), ``phenomena``, ``phenomena_per_pair =
+    phenomena/pairs_with_phenomena``, ``words = Σ (|tokens1| + |tokens2|)`` over those pairs,
+    ``phenomena_per_word = phenomena/words``. The ``corpus`` row: the pairs that carry a phenomenon of
+    any annotator, ``phenomena`` = the mean number per annotator (with one annotator, that
+    annotator's row); ``None`` for a zero denominator."""
     assert doc.phenomena is not None
-    n_pairs = len(doc.pairs)
-    words = sum(len(p.tokens1) + len(p.tokens2) for p in doc.pairs)
     by_annotator = {}
     for a in annotators:
         xs = doc.phenomena[a]
-        by_annotator[a] = {
-            "pairs": n_pairs,
-            "pairs_with_phenomena": len({x.pair for x in xs}),
-            "phenomena": len(xs),
-            "phenomena_per_pair": _ratio(len(xs), n_pairs),
-            "words": words,
-            "phenomena_per_word": _ratio(len(xs), words),
-        }
-    return {"mirrors": "Vila et al. 2015, Table 3", "by_annotator": by_annotator}
+        marked = {x.pair for x in xs}
+        by_annotator[a] = _table3_row(len(doc.pairs), [p for p in doc.pairs if p.id in marked], len(xs))
+    marked_any = {x.pair for a in annotators for x in doc.phenomena[a]}
+    total = sum(len(doc.phenomena[a]) for a in annotators)
+    corpus = _table3_row(
+        len(doc.pairs),
+        [p for p in doc.pairs if p.id in marked_any],
+        total / len(annotators) if annotators else 0,
+    )
+    return {"mirrors": "Vila et al. 2015, Table 3", "corpus": corpus, "by_annotator": by_annotator}
+
+
+def corpus_type_frequencies(table4: Table) -> dict[str, float]:
+    """Relative frequency of each type in a corpus, all annotators' phenomena pooled, from a
+    ``vila_table4`` table: ``count_t / Σ_t count_t`` (types nobody used are left out; empty when the
+    corpus has no phenomenon)."""
+    counts = {t: sum(cell["count"] for cell in row.values()) for t, row in table4["by_type"].items()}
+    total = sum(counts.values())
+    return {t: n / total for t, n in counts.items() if n} if total else {}
+
+
+def pearson_between_corpora(f: dict[str, float], g: dict[str, float]) -> dict[str, Any]:
+    """Pearson's r of two corpora's type frequencies (:func:`corpus_type_frequencies`) over the
+    types either uses, a type unused in one corpus counting 0 there — as Vila et al. correlate their
+    corpora (§5: 0.74, 0.63, 0.86). ``types`` = the number of types compared; ``r`` None with fewer
+    than two types or a constant side.
+
+    >>> pearson_between_corpora({"a": 0.5, "b": 0.5}, {"a": 0.75, "b": 0.25})["r"] is None
+    True
+    >>> round(pearson_between_corpora({"a": 0.6, "b": 0.3, "c": 0.1}, {"a": 0.5, "b": 0.4, "d": 0.1})["r"], 4)
+    0.8997
+    """
+    types = sorted(set(f) | set(g))
+    return {
+        "r": pearson_r([f.get(t, 0.0) for t in types], [g.get(t, 0.0) for t in types]),
+        "types": len(types),
+    }
 
 
 def _scope_length(x: Phenomenon) -> int:
@@ -191,16 +244,10 @@ def _is_null(x: PhraseAlignment) -> bool:
     return x.s1 is None or x.s2 is None
 
 
-def spade_table1(doc: Document) -> Table:
-    """Phrase alignments of every annotator, and in the ``union`` and the ``intersection`` of all
-    annotators (identity = ``(pair, s1, s2)``); ``agreement_rate = |intersection| / |union|``;
-    each also for the ``null`` alignments (one side null) and the ``phrase`` alignments (both sides)."""
-    assert doc.phrase_alignments is not None
-    annotators = doc.section_annotators(doc.phrase_alignments)  # type: ignore[arg-type]
-    sets = [set(doc.phrase_alignments[a]) for a in annotators]
+def _alignment_rows(sets: Sequence[set[PhraseAlignment]], annotators: Sequence[str]) -> Table:
     union = set().union(*sets) if sets else set()
     inter = set.intersection(*sets) if sets else set()
-    out: Table = {"mirrors": "Arase & Tsujii 2018 (SPADE), Table 1", "annotators": list(annotators)}
+    out: Table = {}
     for kind, keep in (("all", None), ("phrase", False), ("null", True)):
 
         def count(xs: set[PhraseAlignment], keep: bool | None = keep) -> int:
@@ -212,6 +259,48 @@ def spade_table1(doc: Document) -> Table:
             "intersection": count(inter),
             "agreement_rate": _ratio(count(inter), count(union)),
         }
+    return out
+
+
+def _spade_column(
+    pairs: Sequence[Pair], sets: Sequence[set[PhraseAlignment]], annotators: Sequence[str]
+) -> Table:
+    ids = {p.id for p in pairs}
+    mine = [{x for x in s if x.pair in ids} for s in sets]
+    spans = {(x.pair, side, span) for s in mine for x in s for side, span in ((1, x.s1), (2, x.s2)) if span}
+    return {
+        "pairs": len(pairs),
+        "tokens": _words(pairs),
+        "types": len({w for p in pairs for w in (*p.tokens1, *p.tokens2)}),
+        "phrases": sum(1 for _, _, span in spans if len(span) > 1),
+        **_alignment_rows(mine, annotators),
+    }
+
+
+def spade_table1(doc: Document) -> Table:
+    """Arase & Tsujii's Table 1 with one column per split of the pairs (``Pair.split``; a ``total``
+    column when there are several; one column ``all`` when no pair has a split). Each column:
+    ``pairs``, ``tokens`` (both members), ``types`` (distinct word forms), ``phrases`` (distinct aligned
+    spans of two or more tokens in the annotators' alignments: single tokens are not phrases), and the
+    alignments of every annotator, of their ``union`` and their ``intersection`` (identity
+    ``(pair, s1, s2)``) with ``agreement_rate = |intersection| / |union|``, for ``all`` alignments,
+    ``phrase`` ones (both sides) and ``null`` ones (one side null). The whole corpus's alignment rows
+    are also at the top level (``all``, ``phrase``, ``null``)."""
+    assert doc.phrase_alignments is not None
+    annotators = doc.section_annotators(doc.phrase_alignments)  # type: ignore[arg-type]
+    sets = [set(doc.phrase_alignments[a]) for a in annotators]
+    splits = list(dict.fromkeys(p.split or "no split" for p in doc.pairs))
+    columns: Table = {}
+    if any(p.split for p in doc.pairs):
+        for name in splits:
+            columns[name] = _spade_column(
+                [p for p in doc.pairs if (p.split or "no split") == name], sets, annotators
+            )
+    if len(columns) != 1:
+        columns["total" if columns else "all"] = _spade_column(doc.pairs, sets, annotators)
+    out: Table = {"mirrors": "Arase & Tsujii 2018 (SPADE), Table 1", "annotators": list(annotators)}
+    out.update(_alignment_rows(sets, annotators))
+    out["columns"] = columns
     return out
 
 

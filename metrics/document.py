@@ -243,11 +243,18 @@ def _pairs(value: Any) -> tuple[Pair, ...]:
         for member in ("tokens1", "tokens2"):
             words = _list(raw.get(member), f"{at}.{member}")
             tokens.append(tuple(_string(w, f"{at}.{member}[{k}]") for k, w in enumerate(words)))
-        pair = Pair(pid, tokens[0], tokens[1], None)
+        split = raw.get("split")
+        if split is not None:
+            split = _string(split, f"{at}.split")
+        pair = Pair(pid, tokens[0], tokens[1], None, split)
         initial = raw.get("initial_alignment")
         if initial is not None:
             pair = Pair(
-                pid, tokens[0], tokens[1], frozenset(_links(initial, pair, f"{at}.initial_alignment"))
+                pid,
+                tokens[0],
+                tokens[1],
+                frozenset(_links(initial, pair, f"{at}.initial_alignment")),
+                split,
             )
         pairs.append(pair)
     return tuple(pairs)

@@ -10,15 +10,16 @@ and emitted as ``None``).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from metrics.alignment import alignment_report
-from metrics.bootstrap import confidence_intervals
 from metrics.chance import kappa_c_report
 from metrics.corpus_statistics import DEFAULT_BIN_WIDTH, corpus_statistics
 from metrics.incremental import PhenomenaAgreement, gc_paused, mean_defined
+from metrics.intervals import report_intervals
 from metrics.kappa import codes, cohen_kappa_pairs, fleiss_kappa, krippendorff_alpha_from_counts, rating_table
 from metrics.layers import sense_layer_report
 from metrics.pair_labels import pair_label_report
@@ -26,7 +27,15 @@ from metrics.reeval import after_revisions, reevaluation_sets
 from metrics.spade import spade_report
 from metrics.types import SCALES, Document, Evaluations, scale_label
 
-__all__ = ["REPORT_FORMAT", "build_report", "phenomena_report", "evaluation_report", "after_revisions"]
+__all__ = [
+    "REPORT_FORMAT",
+    "build_report",
+    "phenomena_report",
+    "evaluation_report",
+    "after_revisions",
+    "report_sections",
+    "report_confidence_intervals",
+]
 
 REPORT_FORMAT = "paraphrase-agreement-report/1"
 Entries = dict[str, dict[str, Any]]
@@ -41,7 +50,8 @@ def build_report(
     statistics: bool = False,
     bin_width: int = DEFAULT_BIN_WIDTH,
 ) -> dict[str, Any]:
-    """All measures of ``doc`` as the §10 report; ``ci`` adds bootstrap 95 % intervals (``<key>.ci95``).
+    """All measures of ``doc`` as the §10 report; ``ci`` adds a 95 % interval ``<key>.ci95`` for every
+    measure (:mod:`metrics.intervals`, docs/measures.md#intervals; ``ci_seed`` seeds the resampling).
 
     ``statistics`` adds the section ``"statistics"`` beside ``"measures"``: the corpus tables of
     :func:`metrics.corpus_statistics.corpus_statistics` (``bin_width`` for Cohn et al.'s Fig. 4;
@@ -94,8 +104,45 @@ def _measures(doc: Document, *, ci: bool, ci_resamples: int, ci_seed: int) -> En
     if doc.pair_labels is not None:
         measures.update(pair_label_report(doc))
     if ci:
-        measures.update(confidence_intervals(doc, measures, n_resamples=ci_resamples, seed=ci_seed))
+        measures.update(
+            report_intervals(doc, measures, report_sections(doc), n_resamples=ci_resamples, seed=ci_seed)
+        )
     return measures
+
+
+def report_confidence_intervals(
+    doc: Document, measures: Entries, *, seed: int = 0, n_resamples: int = 1000
+) -> Entries:
+    """The ``<key>.ci95`` entries of every measure in ``measures`` (the report of ``doc``, whole or
+    assembled section by section): what ``build_report(doc, ci=True, ci_seed=seed)`` adds, JSON-safe
+    (docs/measures.md#intervals)."""
+    intervals = report_intervals(doc, measures, report_sections(doc), n_resamples=n_resamples, seed=seed)
+    return _json_safe(intervals, "measures")  # type: ignore[no-any-return]
+
+
+def report_sections(doc: Document) -> list[tuple[Callable[[Document], Entries], str]]:
+    """The document's sections as (section → report entries, units) for the intervals' resampling:
+    pairs for phenomena, alignments and pair labels; judged items for the two-step evaluation
+    (κ_C's own keys are left to its analytic interval)."""
+    sections: list[tuple[Callable[[Document], Entries], str]] = []
+    if doc.phenomena is not None:
+        sections.append((phenomena_report, "pairs"))
+    if doc.word_alignments is not None:
+        sections.append((alignment_report, "pairs"))
+    if doc.phrase_alignments is not None or doc.system_phrase_alignments is not None:
+        sections.append((spade_report, "pairs"))
+    if doc.pair_labels is not None:
+        sections.append((pair_label_report, "pairs"))
+    if doc.evaluations is not None:
+        sections.append((_evaluation_section, "items"))
+    return sections
+
+
+def _evaluation_section(doc: Document) -> Entries:
+    assert doc.evaluations is not None
+    return evaluation_report(
+        doc.evaluations, seed=doc.options.reeval_seed, fraction=doc.options.reeval_fraction
+    )
 
 
 def phenomena_report(doc: Document) -> Entries:

@@ -79,12 +79,14 @@ class DocumentError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Pair:
-    """A paraphrase pair: two tokenized members and an optional automatic initial alignment."""
+    """A paraphrase pair: two tokenized members, an optional automatic initial alignment and an
+    optional split of the corpus (``"train"``, ``"dev"``, ``"test"`` …; only the statistics read it)."""
 
     id: str
     tokens1: tuple[str, ...]
     tokens2: tuple[str, ...]
     initial_alignment: frozenset[Link] | None = None
+    split: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,7 +44,7 @@ from metrics.iapta import CELL_FIELDS, PairTables, harmonic_mean, index_phenomen
 from metrics.incremental import PhenomenaAgreement, gc_paused
 from metrics.layers import sense_layer_report
 from metrics.memo import PairwiseMemo
-from metrics.report import build_report
+from metrics.report import build_report, report_confidence_intervals
 from metrics.types import (
     Document,
     Evaluations,
@@ -57,6 +57,8 @@ from metrics.types import (
     TypeDef,
     WordAlignment,
 )
+
+INTERVALS = "intervals"  # the report section of the `<key>.ci95` entries (report_sections)
 
 
 def canonical_json(value: Any) -> str:
@@ -409,8 +411,13 @@ def report_sections(
     fingerprints: Fingerprints | None = None,
     documents: dict[str, Document] | None = None,
     kappa_c_chance: Mapping[str, tuple[list[float], list[float]]] | None = None,
+    intervals_seed: int | None = None,
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, list[str]], list[str]]:
     """(report, section fingerprints, keys of each section, pending sections) of `doc`.
+
+    `intervals_seed` (the project's seed) asks for the 95 % interval of every measure (`<key>.ci95`,
+    `metrics.report.report_confidence_intervals`), listed as the section `intervals`; they are added
+    only when no section is pending (a provisional report has none).
 
     Sections whose fingerprint equals the one in `previous` (an earlier snapshot's results) are copied
     from it; `fingerprints` (of `doc`, from `document_fingerprints`) saves serialising it again. Raises
@@ -437,6 +444,10 @@ def report_sections(
             part = _section_measures(name, doc, fingerprints, documents, kappa_c_chance)
         measures.update(part)
         keys[name] = sorted(part)
+    if intervals_seed is not None and not pending:  # separate step: reads the assembled measures only
+        intervals = report_confidence_intervals(trusted_document(doc), measures, seed=intervals_seed)
+        measures.update(intervals)
+        keys[INTERVALS] = sorted(intervals)
     report = {"format": "paraphrase-agreement-report/1", "measures": dict(sorted(measures.items()))}
     return report, sections, keys, pending
 

@@ -23,7 +23,7 @@ from annotator import taskqueue
 from annotator.agreement.computation import document_fingerprint
 from annotator.agreement.document import project_document
 from annotator.agreement.results import json_safe
-from annotator.models import CorpusJob, Project
+from annotator.models import CorpusJob, Pair, Project
 from metrics.corpus_statistics import DEFAULT_BIN_WIDTH, corpus_statistics
 from metrics.document import parse_document
 
@@ -36,9 +36,24 @@ _PAIR_PREFIX = re.compile(r"^pair [^:]+: ")
 
 def project_statistics(project: Project, *, bin_width: int = DEFAULT_BIN_WIDTH) -> dict[str, Any]:
     """The statistics tables of the project's current annotations and its import skips (module doc)."""
-    tables = json_safe(corpus_statistics(parse_document(project_document(project)), bin_width=bin_width))
+    doc = with_splits(project, project_document(project))
+    tables = json_safe(corpus_statistics(parse_document(doc), bin_width=bin_width))
     tables["imports"] = import_skips(project)
     return tables
+
+
+def with_splits(project: Project, doc: dict[str, Any]) -> dict[str, Any]:
+    """The document with each pair's corpus split (`corpus_labels["split"]`, as MRPC and ETPC give it)
+    for SPADE's Table 1 columns; only the statistics read it, so the agreement document leaves it out."""
+    splits = dict(
+        Pair.objects.filter(project=project, corpus_labels__has_key="split").values_list(
+            "source_id", "corpus_labels__split"
+        )
+    )
+    if not splits:
+        return doc
+    pairs = [{**p, "split": str(splits[p["id"]])} if splits.get(p["id"]) else p for p in doc["pairs"]]
+    return {**doc, "pairs": pairs}
 
 
 def import_skips(project: Project) -> dict[str, Any]:
@@ -79,7 +94,7 @@ def compute_statistics(project: Project) -> dict[str, Any]:
     """Compute the statistics of the project's current document and keep them in the cache under its
     fingerprint (the body of the task `annotator.compute_statistics`)."""
     doc = project_document(project)
-    tables = json_safe(corpus_statistics(parse_document(doc)))
+    tables = json_safe(corpus_statistics(parse_document(with_splits(project, doc))))
     tables["imports"] = import_skips(project)
     cache.set(CACHE_KEY.format(project.pk, document_fingerprint(project, doc)), tables, CACHE_SECONDS)
     return tables

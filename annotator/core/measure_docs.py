@@ -18,6 +18,8 @@ MEASURE_ANCHORS = {
     "iapta.n": "n",
     "iapta.tpo.partial.union": "tpo-multi",
     "iapta.tpo.total.union": "tpo-multi",
+    "iapta.tpo.partial.gold": "tpo-multi",
+    "iapta.tpo.total.gold": "tpo-multi",
     "iapta.tpo": "tpo",
     "iapta.do": "do",
     "N-measures": "n",
@@ -32,6 +34,8 @@ MEASURE_ANCHORS = {
     "krippendorff": "krippendorff",
     "pair_labels": "pair-labels",
     "bootstrap": "bootstrap",
+    "intervals": "intervals",
+    "reeval": "reeval",
     "iapta.sense": "sense-layers",
     "statistics": "statistics",
     "statistics.vila_table3": "stat-vila-table3",
@@ -39,6 +43,7 @@ MEASURE_ANCHORS = {
     "statistics.etpc_types_by_sense": "stat-etpc-types",
     "statistics.spade_table1": "stat-spade-table1",
     "statistics.cohn_fig4": "stat-cohn-fig4",
+    "statistics.between_corpora": "stat-between-corpora",
 }
 
 
@@ -54,7 +59,10 @@ def measures_doc() -> Path:
 
 
 def anchor_for(measure: str) -> str | None:
-    """The anchor of a measure key ("iapta.do.f1" → "do"), by its longest known prefix."""
+    """The anchor of a measure key ("iapta.do.f1" → "do"), by its longest known prefix; every
+    interval key (`<key>.ci95`) → "intervals"."""
+    if measure.endswith(".ci95"):
+        return "intervals"
     for prefix in sorted(MEASURE_ANCHORS, key=len, reverse=True):
         if measure == prefix or measure.startswith(prefix + "."):
             return MEASURE_ANCHORS[prefix]

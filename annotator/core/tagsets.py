@@ -110,7 +110,9 @@ ETPC_TYPES: list[tuple[str, str, str]] = [
     ("32", "Synthetic/analytic substitution (named ent.)", "Lex-Synt"),
     ("100", "Negation", "Neg"),
 ]
-ETPC_SCOPE_SIDES = {"25": "one", "100": "any", "29": "any", "30": "any", "31": "any"}
+# ETPC's released relations give any type a scope in one member only (spec 1.1 allows it for every type
+# that is not one-sided), so every type but Addition/Deletion takes a scope in one or both members.
+ETPC_SCOPE_SIDES = {"25": "one"}
 
 VILA_NAME = "Vila et al. 2015"
 ETPC_NAME = "ETPC (Extended Paraphrase Typology)"
@@ -143,7 +145,7 @@ def etpc_rows() -> list[dict[str, Any]]:
             "subclass": "",
             "projection_required": False,
             "keys_allowed": True,
-            "scope_sides": ETPC_SCOPE_SIDES.get(code, "both"),
+            "scope_sides": ETPC_SCOPE_SIDES.get(code, "any"),
             "colour": PALETTE[n % len(PALETTE)],
             "shortcut": SHORTCUTS[n],
             "position": n,

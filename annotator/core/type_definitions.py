@@ -80,9 +80,11 @@ VILA: dict[str, tuple[str, str]] = {
         "the man who was tall ⇄ the tall man\nalthough it rained, we left ⇄ it rained, but we left",
     ),
     "Punctuation": (
-        "A change of punctuation that alters the sentence's structure (a colon, semicolon or parentheses "
-        "⇄ other punctuation or words).",
-        "Paris: capital of France ⇄ Paris, which is the capital of France",
+        "A change of punctuation marks, quotation marks and commas included: a mark added, dropped or "
+        "replaced by another mark or by words (a colon, semicolon or parentheses ⇄ a comma or words).",
+        "Paris: capital of France ⇄ Paris, which is the capital of France\n"
+        'he called it "a disaster" ⇄ he called it a disaster\n'
+        "however the plan failed ⇄ however, the plan failed",
     ),
     "Direct/indirect style": (
         "Direct speech ⇄ reported speech.",

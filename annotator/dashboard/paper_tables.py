@@ -1,11 +1,13 @@
 """The statistics panel: the corpus statistics of `annotator.agreement.statistics` as the rows and
 server-rendered SVG charts the template draws, each table naming the paper table it mirrors.
 
-- Vila et al. 2015, Table 3 (pairs, phenomena per pair and per word, by annotator);
+- Vila et al. 2015, Table 3 (pairs, phenomena per pair and per word over the pairs that carry
+  phenomena, for the corpus and by annotator);
 - Vila et al. 2015, Table 4 (relative frequency and average scope length per type, Pearson's r between
   annotators) — with the type distribution as a bar chart;
 - ETPC (Kovatchev et al.), per-type counts per sense-preserving layer;
-- Arase & Tsujii 2018 (SPADE), Table 1 (alignments in the union and the intersection, agreement rate);
+- Arase & Tsujii 2018 (SPADE), Table 1 (a column per split: pairs, tokens, types, phrases,
+  alignments in the union and the intersection, agreement rate);
 - Cohn et al. 2008, Fig. 4 (π̂, π̂0, κ_C binned by the shorter sentence's length) — as a line chart.
 
 Pure functions over plain values (no models), like `annotator.dashboard.charts`.
@@ -29,7 +31,11 @@ def statistics_tables(stats: Stats) -> dict[str, Any]:
     out: dict[str, Any] = {"imports": stats.get("imports")}
     if "vila_table3" in stats:
         t3 = stats["vila_table3"]
-        out["table3"] = {"mirrors": t3["mirrors"], "rows": sorted(t3["by_annotator"].items())}
+        out["table3"] = {
+            "mirrors": t3["mirrors"],
+            "corpus": t3.get("corpus"),
+            "rows": sorted(t3["by_annotator"].items()),
+        }
     if "vila_table4" in stats:
         out["table4"] = _table4(stats["vila_table4"])
         out["type_chart"] = type_distribution_svg(stats["vila_table4"])
@@ -37,11 +43,7 @@ def statistics_tables(stats: Stats) -> dict[str, Any]:
         out["etpc"] = _etpc(stats["etpc_types_by_sense"])
     if "spade_table1" in stats:
         t1 = stats["spade_table1"]
-        out["spade"] = {
-            "mirrors": t1["mirrors"],
-            "annotators": t1["annotators"],
-            "rows": [(kind, t1[kind]) for kind in ("phrase", "null", "all")],
-        }
+        out["spade"] = _spade(t1)
     if "cohn_fig4" in stats:
         fig = stats["cohn_fig4"]
         out["cohn"] = {"mirrors": fig["mirrors"], "bins": fig["bins"], "bin_width": fig["bin_width"]}
@@ -49,10 +51,62 @@ def statistics_tables(stats: Stats) -> dict[str, Any]:
     return out
 
 
+SPADE_ROWS = (
+    ("pairs", "sentence pairs"),
+    ("tokens", "tokens"),
+    ("types", "types (word forms)"),
+    ("phrases", "phrases (without single tokens)"),
+)
+SPADE_ALIGNMENTS = (("phrase", "phrase ↔ phrase"), ("null", "to null"), ("all", "all"))
+
+
+def _spade(t1: Stats) -> dict[str, Any]:
+    """SPADE's Table 1: one column per split; rows the corpus counts, then per kind of alignment each
+    annotator's, the union, the intersection and the agreement rate."""
+    columns = t1.get("columns") or {"all": {kind: t1[kind] for kind, _ in SPADE_ALIGNMENTS}}
+    names = list(columns)
+    rows: list[dict[str, Any]] = [
+        {"label": label, "cells": [columns[c].get(key) for c in names], "rate": False}
+        for key, label in SPADE_ROWS
+        if all(key in columns[c] for c in names)
+    ]
+    for kind, label in SPADE_ALIGNMENTS:
+        for a in t1["annotators"]:
+            rows.append(
+                {
+                    "label": f"{label}: {a}",
+                    "cells": [columns[c][kind]["by_annotator"][a] for c in names],
+                    "rate": False,
+                }
+            )
+        for part in ("union", "intersection"):
+            rows.append(
+                {"label": f"{label}: {part}", "cells": [columns[c][kind][part] for c in names], "rate": False}
+            )
+        rows.append(
+            {
+                "label": f"{label}: agreement rate",
+                "cells": [columns[c][kind]["agreement_rate"] for c in names],
+                "rate": True,
+            }
+        )
+    return {"mirrors": t1["mirrors"], "columns": names, "rows": rows}
+
+
+def _percent(value: float | None) -> float | None:
+    return None if value is None else 100 * value
+
+
 def _table4(t4: Stats) -> dict[str, Any]:
     annotators = sorted({a for row in t4["by_type"].values() for a in row})
     rows = [
-        {"type": name, "cells": [row.get(a, {}) for a in annotators]}
+        {
+            "type": name,
+            "cells": [
+                {**row.get(a, {}), "percent": _percent(row.get(a, {}).get("relative_frequency"))}
+                for a in annotators
+            ],
+        }
         for name, row in t4["by_type"].items()
         if any(cell.get("count") for cell in row.values())
     ]

@@ -38,6 +38,12 @@ class Row:
     headline: bool = False
     note: str = ""
 
+    @property
+    def cells_with_ci(self) -> list[tuple[float | None, list[float] | None]]:
+        """(value, its 95 % interval or None) per annotator pair."""
+        cis = self.cell_cis or [None] * len(self.cells)
+        return list(zip(self.cells, cis, strict=True))
+
 
 def annotator_pairs(names: Sequence[str]) -> list[str]:
     return [f"{a}|{b}" for n, a in enumerate(names) for b in names[n + 1 :]]
@@ -105,7 +111,11 @@ def phenomena_tables(measures: Measures, names: Sequence[str]) -> dict[str, Any]
         avg = (measures.get(f"iapta.tpo.{crit}.f1") or {}).get("value")
         union = (measures.get(f"iapta.tpo.{crit}.union") or {}).get("value")
         gold = (measures.get(f"iapta.tpo.{crit}.gold") or {}).get("value")
-        multi.append({"criterion": crit, "avg": avg, "union": union, "gold": gold})
+        cis = {
+            part: (measures.get(f"iapta.tpo.{crit}.{key}.ci95") or {}).get("value")
+            for part, key in (("avg", "f1"), ("union", "union"), ("gold", "gold"))
+        }
+        multi.append({"criterion": crit, "avg": avg, "union": union, "gold": gold, "ci": cis})
     counts = (measures.get("iapta.phenomena.count") or {}).get("by_annotator", {})
     return {
         "pairs": pairs,
@@ -214,6 +224,7 @@ def alignment_tables(
                 "pi0": (measures.get("kappa_c.pi0") or {}).get("by_pair", {}).get(p),
                 "n_items": (measures.get("kappa_c.n_items") or {}).get("by_pair", {}).get(p),
                 "reason": (measures.get("kappa_c.reason") or {}).get("by_pair", {}).get(p),
+                "ci": ((measures.get("kappa_c.ci95") or {}).get("by_pair") or {}).get(p),
             }
         )
     spade = None
@@ -235,6 +246,7 @@ def alignment_tables(
         "phrases": _prf_rows(measures, PHRASE_TIERS, pairs),
         "kappa": kappa if "kappa_c" in measures else [],
         "kappa_mean": (measures.get("kappa_c") or {}).get("value"),
+        "kappa_mean_ci": (measures.get("kappa_c.ci95") or {}).get("value"),
         "kappa_pending": "kappa_c" in pending,
         "spade": spade,
     }

@@ -29,6 +29,7 @@ from annotator.agreement.statistics import statistics_or_request
 from annotator.annotation import recommender
 from annotator.core.web_request import SignedInRequest
 from annotator.dashboard import tables as dashboard
+from annotator.dashboard.comparison import compare_type_frequencies
 from annotator.dashboard.paper_tables import statistics_tables
 from annotator.evaluation.stats import lead_summary_context, project_precision, rater_progress
 from annotator.home import health
@@ -222,4 +223,9 @@ def statistics_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
             context["queue_error"] = str(exc)
         context["has_snapshot"] = True
         context["statistics"] = statistics_tables(stats) if stats is not None else None
+        candidates = access.led_projects(request.user).exclude(pk=project.pk).filter(layer_phenomena=True)
+        picked = {int(pk) for pk in request.GET.getlist("compare") if pk.isdigit()}
+        context["compare_candidates"] = [(other, other.pk in picked) for other in candidates.order_by("name")]
+        if stats is not None and picked:
+            context["comparison"] = compare_type_frequencies(stats, candidates.filter(pk__in=picked))
     return render(request, f"{TEMPLATE}#statistics", context)

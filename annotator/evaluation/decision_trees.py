@@ -1,4 +1,5 @@
-"""The two decision trees of the two-step evaluation (after Fujita's methodology, in our own words).
+"""The two decision trees of the two-step evaluation: the questions and options of Fujita's appendix,
+with guidance and examples of our own.
 
 A rater never picks a label directly: they answer a few yes/no-style questions and the label follows
 from the answers. Step 1 (grammaticality, the paraphrased sentence alone) ends in one of the G5
@@ -139,23 +140,30 @@ MEANING = Tree(
         for q in (
             Question(
                 id="share",
-                text="Do the two sentences share meaning?",
-                guidance="Compare the paraphrased sentence with the original. Overlook grammatical "
-                "errors as far as you can still tell what the sentence means.",
+                text="Do the two phrases share some meaning in this context?",
+                guidance="Compare the substituted phrase with the phrase it replaced, as each is used in "
+                "this sentence (not the two whole sentences, which share the rest of their words). "
+                "Overlook grammatical errors as far as you can still tell what the phrase means here.",
                 options=(
                     Option("yes", "Yes", next="significant"),
                     Option("no", "No", label="Completely Different"),
                 ),
                 examples=(
-                    ("Original: He turned down the offer. → He refused the offer.", "Yes."),
-                    ("Original: He turned down the offer. → He lowered the offer.", "No: a different event."),
+                    (
+                        "Original: He turned down the offer. → He refused the offer.",
+                        "Yes: “refused” ≈ “turned down”.",
+                    ),
+                    (
+                        "Original: He turned down the offer. → He lowered the offer.",
+                        "No: “lowered” shares no meaning with “turned down” here.",
+                    ),
                 ),
             ),
             Question(
                 id="significant",
-                text="Is the difference significant?",
-                guidance="A difference is significant when someone acting on the paraphrase would "
-                "understand something importantly different from the original.",
+                text="Is the difference in meaning significant?",
+                guidance="A difference is significant when someone reading the paraphrased sentence "
+                "would understand something importantly different from the original.",
                 options=(
                     Option("yes", "Yes", label="Significantly Different"),
                     Option("no", "No", next="equivalent"),
@@ -170,7 +178,7 @@ MEANING = Tree(
             ),
             Question(
                 id="equivalent",
-                text="Are they perfectly equivalent?",
+                text="Are the two sentences perfectly equivalent in meaning?",
                 guidance="Perfectly equivalent means every reading of one is a reading of the other: "
                 "nothing lost, nothing added, nothing shifted.",
                 options=(
@@ -184,19 +192,25 @@ MEANING = Tree(
             ),
             Question(
                 id="difference",
-                text="What kind of change is it?",
+                text="What kind of difference is it?",
                 guidance="Something of the original is missing, something is added that the original "
-                "does not say, or the change is of another kind (nuance, register, emphasis) that can "
-                "be ignored.",
+                "does not say, or another change: both something lost and something added, or a "
+                "shift of nuance, register or emphasis.",
                 options=(
                     Option("loss", "Loss of information", label="Missing Info."),
                     Option("addition", "Addition of information", label="Additional Info."),
-                    Option("other", "Another, ignorable change", label="Ignorable Change"),
+                    Option(
+                        "other", "Other changes, including both loss and addition", label="Ignorable Change"
+                    ),
                 ),
                 examples=(
                     ("Original: the red brick house → the house", "Loss: the colour and material are gone."),
                     ("Original: the house → the old house", "Addition: the age is new."),
-                    ("Original: he got angry → he became angry", "Another change: a shift of register only."),
+                    (
+                        "Original: the red house → the old house",
+                        "Other: the colour is lost and the age added.",
+                    ),
+                    ("Original: he got angry → he became angry", "Other: a shift of register only."),
                 ),
             ),
         )

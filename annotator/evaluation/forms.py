@@ -17,7 +17,14 @@ from django.core.exceptions import ValidationError
 from annotator import taskqueue
 from annotator.evaluation import reevaluation
 from annotator.evaluation import services as evaluation
-from annotator.evaluation.lexicons import build_units
+from annotator.evaluation.lexicons import (
+    PARAPHRASES_PER_UNIT,
+    SELECTIONS,
+    SENTENCES_PER_PHRASE,
+    UnitRule,
+    build_units,
+    plan_units,
+)
 from annotator.models import EvaluationUnit, Membership, Project
 
 
@@ -199,13 +206,44 @@ class LexiconBuildForm(ServiceForm):
     seed = forms.IntegerField(
         initial=0, min_value=0, help_text="The same files and seed give the same units."
     )
-    per_phrase = forms.IntegerField(
-        label="Sentences per phrase",
-        initial=5,
+    n = forms.IntegerField(
+        label="Paraphrases per unit",
+        initial=PARAPHRASES_PER_UNIT,
         min_value=1,
         max_value=50,
-        help_text="Drawn at random (Fujita: 5).",
+        help_text="Phrases with fewer paraphrases in the union of the chosen lexicons are left out; "
+        "this many are drawn for each sentence (Fujita §5.1: 5).",
     )
+    per_phrase = forms.IntegerField(
+        label="Sentences per phrase",
+        initial=SENTENCES_PER_PHRASE,
+        min_value=1,
+        max_value=50,
+        help_text="Tokens of each phrase drawn from the sentence file (sentences of 10–30 words); one unit each.",
+    )
+    lexicons = forms.CharField(
+        label="Lexicons",
+        required=False,
+        help_text="Comma-separated names from the lexicon file; empty: all of them.",
+    )
+    selection = forms.ChoiceField(
+        label="Selection",
+        required=False,
+        choices=[(key, text[:1].upper() + text[1:]) for key, text in SELECTIONS.items()],
+    )
+    given = forms.CharField(label="Given lexicon (Data 2)", required=False)
+
+    def rule(self) -> UnitRule:
+        data = self.cleaned_data
+        names = tuple(name.strip() for name in data["lexicons"].split(",") if name.strip())
+        return UnitRule(
+            n=data["n"],
+            per_phrase=data["per_phrase"],
+            seed=data["seed"],
+            lexicons=names,
+            selection=data["selection"],
+            given=data["given"].strip(),
+        )
 
     def text(self, name: str) -> str:
         upload = self.cleaned_data[name]
@@ -214,24 +252,22 @@ class LexiconBuildForm(ServiceForm):
         except UnicodeDecodeError as exc:
             raise ValidationError({name: f"{upload.name}: not UTF-8 text (byte {exc.start})."}) from exc
 
+    def preview(self) -> str:
+        """What `save` would build, without writing."""
+        result = plan_units(
+            self.text("lexicon_file"),
+            self.text("sentence_file"),
+            self.rule(),
+            lexicon_filename=self.cleaned_data["lexicon_file"].name,
+        )
+        return "Preview: " + result.summary()
+
     def save(self, project: Project) -> str:
         result = build_units(
             project,
             self.text("lexicon_file"),
             self.text("sentence_file"),
-            seed=self.cleaned_data["seed"],
-            per_phrase=self.cleaned_data["per_phrase"],
+            self.rule(),
             lexicon_filename=self.cleaned_data["lexicon_file"].name,
         )
-        message = (
-            f"Built {result.units} unit{'s' if result.units != 1 else ''} with {result.items} candidate "
-            f"sentences from {', '.join(result.lexicons)}."
-        )
-        if result.phrases_without_sentences:
-            missing = result.phrases_without_sentences
-            message += (
-                f" No sentence of 10–30 words contains {len(missing)} phrase{'s' if len(missing) != 1 else ''}: "
-                + ", ".join(repr(p) for p in missing[:5])
-                + ("…" if len(missing) > 5 else "")
-            )
-        return message
+        return "Built " + result.summary()

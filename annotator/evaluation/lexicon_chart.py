@@ -1,5 +1,7 @@
-"""Fujita's Fig. 3 as inline SVG: precision (G and M both OK, by majority) of each lexicon's items
-whose score is at least a threshold, against the threshold. No JavaScript; one tooltip per point."""
+"""Fujita's Fig. 3 as inline SVG: one chart per measure (grammaticality, meaning, both OK by majority),
+each with one line per lexicon and per union: precision of the items whose score is at least a
+threshold, against the threshold; solid before re-evaluation, dashed after. No JavaScript; one
+tooltip per point."""
 
 from __future__ import annotations
 
@@ -11,22 +13,45 @@ from django.utils.safestring import SafeString, mark_safe
 from annotator.evaluation.lexicons import ThresholdPoint
 
 COLOURS = ("#2f5fd0", "#e15759", "#59a14f", "#b07aa1", "#f28e2b", "#76b7b2", "#9c755f")
-TITLE = "Precision against the score threshold (Fujita et al., Fig. 3)"
+MEASURES = {"g": "grammaticality (G2 OK)", "m": "meaning (M2 OK)", "both": "G and M both OK"}
+
+
+def threshold_charts(
+    before: Mapping[str, Sequence[ThresholdPoint]], after: Mapping[str, Sequence[ThresholdPoint]] | None
+) -> list[SafeString]:
+    """Fig. 3 for G, M and both: one chart each."""
+    return [threshold_svg(before, after, measure=measure) for measure in MEASURES]
 
 
 def threshold_svg(
-    series: Mapping[str, Sequence[ThresholdPoint]], *, width: int = 640, height: int = 260
+    before: Mapping[str, Sequence[ThresholdPoint]],
+    after: Mapping[str, Sequence[ThresholdPoint]] | None = None,
+    *,
+    measure: str = "both",
+    width: int = 640,
+    height: int = 260,
 ) -> SafeString:
-    """One line per lexicon: x = score threshold t, y = precision of its judged items with score ≥ t."""
-    points = [(p.threshold, p.precision) for pts in series.values() for p in pts if p.precision is not None]
+    """One line per lexicon or union: x = score threshold t, y = precision of `measure` over its judged
+    items with score ≥ t; after re-evaluation dashed."""
+    title = f"Precision of {MEASURES[measure]} against the score threshold (Fujita, Fig. 3)"
+    runs = [("before", before, "")] + (
+        [("after re-evaluation", after, ' stroke-dasharray="5 3"')] if after else []
+    )
+    points = [
+        (p.threshold, p.value(measure))
+        for _, series, _ in runs
+        for pts in series.values()
+        for p in pts
+        if p.value(measure) is not None
+    ]
     if not points:
         return mark_safe(
-            f'<svg class="stats-chart" role="img" viewBox="0 0 {width} 40" width="100%" aria-label="{escape(TITLE)}">'
-            f"<title>{escape(TITLE)}</title>"
-            '<text x="8" y="24" class="empty">No scored item has both a grammaticality and a meaning majority yet.</text></svg>'
+            f'<svg class="stats-chart" role="img" viewBox="0 0 {width} 40" width="100%" aria-label="{escape(title)}">'
+            f"<title>{escape(title)}</title>"
+            f'<text x="8" y="24" class="empty">No scored item has a {escape(MEASURES[measure])} majority yet.</text></svg>'
         )
     x_lo, x_hi = min(t for t, _ in points), max(t for t, _ in points)
-    left, right, top, bottom = 44, 16, 12, 56
+    left, right, top, bottom = 44, 16, 18, 56
     plot_w, plot_h = width - left - right, height - top - bottom
 
     def x(t: float) -> float:
@@ -37,7 +62,8 @@ def threshold_svg(
 
     parts = [
         f'<svg class="stats-chart" role="img" viewBox="0 0 {width} {height}" width="100%" '
-        f'preserveAspectRatio="xMidYMid meet" aria-label="{escape(TITLE)}"><title>{escape(TITLE)}</title>'
+        f'preserveAspectRatio="xMidYMid meet" aria-label="{escape(title)}"><title>{escape(title)}</title>',
+        f'<text class="legend" x="{left}" y="10">{escape(MEASURES[measure])}</text>',
     ]
     for k in range(5):
         v = k / 4
@@ -52,19 +78,32 @@ def threshold_svg(
         "score threshold (items with score ≥ threshold)</text>"
     )
     lx = left + 8
-    for n, (name, pts) in enumerate(series.items()):
+    names = list(dict.fromkeys(name for _, series, _ in runs for name in series))
+    for n, name in enumerate(names):
         colour = COLOURS[n % len(COLOURS)]
-        coords = [(p, x(p.threshold), y(p.precision)) for p in pts if p.precision is not None]
-        if len(coords) > 1:
-            path = " ".join(f"{cx:.1f},{cy:.1f}" for _, cx, cy in coords)
-            parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{path}"/>')
-        for p, cx, cy in coords:
-            parts.append(
-                f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="{colour}"><title>{escape(name)}: score ≥ {p.threshold:g}: '
-                f"precision {p.precision:.3f} over {p.n_items} items</title></circle>"
-            )
+        for when, series, dash in runs:
+            coords = [
+                (p, x(p.threshold), y(val))
+                for p in series.get(name, ())
+                if (val := p.value(measure)) is not None
+            ]
+            if len(coords) > 1:
+                path = " ".join(f"{cx:.1f},{cy:.1f}" for _, cx, cy in coords)
+                parts.append(
+                    f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash} points="{path}"/>'
+                )
+            for p, cx, cy in coords:
+                parts.append(
+                    f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="{colour}"><title>{escape(name)}, {when}: '
+                    f"score ≥ {p.threshold:g}: precision {p.value(measure):.3f} over {p.n_items} items</title></circle>"
+                )
         parts.append(f'<rect x="{lx}" y="{height - 18}" width="10" height="10" rx="2" fill="{colour}"/>')
         parts.append(f'<text class="legend" x="{lx + 14}" y="{height - 9}">{escape(name)}</text>')
         lx += 30 + 7 * len(name)
+    if after:
+        parts.append(
+            f'<text class="legend" x="{width - right}" y="{height - 9}" text-anchor="end">'
+            "solid: before, dashed: after re-evaluation</text>"
+        )
     parts.append("</svg>")
     return mark_safe("".join(parts))

@@ -1,6 +1,6 @@
-"""Fujita's lexicon evaluation: units built from a paraphrase lexicon and a sentence file, items that
+"""Fujita's lexicon evaluation: units built from paraphrase lexicons and a sentence file, items that
 belong to several lexicons with each lexicon's score, precision per lexicon and per union, and
-precision against a score threshold (Fujita et al., Table 4 and Fig. 3).
+precision against a score threshold (Fujita's Table 4 and Fig. 3; docs/measures.md).
 
 Inputs (UTF-8 text; `#` lines and blank lines are ignored):
 
@@ -8,13 +8,17 @@ Inputs (UTF-8 text; `#` lines and blank lines are ignored):
   line starting with `phrase` is allowed; the score may be empty = not scored);
 - sentence file: one sentence per line, tokens separated by spaces.
 
-`build_units` takes, for each phrase, the sentences of 10–30 words that contain it (as whole words),
-draws 5 of them at random with `random.Random` seeded by the seed and the phrase (the same files and
-seed always give the same units), and makes one unit per drawn sentence with one item per distinct
-paraphrase of the phrase: the sentence with the phrase substituted. An item proposed by several
-lexicons is one item linked to each (`LexiconItem`, with that lexicon's score), so union rows such as
-P_Raw = P_Del ∪ P_Seed count it once. Bad input raises a ValidationError naming the file, line and
-field, and nothing is written.
+`plan_units` applies the paper's rule (§5.1): only source phrases with at least N paraphrases in the
+union of the chosen lexicons are kept (N = 5 in the paper); for each phrase, up to `per_phrase`
+tokens of it are drawn: sentences of 10–30 words that contain it as whole words; for each token, N
+paraphrases are drawn from the union, and the unit is that sentence with its N substituted versions.
+Draws use `random.Random` seeded by the seed, the phrase and the token, so the same files and seed
+always give the same units. An optional selection keeps only the units with at least one paraphrase
+from each chosen lexicon (the paper's Data 1) or from one given lexicon (Data 2). An item proposed by
+several lexicons is one item linked to each (`LexiconItem`, with that lexicon's score), so union rows
+such as P_Raw = P_Del ∪ P_Seed count it once. `build_units` writes the plan, all or nothing, and
+records the rule on each lexicon (`Lexicon.builds`); bad input raises a ValidationError naming the
+file, line and field, and nothing is written.
 """
 
 from __future__ import annotations
@@ -24,21 +28,22 @@ import math
 import random
 import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Count
 
 from annotator.core import counts
 from annotator.evaluation.services import create_unit
-from annotator.evaluation.stats import Labels, PrecisionRow, majority_ok, precision_row, project_labels
+from annotator.evaluation.stats import Labels, PrecisionRow, precision_row, project_labels
 from annotator.models import Lexicon, LexiconItem, Project
-from metrics.types import G2_OK, M2_OK
 
 MIN_WORDS, MAX_WORDS = 10, 30
-SENTENCES_PER_PHRASE = 5
+SENTENCES_PER_PHRASE = 5  # phrase tokens drawn per phrase (the workbench's default)
+PARAPHRASES_PER_UNIT = 5  # Fujita §5.1: at least 5 paraphrases per phrase, 5 drawn per token
 UNION = " ∪ "
 
 
@@ -114,12 +119,208 @@ def sentences_for(
     return rng.sample(fitting, min(k, len(fitting)))
 
 
+def paraphrases_for(
+    phrase: str, token: int, candidates: Sequence[Candidate], seed: int, n: int = PARAPHRASES_PER_UNIT
+) -> list[Candidate]:
+    """`n` of the phrase's `candidates` for its `token`-th drawn sentence, drawn with a generator
+    seeded by (`seed`, `phrase`, `token`), in the order of the file."""
+    rng = random.Random(f"{seed}\x1f{phrase}\x1f{token}")
+    chosen = set(rng.sample(range(len(candidates)), min(n, len(candidates))))
+    return [c for i, c in enumerate(candidates) if i in chosen]
+
+
+SELECTIONS = {
+    "": "every unit",
+    "each": "Data 1: units with at least one paraphrase from each chosen lexicon",
+    "given": "Data 2: units with at least one paraphrase from the given lexicon",
+}
+
+
+@dataclass(frozen=True)
+class UnitRule:
+    """How units are built (stored on each lexicon it built units for, `Lexicon.builds`)."""
+
+    n: int = PARAPHRASES_PER_UNIT
+    per_phrase: int = SENTENCES_PER_PHRASE
+    seed: int = 0
+    lexicons: tuple[str, ...] = ()
+    selection: str = ""
+    given: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "rule": "fujita-5.1",
+            "n": self.n,
+            "per_phrase": self.per_phrase,
+            "seed": self.seed,
+            "lexicons": list(self.lexicons),
+            "selection": self.selection,
+            "given": self.given,
+        }
+
+
+def describe_rule(build: Mapping[str, Any]) -> str:
+    """A stored rule (`UnitRule.as_json` or an older one) in words, for the lexicon page."""
+    if build.get("rule") != "fujita-5.1":
+        return (
+            "every paraphrase of the phrase in each drawn sentence, no minimum number of paraphrases "
+            "(an earlier rule, not the paper's; build again to apply the paper's)"
+        )
+    text = (
+        f"Fujita §5.1: phrases with at least {build['n']} paraphrases in "
+        f"{' ∪ '.join(build['lexicons'])}; up to {build['per_phrase']} sentence{_s(build['per_phrase'])} per phrase; "
+        f"{build['n']} paraphrases drawn per sentence; seed {build['seed']}"
+    )
+    if build.get("selection") == "each":
+        text += "; Data 1 (a paraphrase from each lexicon)"
+    elif build.get("selection") == "given":
+        text += f"; Data 2 (a paraphrase from {build['given']})"
+    return text
+
+
+@dataclass
+class PlannedUnit:
+    source_id: str
+    sentence: str
+    phrase: str
+    start: int
+    end: int
+    candidates: list[Candidate]
+
+
 @dataclass
 class BuildResult:
-    units: int = 0
-    items: int = 0
+    """What a build did or would do: the units and why phrases were not used."""
+
+    rule: UnitRule
     lexicons: list[str] = field(default_factory=list)
+    planned: list[PlannedUnit] = field(default_factory=list)
+    phrases_kept: list[str] = field(default_factory=list)
+    phrases_too_few: dict[str, int] = field(default_factory=dict)  # phrase → its paraphrases
     phrases_without_sentences: list[str] = field(default_factory=list)
+    units_not_selected: int = 0
+
+    @property
+    def units(self) -> int:
+        return len(self.planned)
+
+    @property
+    def items(self) -> int:
+        return sum(len(u.candidates) for u in self.planned)
+
+    def summary(self) -> str:
+        """The preview's and the build's message: what is kept and why the rest is not."""
+        n_phrases = len(self.phrases_kept) + len(self.phrases_too_few) + len(self.phrases_without_sentences)
+        parts = [
+            f"{self.units} unit{_s(self.units)} with {self.items} candidate sentence{_s(self.items)} from "
+            f"{', '.join(self.lexicons)}: {len(self.phrases_kept)} of {n_phrases} phrase{_s(n_phrases)} kept."
+        ]
+        if self.phrases_too_few:
+            parts.append(
+                f"{len(self.phrases_too_few)} with fewer than {self.rule.n} paraphrases: "
+                + _examples(f"{p!r} ({n})" for p, n in self.phrases_too_few.items())
+                + "."
+            )
+        if self.phrases_without_sentences:
+            parts.append(
+                f"{len(self.phrases_without_sentences)} in no sentence of {MIN_WORDS}–{MAX_WORDS} words: "
+                + _examples(repr(p) for p in self.phrases_without_sentences)
+                + "."
+            )
+        if self.units_not_selected:
+            parts.append(
+                f"{self.units_not_selected} drawn unit{_s(self.units_not_selected)} left out by the "
+                f"selection ({SELECTIONS[self.rule.selection]})."
+            )
+        return " ".join(parts)
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+def _examples(texts: Iterable[str], k: int = 5) -> str:
+    listed = list(texts)
+    return ", ".join(listed[:k]) + ("…" if len(listed) > k else "")
+
+
+def _selected(candidates: Sequence[Candidate], rule: UnitRule) -> bool:
+    names = {name for c in candidates for name in c.scores}
+    if rule.selection == "each":
+        return set(rule.lexicons) <= names
+    if rule.selection == "given":
+        return rule.given in names
+    return True
+
+
+def _chosen(
+    candidates: dict[str, dict[str, Candidate]], lexicons: Sequence[str]
+) -> dict[str, list[Candidate]]:
+    """phrase → its candidates restricted to the chosen lexicons (scores of others dropped)."""
+    out: dict[str, list[Candidate]] = {}
+    for phrase, by_paraphrase in candidates.items():
+        kept = [
+            Candidate(c.paraphrase, {name: c.scores[name] for name in c.scores if name in lexicons})
+            for c in by_paraphrase.values()
+        ]
+        out[phrase] = [c for c in kept if c.scores]
+    return out
+
+
+def _check_rule(rule: UnitRule, names: Sequence[str]) -> None:
+    if rule.n < 1:
+        raise ValidationError({"n": "Draw at least one paraphrase per unit."})
+    if rule.per_phrase < 1:
+        raise ValidationError({"per_phrase": "Draw at least one sentence per phrase."})
+    unknown = [name for name in rule.lexicons if name not in names]
+    if unknown:
+        raise ValidationError(
+            {"lexicons": f"{', '.join(unknown)}: not in the lexicon file (it has {', '.join(names)})."}
+        )
+    if rule.selection not in SELECTIONS:
+        raise ValidationError({"selection": f"{rule.selection!r}: not a selection rule."})
+    if rule.selection == "given" and rule.given not in (rule.lexicons or names):
+        raise ValidationError({"given": f"{rule.given!r}: not one of the chosen lexicons."})
+
+
+def plan_units(
+    lexicon_text: str,
+    sentence_text: str,
+    rule: UnitRule,
+    *,
+    lexicon_filename: str = "lexicon",
+) -> BuildResult:
+    """The units the rule (module doc) draws from the files, without writing anything."""
+    candidates = parse_lexicon(lexicon_text, lexicon_filename)
+    sentences = parse_sentences(sentence_text)
+    if not sentences:
+        raise ValidationError({"sentence_file": "The sentence file has no sentences."})
+    in_file = sorted({name for by_para in candidates.values() for c in by_para.values() for name in c.scores})
+    _check_rule(rule, in_file)
+    if not rule.lexicons:
+        rule = UnitRule(**{**rule.__dict__, "lexicons": tuple(in_file)})
+    result = BuildResult(rule=rule, lexicons=list(rule.lexicons))
+    for p_index, (phrase, union) in enumerate(_chosen(candidates, rule.lexicons).items()):
+        if len(union) < rule.n:
+            result.phrases_too_few[phrase] = len(union)
+            continue
+        drawn = sentences_for(phrase, sentences, rule.seed, rule.per_phrase)
+        if not drawn:
+            result.phrases_without_sentences.append(phrase)
+            continue
+        result.phrases_kept.append(phrase)
+        for s_index, sentence in enumerate(drawn):
+            chosen = paraphrases_for(phrase, s_index, union, rule.seed, rule.n)
+            if not _selected(chosen, rule):
+                result.units_not_selected += 1
+                continue
+            match = _pattern(phrase).search(sentence)
+            assert match is not None
+            source_id = f"s{rule.seed}-p{p_index + 1}-{s_index + 1}"
+            result.planned.append(
+                PlannedUnit(source_id, sentence, match.group(0), match.start(), match.end(), chosen)
+            )
+    return result
 
 
 @transaction.atomic
@@ -127,61 +328,63 @@ def build_units(
     project: Project,
     lexicon_text: str,
     sentence_text: str,
+    rule: UnitRule | None = None,
     *,
-    seed: int = 0,
-    per_phrase: int = SENTENCES_PER_PHRASE,
     lexicon_filename: str = "lexicon",
 ) -> BuildResult:
-    """Build the project's units from a lexicon file and a sentence file (module doc); all or nothing."""
-    if per_phrase < 1:
-        raise ValidationError({"per_phrase": "Draw at least one sentence per phrase."})
-    candidates = parse_lexicon(lexicon_text, lexicon_filename)
-    sentences = parse_sentences(sentence_text)
-    if not sentences:
-        raise ValidationError({"sentence_file": "The sentence file has no sentences."})
-    result = BuildResult()
-    names = sorted({name for by_para in candidates.values() for c in by_para.values() for name in c.scores})
-    lexicons = {name: Lexicon.objects.get_or_create(project=project, name=name)[0] for name in names}
-    result.lexicons = names
+    """Build the project's units as `plan_units` plans them; all or nothing."""
+    result = plan_units(lexicon_text, sentence_text, rule or UnitRule(), lexicon_filename=lexicon_filename)
+    if not result.planned:
+        raise ValidationError({"sentence_file": "No unit to build. " + result.summary()})
+    lexicons = {}
+    for name in result.lexicons:
+        lexicon = Lexicon.objects.get_or_create(project=project, name=name)[0]
+        lexicon.builds = [*lexicon.builds, result.rule.as_json()]
+        lexicon.save(update_fields=["builds"])
+        lexicons[name] = lexicon
     position = counts.n_units(project)
     links: list[LexiconItem] = []
-    for p_index, (phrase, by_paraphrase) in enumerate(candidates.items()):
-        drawn = sentences_for(phrase, sentences, seed, per_phrase)
-        if not drawn:
-            result.phrases_without_sentences.append(phrase)
-            continue
-        for s_index, sentence in enumerate(drawn):
-            match = _pattern(phrase).search(sentence)
-            assert match is not None
-            source_id = f"s{seed}-p{p_index + 1}-{s_index + 1}"
-            unit = create_unit(
-                project,
-                source_id,
-                sentence,
-                match.group(0),
-                match.start(),
-                match.end(),
-                [
-                    (str(n + 1), c.paraphrase, UNION.join(sorted(c.scores)))
-                    for n, c in enumerate(by_paraphrase.values())
-                ],
-                position=position,
-            )
-            position += 1
-            result.units += 1
-            items = {item.paraphrase: item for item in unit.items.all()}
-            for c in by_paraphrase.values():
-                for name, score in c.scores.items():
-                    links.append(LexiconItem(lexicon=lexicons[name], item=items[c.paraphrase], score=score))
-            result.items += len(items)
-    if not result.units:
-        raise ValidationError(
-            {
-                "sentence_file": f"No sentence of {MIN_WORDS}–{MAX_WORDS} words contains any phrase of the lexicon."
-            }
+    for planned in result.planned:
+        unit = create_unit(
+            project,
+            planned.source_id,
+            planned.sentence,
+            planned.phrase,
+            planned.start,
+            planned.end,
+            [
+                (str(n + 1), c.paraphrase, UNION.join(sorted(c.scores)))
+                for n, c in enumerate(planned.candidates)
+            ],
+            position=position,
         )
+        position += 1
+        items = {item.paraphrase: item for item in unit.items.all()}
+        for c in planned.candidates:
+            for name, score in c.scores.items():
+                links.append(LexiconItem(lexicon=lexicons[name], item=items[c.paraphrase], score=score))
     LexiconItem.objects.bulk_create(links)
     return result
+
+
+@dataclass(frozen=True)
+class LexiconRow:
+    name: str
+    n_items: int
+    rules: list[str]
+
+
+def lexicon_rows(project: Project) -> list[LexiconRow]:
+    """Each lexicon of the project, its items and the rules that built its units, in words."""
+    rows = Lexicon.objects.filter(project=project).annotate(n_items=Count("entries")).order_by("name")
+    return [
+        LexiconRow(
+            lex.name,
+            lex.n_items,
+            [describe_rule(b) for b in lex.builds] or ["not recorded (imported with its units)"],
+        )
+        for lex in rows
+    ]
 
 
 # ---- precision --------------------------------------------------------------------------------------
@@ -211,54 +414,71 @@ def precision_by_lexicon(
     """
     names = sorted({name for by_name in lexicons_of.values() for name in by_name})
     rows = []
-    for size in range(1, len(names) + 1):
-        for group in itertools.combinations(names, size):
-            items = [item for item, by_name in lexicons_of.items() if any(name in by_name for name in group)]
-            rows.append(precision_row(UNION.join(group), items, labels))
+    for group in _groups(names):
+        items = [item for item, by_name in lexicons_of.items() if any(name in by_name for name in group)]
+        rows.append(precision_row(UNION.join(group), items, labels))
     return rows
 
 
 @dataclass(frozen=True)
 class ThresholdPoint:
+    """Precision of the judged items with score ≥ `threshold`: grammaticality (G2 OK by majority),
+    meaning (M2 OK by majority) and both; each over the items with that majority (`n_g`, `n_m`,
+    `n_both`); None when no item is left."""
+
     threshold: float
     n_items: int
-    precision: float | None
+    g: float | None
+    m: float | None
+    both: float | None
+    n_g: int
+    n_m: int
+    n_both: int
+
+    def value(self, measure: str) -> float | None:
+        return {"g": self.g, "m": self.m, "both": self.both}[measure]
+
+
+def _groups(names: Sequence[str]) -> list[tuple[str, ...]]:
+    return [group for size in range(1, len(names) + 1) for group in itertools.combinations(names, size)]
 
 
 def precision_by_threshold(
     lexicons_of: Mapping[str, Mapping[str, float | None]], labels: Mapping[str, Labels]
 ) -> dict[str, list[ThresholdPoint]]:
-    """Fujita's Fig. 3: per lexicon, for each of its distinct scores t (descending), the share of its
-    scored items with score ≥ t whose G and M majorities are both OK (items without both labels left
-    out; `precision` None when no item is left)."""
-    by_lexicon: dict[str, list[tuple[float, bool]]] = defaultdict(list)
-    for item, by_name in lexicons_of.items():
-        pairs = labels.get(item, ())
-        g = majority_ok([p[0] for p in pairs], G2_OK)
-        m = majority_ok([p[1] for p in pairs], M2_OK)
-        if g is None or m is None:
-            continue
-        for name, score in by_name.items():
-            if score is not None:
-                by_lexicon[name].append((score, g and m))
+    """Fujita's Fig. 3: per lexicon and per union of lexicons, for each distinct score t (descending),
+    the precision of its scored items with score ≥ t, for G, M and both (`ThresholdPoint`). An item
+    of a union counts once, with the highest score any lexicon of the union gives it."""
+    names = sorted({name for by_name in lexicons_of.values() for name in by_name})
     out: dict[str, list[ThresholdPoint]] = {}
-    for name in sorted(by_lexicon):
-        judged = sorted(by_lexicon[name], key=lambda x: -x[0])
+    for group in _groups(names):
+        scored = []
+        for item, by_name in lexicons_of.items():
+            scores = [by_name[n] for n in group if by_name.get(n) is not None]
+            if scores:
+                scored.append((max(s for s in scores if s is not None), item))
+        if not scored:
+            continue
         points = []
-        for t in sorted({score for score, _ in judged}, reverse=True):
-            kept = [ok for score, ok in judged if score >= t]
-            points.append(ThresholdPoint(t, len(kept), sum(kept) / len(kept) if kept else None))
-        out[name] = points
+        for t in sorted({score for score, _ in scored}, reverse=True):
+            row = precision_row("", [item for score, item in scored if score >= t], labels)
+            points.append(
+                ThresholdPoint(t, row.n_items, row.g, row.m, row.both, row.n_g, row.n_m, row.n_both)
+            )
+        out[UNION.join(group)] = points
     return out
 
 
 def lexicon_precision(project: Project) -> dict[str, Any]:
-    """Table 4 rows (before and, after re-evaluation, after) and Fig. 3 points of the project."""
+    """Table 4 rows and Fig. 3 points of the project, before and (after re-evaluation) after."""
     lexicons_of = item_lexicons(project)
     _, before, after = project_labels(project)
     return {
         "lexicons": sorted({name for by_name in lexicons_of.values() for name in by_name}),
         "before": precision_by_lexicon(lexicons_of, before) if lexicons_of else [],
         "after": precision_by_lexicon(lexicons_of, after) if lexicons_of and after is not None else None,
-        "threshold": precision_by_threshold(lexicons_of, after if after is not None else before),
+        "threshold": {
+            "before": precision_by_threshold(lexicons_of, before),
+            "after": precision_by_threshold(lexicons_of, after) if after is not None else None,
+        },
     }

@@ -20,7 +20,6 @@ from typing import Any
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Count
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -35,15 +34,15 @@ from annotator.core.web_request import SignedInRequest
 from annotator.evaluation import decision_trees, reevaluation
 from annotator.evaluation import services as evaluation
 from annotator.evaluation.forms import AssignForm, LexiconBuildForm, ReevaluationForm, UnitForm, first_errors
-from annotator.evaluation.lexicon_chart import threshold_svg
-from annotator.evaluation.lexicons import lexicon_precision
+from annotator.evaluation.lexicon_chart import threshold_charts
+from annotator.evaluation.lexicons import lexicon_precision, lexicon_rows
 from annotator.evaluation.stats import (
     lead_summary_context,
     project_precision,
     rater_progress,
     snapshot_measures,
 )
-from annotator.models import Assignment, EvaluationItem, EvaluationUnit, Judgement, Lexicon, Project
+from annotator.models import Assignment, EvaluationItem, EvaluationUnit, Judgement, Project
 
 Step = Assignment.Step
 Phase = Judgement.Phase
@@ -548,23 +547,27 @@ def evaluation_lexicons(request: SignedInRequest, project_pk: int) -> HttpRespon
     (Fujita's Table 4) and against the score threshold (Fig. 3)."""
     project = access.project_for_lead(request.user, project_pk)
     form = LexiconBuildForm()
-    status = 200
+    status, preview = 200, ""
     if request.method == "POST":
         form = LexiconBuildForm(request.POST, request.FILES)
         if form.is_valid():
             try:
-                messages.success(request, form.save(project))
-                return redirect("annotator:evaluation-lexicons", project.pk)
+                if "preview" in request.POST:
+                    preview = form.preview()
+                else:
+                    messages.success(request, form.save(project))
+                    return redirect("annotator:evaluation-lexicons", project.pk)
             except ValidationError as exc:
                 form.add_errors(exc)
-        status = 422
+        status = 200 if preview else 422
     precision = lexicon_precision(project)
     context = {
         "project": project,
         "form": form,
         "precision": precision,
-        "chart": threshold_svg(precision["threshold"]),
+        "charts": threshold_charts(precision["threshold"]["before"], precision["threshold"]["after"]),
         "n_units": counts.n_units(project),
-        "lexicon_rows": Lexicon.objects.filter(project=project).annotate(n_items=Count("entries")),
+        "lexicon_rows": lexicon_rows(project),
+        "preview": preview,
     }
     return render(request, "evaluation/lexicons.html", context, status=status)

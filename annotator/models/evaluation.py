@@ -115,6 +115,9 @@ class Lexicon(models.Model):
     project = models.ForeignKey(Project, related_name="lexicons", on_delete=models.CASCADE)
     name = models.CharField(max_length=120)
     items = models.ManyToManyField(EvaluationItem, through="LexiconItem", related_name="lexicons")
+    # The rule of each build that drew units from this lexicon (`lexicons.UnitRule.as_json`); lexicons
+    # built before the paper's rule carry {"rule": "every-paraphrase"}.
+    builds = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["project", "name"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import template
@@ -24,6 +25,16 @@ def num(value: Any, digits: int = 3) -> str:
     if isinstance(value, int):
         return str(value)
     return f"{float(value):.{int(digits)}f}"
+
+
+HAT = "\u0302"  # combining circumflex: π̂ is π followed by it
+
+
+@register.filter
+def hats(html: str) -> SafeString:
+    """Rendered HTML with each letter + combining circumflex (π̂) drawn as the letter under a hat that
+    sits centred over it; fonts place the combining mark beside a Greek letter, not over it."""
+    return mark_safe(re.sub(f"(\\w){HAT}", r'<span class="hat">\1</span>', str(html)))
 
 
 @register.filter

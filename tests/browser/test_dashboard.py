@@ -98,3 +98,65 @@ def test_dashboard_at_wide_screen(page, live_server, project_team):
         assert page.locator(f"#{panel}").is_visible()
     assert page.locator("#trend svg title").count() > 1
     screenshot(page, "dashboard-1920")
+
+
+def test_statistics_panel_compares_type_frequencies_with_another_project(page, live_server, project_team):
+    project, lead, anns = project_team
+    other = make.project_with_pairs("Second corpus", n_pairs=2, lead=lead, annotators=anns)
+    diathesis = make.vila().types.get(name="Diathesis")
+    for pair in other.pairs.order_by("position"):
+        annotation_services.add_phenomenon(
+            pair, anns[0], diathesis, scope1=[1], scope2=[1], base_version=None
+        )
+    make.sign_in(page, live_server, make.cast().lead)
+    page.goto(f"{live_server.url}/projects/{other.pk}/dashboard/")  # its dashboard keeps its statistics
+    page.locator("#statistics h3").first.wait_for()
+    page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
+    panel = page.locator("#statistics")
+    panel.get_by_label("Second corpus").check()
+    panel.get_by_role("button", name="Correlate").click()
+    row = page.locator("#statistics table tr", has_text="Second corpus")
+    row.wait_for()
+    assert "types compared" in page.locator("#statistics").inner_text()
+    assert "Corpus (mean per annotator)" in page.locator("#statistics").inner_text()
+    page.locator("#statistics").screenshot(
+        path=str(screenshot(page, "dashboard-statistics").with_name("dashboard-statistics-panel.png"))
+    )
+
+
+def test_dashboard_shows_the_intervals_the_agreement_stores(page, live_server, project_team, monkeypatch):
+    import functools
+
+    from annotator.agreement import computation, results
+    from annotator.agreement.computation import recompute
+
+    monkeypatch.setattr(
+        computation, "report_sections", functools.partial(results.report_sections, intervals_seed=0)
+    )
+    project, lead, _ = project_team
+    cache.clear()
+    results.forget_memos()
+    results.forget_phenomena_states()
+    assert recompute(project.pk, full=True).startswith("stored")
+    make.sign_in(page, live_server, make.cast().lead)
+    page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
+    table = page.locator("#phenomena-agreement table.measures")
+    table.wait_for()
+    assert table.locator(".ci").count() >= 3 * 14  # every measure row: 3 annotator pairs and the mean
+    assert page.locator("table.kappa .ci").count() == 4  # κ_C per annotator pair and the mean
+    page.locator("#phenomena-agreement").screenshot(
+        path=str(screenshot(page, "dashboard-intervals").with_name("dashboard-intervals-panel.png"))
+    )
+
+
+def test_measure_explanation_reads_for_a_lead_with_the_hat_over_pi(page, live_server, project_team):
+    from django.urls import reverse
+
+    make.sign_in(page, live_server, make.cast().lead)
+    page.goto(live_server.url + reverse("annotator:measure-explanation", args=["kappa-c"]))
+    article = page.locator("#measure-explanation")
+    assert article.locator("p").first.inner_text().startswith("What it answers.")
+    hat = article.locator(".hat").first
+    box, letter = hat.bounding_box(), hat.evaluate("e => getComputedStyle(e, '::after').content")
+    assert box is not None and letter == '"ˆ"'
+    screenshot(page, "measure-explanation-kappa-c")

@@ -70,11 +70,21 @@ def test_lead_builds_units_from_a_lexicon_raters_judge_and_the_lead_reads_precis
     form.get_by_label("Sentence file").set_input_files(str(sentences))
     form.get_by_label("Seed").fill("7")
     form.get_by_label("Sentences per phrase").fill("1")
+    form.get_by_label("Paraphrases per unit").fill("3")
+    form.get_by_role("button", name="Preview").click()
+    page.wait_for_load_state("networkidle")
+    preview = page.locator("#lexicon-preview").inner_text()
+    assert "Preview: 1 unit with 3 candidate sentences from P_Del, P_Seed: 1 of 2 phrases kept." in preview
+    assert not EvaluationUnit.objects.filter(project=project).exists()
+    make.screenshot(page, "lexicons-preview")
+    form.get_by_label("Lexicon file").set_input_files(str(lexicon))
+    form.get_by_label("Sentence file").set_input_files(str(sentences))
     form.get_by_role("button", name="Build units").click()
     page.wait_for_load_state("networkidle")
     message = page.locator(".messages").inner_text()
-    assert "Built 1 unit with 3 candidate sentences from P_Del, P_Seed." in message
-    assert "'fell sharply'" in message  # no sentence contains it
+    assert "Built 1 unit with 3 candidate sentences from P_Del, P_Seed: 1 of 2 phrases kept." in message
+    assert "1 with fewer than 3 paraphrases: 'fell sharply' (1)." in message
+    assert "Fujita §5.1: phrases with at least 3 paraphrases" in page.locator("#lexicons").inner_text()
     unit = EvaluationUnit.objects.get(project=project)
     assert LexiconItem.objects.filter(item__unit=unit).count() == 4  # "rose" is in both lexicons
     make.screenshot(page, "lexicons-built")
@@ -115,8 +125,10 @@ def test_lead_builds_units_from_a_lexicon_raters_judge_and_the_lead_reads_precis
     assert set(rows) == {"P_Del", "P_Seed", "P_Del ∪ P_Seed"}
     # Both raters: rose and climbed OK on both steps; increased "Completely Different" → P_Del 0.5.
     assert "0.500" in rows["P_Del"] and "1.000" in rows["P_Seed"] and "0.667" in rows["P_Del ∪ P_Seed"]
-    chart = page.locator("#lexicon-precision svg")
-    assert chart.count() == 1 and chart.locator("circle").count() == 4  # 2 scores in each lexicon
+    charts = page.locator("#lexicon-precision svg")  # G, M and both
+    assert charts.count() == 3
+    # per chart: 2 scores in each lexicon, 3 in their union (rose with its higher score, 0.9)
+    assert [charts.nth(n).locator("circle").count() for n in range(3)] == [7, 7, 7]
     assert items["rose"].lexicons.count() == 2
     make.screenshot(page, "lexicons-precision")
 

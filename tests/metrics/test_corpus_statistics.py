@@ -11,7 +11,12 @@ from typing import Any
 
 import pytest
 
-from metrics.corpus_statistics import corpus_statistics, pearson_r
+from metrics.corpus_statistics import (
+    corpus_statistics,
+    corpus_type_frequencies,
+    pearson_between_corpora,
+    pearson_r,
+)
 from metrics.document import parse_document
 from metrics.report import build_report
 from metrics.synthetic import synthetic_document
@@ -59,8 +64,35 @@ def test_vila_table3_counts_pairs_phenomena_and_words_by_annotator():
         "words": 13,
         "phenomena_per_word": 3 / 13,
     }
+    # B marks only p2 (8 words): per pair and per word over the pairs that carry phenomena
     assert t3["by_annotator"]["B"]["pairs_with_phenomena"] == 1
-    assert t3["by_annotator"]["B"]["phenomena_per_pair"] == 1.0
+    assert t3["by_annotator"]["B"]["phenomena_per_pair"] == 2.0
+    assert t3["by_annotator"]["B"]["phenomena_per_word"] == 2 / 8
+
+
+def test_vila_table3_corpus_row_is_over_the_pairs_carrying_phenomena_with_the_mean_per_annotator():
+    data = phenomena_doc()
+    data["pairs"].append({"id": "p3", "tokens1": ["n"] * 10, "tokens2": ["o"] * 10})  # nobody marks p3
+    corpus = stats(data)["vila_table3"]["corpus"]
+    # (3 + 2 + 3) / 3 annotators over p1 and p2 (13 words); p3 is left out
+    assert corpus == {
+        "pairs": 3,
+        "pairs_with_phenomena": 2,
+        "phenomena": 8 / 3,
+        "phenomena_per_pair": 4 / 3,
+        "words": 13,
+        "phenomena_per_word": 8 / 39,
+    }
+
+
+def test_between_corpora_pearson_pools_annotators_and_counts_unused_types_as_zero():
+    t4 = stats(phenomena_doc())["vila_table4"]
+    f = corpus_type_frequencies(t4)  # X 5, Y 2, Z 1 of 8
+    assert f == {"X": 5 / 8, "Y": 2 / 8, "Z": 1 / 8}
+    g = {"X": 0.5, "W": 0.5}
+    result = pearson_between_corpora(f, g)
+    assert result["types"] == 4
+    assert result["r"] == pytest.approx(pearson_r([0.0, 5 / 8, 2 / 8, 1 / 8], [0.5, 0.5, 0.0, 0.0]))
 
 
 def test_vila_table4_relative_frequency_scope_length_and_pearson():
@@ -129,6 +161,25 @@ def test_spade_table1_union_intersection_and_agreement_rate():
         "agreement_rate": 0.0,
     }
     assert t["phrase"]["union"] == 3 and t["phrase"]["agreement_rate"] == 1 / 3
+    column = t["columns"]["all"]  # no pair has a split: one column
+    assert (column["pairs"], column["tokens"], column["types"]) == (1, 7, 7)
+    assert column["phrases"] == 1  # s2 [1, 2] of b; every other span is one token
+    assert column["all"] == t["all"]
+
+
+def test_spade_table1_has_a_column_per_split_and_a_total():
+    data = spade_doc()
+    data["pairs"][0]["split"] = "dev"
+    data["pairs"].append({"id": "p2", "tokens1": ["x", "y"], "tokens2": ["x", "z"], "split": "test"})
+    data["phrase_alignments"]["G1"].append({"pair": "p2", "s1": [0, 1], "s2": [0, 1]})
+    data["phrase_alignments"]["G2"].append({"pair": "p2", "s1": [0, 1], "s2": [0, 1]})
+    columns = stats(data)["spade_table1"]["columns"]
+    assert list(columns) == ["dev", "test", "total"]
+    assert (columns["test"]["pairs"], columns["test"]["tokens"], columns["test"]["types"]) == (1, 4, 3)
+    assert columns["test"]["phrases"] == 2 and columns["test"]["all"]["union"] == 1
+    assert columns["test"]["all"]["intersection"] == 0  # G3 has no alignment in p2
+    assert columns["dev"]["all"]["union"] == 4 and columns["total"]["all"]["union"] == 5
+    assert columns["total"]["tokens"] == 11
 
 
 def alignment_doc(*, initial: bool) -> dict[str, Any]:

@@ -45,6 +45,7 @@ def test_real_relation_files_keep_at_least_8900_of_8993_and_name_every_repair_an
         assert finding.file in ("textual_np_pos.xml", "textual_np_neg.xml")
         assert finding.line_or_element and re.match(r"pair \d+: ", finding.message)
     assert len(report.repaired) > 100
+    assert not [p for p in report.skipped if "needs a scope in member" in p.message]  # spec 1.1 allows them
     assert {str(p) for p in strict.problems} == {str(p) for p in report.skipped}
 
     project = Project.objects.get(name="ETPC")
@@ -137,6 +138,14 @@ def test_skip_invalid_imports_the_rest_and_lists_the_skipped(pairs: Project) -> 
     assert [str(p) for p in report.skipped] == [
         "rel.xml:2: s2_scope: pair 2: Addition/Deletion takes a scope in one member only: clear member 1 or member 2."
     ]
+
+
+def test_a_one_sided_phenomenon_of_a_two_sided_type_is_imported_as_spec_1_1_allows(pairs: Project) -> None:
+    data = relations_file(relation("2", "1", s1="5", s2="", s1_text="selling", s2_text=""))
+    report = import_corpus("etpc", "E", [("rel.xml", data)], annotator="a")
+    assert report.ok and report.created["phenomena"] == 1, report.problems
+    phenomenon = Phenomenon.objects.get(pair__project=pairs)
+    assert (phenomenon.scope1, phenomenon.scope2, phenomenon.ptype.scope_sides) == ([5], [], "any")
 
 
 def test_words_match_tokens_run_together_and_quotes_by_kind() -> None:

@@ -19,6 +19,7 @@ from annotator.corpus.exports import report
 from annotator.corpus.exports.native import native_document
 from annotator.dashboard.paper_tables import cohn_fig4_svg, type_distribution_svg
 from annotator.models import CorpusJob
+from metrics.corpus_statistics import corpus_type_frequencies, pearson_between_corpora
 from tests import make
 
 pytestmark = pytest.mark.django_db
@@ -176,3 +177,27 @@ def test_panel_says_so_when_the_queue_is_down_and_asks_again_later(client, setup
     monkeypatch.undo()
     html = client.get(reverse("annotator:dashboard-statistics", args=[project.pk])).content.decode()
     assert "mirrors Vila et al. 2015, Table 3" in html  # sent again, computed in-process
+
+
+def test_lead_correlates_type_frequencies_with_another_project_as_vila_does(client, setup, eager_celery):
+    project, lead, anns = setup
+    other = make.project_with_pairs("Other", n_pairs=4, lead=lead, annotators=anns)
+    make.partly_agree(other, anns)
+    recompute(other.pk)
+    stranger = make.project_with_pairs("Not led", lead=make.user("someone"))
+    client.force_login(lead)
+    url = reverse("annotator:dashboard-statistics", args=[project.pk])
+    first = client.get(url, {"compare": [other.pk]}).content.decode()
+    assert "its statistics are not computed yet" in first  # the other dashboard computes them
+    assert f'value="{stranger.pk}"' not in first  # only projects the lead leads are offered
+    client.get(reverse("annotator:dashboard-statistics", args=[other.pk]))
+    html = client.get(url, {"compare": [other.pk, stranger.pk]}).content.decode()
+    mine = corpus_type_frequencies(project_statistics(project)["vila_table4"])
+    theirs = corpus_type_frequencies(project_statistics(other)["vila_table4"])
+    expected = pearson_between_corpora(mine, theirs)
+    assert expected["r"] is not None
+    assert (
+        f'<td>Other</td><td class="num">{expected["r"]:.3f}</td><td class="num">{expected["types"]}</td>'
+        in html
+    )
+    assert "Not led" not in html
