@@ -12,6 +12,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
+from annotator import access
 from annotator.core import trees, validation
 from annotator.corpus.jobs import progress_of
 from annotator.models import (
@@ -105,6 +106,16 @@ class ProjectSerializer(serializers.ModelSerializer):
             "my_roles",
         ]
         read_only_fields = ["created_at", "guidelines"]  # guidelines: published versions (project pages)
+
+    def validate_tagset(self, tagset: Tagset | None) -> Tagset | None:
+        request = self.context.get("request")
+        user = getattr(request, "user", None)
+        unchanged = self.instance is not None and tagset is not None and self.instance.tagset_id == tagset.pk
+        if not unchanged and not access.may_use_tagset(user, tagset):
+            raise serializers.ValidationError(
+                "You may not use this tagset: choose a built-in one, one of yours or clone it."
+            )
+        return tagset
 
     def get_my_roles(self, project: Project) -> list[str]:
         roles: dict[int, set[str]] = self.context.get("roles", {})
