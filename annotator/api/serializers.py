@@ -233,6 +233,10 @@ class AssignmentSerializer(serializers.ModelSerializer):
         ]
 
 
+#: Pair ids one assignment request may list; more go through the planner (omit `pairs`).
+ASSIGN_PAIRS_MAX = 10_000
+
+
 class AssignPairsSerializer(serializers.Serializer):
     project = serializers.IntegerField()
     annotators = serializers.ListField(
@@ -243,7 +247,9 @@ class AssignPairsSerializer(serializers.Serializer):
         required=False,
         allow_null=True,
         default=None,
-        help_text="Pair ids of the project; omitted or null = every pair of the project.",
+        max_length=ASSIGN_PAIRS_MAX,
+        help_text="Pair ids of the project (at most 10,000); omitted or null = every pair of the project, "
+        "through the planner's stored plan.",
     )
     round = serializers.IntegerField(min_value=0, max_value=MAX_INT, default=0)
     phase = serializers.ChoiceField(choices=Project.Phase.choices, required=False, allow_null=True)
@@ -251,6 +257,15 @@ class AssignPairsSerializer(serializers.Serializer):
 
 class AssignResultSerializer(serializers.Serializer):
     created = serializers.IntegerField(help_text="How many assignments were new.")
+
+
+class AssignPairsResultSerializer(serializers.Serializer):
+    created = serializers.IntegerField(
+        allow_null=True, help_text="How many assignments were new (null: the plan is still computing)."
+    )
+    plan = serializers.IntegerField(
+        allow_null=True, help_text="The stored plan a whole-project request used."
+    )
 
 
 # ---- annotations ----------------------------------------------------------------------------------
