@@ -230,6 +230,15 @@ AXES_LOCKOUT_CALLABLE = "annotator.accounts.views.locked_out"
 UPLOADS_PER_HOUR = int(os.environ.get("UPLOADS_PER_HOUR", "30"))
 UPLOAD_MB_PER_HOUR = int(os.environ.get("UPLOAD_MB_PER_HOUR", "1000"))
 FAILED_UPLOAD_KEEP_DAYS = float(os.environ.get("FAILED_UPLOAD_KEEP_DAYS", "7"))
+# The files of one import together (MB), checked before they are stored.
+UPLOAD_MAX_MB = int(os.environ.get("UPLOAD_MAX_MB", "200"))
+# An import still queued or running after UPLOAD_KEEP_DAYS never ends: `clean_up_uploads` fails it and
+# removes its files.
+UPLOAD_KEEP_DAYS = float(os.environ.get("UPLOAD_KEEP_DAYS", "2"))
+# Exports: an export file larger than EXPORT_MAX_MB fails its job (the partial file is removed); a
+# finished export's file is removed EXPORT_KEEP_DAYS after it was written (`clean_up_uploads`).
+EXPORT_MAX_MB = int(os.environ.get("EXPORT_MAX_MB", "1024"))
+EXPORT_KEEP_DAYS = float(os.environ.get("EXPORT_KEEP_DAYS", "7"))
 
 # API tokens: revocable by their owner at /account/; API_TOKEN_TTL_DAYS > 0 makes them expire.
 API_TOKEN_TTL_DAYS = int(os.environ.get("API_TOKEN_TTL_DAYS", "0"))

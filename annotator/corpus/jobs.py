@@ -1,7 +1,7 @@
 """Import and export jobs: small files run inline, large ones as Celery tasks with progress and cancel.
 
 A `CorpusJob` row records each run (its options, the stored upload paths, the output file and the
-report). The work itself is `annotator.corpus.services.import_corpus` / `annotator.corpus.exports.export_project`
+report). The work itself is `annotator.corpus.services.import_corpus` / `annotator.corpus.exports.export_to_file`
 — the same functions the management commands call.
 
 Progress and cancellation go through the cache, not the job row: an import runs inside one database
@@ -38,7 +38,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.corpus.exports import check_options, export_project
+from annotator.corpus.exports import ExportTooLarge, check_options, export_to_file
 from annotator.corpus.exports.report import NoSnapshot
 from annotator.corpus.imports.problems import ImportReport
 from annotator.corpus.retention import check_upload_quota, remove_uploads
@@ -356,25 +356,26 @@ def _export(job: CorpusJob) -> str | None:
         _finish(job, CorpusJob.Status.FAILED, {"summary": "The project no longer exists."})
         return CorpusJob.Status.FAILED
     try:
-        exported = export_project(job.format, job.project, **job.options)
+        exported = export_to_file(
+            job.format, job.project, job_dir(job), max_bytes=settings.EXPORT_MAX_MB * 2**20, **job.options
+        )
     except ValidationError as exc:
         _finish(job, CorpusJob.Status.FAILED, {"summary": " ".join(exc.messages)})
         return CorpusJob.Status.FAILED
-    except (ValueError, NoSnapshot) as exc:
+    except (ValueError, NoSnapshot, ExportTooLarge) as exc:
         _finish(job, CorpusJob.Status.FAILED, {"summary": str(exc)})
         return CorpusJob.Status.FAILED
     except Exception as exc:  # a bug: record it on the job, then fail loudly
         _finish(job, CorpusJob.Status.FAILED, {"summary": f"Internal error: {exc.__class__.__name__}: {exc}"})
         raise
-    path = job_dir(job) / exported.filename
-    path.write_bytes(exported.data)
     recorded = _finish(
         job,
         CorpusJob.Status.SUCCEEDED,
         {
-            "summary": f"{exported.filename}: {len(exported.data):,} bytes",
+            "summary": f"{exported.path.name}: {exported.size:,} bytes",
             "content_type": exported.content_type,
+            "size": exported.size,
         },
-        output_file=str(path),
+        output_file=str(exported.path),
     )
     return CorpusJob.Status.SUCCEEDED if recorded else None
