@@ -213,18 +213,24 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
 ]
 # Sign-in throttling (django-axes, database handler): after SIGN_IN_FAILURE_LIMIT wrong passwords for a
-# username it is locked for SIGN_IN_LOCKOUT_MINUTES, on the login page and the token endpoint alike; admins
-# see locks and lift them at /security/. Every sign-in and failed attempt is logged.
+# username from one client address, that username is locked for that address for SIGN_IN_LOCKOUT_MINUTES,
+# on the login page and the token endpoint alike (the owner signing in from elsewhere is not locked out;
+# docs/security.md gives the trade-off); admins see locks and lift them at /security/. Every sign-in and
+# failed attempt is logged. The client address is SIGN_IN_CLIENT_IP_META (REMOTE_ADDR: forwarded headers,
+# which a client can write, are not believed; behind a proxy that sets it, e.g. HTTP_X_REAL_IP).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = int(os.environ.get("SIGN_IN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("SIGN_IN_LOCKOUT_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_LOCKOUT_PARAMETERS = [["ip_address", "username"]]
+AXES_IPWARE_META_PRECEDENCE_ORDER = (os.environ.get("SIGN_IN_CLIENT_IP_META", "REMOTE_ADDR"),)
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
 AXES_LOCKOUT_CALLABLE = "annotator.accounts.views.locked_out"
+# Password reset mails: at most this many an hour per address and per client IP (more are not sent).
+PASSWORD_RESET_MAILS_PER_HOUR = int(os.environ.get("PASSWORD_RESET_MAILS_PER_HOUR", "3"))
 # Uploads: per-user limits on imports, and how long a failed import's files are kept (then removed by
 # `manage.py clean_up_uploads`, to be run daily; the files of other jobs are removed when they end).
 UPLOADS_PER_HOUR = int(os.environ.get("UPLOADS_PER_HOUR", "30"))
