@@ -30,9 +30,9 @@ class PasswordResetForm(auth_forms.PasswordResetForm):
     """Sends at most PASSWORD_RESET_MAILS_PER_HOUR mails an hour per address and per client; past that
     the page answers as always (it never says whether an address is known) and nothing is sent."""
 
-    def save(self, **kwargs: Any) -> None:  # PasswordResetView passes keywords only
+    def save(self, *args: Any, **kwargs: Any) -> None:
         request = kwargs.get("request")
         client = request.META.get("REMOTE_ADDR", "") if request is not None else ""
         email = self.cleaned_data["email"]
         if services.reset_mail_allowed("ip", client) and services.reset_mail_allowed("email", email):
-            super().save(**kwargs)
+            super().save(*args, **kwargs)
