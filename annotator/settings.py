@@ -74,6 +74,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "annotator.core.headers.SecurityHeadersMiddleware",  # Content-Security-Policy, Permissions-Policy
+    "annotator.core.request_checks.NulBytesMiddleware",  # 400 for a NUL in the path or query
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
