@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -93,8 +94,29 @@ def start_import(
     `annotator.corpus.retention.UploadLimitExceeded` when the user's hourly limits are reached."""
     if project is None:
         check_new_project_name(project_name)
-    check_upload_quota(user, sum(len(data) for _, data in files))
-    job = CorpusJob.objects.create(
+    with transaction.atomic():  # the user's row locked: concurrent uploads pass the quota one by one
+        get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
+        check_upload_quota(user, sum(len(data) for _, data in files))
+        job = _record_import(
+            user, format, project, project_name, annotator, dry_run, skip_invalid, new_project
+        )
+        # the sizes are on the row before the lock goes: the next upload's quota counts them
+        job.input_files = [{"name": Path(name).name, "path": "", "size": len(data)} for name, data in files]
+        job.save(update_fields=["input_files"])
+    return _store_and_run(job, files)
+
+
+def _record_import(
+    user: Any,
+    format: str,
+    project: Project | None,
+    project_name: str,
+    annotator: str | None,
+    dry_run: bool,
+    skip_invalid: bool,
+    new_project: dict[str, Any] | None,
+) -> CorpusJob:
+    return CorpusJob.objects.create(
         kind=CorpusJob.Kind.IMPORT,
         format=format,
         project=project,
@@ -108,6 +130,9 @@ def start_import(
             "project_fields": new_project or {},
         },
     )
+
+
+def _store_and_run(job: CorpusJob, files: list[tuple[str, bytes]]) -> CorpusJob:
     directory = job_dir(job)
     stored = []
     for n, (name, data) in enumerate(files):
