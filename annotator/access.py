@@ -17,7 +17,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from annotator.core import sql
-from annotator.models import Assignment, EvaluationUnit, Membership, Pair, Project
+from annotator.models import Assignment, EvaluationUnit, Membership, Pair, Project, Tagset
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -86,6 +86,23 @@ def project_for_lead(user: Any, project_pk: int) -> Project:
     if not is_lead(user, project):
         raise PermissionDenied("Only the project's leads may do this.")
     return project
+
+
+def usable_tagsets(user: Any) -> QuerySet[Tagset]:
+    """Tagsets a user may give a project: the built-in ones, their own, and those of the projects they
+    lead (admins: every tagset). Another lead's private tagset is not among them: a project that took
+    it could change its types."""
+    if is_admin(user):
+        return Tagset.objects.all()
+    if not user.is_authenticated:
+        return Tagset.objects.none()
+    led = led_projects(user).filter(tagset__isnull=False).values("tagset_id")
+    return Tagset.objects.filter(Q(builtin=True) | Q(owner=user) | Q(pk__in=led))
+
+
+def may_use_tagset(user: Any, tagset: Tagset | None) -> bool:
+    """Whether `user` may set `tagset` on a project (None: the language's built-in default)."""
+    return tagset is None or usable_tagsets(user).filter(pk=tagset.pk).exists()
 
 
 def require_admin(user: Any) -> None:

@@ -74,6 +74,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "annotator.core.headers.SecurityHeadersMiddleware",  # Content-Security-Policy, Permissions-Policy
+    "annotator.core.request_checks.NulBytesMiddleware",  # 400 for a NUL in the path or query
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -204,28 +205,47 @@ CELERY_BEAT_SCHEDULE = {
     }
 }
 CELERY_RESULT_EXPIRES = 3600
+# A running import/export job keeps an alive key in the cache, refreshed every third of
+# JOB_ALIVE_SECONDS; a task delivered again finds the job claimed and leaves it while the key is there,
+# and runs it again once the key expired (its worker died). Keep it well below CELERY_VISIBILITY_TIMEOUT.
+JOB_ALIVE_SECONDS = float(os.environ.get("JOB_ALIVE_SECONDS", "30"))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
 ]
 # Sign-in throttling (django-axes, database handler): after SIGN_IN_FAILURE_LIMIT wrong passwords for a
-# username it is locked for SIGN_IN_LOCKOUT_MINUTES, on the login page and the token endpoint alike; admins
-# see locks and lift them at /security/. Every sign-in and failed attempt is logged.
+# username from one client address, that username is locked for that address for SIGN_IN_LOCKOUT_MINUTES,
+# on the login page and the token endpoint alike (the owner signing in from elsewhere is not locked out;
+# docs/security.md gives the trade-off); admins see locks and lift them at /security/. Every sign-in and
+# failed attempt is logged. The client address is SIGN_IN_CLIENT_IP_META (REMOTE_ADDR: forwarded headers,
+# which a client can write, are not believed; behind a proxy that sets it, e.g. HTTP_X_REAL_IP).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = int(os.environ.get("SIGN_IN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("SIGN_IN_LOCKOUT_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_LOCKOUT_PARAMETERS = [["ip_address", "username"]]
+AXES_IPWARE_META_PRECEDENCE_ORDER = (os.environ.get("SIGN_IN_CLIENT_IP_META", "REMOTE_ADDR"),)
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
 AXES_LOCKOUT_CALLABLE = "annotator.accounts.views.locked_out"
+# Password reset mails: at most this many an hour per address and per client IP (more are not sent).
+PASSWORD_RESET_MAILS_PER_HOUR = int(os.environ.get("PASSWORD_RESET_MAILS_PER_HOUR", "3"))
 # Uploads: per-user limits on imports, and how long a failed import's files are kept (then removed by
 # `manage.py clean_up_uploads`, to be run daily; the files of other jobs are removed when they end).
 UPLOADS_PER_HOUR = int(os.environ.get("UPLOADS_PER_HOUR", "30"))
 UPLOAD_MB_PER_HOUR = int(os.environ.get("UPLOAD_MB_PER_HOUR", "1000"))
 FAILED_UPLOAD_KEEP_DAYS = float(os.environ.get("FAILED_UPLOAD_KEEP_DAYS", "7"))
+# The files of one import together (MB), checked before they are stored.
+UPLOAD_MAX_MB = int(os.environ.get("UPLOAD_MAX_MB", "200"))
+# An import still queued or running after UPLOAD_KEEP_DAYS never ends: `clean_up_uploads` fails it and
+# removes its files.
+UPLOAD_KEEP_DAYS = float(os.environ.get("UPLOAD_KEEP_DAYS", "2"))
+# Exports: an export file larger than EXPORT_MAX_MB fails its job (the partial file is removed); a
+# finished export's file is removed EXPORT_KEEP_DAYS after it was written (`clean_up_uploads`).
+EXPORT_MAX_MB = int(os.environ.get("EXPORT_MAX_MB", "1024"))
+EXPORT_KEEP_DAYS = float(os.environ.get("EXPORT_KEEP_DAYS", "7"))
 
 # API tokens: revocable by their owner at /account/; API_TOKEN_TTL_DAYS > 0 makes them expire.
 API_TOKEN_TTL_DAYS = int(os.environ.get("API_TOKEN_TTL_DAYS", "0"))

@@ -8,6 +8,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from annotator.accounts import forms as account_forms
+
 AREAS = ("home", "accounts", "projects", "annotation", "evaluation", "dashboard", "corpus", "leadtools")
 
 urlpatterns = [
@@ -17,7 +19,9 @@ urlpatterns = [
     path(
         "accounts/password_change/",
         auth_views.PasswordChangeView.as_view(
-            template_name="accounts/password_form.html", extra_context={"heading": "Change your password"}
+            form_class=account_forms.PasswordChangeForm,
+            template_name="accounts/password_form.html",
+            extra_context={"heading": "Change your password"},
         ),
         name="password_change",
     ),
@@ -29,6 +33,7 @@ urlpatterns = [
     path(
         "accounts/password_reset/",
         auth_views.PasswordResetView.as_view(
+            form_class=account_forms.PasswordResetForm,
             template_name="accounts/password_form.html",
             extra_context={"heading": "Reset your password"},
             email_template_name="accounts/password_reset_email.txt",

@@ -16,6 +16,7 @@ from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from axes.utils import reset
 from django.conf import settings
 from django.contrib.auth import authenticate
+from django.core.cache import cache
 from django.http import HttpRequest
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -142,3 +143,56 @@ def sign_in_log(limit: int = 100) -> list[SignInEvent]:
         for row in AccessFailureLog.objects.order_by("-attempt_time")[:limit]
     ]
     return sorted(succeeded + failed, key=lambda e: e.when, reverse=True)[:limit]
+
+
+# ---- passwords: tokens die with the old password; guesses and reset mails are counted --------------
+
+
+def revoke_tokens_if_password_changed(
+    sender: Any, instance: Any, update_fields: Any = None, **_: Any
+) -> None:
+    """`pre_save` of the user model: a new password (changed, reset, set by an admin or a command)
+    revokes the user's API token, so a token taken with the old password stops working."""
+    if instance.pk is None or (update_fields is not None and "password" not in update_fields):
+        return
+    old = type(instance).objects.filter(pk=instance.pk).values_list("password", flat=True).first()
+    if old is not None and old != instance.password:
+        Token.objects.filter(user_id=instance.pk).delete()
+
+
+GUESS_KEY = "password-change-guesses:{}"
+GUESSES_LOCKED = (
+    "Too many wrong current passwords: password changes are refused for {minutes} minutes. "
+    "Sign out and use 'forgot your password' if you no longer know it."
+)
+
+
+def old_password_guess_allowed(user: Any) -> bool:
+    """Whether the user may try their current password on the change form (AXES_FAILURE_LIMIT wrong
+    tries lock it for AXES_COOLOFF_TIME, like sign-in)."""
+    return int(cache.get(GUESS_KEY.format(user.pk)) or 0) < settings.AXES_FAILURE_LIMIT
+
+
+def count_wrong_old_password(user: Any) -> None:
+    key = GUESS_KEY.format(user.pk)
+    cache.add(key, 0, lockout_minutes() * 60)
+    try:
+        cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, lockout_minutes() * 60)
+
+
+RESET_KEY = "password-reset-mails:{}"
+
+
+def reset_mail_allowed(kind: str, value: str) -> bool:
+    """Whether another reset mail may go out for this address or from this IP address: at most
+    PASSWORD_RESET_MAILS_PER_HOUR an hour each (one counter per address, one per client)."""
+    key = RESET_KEY.format(f"{kind}:{value.strip().casefold()}")
+    cache.add(key, 0, 3600)
+    try:
+        sent = cache.incr(key)
+    except ValueError:
+        cache.set(key, 1, 3600)
+        sent = 1
+    return sent <= settings.PASSWORD_RESET_MAILS_PER_HOUR

@@ -20,6 +20,7 @@ def account(request: HttpRequest) -> HttpResponse:
     """The signed-in user's account: their API token (with its age and expiry) and password change."""
     token = services.api_token(request.user)
     context = {
+        "new_token": request.session.pop("new_token", None),  # shown once, on the page after it was made
         "token": token,
         "expires_at": services.token_expires_at(token) if token else None,
         "expired": services.token_expired(token) if token else False,

@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 from django.http import FileResponse, Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
-from rest_framework import status, viewsets
+from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -30,6 +30,7 @@ from annotator.api.common import (
 )
 from annotator.corpus import forms as corpus_forms
 from annotator.corpus import jobs as corpus_jobs
+from annotator.corpus import retention
 from annotator.corpus.retention import UploadLimitExceeded
 from annotator.models import (
     CorpusJob,
@@ -47,7 +48,7 @@ from annotator.models import (
         ],
     )
 )
-class CorpusJobViewSet(ServiceErrors, viewsets.ReadOnlyModelViewSet):
+class CorpusJobViewSet(ServiceErrors, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
     """Import/export jobs. Starting, cancelling and downloading go through `annotator.corpus.jobs` and
     the upload/export forms of the corpus pages, so the API accepts exactly what the UI accepts."""
 
@@ -144,6 +145,18 @@ class CorpusJobViewSet(ServiceErrors, viewsets.ReadOnlyModelViewSet):
         return FileResponse(
             path.open("rb"), as_attachment=True, filename=path.name, content_type=content_type
         )
+
+    @extend_schema(
+        summary="Delete a finished job with its uploaded files and its export file (leads)",
+        responses={204: None, 409: OpenApiResponse(description="The job is queued or running: cancel it.")},
+    )
+    def destroy(self, request: Request, pk: str) -> Response:
+        job = self._managed_job(request, int(pk))
+        try:
+            retention.delete_job(job)
+        except retention.JobBusy as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     def _managed_job(self, request: Request, pk: int) -> CorpusJob:
         """A job its project's leads manage (admins: also imports into new projects)."""

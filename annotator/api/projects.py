@@ -38,6 +38,7 @@ from annotator.api.permissions import MayCreateProject, SeesAgreement
 from annotator.core import counts
 from annotator.core.counts import KnownCountPaginator
 from annotator.corpus import projects
+from annotator.leadtools import planning
 from annotator.models import (
     AgreementState,
     AlignmentLink,
@@ -365,8 +366,11 @@ class AssignmentViewSet(
 
     @extend_schema(
         summary="Assign pairs to annotators (leads only; existing assignments are kept)",
+        description="Without `pairs` every pair of the project goes to every annotator through the "
+        "planner's stored plan (`plan`): 201 once written, 202 while a worker computes the plan "
+        "(send the same request again).",
         request=s.AssignPairsSerializer,
-        responses={201: s.AssignResultSerializer, **ERRORS},
+        responses={201: s.AssignPairsResultSerializer, 202: s.AssignPairsResultSerializer, **ERRORS},
     )
     def create(self, request: Request) -> Response:
         data = s.AssignPairsSerializer(data=request.data)
@@ -374,16 +378,21 @@ class AssignmentViewSet(
         fields = data.validated_data
         project = project_to_lead(request.user, fields["project"])
         users = [user_by_name(name, "annotators") for name in fields["annotators"]]
-        pairs = project.pairs.all()
-        if fields["pairs"] is not None:
-            pairs = pairs.filter(pk__in=fields["pairs"])
-            missing = sorted(set(fields["pairs"]) - set(pairs.values_list("pk", flat=True)))
-            if missing:
-                raise ValidationError({"pairs": [f"Pair {missing[0]} is not in project {project.pk}."]})
-        created = projects.assign_pairs(
-            project, users, pairs, phase=fields.get("phase") or None, round=fields["round"]
-        )
-        return Response({"created": created}, status=status.HTTP_201_CREATED)
+        phase = fields.get("phase") or None
+        if fields["pairs"] is None:  # the whole project: through a stored plan, never in memory
+            plan, created = planning.assign_whole_project(
+                project, users, request.user, phase=phase, round=fields["round"]
+            )
+            body = {"created": created, "plan": plan.pk}
+            return Response(
+                body, status=status.HTTP_202_ACCEPTED if created is None else status.HTTP_201_CREATED
+            )
+        pairs = project.pairs.filter(pk__in=fields["pairs"])
+        missing = sorted(set(fields["pairs"]) - set(pairs.values_list("pk", flat=True)))
+        if missing:
+            raise ValidationError({"pairs": [f"Pair {missing[0]} is not in project {project.pk}."]})
+        created = projects.assign_pairs(project, users, pairs, phase=phase, round=fields["round"])
+        return Response({"created": created, "plan": None}, status=status.HTTP_201_CREATED)
 
 
 # ---- annotations ----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
+from annotator import access
 from annotator.core import trees, validation
 from annotator.corpus.jobs import progress_of
 from annotator.models import (
@@ -105,6 +106,16 @@ class ProjectSerializer(serializers.ModelSerializer):
             "my_roles",
         ]
         read_only_fields = ["created_at", "guidelines"]  # guidelines: published versions (project pages)
+
+    def validate_tagset(self, tagset: Tagset | None) -> Tagset | None:
+        request = self.context.get("request")
+        user = getattr(request, "user", None)
+        unchanged = self.instance is not None and tagset is not None and self.instance.tagset_id == tagset.pk
+        if not unchanged and not access.may_use_tagset(user, tagset):
+            raise serializers.ValidationError(
+                "You may not use this tagset: choose a built-in one, one of yours or clone it."
+            )
+        return tagset
 
     def get_my_roles(self, project: Project) -> list[str]:
         roles: dict[int, set[str]] = self.context.get("roles", {})
@@ -222,6 +233,10 @@ class AssignmentSerializer(serializers.ModelSerializer):
         ]
 
 
+#: Pair ids one assignment request may list; more go through the planner (omit `pairs`).
+ASSIGN_PAIRS_MAX = 10_000
+
+
 class AssignPairsSerializer(serializers.Serializer):
     project = serializers.IntegerField()
     annotators = serializers.ListField(
@@ -232,7 +247,9 @@ class AssignPairsSerializer(serializers.Serializer):
         required=False,
         allow_null=True,
         default=None,
-        help_text="Pair ids of the project; omitted or null = every pair of the project.",
+        max_length=ASSIGN_PAIRS_MAX,
+        help_text="Pair ids of the project (at most 10,000); omitted or null = every pair of the project, "
+        "through the planner's stored plan.",
     )
     round = serializers.IntegerField(min_value=0, max_value=MAX_INT, default=0)
     phase = serializers.ChoiceField(choices=Project.Phase.choices, required=False, allow_null=True)
@@ -240,6 +257,15 @@ class AssignPairsSerializer(serializers.Serializer):
 
 class AssignResultSerializer(serializers.Serializer):
     created = serializers.IntegerField(help_text="How many assignments were new.")
+
+
+class AssignPairsResultSerializer(serializers.Serializer):
+    created = serializers.IntegerField(
+        allow_null=True, help_text="How many assignments were new (null: the plan is still computing)."
+    )
+    plan = serializers.IntegerField(
+        allow_null=True, help_text="The stored plan a whole-project request used."
+    )
 
 
 # ---- annotations ----------------------------------------------------------------------------------

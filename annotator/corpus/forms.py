@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 
 from annotator.corpus.exports import FORMATS as EXPORT_FORMATS
 from annotator.corpus.services import FORMATS as IMPORT_FORMATS
@@ -28,7 +29,6 @@ EXPORT_LABELS = {
     "jsonl": "Flat JSON Lines: one record per pair and annotator (pandas, datasets)",
     "conll": "CoNLL-style tokens with phenomena and alignments (one annotator or gold)",
 }
-MAX_UPLOAD = 200 * 1024 * 1024
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -60,8 +60,9 @@ class ImportForm(forms.Form):
 
     def clean_files(self) -> list[Any]:
         files = self.cleaned_data["files"]
-        if sum(f.size for f in files) > MAX_UPLOAD:
-            raise forms.ValidationError(f"The files are larger than {MAX_UPLOAD // 2**20} MB together.")
+        limit = settings.UPLOAD_MAX_MB
+        if sum(f.size for f in files) > limit * 2**20:
+            raise forms.ValidationError(f"The files are larger than {limit} MB together (UPLOAD_MAX_MB).")
         return files
 
     def uploads(self) -> list[tuple[str, bytes]]:

@@ -1,30 +1,45 @@
 """Import and export jobs: small files run inline, large ones as Celery tasks with progress and cancel.
 
 A `CorpusJob` row records each run (its options, the stored upload paths, the output file and the
-report). The work itself is `annotator.corpus.services.import_corpus` / `annotator.corpus.exports.export_project`
+report). The work itself is `annotator.corpus.services.import_corpus` / `annotator.corpus.exports.export_to_file`
 — the same functions the management commands call.
 
 Progress and cancellation go through the cache, not the job row: an import runs inside one database
 transaction, so a progress update written to the row would stay invisible (and be rolled back), and a
 cancel flag written by the web request could be invisible to the import's snapshot (SQLite). The row
 gets the final state when the job ends. With Redis (REDIS_URL) the cache is shared by web and workers.
+
+A job runs once. Before any work a run claims the row with one conditional UPDATE (queued → running,
+`claimed_by` its token), committed before the import's transaction opens; while it works a heartbeat
+thread keeps the job's alive key in the cache. A task the broker delivers again (a job longer than the
+visibility timeout, a lost acknowledgement) finds the job claimed: while the alive key is there it
+leaves the job to the live run; without it (the run's worker died) it takes the claim over with another
+conditional UPDATE, so of two such deliveries only one runs. A run records its end only while it holds
+the claim, so a run that lost it never overwrites the job's outcome.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import socket
+import threading
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.corpus.exports import check_options, export_project
+from annotator.corpus.exports import ExportTooLarge, check_options, export_to_file
 from annotator.corpus.exports.report import NoSnapshot
 from annotator.corpus.imports.problems import ImportReport
 from annotator.corpus.retention import check_upload_quota, remove_uploads
@@ -36,6 +51,7 @@ log = logging.getLogger(__name__)
 INLINE_LIMIT = 256 * 1024  # bytes of upload below which an import runs within the request
 PROGRESS_KEY = "corpus-job:{}:progress"
 CANCEL_KEY = "corpus-job:{}:cancel"
+ALIVE_KEY = "corpus-job:{}:alive"
 KEY_TTL = 24 * 3600
 FINISHED = (CorpusJob.Status.SUCCEEDED, CorpusJob.Status.FAILED, CorpusJob.Status.CANCELLED)
 
@@ -78,8 +94,29 @@ def start_import(
     `annotator.corpus.retention.UploadLimitExceeded` when the user's hourly limits are reached."""
     if project is None:
         check_new_project_name(project_name)
-    check_upload_quota(user, sum(len(data) for _, data in files))
-    job = CorpusJob.objects.create(
+    with transaction.atomic():  # the user's row locked: concurrent uploads pass the quota one by one
+        get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
+        check_upload_quota(user, sum(len(data) for _, data in files))
+        job = _record_import(
+            user, format, project, project_name, annotator, dry_run, skip_invalid, new_project
+        )
+        # the sizes are on the row before the lock goes: the next upload's quota counts them
+        job.input_files = [{"name": Path(name).name, "path": "", "size": len(data)} for name, data in files]
+        job.save(update_fields=["input_files"])
+    return _store_and_run(job, files)
+
+
+def _record_import(
+    user: Any,
+    format: str,
+    project: Project | None,
+    project_name: str,
+    annotator: str | None,
+    dry_run: bool,
+    skip_invalid: bool,
+    new_project: dict[str, Any] | None,
+) -> CorpusJob:
+    return CorpusJob.objects.create(
         kind=CorpusJob.Kind.IMPORT,
         format=format,
         project=project,
@@ -93,6 +130,9 @@ def start_import(
             "project_fields": new_project or {},
         },
     )
+
+
+def _store_and_run(job: CorpusJob, files: list[tuple[str, bytes]]) -> CorpusJob:
     directory = job_dir(job)
     stored = []
     for n, (name, data) in enumerate(files):
@@ -195,38 +235,106 @@ class Checkpoints:
         return bool(cache.get(CANCEL_KEY.format(self.job_id)))
 
 
+def alive_seconds() -> float:
+    """How long a running job's alive key lasts without a heartbeat (JOB_ALIVE_SECONDS)."""
+    return float(settings.JOB_ALIVE_SECONDS)
+
+
+def _run_token() -> str:
+    return f"{socket.gethostname()[:60]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+
+
 def _claim(job_id: int) -> CorpusJob | None:
+    """Claim the job for this run (None: nothing to do — finished, cancelled, deleted, or running
+    elsewhere on a live worker)."""
+    token = _run_token()
+    claimed = CorpusJob.objects.filter(
+        pk=job_id, status=CorpusJob.Status.QUEUED, cancel_requested=False
+    ).update(status=CorpusJob.Status.RUNNING, claimed_by=token)
     job = CorpusJob.objects.filter(pk=job_id).first()
     if job is None:
         log.warning("corpus job %s no longer exists; skipped", job_id)
         return None
+    if claimed:
+        cache.set(ALIVE_KEY.format(job.pk), token, alive_seconds())
+        return job
     if job.status in FINISHED:
         return None  # a re-delivered task of a finished job: nothing to do
     if job.cancel_requested or cache.get(CANCEL_KEY.format(job.pk)):
-        _finish(
-            job, CorpusJob.Status.CANCELLED, {"summary": "Cancelled before it started; nothing was imported."}
+        CorpusJob.objects.filter(pk=job.pk, status=CorpusJob.Status.QUEUED).update(
+            status=CorpusJob.Status.CANCELLED,
+            finished_at=timezone.now(),
+            report={"summary": "Cancelled before it started; nothing was imported."},
         )
         return None
-    job.status = CorpusJob.Status.RUNNING
-    job.save(update_fields=["status"])
+    if cache.get(ALIVE_KEY.format(job.pk)):
+        log.info(
+            "corpus job %s is running on a live worker (%s); this delivery leaves it", job.pk, job.claimed_by
+        )
+        return None
+    # running, but its run's heartbeat stopped: its worker died; of several deliveries one takes it over
+    taken = CorpusJob.objects.filter(
+        pk=job.pk, status=CorpusJob.Status.RUNNING, claimed_by=job.claimed_by
+    ).update(claimed_by=token)
+    if not taken:
+        return None
+    log.warning("corpus job %s: the run %s stopped beating; running it again", job.pk, job.claimed_by)
+    cache.set(ALIVE_KEY.format(job.pk), token, alive_seconds())
+    job.claimed_by = token
     return job
 
 
-def _finish(job: CorpusJob, status: str, report: dict[str, Any], **fields: Any) -> None:
+@contextmanager
+def _heartbeat(job: CorpusJob) -> Iterator[None]:
+    """Keep the job's alive key while the block runs (a thread refreshes it every third of its life)."""
+    stop = threading.Event()
+    key, token, life = ALIVE_KEY.format(job.pk), job.claimed_by, alive_seconds()
+
+    def beat() -> None:
+        while not stop.wait(life / 3):
+            cache.set(key, token, life)
+
+    thread = threading.Thread(target=beat, name=f"corpus-job-{job.pk}-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        cache.delete(key)
+
+
+def _finish(job: CorpusJob, status: str, report: dict[str, Any], **fields: Any) -> bool:
+    """Record the job's end, only while this run holds its claim (False: another run took it over)."""
     done, total = cache.get(PROGRESS_KEY.format(job.pk)) or (job.progress, job.total)
-    job.status, job.report, job.finished_at = status, report, timezone.now()
-    job.progress, job.total = (total, total) if status == CorpusJob.Status.SUCCEEDED else (done, total)
-    for name, value in fields.items():
+    progress, total = (total, total) if status == CorpusJob.Status.SUCCEEDED else (done, total)
+    values = {"status": status, "report": report, "finished_at": timezone.now(), "progress": progress}
+    values |= {"total": total, **fields}
+    recorded = CorpusJob.objects.filter(
+        pk=job.pk, status=CorpusJob.Status.RUNNING, claimed_by=job.claimed_by
+    ).update(**values)
+    if not recorded:
+        log.warning(
+            "corpus job %s: this run lost its claim; its outcome (%s) is not recorded", job.pk, status
+        )
+        return False
+    for name, value in values.items():
         setattr(job, name, value)
-    job.save()
+    return True
 
 
 def run_import(job_id: int) -> str | None:
-    """Run a stored import job; returns its final status."""
+    """Run a stored import job once (see the module's docstring); returns its final status (None: this
+    delivery had nothing to do, or lost its claim)."""
 
     job = _claim(job_id)
     if job is None:
         return None
+    with _heartbeat(job):
+        return _import(job)
+
+
+def _import(job: CorpusJob) -> str | None:
     checkpoints = Checkpoints(job.pk)
     files: list[FileLike] = [(f["name"], Path(f["path"])) for f in job.input_files]  # read as needed
     options = job.options
@@ -251,38 +359,48 @@ def run_import(job_id: int) -> str | None:
     else:
         status = CorpusJob.Status.SUCCEEDED if report.ok else CorpusJob.Status.FAILED
     project = Project.objects.filter(name=job.project_name).first() if report.written else job.project
-    _finish(job, status, report.to_dict(), project=project)
+    if not _finish(job, status, report.to_dict(), project=project):
+        return None
     if status != CorpusJob.Status.FAILED:  # a failed job's files stay for FAILED_UPLOAD_KEEP_DAYS
         remove_uploads(job)
     return status
 
 
 def run_export(job_id: int) -> str | None:
-    """Run an export job: write the file under MEDIA_ROOT and remember its path."""
+    """Run an export job once: write the file under MEDIA_ROOT and remember its path."""
 
     job = _claim(job_id)
     if job is None:
         return None
+    with _heartbeat(job):
+        return _export(job)
+
+
+def _export(job: CorpusJob) -> str | None:
     if job.project is None:
         _finish(job, CorpusJob.Status.FAILED, {"summary": "The project no longer exists."})
         return CorpusJob.Status.FAILED
     try:
-        exported = export_project(job.format, job.project, **job.options)
+        exported = export_to_file(
+            job.format, job.project, job_dir(job), max_bytes=settings.EXPORT_MAX_MB * 2**20, **job.options
+        )
     except ValidationError as exc:
         _finish(job, CorpusJob.Status.FAILED, {"summary": " ".join(exc.messages)})
         return CorpusJob.Status.FAILED
-    except (ValueError, NoSnapshot) as exc:
+    except (ValueError, NoSnapshot, ExportTooLarge) as exc:
         _finish(job, CorpusJob.Status.FAILED, {"summary": str(exc)})
         return CorpusJob.Status.FAILED
-    path = job_dir(job) / exported.filename
-    path.write_bytes(exported.data)
-    _finish(
+    except Exception as exc:  # a bug: record it on the job, then fail loudly
+        _finish(job, CorpusJob.Status.FAILED, {"summary": f"Internal error: {exc.__class__.__name__}: {exc}"})
+        raise
+    recorded = _finish(
         job,
         CorpusJob.Status.SUCCEEDED,
         {
-            "summary": f"{exported.filename}: {len(exported.data):,} bytes",
+            "summary": f"{exported.path.name}: {exported.size:,} bytes",
             "content_type": exported.content_type,
+            "size": exported.size,
         },
-        output_file=str(path),
+        output_file=str(exported.path),
     )
-    return CorpusJob.Status.SUCCEEDED
+    return CorpusJob.Status.SUCCEEDED if recorded else None

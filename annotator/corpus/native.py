@@ -116,6 +116,10 @@ def import_jsonl(ctx: Context, name: str, open_file: Opener) -> None:
     writer.write_whole_file_parts(native.from_jsonl([reader.header]))
 
 
+#: The fields of a paraphrase type a document may give (its id and tagset are the importer's).
+TYPE_FIELDS = frozenset(f.name for f in ParaphraseType._meta.fields) - {"id", "tagset"}
+
+
 class StoredPair(TypedDict):
     """A pair of the project as the document's sections refer to it (by source id)."""
 
@@ -299,7 +303,7 @@ class NativeWriter:
                     "workbench.tagset", f"tagset {tagset.name!r} exists here without the type {row['name']!r}"
                 )
                 continue
-            fields = {k: v for k, v in row.items() if k in {f.name for f in ParaphraseType._meta.fields}}
+            fields = {k: v for k, v in row.items() if k in TYPE_FIELDS}  # never `id` or `tagset`
             fields.setdefault("colour", PALETTE[n % len(PALETTE)])
             ParaphraseType.objects.create(tagset=tagset, **fields)
         if created:

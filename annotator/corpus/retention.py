@@ -2,10 +2,15 @@
 
 - Limits: a user starts at most UPLOADS_PER_HOUR imports and UPLOAD_MB_PER_HOUR megabytes of files in
   any hour (`check_upload_quota`, called by `annotator.corpus.jobs.start_import`).
+- Size: the files of one import are at most UPLOAD_MAX_MB together (the import form); an export file at
+  most EXPORT_MAX_MB (`annotator.corpus.exports.export_to_file`).
 - Retention: a job's uploaded files are removed when it ends (`remove_uploads`), except a failed job's,
-  kept FAILED_UPLOAD_KEEP_DAYS days so that the problem can be looked into; `clean_up` (the management
-  command `clean_up_uploads`, run daily by cron or Celery beat) removes those afterwards, and any
-  leftovers: files of finished jobs and folders of jobs that no longer exist.
+  kept FAILED_UPLOAD_KEEP_DAYS days so that the problem can be looked into; an export's file is kept
+  EXPORT_KEEP_DAYS days; an import still queued or running after UPLOAD_KEEP_DAYS is failed. `clean_up`
+  (the management command `clean_up_uploads`, run daily by cron or Celery beat) removes what is due,
+  and any leftovers: files of finished jobs and folders of jobs that no longer exist.
+- A project's leads see every job's files, their size and until when they are kept, and delete a
+  finished job with its files (`delete_job`).
 """
 
 from __future__ import annotations
@@ -85,19 +90,101 @@ class CleanUp:
     jobs: int = 0
     folders: int = 0
     bytes: int = 0
+    exports: int = 0
 
     def __str__(self) -> str:
         return (
-            f"removed the uploads of {self.jobs} jobs and {self.folders} folders of deleted jobs "
+            f"removed the uploads of {self.jobs} jobs, the files of {self.exports} exports and "
+            f"{self.folders} folders of deleted jobs "
             f"({self.bytes / 2**20:.1f} MB)"
         )
 
 
+def kept_until(job: CorpusJob) -> datetime | None:
+    """When the job's files are removed (None: it has none, or they go when it ends)."""
+    if job.kind == CorpusJob.Kind.EXPORT:
+        if not job.output_file or job.finished_at is None:
+            return None
+        return job.finished_at + timedelta(days=float(settings.EXPORT_KEEP_DAYS))
+    if not any(entry.get("path") for entry in job.input_files or []):
+        return None
+    if job.status == CorpusJob.Status.FAILED and job.finished_at is not None:
+        return job.finished_at + timedelta(days=float(settings.FAILED_UPLOAD_KEEP_DAYS))
+    if job.status in (CorpusJob.Status.QUEUED, CorpusJob.Status.RUNNING):
+        return job.created_at + timedelta(days=float(settings.UPLOAD_KEEP_DAYS))
+    return None
+
+
+def stored_bytes(job: CorpusJob) -> int:
+    """Bytes of the job's files still on disk (uploads, export)."""
+    paths = [Path(entry["path"]) for entry in job.input_files or [] if entry.get("path")]
+    if job.output_file:
+        paths.append(Path(job.output_file))
+    return sum(path.stat().st_size for path in paths if path.is_file() and jobs_root() in path.parents)
+
+
+class JobBusy(Exception):
+    """The job is queued or running: cancel it first."""
+
+
+def delete_job(job: CorpusJob) -> int:
+    """Delete a finished job with its uploads and its export file; returns the bytes freed. A queued or
+    running job is refused (JobBusy): cancel it first."""
+    if job.status not in FINISHED:
+        raise JobBusy("This job is still queued or running: cancel it first, then delete it.")
+    freed = remove_uploads(job) + _remove_output(job)
+    directory = jobs_root() / str(job.pk)
+    if directory.is_dir():
+        freed += sum(f.stat().st_size for f in directory.rglob("*") if f.is_file())
+        shutil.rmtree(directory)
+    job.delete()
+    return freed
+
+
+def _remove_output(job: CorpusJob) -> int:
+    path = Path(job.output_file) if job.output_file else None
+    freed = 0
+    if path is not None and path.is_file() and jobs_root() in path.parents:
+        freed = path.stat().st_size
+        path.unlink()
+    if job.output_file:
+        CorpusJob.objects.filter(pk=job.pk).update(output_file="")
+        job.output_file = ""
+    return freed
+
+
 def clean_up(*, now: datetime | None = None) -> CleanUp:
-    """Remove uploads of finished jobs (a failed job's after FAILED_UPLOAD_KEEP_DAYS) and orphan folders."""
+    """Remove what is due: uploads of finished jobs (a failed job's after FAILED_UPLOAD_KEEP_DAYS), export
+    files after EXPORT_KEEP_DAYS, the uploads of imports stuck queued or running for UPLOAD_KEEP_DAYS
+    (the job failed, saying so), and orphan folders."""
     now = now or timezone.now()
     keep_days = float(getattr(settings, "FAILED_UPLOAD_KEEP_DAYS", 7))
     done = CleanUp()
+    stuck = CorpusJob.objects.filter(
+        kind=CorpusJob.Kind.IMPORT,
+        status__in=(CorpusJob.Status.QUEUED, CorpusJob.Status.RUNNING),
+        created_at__lt=now - timedelta(days=float(settings.UPLOAD_KEEP_DAYS)),
+    )
+    for job in stuck.iterator(chunk_size=200):
+        failed = CorpusJob.objects.filter(pk=job.pk, status=job.status).update(
+            status=CorpusJob.Status.FAILED,
+            finished_at=now,
+            report={
+                "summary": f"The job did not end within {settings.UPLOAD_KEEP_DAYS:g} days (UPLOAD_KEEP_DAYS); "
+                "its files were removed. Nothing was imported by it; upload the files again."
+            },
+        )
+        if failed:
+            done.bytes += remove_uploads(job)
+            done.jobs += 1
+    exports = CorpusJob.objects.filter(
+        kind=CorpusJob.Kind.EXPORT,
+        status__in=FINISHED,
+        finished_at__lt=now - timedelta(days=float(settings.EXPORT_KEEP_DAYS)),
+    ).exclude(output_file="")
+    for job in exports.iterator(chunk_size=200):
+        done.bytes += _remove_output(job)
+        done.exports += 1
     due = (
         CorpusJob.objects.filter(kind=CorpusJob.Kind.IMPORT, status__in=FINISHED)
         .exclude(input_files=[])

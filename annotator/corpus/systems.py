@@ -6,7 +6,8 @@ Formats (all-or-nothing: any problem and nothing is written, each problem as `FI
 - `pharaoh`: `<pair id> TAB 0-0 1-2 2?3` (`i-j` sure, `i?j` possible, 0-based), the workbench's own;
 - `native`: JSON `{"pairs": {"<pair id>": {"sure": [[i, j]…], "possible": [[i, j]…],
   "phrases": [{"s1": [i…], "s2": [j…], "label": "sure"|"possible"}]}}}` (every key optional).
-Re-importing replaces the system's alignment of the pairs the file names.
+Re-importing replaces the system's alignment of the pairs the file names. A link given twice is stored
+once; a link given both sure and possible is stored as sure.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def _links(
             )
             continue
         out.append([i, j])
-    return sorted(out)
+    return [list(link) for link in sorted({(i, j) for i, j in out})]  # a link given twice is stored once
 
 
 def _phrases(
@@ -94,7 +95,8 @@ def _phrases(
                 problems.append(
                     f"{at}: {key}: expected token indices of member {side + 1} (0–{len(tokens[side]) - 1})"
                 )
-            spans.append(sorted(set(span)) if isinstance(span, list) else [])
+                span = []
+            spans.append(sorted(set(span)))
         label = item.get("label", "sure")
         if label not in ("sure", "possible"):
             problems.append(f"{at}: label: expected 'sure' or 'possible', got {label!r}")
@@ -136,6 +138,10 @@ def parse_system_file(project: Project, filename: str, data: bytes, format: str)
             doc = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise SystemImportError([f"{filename}: not JSON: {exc}"]) from exc
+        except RecursionError as exc:
+            raise SystemImportError(
+                [f"{filename}: not JSON this workbench reads: nested too deeply"]
+            ) from exc
         pairs = doc.get("pairs") if isinstance(doc, dict) else None
         if not isinstance(pairs, dict):
             raise SystemImportError([f"{filename}: pairs: expected an object {{pair id: alignment}}"])
@@ -147,9 +153,11 @@ def parse_system_file(project: Project, filename: str, data: bytes, format: str)
             if not isinstance(entry, dict):
                 problems.append(f"{where}: expected an object with sure, possible, phrases")
                 continue
+            sure_links = _links(entry.get("sure", []), where, "sure", tokens[pid], problems)
+            possible = _links(entry.get("possible", []), where, "possible", tokens[pid], problems)
             out[pid] = {
-                "sure": _links(entry.get("sure", []), where, "sure", tokens[pid], problems),
-                "possible": _links(entry.get("possible", []), where, "possible", tokens[pid], problems),
+                "sure": sure_links,
+                "possible": [link for link in possible if link not in sure_links],  # sure wins, stored once
                 "phrases": _phrases(entry.get("phrases", []), where, tokens[pid], problems),
             }
     if problems:

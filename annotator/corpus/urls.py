@@ -13,6 +13,11 @@ urlpatterns = [
         name="corpus-job-cancel",
     ),
     path(
+        "projects/<int:project_pk>/corpus/jobs/<int:job_pk>/delete/",
+        corpus.corpus_job_delete,
+        name="corpus-job-delete",
+    ),
+    path(
         "projects/<int:project_pk>/corpus/jobs/<int:job_pk>/download/",
         corpus.corpus_job_download,
         name="corpus-job-download",

@@ -11,10 +11,12 @@ running) starts a run of the project's statistical aligner (`aligner_training.st
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import TypedDict
 
 from django import forms
+from django.contrib import messages
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db.models import Count
@@ -29,7 +31,7 @@ from annotator.core.statistical_aligner import SYMMETRIZATIONS
 from annotator.core.web_request import SignedInRequest
 from annotator.corpus import aligner_training as training
 from annotator.corpus import forms as f
-from annotator.corpus import jobs, systems, tree_parsing
+from annotator.corpus import jobs, retention, systems, tree_parsing
 from annotator.corpus.exports.report import NoSnapshot, report_html
 from annotator.corpus.retention import UploadLimitExceeded
 from annotator.models import AlignerRun, AlignmentSystem, CorpusJob, Project
@@ -43,6 +45,8 @@ class JobRow(TypedDict):
     done: int
     total: int
     percent: int
+    stored: int
+    kept_until: datetime | None
 
 
 def _jobs(project: Project | None, user: User) -> list[JobRow]:
@@ -55,7 +59,14 @@ def _jobs(project: Project | None, user: User) -> list[JobRow]:
     for job in rows[:JOBS_SHOWN]:
         done, total = jobs.progress_of(job)
         out.append(
-            {"job": job, "done": done, "total": total, "percent": round(100 * done / total) if total else 0}
+            {
+                "job": job,
+                "done": done,
+                "total": total,
+                "percent": round(100 * done / total) if total else 0,
+                "stored": retention.stored_bytes(job),
+                "kept_until": retention.kept_until(job),
+            }
         )
     return out
 
@@ -147,6 +158,23 @@ def corpus_export(request: SignedInRequest, project_pk: int) -> HttpResponse:
 def corpus_job_cancel(request: SignedInRequest, project_pk: int, job_pk: int) -> HttpResponse:
     project = access.project_for_lead(request.user, project_pk)
     jobs.request_cancel(_job(request, project, job_pk))
+    if request.htmx:
+        return render(
+            request,
+            "corpus/corpus_jobs.html#jobs",
+            {"project": project, **_jobs_context(project, request.user)},
+        )
+    return redirect("annotator:corpus-jobs", project_pk=project.pk)
+
+
+@require_POST
+def corpus_job_delete(request: SignedInRequest, project_pk: int, job_pk: int) -> HttpResponse:
+    """Delete a finished job with its files (a queued or running one: the reason, as a message)."""
+    project = access.project_for_lead(request.user, project_pk)
+    try:
+        retention.delete_job(_job(request, project, job_pk))
+    except retention.JobBusy as exc:
+        messages.error(request, str(exc))
     if request.htmx:
         return render(
             request,

@@ -12,12 +12,12 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import models
 from django.db.models import F
 from django.utils import timezone
 
 from annotator.core import sql
 from annotator.core.trees import TreeError, tree_nodes
+from annotator.core.usernames import check_new_username
 from annotator.corpus.imports.problems import ImportReport, Parsed, Problem
 from annotator.corpus.imports.records import PairRecord, PhenomenonRecord
 from annotator.models import (
@@ -99,16 +99,14 @@ class InvalidUsername(ValueError):
 def ensure_user(username: str) -> Any:
     """The user with this name; created with an unusable password (they log in once an admin sets one).
 
-    A new name goes through Django's username rules (characters, length) first: `InvalidUsername`.
+    A new name goes through the username rule (`annotator.core.usernames`: Django's validators, NFKC, no
+    name equal to an existing one after case folding) first: `InvalidUsername`.
     """
     User = get_user_model()
     user = User.objects.filter(username=username).first()
     if user is None:
-        field = User._meta.get_field(User.USERNAME_FIELD)
         try:
-            if not isinstance(field, models.Field):
-                raise TypeError(f"{User.__name__}.{User.USERNAME_FIELD} is not a field of its own")
-            field.clean(username, None)
+            check_new_username(username)
         except ValidationError as error:
             raise InvalidUsername(username, error.messages) from error
         user = User(username=username)

@@ -158,6 +158,17 @@ def report() -> tuple[int, dict[str, Any]]:
     return (200 if ok else 503), {"ok": ok, "database": db_msg, "broker": broker_msg, "worker": worker}
 
 
+def public(body: dict[str, Any]) -> dict[str, Any]:
+    """The report without names (workers, queue) and error details, for callers who are not admins."""
+    worker = body.get("worker", {})
+    return {
+        "ok": body["ok"],
+        "database": body["database"].split(":")[0],
+        "broker": body["broker"].split(":")[0].split(" (")[0],
+        "worker": {key: worker.get(key) for key in ("state", "ok", "age_seconds")},
+    }
+
+
 def _iso(unix: float) -> str:
     return dt.datetime.fromtimestamp(unix, dt.UTC).isoformat(timespec="seconds")
 

@@ -105,6 +105,9 @@ def project_detail(request: HttpRequest, project_pk: int) -> HttpResponse:
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
     """The database, the broker and the workers' last heartbeat, each reported (annotator.home.health);
-    200 when the database and the broker answer, 503 otherwise."""
+    200 when the database and the broker answer, 503 otherwise. Anyone sees the states; worker and queue
+    names and error details only admins."""
     status, body = health.report()
+    if not access.is_admin(request.user):
+        body = health.public(body)  # worker and queue names only for admins
     return JsonResponse(body, status=status)

@@ -649,6 +649,36 @@ def apply_stored_plan(plan: AssignmentPlan) -> int:
     return created
 
 
+def assign_whole_project(
+    project: Project, annotators: Sequence[Any], user: Any, *, phase: str | None = None, round: int = 0
+) -> tuple[AssignmentPlan, int | None]:
+    """Give every listed annotator every pair of the project through a stored plan (they become
+    annotators of the project first). Returns the plan and how many assignments were written — None
+    while a worker is still computing the plan (ask again: the same plan comes back and is applied).
+
+    The pairs are never held in memory: the worker stores the planned rows, `apply_stored_plan` writes
+    them in batches. A queue that cannot be reached fails the plan with its message (ValidationError).
+    """
+    for annotator in annotators:
+        projects.add_member(project, annotator, Membership.Role.ANNOTATOR)
+    plan = request_plan(
+        project,
+        user,
+        annotator_ids=sorted({annotator.pk for annotator in annotators}),
+        selection="all",
+        seed=0,
+        per_pair="everyone",
+        k=None,
+        phase=phase,
+        round=round,
+    )
+    if plan.status == AssignmentPlan.Status.FAILED:
+        raise ValidationError({"plan": plan.error})
+    if not plan.finished:
+        return plan, None
+    return plan, apply_stored_plan(plan)
+
+
 def _user(user_id: int) -> Any:
 
     return get_user_model().objects.get(pk=user_id)

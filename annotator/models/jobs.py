@@ -36,6 +36,9 @@ class CorpusJob(models.Model):
     progress = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
     cancel_requested = models.BooleanField(default=False)
+    claimed_by = models.CharField(
+        max_length=120, blank=True, help_text="The run (host, process, token) that claimed the job."
+    )
     report = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -7,9 +7,9 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 
+from annotator import access
 from annotator.models import Membership, ParaphraseType, Project, Tagset
 from annotator.projects.services import LAYERS, REANNOTATION_DEFAULTS, reannotation_rules
-from annotator.projects.tagsets import editable_tagsets
 
 
 def add_service_errors(form: forms.Form, error: ValidationError) -> None:
@@ -65,10 +65,9 @@ class ProjectForm(forms.Form):
     def __init__(self, *args: Any, user: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
 
-        mine = list(editable_tagsets(user).values_list("pk", flat=True)) if user is not None else []
         field = self.fields["tagset"]
         if isinstance(field, forms.ModelChoiceField):
-            field.queryset = Tagset.objects.filter(builtin=True) | Tagset.objects.filter(pk__in=mine)
+            field.queryset = access.usable_tagsets(user) if user is not None else Tagset.objects.none()
 
     @classmethod
     def initial_of(cls, project: Project) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotator.core import counts
+from annotator.core.usernames import check_new_username
 from annotator.leadtools import planning
 from annotator.models import Assignment, Invitation, Membership, Project
 
@@ -130,10 +131,10 @@ def create_account(
     User = get_user_model()
     username = username.strip()
     errors: dict[str, Any] = {}
-    if not username:
-        errors["username"] = "Choose a user name."
-    elif User.objects.filter(username__iexact=username).exists():
-        errors["username"] = f"The user name {username!r} is taken."
+    try:
+        check_new_username(username)
+    except ValidationError as error:
+        errors.update(error.message_dict)
     try:
         validate_password(password, User(username=username, email=email))
     except ValidationError as error:

@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotator import access
@@ -533,7 +534,12 @@ def guidelines_acknowledge(request: SignedInRequest, project_pk: int) -> HttpRes
     guidelines.acknowledge(project, request.user)
     if request.htmx:
         return HttpResponse("")
-    return redirect(request.POST.get("next") or reverse("annotator:project-guidelines", args=[project.pk]))
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = reverse("annotator:project-guidelines", args=[project.pk])  # only this site's pages
+    return redirect(target)
 
 
 # ---- tokens --------------------------------------------------------------------------------------

@@ -103,6 +103,7 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:corpus-trees": {"POST": LEAD_PAGE},
     "annotator:corpus-export": {"POST": LEAD_PAGE},
     "annotator:corpus-job-cancel": {"POST": LEAD_PAGE},
+    "annotator:corpus-job-delete": {"POST": LEAD_PAGE},
     "annotator:corpus-job-download": {READ: LEAD_PAGE},
     "annotator:corpus-job-report": {READ: LEAD_PAGE},
     "annotator:corpus-report-print": {READ: LEAD_PAGE},

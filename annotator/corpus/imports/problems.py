@@ -113,7 +113,7 @@ class ImportReport:
             "ok": self.ok,
             "cancelled": self.cancelled,
             "summary": self.summary() if self.ok else f"{len(self.problems)} problems; nothing was imported",
-            "created": dict(self.created),
+            "created": dict(self.created) if self.ok else {},  # a failed import created nothing
             "unchanged": dict(self.unchanged),
             "repaired": [p.to_dict() for p in self.repaired],
             "skipped": [p.to_dict() for p in self.skipped],

@@ -160,7 +160,7 @@ def test_lead_assigns_pairs_and_annotators_see_only_their_own(world):
     new = projects.add_pair(world.project, "p3", tokens1=["a"], tokens2=["b"])
     body = {"project": world.project.pk, "annotators": ["anna", "olga"], "pairs": [new.pk]}
     response = api_client(world.lead).post("/api/assignments/", body, format="json")
-    assert response.status_code == 201 and response.json() == {"created": 2}
+    assert response.status_code == 201 and response.json() == {"created": 2, "plan": None}
     assert Assignment.objects.filter(pair=new).count() == 2
     mine = api_client(world.anna).get("/api/assignments/").json()["results"]
     assert {a["annotator"] for a in mine} == {world.anna.pk} and len(mine) == 3
