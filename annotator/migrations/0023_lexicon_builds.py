@@ -8,7 +8,7 @@ def mark_earlier_builds(apps, schema_editor):  # type: ignore[no-untyped-def]
 
 
 class Migration(migrations.Migration):
-    dependencies = [("annotator", "0021_kappa_c_chunk_done_items")]
+    dependencies = [("annotator", "0022_corpus_job_claimed_by")]
 
     operations = [
         migrations.AddField(

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0021_kappa_c_chunk_done_items'),
+        ('annotator', '0025_suggestion_confidence_threshold'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

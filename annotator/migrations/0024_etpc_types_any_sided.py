@@ -12,5 +12,5 @@ def fill(apps, schema_editor):  # type: ignore[no-untyped-def]
 
 
 class Migration(migrations.Migration):
-    dependencies = [("annotator", "0022_lexicon_builds")]
+    dependencies = [("annotator", "0023_lexicon_builds")]
     operations = [migrations.RunPython(fill, migrations.RunPython.noop)]

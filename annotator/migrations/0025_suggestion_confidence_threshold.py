@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0021_kappa_c_chunk_done_items'),
+        ('annotator', '0024_etpc_types_any_sided'),
     ]
 
     operations = [
