@@ -13,10 +13,11 @@ NODE_STAMP := node_modules/.package-lock.json
 
 .PHONY: run test bench soak worker beat web services-up services-down lint format migrate demo install node-install clean check-deploy collectstatic
 
-$(STAMP): pyproject.toml requirements.lock
+$(STAMP): pyproject.toml requirements.lock requirements-models.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -r requirements.lock
+	$(PIP) install --quiet --no-deps -r requirements-models.lock
 	$(PIP) install --quiet --no-deps -e .
 	@touch $(STAMP)
 

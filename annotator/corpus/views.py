@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from django import forms
+from django.contrib import messages
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db.models import Count
@@ -247,6 +248,11 @@ def aligner_context(project: Project, form: TrainForm | None = None) -> dict[str
         "project": project,
         "runs": rows,
         "trees": trees,
+        "parser_model": tree_parsing.model_for(project.language, "spacy"),
+        "no_model": ""
+        if tree_parsing.has_model(project)
+        else tree_parsing.no_model_message(project.language),
+        "wrong_trees": tree_parsing.wrong_language(project),
         "aligner_polling": running or parsing,
         "train_form": form or TrainForm(),
         "baseline": training.baseline_summary(project),
@@ -329,3 +335,31 @@ def corpus_trees(request: SignedInRequest, project_pk: int) -> HttpResponse:
     if not request.htmx:
         return redirect("annotator:corpus-jobs", project_pk=project.pk)
     return render(request, "corpus/_aligner.html", aligner_context(project))
+
+
+@require_http_methods(["POST"])
+def corpus_trees_remove(request: SignedInRequest, project_pk: int) -> HttpResponse:
+    """Remove every automatic tree of the project (imported and phrase-aligned trees stay)."""
+    project = access.project_for_lead(request.user, project_pk)
+    result = tree_parsing.remove_automatic_trees(project)
+    said = f"Removed the automatic trees of {result['removed']} pairs."
+    if result["kept_aligned"]:
+        said += f" {result['kept_aligned']} pairs with phrase alignments keep theirs."
+    if not request.htmx:
+        messages.success(request, said)
+        return redirect("annotator:corpus-jobs", project_pk=project.pk)
+    return render(request, "corpus/_aligner.html", aligner_context(project) | {"trees_message": said})
+
+
+@require_http_methods(["POST"])
+def corpus_trees_redo(request: SignedInRequest, project_pk: int) -> HttpResponse:
+    """Drop the trees a model of another language made and parse them again with the project's own."""
+    project = access.project_for_lead(request.user, project_pk)
+    try:
+        said = tree_parsing.redo_wrong_language(project, request.user)
+    except tree_parsing.ParsingError as exc:
+        said = str(exc)
+    messages.info(request, said)
+    if request.POST.get("back") == "project":
+        return redirect("annotator:project-detail", project_pk=project.pk)
+    return redirect("annotator:corpus-jobs", project_pk=project.pk)

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET
 from annotator import access
 from annotator.annotation import worklist
 from annotator.core.counts import sizes
+from annotator.corpus import tree_parsing
 from annotator.home import health
 from annotator.models import Assignment, Membership, Project
 from annotator.projects import guidelines
@@ -97,6 +98,11 @@ def project_detail(request: HttpRequest, project_pk: int) -> HttpResponse:
         "n_units": size.units,
         "guidelines_unseen": guidelines.unseen_version(project, request.user),
     }
+    if context["is_project_lead"]:
+        context["wrong_trees"] = tree_parsing.wrong_language(project)
+        context["english_typology"] = project.language != "en" and bool(
+            project.tagset and project.tagset.builtin
+        )
     return render(request, "core/project_detail.html", context)
 
 

@@ -198,6 +198,11 @@ class TokensForm(forms.Form):
     tokens2 = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 2}), label="Member 2 tokens (space-separated)"
     )
+    drop_imported = forms.BooleanField(
+        required=False,
+        label="Drop what was imported",
+        help_text="This pair's imported trees or initial alignment fit the old tokens: drop them.",
+    )
 
 
 class SignUpForm(AccountForm):

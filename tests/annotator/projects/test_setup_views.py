@@ -131,11 +131,10 @@ def test_the_token_page_says_why_tokens_are_locked(client, world):
     pair = world["project"].pairs.first()
     client.force_login(world["lead"])
     url = reverse("annotator:pair-tokens", args=[world["project"].pk, pair.pk])
-    assert (
-        client.post(url, {"tokens1": "The film opened", "tokens2": "Film premiered"}).status_code == 422
-    )  # trees
+    response = client.post(url, {"tokens1": "The film opened", "tokens2": "Film premiered"})
+    assert response.status_code == 422 and "imported parse trees" in response.content.decode()
     annotation_services.set_links(pair, world["ann"], [(0, 0)], sure=True, base_version=None)
-    assert "only before anyone annotates" in client.get(url).content.decode()
+    assert "while nobody has annotated" in client.get(url).content.decode()
 
 
 def test_the_project_page_links_every_page_a_lead_needs(client, world):
