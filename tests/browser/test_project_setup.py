@@ -208,9 +208,12 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
     with lead.expect_download() as download:
         lead.click("a.button:has-text('Download')")
     data = Path(download.value.path()).read_bytes()
-    frame = pandas.read_json(io.BytesIO(data), lines=True)
-    assert len(frame) == 4 and set(frame["annotator"]) == {"pau", "nuria"}
-    first = frame[(frame["source_id"] == 1) & (frame["annotator"] == "pau")].iloc[0]
+    frame = pandas.read_json(io.BytesIO(data), lines=True, dtype=False)
+    corpus = frame[frame["record"] == "pair"]
+    assert len(corpus) == project.pairs.count() and set(corpus["source_id"]) >= {"1"}  # ids stay strings
+    annotations = frame[frame["record"] == "annotation"]
+    assert len(annotations) == 4 and set(annotations["annotator"]) == {"pau", "nuria"}
+    first = frame[(frame["source_id"] == "1") & (frame["annotator"] == "pau")].iloc[0]
     assert first["label"] == "paraphrase" and first["tokens1"][0] == "¿"
     make.screenshot(lead, "setup-export")
 
