@@ -26,6 +26,7 @@ from django_htmx.http import trigger_client_event
 
 from annotator import access
 from annotator.core import counts
+from annotator.core.forms import OwnIds
 from annotator.core.statistical_aligner import SYMMETRIZATIONS
 from annotator.core.web_request import SignedInRequest
 from annotator.corpus import aligner_training as training
@@ -280,7 +281,8 @@ def corpus_aligner(request: SignedInRequest, project_pk: int) -> HttpResponse:
     return render(request, "corpus/_aligner.html", aligner_context(project, form), status=status)
 
 
-class SystemForm(forms.Form):
+class SystemForm(OwnIds, forms.Form):
+    ids = "system"
     name = forms.CharField(
         max_length=60, help_text="A new name registers the system; an existing one adds to it."
     )

@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
 from annotator import taskqueue
+from annotator.core.forms import OwnIds
 from annotator.evaluation import reevaluation
 from annotator.evaluation import services as evaluation
 from annotator.evaluation.lexicons import build_units
@@ -136,7 +137,8 @@ def project_raters(project: Project) -> Any:
     )
 
 
-class AssignForm(ServiceForm):
+class AssignForm(OwnIds, ServiceForm):
+    ids = "assign"
     raters: forms.ModelMultipleChoiceField[User] = forms.ModelMultipleChoiceField(
         queryset=None,
         widget=forms.CheckboxSelectMultiple,
@@ -165,7 +167,8 @@ class AssignForm(ServiceForm):
         return f"{len(units)} unit(s) assigned to {data['r']} raters each ({made} assignments)."
 
 
-class ReevaluationForm(ServiceForm):
+class ReevaluationForm(OwnIds, ServiceForm):
+    ids = "reevaluation"
     seed = forms.IntegerField(
         min_value=0, initial=0, help_text="Recorded with the sets; 0 matches the exported report's default."
     )
@@ -185,7 +188,8 @@ class ReevaluationForm(ServiceForm):
         )
 
 
-class LexiconBuildForm(ServiceForm):
+class LexiconBuildForm(OwnIds, ServiceForm):
+    ids = "lexicon"
     """Files of Fujita's lexicon evaluation: the lexicon (phrase, paraphrase, score, lexicon; tab-
     separated) and the sentences (one per line); the seed makes the draw reproducible."""
 
