@@ -209,7 +209,7 @@ def test_pair_page_marks_links_only_one_annotator_has(client, world):
 def test_pair_page_shows_differing_labels(client, world):
     client.force_login(world["lead"])
     body = client.get(pair_url(world["project"], "p2", a="anna", b="ben")).content.decode()
-    assert "lt-differ" in body and "ben: nonparaphrase" in body
+    assert "lt-differ" in body and "ben: Not a paraphrase" in body
 
 
 def test_same_scopes_with_another_projection_are_same_scopes_but_not_identical(client, world):
