@@ -122,7 +122,13 @@ def test_guidelines_are_shown_safely_with_the_type_definitions(client, world):
     page = client.get(reverse("annotator:project-guidelines", args=[world["project"].pk])).content.decode()
     assert "<strong>Mark</strong>" in page and "<img" not in page
     assert "A change of diathesis (voice)" in page  # Vila's Diathesis definition
-    assert "The guidelines changed" in page and "version 1" in page  # ann has not read them yet
+    # ann has read no version yet: welcomed to them, not told that they changed
+    assert "please read this project's guidelines" in page and "version 1" in page
+    assert "The guidelines changed" not in page
+    guidelines.acknowledge(world["project"], world["ann"])
+    guidelines.publish(world["project"], "**Mark** everything", world["lead"])
+    page = client.get(reverse("annotator:project-guidelines", args=[world["project"].pk])).content.decode()
+    assert "The guidelines changed" in page and "version 2" in page
     denied = client.post(reverse("annotator:project-guidelines", args=[world["project"].pk]), {"text": "x"})
     assert denied.status_code == 403
 
