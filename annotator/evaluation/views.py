@@ -109,8 +109,33 @@ class ItemRow:
         return s[:start], s[start:end], s[end:]
 
 
+WALKS_KEY = "evaluation-walks"  # the session's half-answered decision trees: "phase:item:step" → answers
+
+
+def _walk_key(phase: str, item_pk: int, step: str) -> str:
+    return f"{phase}:{item_pk}:{step}"
+
+
+def _remember_walk(request: SignedInRequest, card: Card, answers: dict[str, str]) -> None:
+    """Keep a half-answered tree in the rater's session, so a reload shows the answers given so far."""
+    walks = dict(request.session.get(WALKS_KEY, {}))
+    key = _walk_key(card.phase, card.item.pk, card.step)
+    if answers:
+        walks[key] = answers
+    else:
+        walks.pop(key, None)
+    request.session[WALKS_KEY] = walks
+
+
 def _cards(
-    unit: EvaluationUnit, rater: Any, steps: list[str], phase: str, *, editable: bool, marks: Any = None
+    unit: EvaluationUnit,
+    rater: Any,
+    steps: list[str],
+    phase: str,
+    *,
+    editable: bool,
+    marks: Any = None,
+    walks: dict[str, dict[str, str]] | None = None,
 ) -> list[ItemRow]:
     mine = evaluation.judgements_of(unit, rater)
     revised = (
@@ -132,6 +157,9 @@ def _cards(
                 )
             else:
                 card = Card(item, step, phase, mine.get((item.pk, step)), editable=editable)
+            half = (walks or {}).get(_walk_key(phase, item.pk, step))
+            if half and editable:
+                card.pending = half
             row.cards.append(card)
         rows.append(row)
     return rows
@@ -210,7 +238,8 @@ def _step_page(
     template = f"evaluation/unit_{step}.html"
     editable = assignment.step == step
     steps = [step]
-    rows = _cards(unit, request.user, steps, Phase.INITIAL, editable=editable)
+    walks = request.session.get(WALKS_KEY, {})
+    rows = _cards(unit, request.user, steps, Phase.INITIAL, editable=editable, walks=walks)
     pending = extra.pop("pending", None)
     if pending:
         for row in rows:
@@ -312,6 +341,7 @@ def judgement_save(
     phase = request.POST.get("phase", Phase.INITIAL)
     card = _card_for(request, item, step, phase if phase in Phase.values else Phase.INITIAL)
     if "cancel" in request.POST:  # keep the label as it is
+        _remember_walk(request, card, {})
         return (
             _card_response(request, card)
             if request.htmx
@@ -323,6 +353,7 @@ def judgement_save(
     except ValidationError as exc:
         return _unsaved(request, unit, card, {}, first_errors(exc), 422)
     if restarting or walked.label is None:
+        _remember_walk(request, card, walked.answers)
         return _unsaved(request, unit, card, walked.answers, "", 200)
     try:
         version = int(request.POST.get("version", "0"))
@@ -335,6 +366,7 @@ def judgement_save(
         )
     except (ValidationError, ValueError) as exc:
         return _unsaved(request, unit, card, walked.answers, first_errors(exc), 422)
+    _remember_walk(request, card, {})
     if not request.htmx:
         return redirect(_page_after_save(unit, request.user, card.phase))
     response = _card_response(request, card)
@@ -449,7 +481,8 @@ def _reevaluation_page(
         step = pending["step"]
     if step != Step.MEANING:
         step = Step.GRAMMATICALITY
-    rows = _cards(unit, request.user, [step], Phase.REEVALUATION, editable=editable, marks=marks)
+    walks = request.session.get(WALKS_KEY, {})
+    rows = _cards(unit, request.user, [step], Phase.REEVALUATION, editable=editable, marks=marks, walks=walks)
     if pending:
         for row in rows:
             for card in row.cards:
