@@ -120,6 +120,8 @@ def _remember_walk(request: SignedInRequest, card: Card, answers: dict[str, str]
     """Keep a half-answered tree in the rater's session, so a reload shows the answers given so far."""
     walks = dict(request.session.get(WALKS_KEY, {}))
     key = _walk_key(card.phase, card.item.pk, card.step)
+    if walks.get(key) == (answers or None):
+        return  # nothing to write: a save of a tree answered in one go costs no session write
     if answers:
         walks[key] = answers
     else:
