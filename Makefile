@@ -59,7 +59,7 @@ demo: migrate
 ## With DEBUG=1 (the default) the development server serves static/ itself: nothing is collected.
 run: demo $(if $(filter 0,$(DEBUG)),$(STATIC_STAMP))
 	@echo "Serving on http://$(HOST):$(PORT)/  (Ctrl-C to stop)"
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	$(PY) manage.py runserver --skip-checks $(HOST):$(PORT)
 
 ## test: the whole suite; service/browser/corpus tests skip unless configured (REQUIRE_*=1 makes them fail)
 test: $(STAMP) $(if $(shell command -v npm),$(NODE_STAMP))
