@@ -158,6 +158,11 @@ def test_annotator_annotates_a_pair_undoes_and_finds_everything_after_reload(pag
 
     # phrase alignment: NP ↔ NP (sure), PP ↔ nothing
     page.keyboard.press("Shift+T")
+    # both trees are drawn at one scale: the second is not shrunk beside the first
+    scales = page.evaluate(
+        "[...document.querySelectorAll('svg.tree')].map(s => parseFloat(s.style.width) / Number(s.getAttribute('width')))"
+    )
+    assert len(scales) == 2 and abs(scales[0] - scales[1]) < 1e-6 and scales[0] >= 0.6
     page.click('svg.tree[data-tree="1"] .node[data-node="1"]')
     page.click('svg.tree[data-tree="2"] .node[data-node="1"]')
     page.keyboard.press("Enter")
