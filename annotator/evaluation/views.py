@@ -557,7 +557,11 @@ def evaluation_setup(request: SignedInRequest, project_pk: int) -> HttpResponse:
     if request.method == "GET":
         return render(request, "evaluation/evaluation_setup.html", _setup_context(project))
     action = request.POST.get("action")
-    forms = {"unit": UnitForm, "assign": AssignForm, "reevaluation": ReevaluationForm}
+    forms: dict[str, type[UnitForm] | type[AssignForm] | type[ReevaluationForm]] = {
+        "unit": UnitForm,
+        "assign": AssignForm,
+        "reevaluation": ReevaluationForm,
+    }
     if action not in forms:
         messages.error(request, "Unknown action.")
         return redirect("annotator:evaluation-setup", project.pk)

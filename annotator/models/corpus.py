@@ -116,7 +116,10 @@ class Project(models.Model):
     @property
     def layer_names(self) -> list[str]:
         """The layers as people read them ("Pair label", "Word alignment", …)."""
-        return [str(self._meta.get_field(f"layer_{n}").verbose_name).capitalize() for n in self.layers]
+        return [
+            str(getattr(self._meta.get_field(f"layer_{n}"), "verbose_name", n)).capitalize()
+            for n in self.layers
+        ]
 
 
 class Membership(models.Model):

@@ -83,7 +83,7 @@ def unseen_version(project: Project, user: Any) -> GuidelinesVersion | None:
         .first()
     )
     if version is not None:
-        version.first_read = not version.seen
+        version.first_read = not version.seen  # type: ignore[attr-defined]  # read by the notice
     return version
 
 

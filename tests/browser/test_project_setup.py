@@ -27,7 +27,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SPANISH_ROWS = [
     ("1", "101", "102", "¿Dónde está l'Ajuntament de la ciutat?", "¿Dónde se encuentra el Ayuntamiento?"),
-    ("1", "103", "104", "El alcalde aprobó el presupuesto.", "¿Quién ganó las elecciones en EE.UU. el año pasado?"),
+    (
+        "1",
+        "103",
+        "104",
+        "El alcalde aprobó el presupuesto.",
+        "¿Quién ganó las elecciones en EE.UU. el año pasado?",
+    ),
 ]
 PASSWORDS = {"lucia": "lucia-lead-pass-2026", "pau": "pau-annotator-2026", "nuria": "nuria-annotator-2026"}
 
