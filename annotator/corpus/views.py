@@ -27,6 +27,7 @@ from django_htmx.http import trigger_client_event
 
 from annotator import access
 from annotator.core import counts
+from annotator.core.forms import OwnIds
 from annotator.core.statistical_aligner import SYMMETRIZATIONS
 from annotator.core.web_request import SignedInRequest
 from annotator.corpus import aligner_training as training
@@ -290,6 +291,11 @@ def aligner_context(
         "project": project,
         "runs": rows,
         "trees": trees,
+        "parser_model": tree_parsing.model_for(project.language, "spacy"),
+        "no_model": ""
+        if tree_parsing.has_model(project)
+        else tree_parsing.no_model_message(project.language),
+        "wrong_trees": tree_parsing.wrong_language(project),
         "aligner_polling": running or parsing,
         "train_form": form or TrainForm(),
         "threshold_form": threshold_form
@@ -329,7 +335,8 @@ def corpus_aligner(request: SignedInRequest, project_pk: int) -> HttpResponse:
     return render(request, "corpus/_aligner.html", aligner_context(project, form), status=status)
 
 
-class SystemForm(forms.Form):
+class SystemForm(OwnIds, forms.Form):
+    ids = "system"
     name = forms.CharField(
         max_length=60, help_text="A new name registers the system; an existing one adds to it."
     )
@@ -384,3 +391,31 @@ def corpus_trees(request: SignedInRequest, project_pk: int) -> HttpResponse:
     if not request.htmx:
         return redirect("annotator:corpus-jobs", project_pk=project.pk)
     return render(request, "corpus/_aligner.html", aligner_context(project))
+
+
+@require_http_methods(["POST"])
+def corpus_trees_remove(request: SignedInRequest, project_pk: int) -> HttpResponse:
+    """Remove every automatic tree of the project (imported and phrase-aligned trees stay)."""
+    project = access.project_for_lead(request.user, project_pk)
+    result = tree_parsing.remove_automatic_trees(project)
+    said = f"Removed the automatic trees of {result['removed']} pairs."
+    if result["kept_aligned"]:
+        said += f" {result['kept_aligned']} pairs with phrase alignments keep theirs."
+    if not request.htmx:
+        messages.success(request, said)
+        return redirect("annotator:corpus-jobs", project_pk=project.pk)
+    return render(request, "corpus/_aligner.html", aligner_context(project) | {"trees_message": said})
+
+
+@require_http_methods(["POST"])
+def corpus_trees_redo(request: SignedInRequest, project_pk: int) -> HttpResponse:
+    """Drop the trees a model of another language made and parse them again with the project's own."""
+    project = access.project_for_lead(request.user, project_pk)
+    try:
+        said = tree_parsing.redo_wrong_language(project, request.user)
+    except tree_parsing.ParsingError as exc:
+        said = str(exc)
+    messages.info(request, said)
+    if request.POST.get("back") == "project":
+        return redirect("annotator:project-detail", project_pk=project.pk)
+    return redirect("annotator:corpus-jobs", project_pk=project.pk)

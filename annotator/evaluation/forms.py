@@ -7,6 +7,9 @@ lead typed is lost.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from django import forms
@@ -15,6 +18,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
 from annotator import taskqueue
+from annotator.core.forms import OwnIds
 from annotator.evaluation import reevaluation
 from annotator.evaluation import services as evaluation
 from annotator.evaluation.lexicons import (
@@ -44,6 +48,29 @@ class ServiceForm(forms.Form):
             return
         for name, errors in exc.message_dict.items():
             self.add_error(name if name in self.fields else None, errors)
+
+
+UNIT_ID = re.compile(r"^(?P<prefix>\D*?)(?P<number>\d+)$")
+
+
+def next_unit_id(taken: Iterable[str]) -> str:
+    """An id for a new unit in the style of the project's ids: the commonest prefix and width among ids
+    of the form prefix + number, numbered after the highest ("u01"…"u04" → "u05"; "u009" → "u010");
+    "u001" for a project without such ids."""
+    taken = set(taken)
+    styles: Counter[tuple[str, int]] = Counter()
+    highest: dict[tuple[str, int], int] = {}
+    for source_id in taken:
+        match = UNIT_ID.match(source_id)
+        if match:
+            style = (match["prefix"], len(match["number"]))
+            styles[style] += 1
+            highest[style] = max(highest.get(style, 0), int(match["number"]))
+    prefix, width = styles.most_common(1)[0][0] if styles else ("u", 3)
+    n = highest.get((prefix, width), 0) + 1
+    while f"{prefix}{n:0{width}d}" in taken:
+        n += 1
+    return f"{prefix}{n:0{width}d}"
 
 
 def parse_substitutions(text: str) -> list[tuple[str, str]]:
@@ -111,11 +138,9 @@ class UnitForm(ServiceForm):
         return data
 
     def _free_id(self) -> str:
-        taken = set(EvaluationUnit.objects.filter(project=self.project).values_list("source_id", flat=True))
-        n = len(taken) + 1
-        while f"u{n:03d}" in taken:
-            n += 1
-        return f"u{n:03d}"
+        return next_unit_id(
+            EvaluationUnit.objects.filter(project=self.project).values_list("source_id", flat=True)
+        )
 
     def save(self, project: Project) -> str:
         data = self.cleaned_data
@@ -143,7 +168,8 @@ def project_raters(project: Project) -> Any:
     )
 
 
-class AssignForm(ServiceForm):
+class AssignForm(OwnIds, ServiceForm):
+    ids = "assign"
     raters: forms.ModelMultipleChoiceField[User] = forms.ModelMultipleChoiceField(
         queryset=None,
         widget=forms.CheckboxSelectMultiple,
@@ -172,7 +198,8 @@ class AssignForm(ServiceForm):
         return f"{len(units)} unit(s) assigned to {data['r']} raters each ({made} assignments)."
 
 
-class ReevaluationForm(ServiceForm):
+class ReevaluationForm(OwnIds, ServiceForm):
+    ids = "reevaluation"
     seed = forms.IntegerField(
         min_value=0, initial=0, help_text="Recorded with the sets; 0 matches the exported report's default."
     )
@@ -192,7 +219,8 @@ class ReevaluationForm(ServiceForm):
         )
 
 
-class LexiconBuildForm(ServiceForm):
+class LexiconBuildForm(OwnIds, ServiceForm):
+    ids = "lexicon"
     """Files of Fujita's lexicon evaluation: the lexicon (phrase, paraphrase, score, lexicon; tab-
     separated) and the sentences (one per line); the seed makes the draw reproducible."""
 

@@ -108,8 +108,35 @@ class ItemRow:
         return s[:start], s[start:end], s[end:]
 
 
+WALKS_KEY = "evaluation-walks"  # the session's half-answered decision trees: "phase:item:step" → answers
+
+
+def _walk_key(phase: str, item_pk: int, step: str) -> str:
+    return f"{phase}:{item_pk}:{step}"
+
+
+def _remember_walk(request: SignedInRequest, card: Card, answers: dict[str, str]) -> None:
+    """Keep a half-answered tree in the rater's session, so a reload shows the answers given so far."""
+    walks = dict(request.session.get(WALKS_KEY, {}))
+    key = _walk_key(card.phase, card.item.pk, card.step)
+    if walks.get(key) == (answers or None):
+        return  # nothing to write: a save of a tree answered in one go costs no session write
+    if answers:
+        walks[key] = answers
+    else:
+        walks.pop(key, None)
+    request.session[WALKS_KEY] = walks
+
+
 def _cards(
-    unit: EvaluationUnit, rater: Any, steps: list[str], phase: str, *, editable: bool, marks: Any = None
+    unit: EvaluationUnit,
+    rater: Any,
+    steps: list[str],
+    phase: str,
+    *,
+    editable: bool,
+    marks: Any = None,
+    walks: dict[str, dict[str, str]] | None = None,
 ) -> list[ItemRow]:
     mine = evaluation.judgements_of(unit, rater)
     revised = (
@@ -131,6 +158,9 @@ def _cards(
                 )
             else:
                 card = Card(item, step, phase, mine.get((item.pk, step)), editable=editable)
+            half = (walks or {}).get(_walk_key(phase, item.pk, step))
+            if half and editable:
+                card.pending = half
             row.cards.append(card)
         rows.append(row)
     return rows
@@ -209,7 +239,8 @@ def _step_page(
     template = f"evaluation/unit_{step}.html"
     editable = assignment.step == step
     steps = [step]
-    rows = _cards(unit, request.user, steps, Phase.INITIAL, editable=editable)
+    walks = request.session.get(WALKS_KEY, {})
+    rows = _cards(unit, request.user, steps, Phase.INITIAL, editable=editable, walks=walks)
     pending = extra.pop("pending", None)
     if pending:
         for row in rows:
@@ -311,6 +342,7 @@ def judgement_save(
     phase = request.POST.get("phase", Phase.INITIAL)
     card = _card_for(request, item, step, phase if phase in Phase.values else Phase.INITIAL)
     if "cancel" in request.POST:  # keep the label as it is
+        _remember_walk(request, card, {})
         return (
             _card_response(request, card)
             if request.htmx
@@ -322,6 +354,7 @@ def judgement_save(
     except ValidationError as exc:
         return _unsaved(request, unit, card, {}, first_errors(exc), 422)
     if restarting or walked.label is None:
+        _remember_walk(request, card, walked.answers)
         return _unsaved(request, unit, card, walked.answers, "", 200)
     try:
         version = int(request.POST.get("version", "0"))
@@ -334,6 +367,7 @@ def judgement_save(
         )
     except (ValidationError, ValueError) as exc:
         return _unsaved(request, unit, card, walked.answers, first_errors(exc), 422)
+    _remember_walk(request, card, {})
     if not request.htmx:
         return redirect(_page_after_save(unit, request.user, card.phase))
     response = _card_response(request, card)
@@ -448,7 +482,8 @@ def _reevaluation_page(
         step = pending["step"]
     if step != Step.MEANING:
         step = Step.GRAMMATICALITY
-    rows = _cards(unit, request.user, [step], Phase.REEVALUATION, editable=editable, marks=marks)
+    walks = request.session.get(WALKS_KEY, {})
+    rows = _cards(unit, request.user, [step], Phase.REEVALUATION, editable=editable, marks=marks, walks=walks)
     if pending:
         for row in rows:
             for card in row.cards:
@@ -521,7 +556,11 @@ def evaluation_setup(request: SignedInRequest, project_pk: int) -> HttpResponse:
     if request.method == "GET":
         return render(request, "evaluation/evaluation_setup.html", _setup_context(project))
     action = request.POST.get("action")
-    forms = {"unit": UnitForm, "assign": AssignForm, "reevaluation": ReevaluationForm}
+    forms: dict[str, type[UnitForm] | type[AssignForm] | type[ReevaluationForm]] = {
+        "unit": UnitForm,
+        "assign": AssignForm,
+        "reevaluation": ReevaluationForm,
+    }
     if action not in forms:
         messages.error(request, "Unknown action.")
         return redirect("annotator:evaluation-setup", project.pk)

@@ -14,6 +14,8 @@ from django.views.decorators.http import require_GET
 from annotator import access
 from annotator.annotation import worklist
 from annotator.core.counts import sizes
+from annotator.corpus import tree_parsing
+from annotator.evaluation.rounds import INITIAL_ROUND
 from annotator.home import health
 from annotator.models import Assignment, Membership, Project
 from annotator.projects import guidelines
@@ -24,13 +26,24 @@ def _queue_counts(user, project: Project, session: Any = None) -> dict[str, int]
 
 
 def _empty_counts() -> dict[str, int]:
-    return {"total": 0, "done": 0, "postponed": 0, "todo": 0, "percent": 0, "units": 0, "units_open": 0}
+    return {
+        "total": 0,
+        "done": 0,
+        "postponed": 0,
+        "todo": 0,
+        "percent": 0,
+        "units": 0,
+        "units_done": 0,
+        "reevaluation_open": 0,
+    }
 
 
 def _queue_counts_by_project(user, project_ids: list[int], session: Any = None) -> dict[int, dict[str, int]]:
     """The user's own assignment counts per project, in one query: pairs counted as the editor's queue
     counts them (`worklist.queue_counts`: postponed in the database or in this session and not done),
-    evaluation units apart (the rating queue's)."""
+    evaluation units apart, as the rating queue counts them (a rater with units and no pairs is shown
+    the units only) (the first round's units finalized of all;
+    re-evaluation units still open apart)."""
     pairs = Q(pair__isnull=False)
     aside: set[int] = set()
     if session is not None:
@@ -46,8 +59,14 @@ def _queue_counts_by_project(user, project_ids: list[int], session: Any = None) 
             total=Count("id", filter=pairs),
             done=Count("id", filter=pairs & Q(status=Assignment.Status.DONE)),
             postponed=Count("id", filter=pairs & postponed),
-            units=Count("id", filter=Q(unit__isnull=False)),
-            units_open=Count("id", filter=Q(unit__isnull=False) & ~Q(status=Assignment.Status.DONE)),
+            units=Count("id", filter=Q(unit__isnull=False, round=INITIAL_ROUND)),
+            units_done=Count(
+                "id", filter=Q(unit__isnull=False, round=INITIAL_ROUND, status=Assignment.Status.DONE)
+            ),
+            reevaluation_open=Count(
+                "id",
+                filter=Q(unit__isnull=False) & ~Q(round=INITIAL_ROUND) & ~Q(status=Assignment.Status.DONE),
+            ),
         )
     )
     counts: dict[int, dict[str, int]] = {}
@@ -60,7 +79,8 @@ def _queue_counts_by_project(user, project_ids: list[int], session: Any = None) 
             "todo": total - done - postponed,
             "percent": round(100 * done / total) if total else 0,
             "units": row["units"],
-            "units_open": row["units_open"],
+            "units_done": row["units_done"],
+            "reevaluation_open": row["reevaluation_open"],
         }
     return counts
 
@@ -77,6 +97,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "project": project,
             "is_lead": admin or Membership.Role.LEAD in roles.get(project.pk, set()),
             "is_annotator": Membership.Role.ANNOTATOR in roles.get(project.pk, set()),
+            "is_rater": Membership.Role.RATER in roles.get(project.pk, set()),
             "queue": counts.get(project.pk, _empty_counts()),
         }
         for project in projects
@@ -97,6 +118,11 @@ def project_detail(request: HttpRequest, project_pk: int) -> HttpResponse:
         "n_units": size.units,
         "guidelines_unseen": guidelines.unseen_version(project, request.user),
     }
+    if context["is_project_lead"]:
+        context["wrong_trees"] = tree_parsing.wrong_language(project)
+        context["english_typology"] = project.language != "en" and bool(
+            project.tagset and project.tagset.builtin
+        )
     return render(request, "core/project_detail.html", context)
 
 

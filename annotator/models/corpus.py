@@ -121,6 +121,14 @@ class Project(models.Model):
         names = ["pair_label", "phenomena", "word_alignment", "phrase_alignment", "evaluation"]
         return [n for n in names if getattr(self, f"layer_{n}")]
 
+    @property
+    def layer_names(self) -> list[str]:
+        """The layers as people read them ("Pair label", "Word alignment", …)."""
+        return [
+            str(getattr(self._meta.get_field(f"layer_{n}"), "verbose_name", n)).capitalize()
+            for n in self.layers
+        ]
+
 
 class Membership(models.Model):
     class Role(models.TextChoices):

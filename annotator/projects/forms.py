@@ -8,6 +8,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from annotator import access
+from annotator.core.forms import OwnIds
 from annotator.models import Membership, ParaphraseType, Project, Tagset
 from annotator.projects.services import LAYERS, REANNOTATION_DEFAULTS, reannotation_rules
 
@@ -101,7 +102,8 @@ def project_layers() -> tuple[str, ...]:
     return LAYERS
 
 
-class MemberAddForm(forms.Form):
+class MemberAddForm(OwnIds, forms.Form):
+    ids = "add"
     username = forms.CharField(max_length=150, label="User name")
     role = forms.ChoiceField(choices=Membership.Role.choices, initial=Membership.Role.ANNOTATOR)
 
@@ -115,7 +117,8 @@ class AccountForm(forms.Form):
     )
 
 
-class MemberCreateForm(AccountForm):
+class MemberCreateForm(OwnIds, AccountForm):
+    ids = "create"
     role = forms.ChoiceField(choices=Membership.Role.choices, initial=Membership.Role.ANNOTATOR)
 
 
@@ -126,19 +129,22 @@ class UserCreateForm(AccountForm):
     )
 
 
-class InvitationForm(forms.Form):
+class InvitationForm(OwnIds, forms.Form):
+    ids = "invite"
     role = forms.ChoiceField(choices=Membership.Role.choices, initial=Membership.Role.ANNOTATOR)
     note = forms.CharField(max_length=200, required=False, label="For whom (only leads see this)")
     days = forms.IntegerField(min_value=1, max_value=60, initial=7, label="Valid for (days)")
 
 
-class RolesForm(forms.Form):
+class RolesForm(OwnIds, forms.Form):
+    ids = "roles"
     roles = forms.MultipleChoiceField(
         choices=Membership.Role.choices, widget=forms.CheckboxSelectMultiple, required=False
     )
 
 
-class RemoveMemberForm(forms.Form):
+class RemoveMemberForm(OwnIds, forms.Form):
+    ids = "remove"
     reassign_to = forms.TypedChoiceField(
         coerce=int, required=False, empty_value=None, label="Move their unfinished pairs to"
     )
@@ -196,6 +202,11 @@ class TokensForm(forms.Form):
     )
     tokens2 = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 2}), label="Member 2 tokens (space-separated)"
+    )
+    drop_imported = forms.BooleanField(
+        required=False,
+        label="Drop what was imported",
+        help_text="This pair's imported trees or initial alignment fit the old tokens: drop them.",
     )
 
 

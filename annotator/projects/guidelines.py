@@ -67,7 +67,8 @@ def publish(project: Project, text: str, user: Any, *, note: str = "") -> Guidel
 
 
 def unseen_version(project: Project, user: Any) -> GuidelinesVersion | None:
-    """The newest version when `user` (a member) has not acknowledged it yet."""
+    """The newest version when `user` (a member) has not acknowledged it yet; its `first_read` is True
+    when the member has acknowledged no version at all (a new member: nothing "changed" for them)."""
     if not user.is_authenticated:
         return None
     seen = (
@@ -75,11 +76,15 @@ def unseen_version(project: Project, user: Any) -> GuidelinesVersion | None:
         .values("project")
         .annotate(n=Max("guidelines_seen"))
     )
-    return (
+    version = (
         GuidelinesVersion.objects.filter(project=project, number__gt=Subquery(seen.values("n")))
+        .annotate(seen=Subquery(seen.values("n")))
         .order_by("-number")
         .first()
     )
+    if version is not None:
+        version.first_read = not version.seen  # type: ignore[attr-defined]  # read by the notice
+    return version
 
 
 def acknowledge(project: Project, user: Any) -> None:

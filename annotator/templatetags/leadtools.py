@@ -139,3 +139,14 @@ def show_bidi(text: Any) -> str:
 def bidi_plain(text: Any) -> str:
     """For attributes and SVG text: bidirectional controls replaced by the plain text ⟨U+202E⟩."""
     return plain_bidi("" if text is None else str(text))
+
+
+# A pair's label as people read it; "Not a paraphrase" keeps the pair label apart from the phenomenon
+# type that Vila et al.'s typology names "Non-paraphrase".
+PAIR_LABELS = {"paraphrase": "Paraphrase", "non_paraphrase": "Not a paraphrase"}
+
+
+@register.filter
+def pair_label(value: str | None) -> str:
+    """The display name of a stored pair label ("non_paraphrase" → "Not a paraphrase"; empty → "—")."""
+    return PAIR_LABELS.get(value or "", value or "—")

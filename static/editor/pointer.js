@@ -15,7 +15,7 @@ import { setMode } from "./modes.js";
 import { toggleClass } from "./palette.js";
 import { chooseType, setKeyMode, startEdit } from "./phenomena.js";
 import { alignNodes, pickNode } from "./phrase.js";
-import { navigate, pending, reloadPage, retryNow } from "./savequeue.js";
+import { dismissRefused, navigate, pending, reloadPage, retryNow } from "./savequeue.js";
 import { selectToken, toggleLine } from "./selection.js";
 import { redo, undo } from "./sheet.js";
 import { state } from "./state.js";
@@ -55,6 +55,7 @@ const BUTTONS = [
   [".key-toggle", () => setKeyMode(!state.keyMode)],
   ["[data-reload]", () => reloadPage()],
   ["[data-retry]", () => retryNow()],
+  ["[data-dismiss-refused]", () => dismissRefused()],
   ["[data-close-help]", () => toggleHelp(false)],
   ["button.pgroup-name", (el) => toggleClass(el)],
   ["[data-zoom]", (el) => setZoom(el.dataset.zoom)],

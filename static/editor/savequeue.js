@@ -11,6 +11,8 @@ import { $, csrfToken, editor } from "./dom.js";
 const saves = { items: [], busy: false, halted: null, attempt: 0, timer: null, retryAt: 0, lastError: "" };
 let leaveTo = null;
 let undoneText = "";
+let refusedText = "";
+let refusedFocus = null;
 let afterSwap = () => {};
 
 /** Register what runs after every answer is swapped in (re-applying selection, mode, nodes). */
@@ -122,7 +124,22 @@ function handleResponse(response, html, item) {
   }
   if (events["sheet-undone"]) undoneText = `Undid ${events["sheet-undone"].description}`;
   if (events["sheet-redone"]) undoneText = `Redid ${events["sheet-redone"].description}`;
+  if (response.status === 422) {
+    // A refused save: the status says so (reason and fix, from the server's message) and takes focus.
+    refusedText = events["save-refused"]?.message || "The server refused this change.";
+    refusedFocus = focused;
+    undoneText = "";
+  } else if (response.ok) {
+    refusedText = "";
+  }
   afterSwap();
+  if (refusedText && response.status === 422) {
+    renderStatus();
+    const box = $("#save-status");
+    box.setAttribute("tabindex", "-1");
+    box.focus();
+    return;
+  }
   restoreFocus(focused);
 }
 
@@ -192,11 +209,26 @@ export function renderStatus() {
   } else if (n || saves.busy) {
     cls = "is-saving";
     text = n > 1 ? `Saving… (${n})` : "Saving…";
+  } else if (refusedText) {
+    cls = "is-error is-refused";
+    text = `Not saved — ${refusedText}`;
+    action = '<button type="button" class="button small" data-dismiss-refused>OK</button>';
   }
   box.className = `save-status ${cls}`;
   box.innerHTML = `<span class="dot"></span><span class="text"></span>${action}`;
   box.querySelector(".text").textContent = text;
   box.dataset.pending = String(n);
+}
+
+/** Clear a refused save's message (its OK button); focus goes back to the page. */
+export function dismissRefused() {
+  refusedText = "";
+  renderStatus();
+  const el = refusedFocus && document.querySelector(refusedFocus);
+  if (el) {
+    if (el.matches(".tok, svg.tree .node")) el.setAttribute("tabindex", "0");
+    el.focus();
+  }
 }
 
 /** Send the waiting saves now (the Retry button, or the browser coming back online). */

@@ -101,6 +101,8 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:corpus-aligner": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
     "annotator:corpus-systems": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
     "annotator:corpus-trees": {"POST": LEAD_PAGE},
+    "annotator:corpus-trees-remove": {"POST": LEAD_PAGE},
+    "annotator:corpus-trees-redo": {"POST": LEAD_PAGE},
     "annotator:corpus-export": {"POST": LEAD_PAGE},
     "annotator:corpus-job-cancel": {"POST": LEAD_PAGE},
     "annotator:corpus-job-delete": {"POST": LEAD_PAGE},
@@ -150,6 +152,7 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:guidelines-acknowledge": {"POST": "login ok 404 ok 404 ok"},
     "annotator:pair-list": {READ: LEAD_PAGE},
     "annotator:pair-tokens": {READ: LEAD_PAIR, "POST": LEAD_PAIR},
+    "annotator:pair-trees-remove": {"POST": LEAD_PAIR},
     "annotator:measure-explanation": {READ: "login ok ok ok ok ok"},  # documentation: every user
     # Django's admin: its own login page answers everyone (it is a login page: Django's LoginRequiredMiddleware
     # exempts it), logout takes any POST; everything else is ADMIN_NAMESPACE

@@ -219,7 +219,7 @@ def test_the_editor_saves_through_htmx_under_the_policy(strict_page, live_server
         "label", flat=True
     )
     target, text = (
-        ("non_paraphrase", "Non-paraphrase") if "paraphrase" in had else ("paraphrase", "Paraphrase")
+        ("non_paraphrase", "Not a paraphrase") if "paraphrase" in had else ("paraphrase", "Paraphrase")
     )
     make.sign_in(page, live_server, annotator.username)
     page.goto(f"{live_server.url}/projects/{project.pk}/pairs/{pair.pk}/")

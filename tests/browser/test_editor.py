@@ -114,7 +114,13 @@ def test_annotator_annotates_a_pair_undoes_and_finds_everything_after_reload(pag
     tok(page, 2, 1).click()
     page.keyboard.press("1")
     page.wait_for_selector("#phenomenon-message >> text=requires a projection")
-    saved(page)
+    # the status says it was not saved, why and what to do, and takes the keyboard focus
+    status = page.locator("#save-status.is-refused")
+    assert "Not saved" in status.inner_text() and "choose local or global" in status.inner_text()
+    assert page.evaluate("document.activeElement.id") == "save-status"
+    assert page.locator("#palette-legend").is_visible()
+    assert "needs a projection" in page.locator("#palette-legend").inner_text()
+    screenshot(page, "editor-refused-1280")
     page.keyboard.press("Shift+L")
     page.keyboard.press("1")
     saved(page)
@@ -152,6 +158,11 @@ def test_annotator_annotates_a_pair_undoes_and_finds_everything_after_reload(pag
 
     # phrase alignment: NP ↔ NP (sure), PP ↔ nothing
     page.keyboard.press("Shift+T")
+    # both trees are drawn at one scale: the second is not shrunk beside the first
+    scales = page.evaluate(
+        "[...document.querySelectorAll('svg.tree')].map(s => parseFloat(s.style.width) / Number(s.getAttribute('width')))"
+    )
+    assert len(scales) == 2 and abs(scales[0] - scales[1]) < 1e-6 and scales[0] >= 0.6
     page.click('svg.tree[data-tree="1"] .node[data-node="1"]')
     page.click('svg.tree[data-tree="2"] .node[data-node="1"]')
     page.keyboard.press("Enter")

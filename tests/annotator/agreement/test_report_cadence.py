@@ -80,7 +80,7 @@ def test_a_stream_of_updates_stores_a_headline_each_and_no_report_within_the_int
         assert now is not None and now.report is None  # no full report of this state
         assert now.results["pair_labels"]["counts"][anns[2].username] == counts
         html = client.get(reverse("annotator:dashboard", args=[project.pk]), **panel).content.decode()
-        shown = f"{anns[2].username} {counts['paraphrase']} paraphrase / {counts['non_paraphrase']} non-paraphrase"
+        shown = f"{anns[2].username} {counts['paraphrase']} paraphrase / {counts['non_paraphrase']} not a paraphrase"
         assert shown in html, (n, counts)
         body = api.get(f"/api/projects/{project.pk}/agreement/").json()
         assert body["snapshot"]["computation"] == now.computation and body["snapshot"]["id"] is None

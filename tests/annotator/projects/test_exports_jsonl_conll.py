@@ -31,8 +31,11 @@ def project():
 
 def test_pandas_reads_the_json_lines_export(project):
     data = export_project("jsonl", project).data
-    frame = pandas.read_json(io.BytesIO(data), lines=True)
-    assert len(frame) == 4 and sorted(set(frame["annotator"])) == ["ann", "ben"]
+    frame = pandas.read_json(io.BytesIO(data), lines=True, dtype=False)
+    corpus = frame[frame["record"] == "pair"]
+    assert list(corpus["source_id"]) == ["p1", "p2"] and corpus["annotator"].isna().all()
+    annotations = frame[frame["record"] == "annotation"]
+    assert len(annotations) == 4 and sorted(set(annotations["annotator"])) == ["ann", "ben"]
     row = frame[(frame["annotator"] == "ann") & (frame["source_id"] == "p1")].iloc[0]
     assert row["label"] == "paraphrase" and row["tokens1"][1] == "film"
     assert row["phenomena"][0]["type"] == "Diathesis" and row["phenomena"][0]["scope1"] == [1, 2]
@@ -64,3 +67,49 @@ def test_etpc_export_keeps_projection_and_sense_preserving(project):
     )
     xml = export_project("etpc", project, annotator="ann").data.decode()
     assert "<projection>local</projection>" in xml and "<sense_preserving" in xml
+
+
+def test_the_whole_corpus_is_exported_before_anyone_annotates_with_string_ids_and_imported_labels():
+    from annotator.corpus import projects
+
+    project = projects.create_project("Corpus", tagset=make.vila())
+    for n, (source_id, quality) in enumerate((("0012", 1), ("7", 0), ("x-3", None))):
+        labels = {} if quality is None else {"mrpc_quality": quality, "mrpc_id1": "1", "mrpc_id2": "2"}
+        projects.add_pair(project, source_id, tokens1=["a"], tokens2=["b"], position=n, corpus_labels=labels)
+    data = export_project("jsonl", project).data
+    frame = pandas.read_json(io.BytesIO(data), lines=True, dtype=False)
+    assert list(frame["record"]) == ["pair"] * 3
+    assert list(frame["source_id"]) == ["0012", "7", "x-3"]  # strings, leading zeros kept
+    assert list(frame["imported_label"])[:2] == ["paraphrase", "non_paraphrase"]
+    assert frame["imported_label"].isna().tolist() == [False, False, True]
+    # each line's JSON types are what a reader without options (datasets' JSON builder) sees
+    assert [json.loads(line)["source_id"] for line in data.decode().splitlines()] == ["0012", "7", "x-3"]
+
+
+def test_phrase_alignments_are_in_the_flat_export():
+    from annotator.corpus import projects
+
+    ann = make.user("ann")
+    project = projects.create_project(
+        "Phr", tagset=make.vila(), annotators=[ann], layer_phrase_alignment=True
+    )
+    tree = "(S (NP (DT A) (NN cat)) (VBD sat))"
+    pair = projects.add_pair(
+        project, "1", tokens1="A cat sat".split(), tokens2="A cat sat".split(), tree1=tree, tree2=tree
+    )
+    pair.refresh_from_db()
+    annotation_services.add_phrase_alignment(pair, ann, 1, 1, base_version=None)
+    records = [json.loads(line) for line in export_project("jsonl", project).data.decode().splitlines()]
+    mine = [r for r in records if r["annotator"] == "ann"][0]
+    assert mine["phrase_alignments"] == [
+        {
+            "node1": 1,
+            "node2": 1,
+            "span1": [0, 2],
+            "span2": [0, 2],
+            "label1": "NP",
+            "label2": "NP",
+            "sure": True,
+        }
+    ]
+    assert len({tuple(r) for r in records}) == 1  # every record has the same keys

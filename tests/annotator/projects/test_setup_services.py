@@ -141,5 +141,5 @@ def test_tokens_are_corrected_only_before_anyone_annotates(lead):
     old_projects.assign_pairs(project, [ann], [pair])
     tokens.correct_tokens(pair, ["a", "b", "."], ["c"])
     annotation_services.set_links(pair, ann, [(0, 0)], sure=True, base_version=None)
-    with pytest.raises(ValidationError, match="only before anyone annotates"):
+    with pytest.raises(ValidationError, match="while nobody has annotated"):
         tokens.correct_tokens(pair, ["ab"], ["c"])

@@ -122,7 +122,13 @@ def test_guidelines_are_shown_safely_with_the_type_definitions(client, world):
     page = client.get(reverse("annotator:project-guidelines", args=[world["project"].pk])).content.decode()
     assert "<strong>Mark</strong>" in page and "<img" not in page
     assert "A change of diathesis (voice)" in page  # Vila's Diathesis definition
-    assert "The guidelines changed" in page and "version 1" in page  # ann has not read them yet
+    # ann has read no version yet: welcomed to them, not told that they changed
+    assert "please read this project's guidelines" in page and "version 1" in page
+    assert "The guidelines changed" not in page
+    guidelines.acknowledge(world["project"], world["ann"])
+    guidelines.publish(world["project"], "**Mark** everything", world["lead"])
+    page = client.get(reverse("annotator:project-guidelines", args=[world["project"].pk])).content.decode()
+    assert "The guidelines changed" in page and "version 2" in page
     denied = client.post(reverse("annotator:project-guidelines", args=[world["project"].pk]), {"text": "x"})
     assert denied.status_code == 403
 
@@ -131,11 +137,10 @@ def test_the_token_page_says_why_tokens_are_locked(client, world):
     pair = world["project"].pairs.first()
     client.force_login(world["lead"])
     url = reverse("annotator:pair-tokens", args=[world["project"].pk, pair.pk])
-    assert (
-        client.post(url, {"tokens1": "The film opened", "tokens2": "Film premiered"}).status_code == 422
-    )  # trees
+    response = client.post(url, {"tokens1": "The film opened", "tokens2": "Film premiered"})
+    assert response.status_code == 422 and "imported parse trees" in response.content.decode()
     annotation_services.set_links(pair, world["ann"], [(0, 0)], sure=True, base_version=None)
-    assert "only before anyone annotates" in client.get(url).content.decode()
+    assert "while nobody has annotated" in client.get(url).content.decode()
 
 
 def test_the_project_page_links_every_page_a_lead_needs(client, world):

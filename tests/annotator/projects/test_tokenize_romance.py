@@ -23,6 +23,14 @@ from annotator.core.tokenize_romance import tokenize_romance
         ),
         ("El Sr. García pagó 1.000,5 euros...", ["El", "Sr.", "García", "pagó", "1.000,5", "euros", "..."]),
         ("dámelo al niño", ["dámelo", "al", "niño"]),
+        (
+            "¿Quién ganó las elecciones en EE.UU. el año pasado?",
+            ["¿", "Quién", "ganó", "las", "elecciones", "en", "EE.UU.", "el", "año", "pasado", "?"],
+        ),
+        ("Vive en EE.UU.", ["Vive", "en", "EE.UU."]),
+        ("Treballa als EE.UU., diu.", ["Treballa", "als", "EE.UU.", ",", "diu", "."]),
+        ("La S.A. y RR.HH. (p.ej. hoy)", ["La", "S.A.", "y", "RR.HH.", "(", "p.ej.", "hoy", ")"]),
+        ("Llegó a las 3.30.", ["Llegó", "a", "las", "3.30", "."]),
     ],
 )
 def test_spanish_and_catalan_rules(text, tokens):
