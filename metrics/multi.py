@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -65,37 +66,13 @@ def multi_row(cells: Sequence[Mapping[int, _Cell] | None]) -> list[int]:
         owners: dict[tuple[int, int], set[int]] = {}
         for r in present:
             for x in recs[r]:
-                who = owners.get((x[0], x[1]))
-                if who is None:
-                    owners[x[0], x[1]] = {r}
-                else:
-                    who.add(r)
+                owners.setdefault((x[0], x[1]), set()).add(r)
         gold = [g for g, who in owners.items() if len(who) >= 2]
         row[k] += len(gold)
         for r in present:
             others = [y for s in present if s != r for y in recs[s]]
-            matched = in_gold = to_gold = 0
-            for x in recs[r]:
-                x1, x2 = x[0], x[1]
-                for y in others:
-                    if x1 & y[0] or x2 & y[1]:
-                        matched += 1
-                        break
-                # total: x matches another annotator exactly iff its scopes are in G (≥ 2 owners)
-                if len(owners[x1, x2]) >= 2:
-                    in_gold += 1
-                for g in gold:
-                    if x1 & g[0] or x2 & g[1]:
-                        to_gold += 1
-                        break
-            from_gold = owned = 0
-            for g in gold:
-                if r in owners[g]:
-                    owned += 1
-                for x in recs[r]:
-                    if g[0] & x[0] or g[1] & x[1]:
-                        from_gold += 1
-                        break
+            matched, in_gold, to_gold = _towards(recs[r], others, owners, gold)
+            from_gold, owned = _from_gold(r, recs[r], owners, gold)
             row[partial + r] += matched
             row[partial + k + r] += to_gold
             row[partial + 2 * k + r] += from_gold
@@ -103,6 +80,37 @@ def multi_row(cells: Sequence[Mapping[int, _Cell] | None]) -> list[int]:
             row[total + k + r] += in_gold
             row[total + 2 * k + r] += owned
     return row
+
+
+def _overlaps(x: Sequence[int], y: Sequence[int]) -> bool:
+    return bool(x[0] & y[0] or x[1] & y[1])
+
+
+def _towards(
+    mine: Sequence[Any],
+    others: Sequence[Any],
+    owners: Mapping[tuple[int, int], set[int]],
+    gold: Sequence[Any],
+) -> tuple[int, int, int]:
+    """(R_r's phenomena partially matching another annotator's, those whose scopes are in G — a total
+    match: ≥ 2 owners —, those partially matching a gold phenomenon)."""
+    matched = in_gold = to_gold = 0
+    for x in mine:
+        matched += any(_overlaps(x, y) for y in others)
+        in_gold += len(owners[x[0], x[1]]) >= 2
+        to_gold += any(_overlaps(x, g) for g in gold)
+    return matched, in_gold, to_gold
+
+
+def _from_gold(
+    r: int, mine: Sequence[Any], owners: Mapping[tuple[int, int], set[int]], gold: Sequence[Any]
+) -> tuple[int, int]:
+    """(gold phenomena partially matched by one of R_r's, gold phenomena R_r owns)."""
+    from_gold = owned = 0
+    for g in gold:
+        owned += r in owners[g]
+        from_gold += any(_overlaps(g, x) for x in mine)
+    return from_gold, owned
 
 
 def _hit(x1: int, x2: int, y1: int, y2: int, crit: Criterion) -> bool:
