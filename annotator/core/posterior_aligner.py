@@ -25,7 +25,7 @@ Every public function is pure; tokens in, links ``(i, j, confidence)`` out.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,16 +83,43 @@ class PosteriorSettings:
 # ---- 1. lexical evidence ---------------------------------------------------------------------------
 
 
+def _number_keys(form: str) -> list[object]:
+    value = ev.number_value(form)
+    return [] if value is None else [value]
+
+
+def _name_parts(form: str) -> list[object]:
+    return [part for part in form.split("-") if len(part) >= 3 and part.isalpha()]
+
+
+def _stem_prefix(form: str) -> list[object]:
+    return [form[:5]] if len(form) >= 5 and form.isalpha() else []
+
+
+def _groups(vocabulary: Sequence[str], keys: Callable[[str], Iterable[object]]) -> dict[object, list[int]]:
+    """The word ids under each key that `keys` gives their forms."""
+    groups: dict[object, list[int]] = defaultdict(list)
+    for index, form in enumerate(vocabulary):
+        for key in keys(form):
+            groups[key].append(index)
+    return groups
+
+
 def related_word_pairs(vocabulary: Sequence[str], settings: PosteriorSettings) -> dict[tuple[int, int], int]:
     """Ordered pairs of word ids (a ≠ b) with their kind of evidence, found through indexes on the
-    keys (lemma, value, name part, stem prefix), so the cost follows the vocabulary, not its square."""
+    keys (lemma, value, name part, stem prefix), so the cost follows the vocabulary, not its square.
+    A pair keeps the first kind found, in that order."""
+    sources: list[tuple[Callable[[str], Iterable[object]], int, Callable[[str, str], bool] | None]] = []
+    if settings.lemmas:
+        sources.append((ev.lemma_keys, LEMMA, None))
+    if settings.numbers_names:
+        sources += [(_number_keys, NUMBER, None), (_name_parts, NAME, ev.name_variant_form)]
+    if settings.stems:
+        sources.append((_stem_prefix, STEM, ev.stem_related))
     related: dict[tuple[int, int], int] = {}
-
-    def add_groups(
-        groups: dict[object, list[int]], kind: int, check: Callable[[str, str], bool] | None
-    ) -> None:
-        for members in groups.values():
-            if len(members) < 2 or len(members) > 200:
+    for keys, kind, check in sources:
+        for members in _groups(vocabulary, keys).values():
+            if not 2 <= len(members) <= 200:
                 continue
             for a in members:
                 for b in members:
@@ -102,31 +129,6 @@ def related_word_pairs(vocabulary: Sequence[str], settings: PosteriorSettings) -
                         and (check is None or check(vocabulary[a], vocabulary[b]))
                     ):
                         related[(a, b)] = kind
-
-    if settings.lemmas:
-        by_lemma: dict[object, list[int]] = defaultdict(list)
-        for index, form in enumerate(vocabulary):
-            for key in ev.lemma_keys(form):
-                by_lemma[key].append(index)
-        add_groups(by_lemma, LEMMA, None)
-    if settings.numbers_names:
-        by_value: dict[object, list[int]] = defaultdict(list)
-        by_part: dict[object, list[int]] = defaultdict(list)
-        for index, form in enumerate(vocabulary):
-            value = ev.number_value(form)
-            if value is not None:
-                by_value[value].append(index)
-            for part in form.split("-"):
-                if len(part) >= 3 and part.isalpha():
-                    by_part[part].append(index)
-        add_groups(by_value, NUMBER, None)
-        add_groups(by_part, NAME, ev.name_variant_form)
-    if settings.stems:
-        by_prefix: dict[object, list[int]] = defaultdict(list)
-        for index, form in enumerate(vocabulary):
-            if len(form) >= 5 and form.isalpha():
-                by_prefix[form[:5]].append(index)
-        add_groups(by_prefix, STEM, ev.stem_related)
     return related
 
 
