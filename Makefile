@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml requirements.lock requirements-models.lock
 	@touch $(STAMP) $(RUN_STAMP)
 
 # What `make run` needs, and only that: the runtime closure pinned in requirements-run.lock (no test
-# tools, no pandas/SciPy/Playwright), without resolving (--no-deps: the lock is the whole closure) and
+# tools, no pandas or Playwright), without resolving (--no-deps: the lock is the whole closure) and
 # without compiling every module to bytecode up front (Python compiles what it imports).
 $(RUN_STAMP): pyproject.toml requirements-run.lock requirements-models.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)

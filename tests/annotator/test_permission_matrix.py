@@ -99,6 +99,7 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:dashboard-pin": {"POST": LEAD_PAGE},
     "annotator:corpus-jobs": {READ: LEAD_PAGE},
     "annotator:corpus-aligner": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
+    "annotator:project-recommender": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
     "annotator:corpus-systems": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
     "annotator:corpus-trees": {"POST": LEAD_PAGE},
     "annotator:corpus-trees-remove": {"POST": LEAD_PAGE},

@@ -137,6 +137,7 @@ PAGES: dict[str, tuple[str, list[URL]]] = {
 # URL names that are no page to check, with the reason.
 POST_ONLY = {
     "logout",
+    "annotator:corpus-job-delete",
     "annotator:account-token-issue",
     "annotator:account-token-revoke",
     "annotator:security-unlock",
@@ -204,6 +205,7 @@ NOT_PAGES: dict[str, str] = {
     "annotator:dashboard-statistics": "a fragment of annotator:dashboard",
     "annotator:corpus-aligner": "a fragment of annotator:corpus-jobs",
     "annotator:corpus-systems": "a fragment of annotator:corpus-jobs",
+    "annotator:project-recommender": "a fragment of annotator:corpus-jobs",
     # third-party pages whose markup we do not write (Swagger UI, Redoc, DRF's browsable API): axe finds
     # <html> without lang and contrast problems in them; not fixed here
     "api-docs": "Swagger UI (drf-spectacular), third-party markup",

@@ -231,7 +231,7 @@ def test_stale_tab_gets_the_conflict_message_and_a_reload(page, live_server, wor
     page.goto(edit_url(live_server, pair))
     fresh = page.context.new_page()
     fresh.goto(edit_url(live_server, pair))
-    fresh.click("#pair-label >> text=Non-paraphrase")
+    fresh.click("#pair-label >> text=Not a paraphrase")
     saved(fresh)
 
     page.click("#pair-label >> text=Paraphrase")

@@ -144,7 +144,9 @@ def test_rater_reevaluates_a_disagreed_item_and_the_lead_sees_before_and_after(p
     answer(page, first, "meaning", "Yes")  # one question of the tree answered, no label yet
     page.reload()
     meaning = page.locator(f"#judgement-{first.pk}-meaning")
-    assert "Do the two sentences share meaning?" in meaning.locator(".path").inner_text()  # kept
+    assert (
+        "Do the two phrases share some meaning in this context?" in meaning.locator(".path").inner_text()
+    )  # kept
     screenshot(page, "evaluation-reevaluation-meaning")
     page.get_by_role("button", name="Done with this unit").click()
     page.wait_for_load_state("networkidle")

@@ -11,7 +11,8 @@ from annotator.models import Assignment, AssignmentPlan, Pair
 from tests import make
 from tests.make import api_client
 
-pytestmark = pytest.mark.django_db
+# the plan task runs in-process even when REDIS_URL names a broker (no worker runs these tests)
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 
 
 @pytest.fixture
