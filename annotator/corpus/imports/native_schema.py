@@ -346,6 +346,45 @@ def _system_problems(doc: dict[str, Any], wb: dict[str, Any]) -> list[tuple[str,
     return found
 
 
+def _assignment_problems(wb: dict[str, Any], pairs: set[str]) -> list[tuple[str, str]]:
+    """Each assignment names either a pair or a unit of the document."""
+    found: list[tuple[str, str]] = []
+    units = {u["source_id"] for u in wb.get("evaluation_units", [])}
+    for n, row in enumerate(wb.get("assignments", [])):
+        if ("pair" in row) == ("unit" in row):
+            found.append((f"workbench.assignments[{n}]", "expected either a pair or a unit"))
+        elif "pair" in row and row["pair"] not in pairs:
+            found.append((f"workbench.assignments[{n}].pair", f"no pair {row['pair']!r} in the document"))
+        elif "unit" in row and row["unit"] not in units:
+            found.append((f"workbench.assignments[{n}].unit", f"no unit {row['unit']!r} in the document"))
+    return found
+
+
+def _extra_count_problems(doc: dict[str, Any], wb: dict[str, Any]) -> list[tuple[str, str]]:
+    """The per-annotator extras (phenomena extras, phrase nodes) have one entry per row they extend."""
+    found: list[tuple[str, str]] = []
+    sections = {**wb.get("sections", {}), **doc}
+    phenomena = sections.get("phenomena") or {}
+    for annotator, extras in wb.get("phenomena_extra", {}).items():
+        if len(extras) != len(phenomena.get(annotator, [])):
+            found.append(
+                (
+                    f"workbench.phenomena_extra.{annotator}",
+                    "expected one entry per phenomenon of this annotator",
+                )
+            )
+    phrase = sections.get("phrase_alignments") or {}
+    for annotator, nodes in wb.get("phrase_nodes", {}).items():
+        if len(nodes) != len(phrase.get(annotator, [])):
+            found.append(
+                (
+                    f"workbench.phrase_nodes.{annotator}",
+                    "expected one entry per phrase alignment of this annotator",
+                )
+            )
+    return found
+
+
 def workbench_problems(doc: dict[str, Any]) -> list[tuple[str, str]]:
     """`(path, message)` for every value of doc["workbench"] of the wrong type, size or reference."""
     wb = doc.get("workbench")
@@ -374,31 +413,6 @@ def workbench_problems(doc: dict[str, Any]) -> list[tuple[str, str]]:
             for n, row in enumerate(rows)
             if row["pair"] not in pairs
         ]
-    units = {u["source_id"] for u in wb.get("evaluation_units", [])}
-    for n, row in enumerate(wb.get("assignments", [])):
-        if ("pair" in row) == ("unit" in row):
-            found.append((f"workbench.assignments[{n}]", "expected either a pair or a unit"))
-        elif "pair" in row and row["pair"] not in pairs:
-            found.append((f"workbench.assignments[{n}].pair", f"no pair {row['pair']!r} in the document"))
-        elif "unit" in row and row["unit"] not in units:
-            found.append((f"workbench.assignments[{n}].unit", f"no unit {row['unit']!r} in the document"))
-    sections = {**wb.get("sections", {}), **doc}
-    phenomena = sections.get("phenomena") or {}
-    for annotator, extras in wb.get("phenomena_extra", {}).items():
-        if len(extras) != len(phenomena.get(annotator, [])):
-            found.append(
-                (
-                    f"workbench.phenomena_extra.{annotator}",
-                    "expected one entry per phenomenon of this annotator",
-                )
-            )
-    phrase = sections.get("phrase_alignments") or {}
-    for annotator, nodes in wb.get("phrase_nodes", {}).items():
-        if len(nodes) != len(phrase.get(annotator, [])):
-            found.append(
-                (
-                    f"workbench.phrase_nodes.{annotator}",
-                    "expected one entry per phrase alignment of this annotator",
-                )
-            )
+    found += _assignment_problems(wb, pairs)
+    found += _extra_count_problems(doc, wb)
     return found[:50]
