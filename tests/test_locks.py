@@ -37,3 +37,34 @@ def test_the_models_lock_is_installed_by_every_install_path():
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert makefile.count("-r requirements-models.lock") == 2
     assert "--no-deps -r requirements-models.lock" in dockerfile
+
+
+def _name(requirement: str) -> str:
+    return re.sub(r"[-_.]+", "-", re.split(r"[\s;\[<>=!~(]", requirement.strip(), maxsplit=1)[0]).lower()
+
+
+def test_the_runtime_lock_is_a_closure():
+    """`make run` installs requirements-run.lock with --no-deps: every dependency of a pinned package
+    (markers evaluated for this Python, no extras) must be pinned there too, or the package fails at
+    import (scikit-learn without narwhals did)."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    run = pins("requirements-run.lock") | pins("requirements-models.lock")
+    # a virtual environment of Python 3.11 comes with these
+    bundled = {"pip", "setuptools"}
+    missing = {}
+    for package in run:
+        try:
+            requires = metadata.requires(package) or []
+        except metadata.PackageNotFoundError:
+            continue
+        for text in requires:
+            requirement = Requirement(text)
+            if requirement.marker and not requirement.marker.evaluate({"extra": ""}):
+                continue
+            name = _name(requirement.name)
+            if name not in run and name not in bundled:
+                missing.setdefault(package, []).append(name)
+    assert not missing, f"dependencies missing from requirements-run.lock: {missing}"
