@@ -11,6 +11,8 @@ STATIC_STAMP := staticfiles/staticfiles.json
 # npm writes this file on every install: node_modules is (re)installed from the lock when it is missing
 # or older than package-lock.json.
 NODE_STAMP := node_modules/.package-lock.json
+# The installer `make run` uses for the runtime closure.
+UV_PIN := uv==0.13.9
 
 .PHONY: run test bench soak worker beat web services-up services-down lint format migrate demo install node-install clean check-deploy collectstatic
 
@@ -24,11 +26,14 @@ $(STAMP): pyproject.toml requirements.lock requirements-models.lock
 	@touch $(STAMP) $(RUN_STAMP)
 
 # What `make run` needs, and only that: the runtime closure pinned in requirements-run.lock (no test
-# tools, no pandas or Playwright), without resolving (--no-deps: the lock is the whole closure) and
-# without compiling every module to bytecode up front (Python compiles what it imports).
+# tools, no pandas or Playwright), without resolving (--no-deps: the lock is the whole closure; a test
+# holds it closed) and without compiling every module to bytecode up front (Python compiles what it
+# imports). uv (pinned, from the package index) downloads and unpacks in parallel: about half pip's
+# time with nothing cached, a second with its cache warm.
 $(RUN_STAMP): pyproject.toml requirements-run.lock requirements-models.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --disable-pip-version-check --no-compile --no-deps \
+	$(PIP) install --quiet --disable-pip-version-check $(UV_PIN)
+	$(VENV)/bin/uv pip install --quiet --python $(PY) --no-deps \
 		-r requirements-run.lock -r requirements-models.lock
 	@touch $(RUN_STAMP)
 
