@@ -113,3 +113,23 @@ def test_phrase_alignments_are_in_the_flat_export():
         }
     ]
     assert len({tuple(r) for r in records}) == 1  # every record has the same keys
+
+
+def test_hugging_face_datasets_loads_the_flat_export_with_string_ids(project, tmp_path, monkeypatch):
+    """`datasets.load_dataset("json", …)` infers one schema for the whole file: pair rows and
+    annotation rows side by side, ids as strings, phenomena and links as lists of records."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    import datasets
+
+    path = tmp_path / "flat.jsonl"
+    path.write_bytes(export_project("jsonl", project).data)
+    table = datasets.load_dataset(
+        "json", data_files=str(path), split="train", cache_dir=str(tmp_path / "cache")
+    )
+    assert table.features["source_id"].dtype == "string"
+    records = list(table)
+    assert [r["source_id"] for r in records if r["record"] == "pair"] == ["p1", "p2"]
+    ann = next(r for r in records if r["annotator"] == "ann" and r["source_id"] == "p1")
+    assert ann["phenomena"][0]["type"] == "Diathesis" and ann["phenomena"][0]["scope1"] == [1, 2]
+    assert {(link["i"], link["j"], link["sure"]) for link in ann["links"]} == {(1, 0, True), (4, 2, False)}
