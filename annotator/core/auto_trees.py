@@ -130,38 +130,15 @@ def dependency_tree(
     `heads[i]` is the index of token i's head (itself for the root). A non-projective parse (a phrase
     that would not be contiguous) falls back to a flat ``(S (TAG word) …)``.
     """
-    n = len(tokens)
-    children: list[list[int]] = [[] for _ in range(n)]
+    children: list[list[int]] = [[] for _ in tokens]
     roots = []
     for i, h in enumerate(heads):
         if h == i:
             roots.append(i)
         else:
             children[h].append(i)
-
-    def span(i: int) -> tuple[int, int]:
-        lo = hi = i
-        for c in children[i]:
-            a, b = span(c)
-            lo, hi = min(lo, a), max(hi, b)
-        return lo, hi
-
-    def size(i: int) -> int:
-        return 1 + sum(size(c) for c in children[i])
-
-    def flat() -> str:
-        return "(S " + " ".join(f"({_label(t)} {_leaf(w)})" for w, t in zip(tokens, tags, strict=True)) + ")"
-
-    for i in range(n):  # every word must reach a root: a cycle is no tree
-        at, steps = i, 0
-        while heads[at] != at and steps <= n:
-            at, steps = heads[at], steps + 1
-        if steps > n:
-            return flat()
-    for i in range(n):
-        lo, hi = span(i)
-        if hi - lo + 1 != size(i):
-            return flat()
+    if not roots or not _is_projective_tree(heads, children):
+        return _flat(tokens, tags)
 
     def build(i: int, root: bool) -> str:
         pre = f"({_label(tags[i])} {_leaf(tokens[i])})"
@@ -169,20 +146,52 @@ def dependency_tree(
             return pre
         parts = [build(c, False) for c in children[i] if c < i] + [pre]
         parts += [build(c, False) for c in children[i] if c > i]
-        phrase = _phrase(tags[i])
-        if phrase == "NP" and tags[i] in UD_TAGS and any(deps[c] == "case" for c in children[i] if c < i):
-            phrase = "PP"  # UD hangs the preposition under the noun: "en EE.UU." is a PP
-        if phrase == "VP" and (root or any(deps[c] in SUBJECTS for c in children[i])):
-            phrase = "S"
-        return f"({phrase} {' '.join(parts)})"
+        return f"({_head_phrase(i, root, tags, deps, children[i])} {' '.join(parts)})"
 
-    if not roots:
-        return flat()
     ordered = sorted(roots)
     if len(ordered) == 1:
         tree = build(ordered[0], True)
         return tree if tree.startswith("(S ") or tree.startswith("(S(") else f"(S {tree})"
     return "(S " + " ".join(build(r, True) for r in ordered) + ")"
+
+
+def _flat(tokens: Sequence[str], tags: Sequence[str]) -> str:
+    return "(S " + " ".join(f"({_label(t)} {_leaf(w)})" for w, t in zip(tokens, tags, strict=True)) + ")"
+
+
+def _is_projective_tree(heads: Sequence[int], children: list[list[int]]) -> bool:
+    """Every word reaches a root (no cycle) and every head's words are one contiguous span."""
+    n = len(heads)
+    for i in range(n):
+        at, steps = i, 0
+        while heads[at] != at and steps <= n:
+            at, steps = heads[at], steps + 1
+        if steps > n:
+            return False
+
+    def span_and_size(i: int) -> tuple[int, int, int]:
+        lo = hi = i
+        size = 1
+        for c in children[i]:
+            a, b, s = span_and_size(c)
+            lo, hi, size = min(lo, a), max(hi, b), size + s
+        return lo, hi, size
+
+    for i in range(n):
+        lo, hi, size = span_and_size(i)
+        if hi - lo + 1 != size:
+            return False
+    return True
+
+
+def _head_phrase(i: int, root: bool, tags: Sequence[str], deps: Sequence[str], below: list[int]) -> str:
+    """The label of the phrase headed by word i with dependents `below`."""
+    phrase = _phrase(tags[i])
+    if phrase == "NP" and tags[i] in UD_TAGS and any(deps[c] == "case" for c in below if c < i):
+        return "PP"  # UD hangs the preposition under the noun: "en EE.UU." is a PP
+    if phrase == "VP" and (root or any(deps[c] in SUBJECTS for c in below)):
+        return "S"
+    return phrase
 
 
 def _no_model(language: str, backend: str) -> ParserUnavailable:
