@@ -217,14 +217,7 @@ def trend_svg(
         f'<svg class="trend" role="img" viewBox="0 0 {width} {height}" width="100%" '
         f'preserveAspectRatio="xMidYMid meet" aria-label="{esc_title}"><title>{esc_title}</title>'
     ]
-    steps = 4
-    for k in range(steps + 1):
-        level = lo + (hi - lo) * k / steps
-        yy = y(level)
-        parts.append(f'<line class="grid" x1="{left}" x2="{width - right}" y1="{yy:.1f}" y2="{yy:.1f}"/>')
-        parts.append(
-            f'<text class="tick" x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end">{level:.2f}</text>'
-        )
+    parts += _y_grid(lo, hi, y, left=left, right=width - right)
     axis_y = top + plot_h
     parts.append(f'<line class="axis" x1="{left}" x2="{width - right}" y1="{axis_y}" y2="{axis_y}"/>')
     parts.append(f'<line class="axis" x1="{left}" x2="{left}" y1="{top}" y2="{axis_y}"/>')
@@ -238,29 +231,52 @@ def trend_svg(
     for n, s in enumerate(series):
         colour = SERIES_COLOURS[n % len(SERIES_COLOURS)]
         name = escape(s.name)
-        segment: list[str] = []
-        segments: list[list[str]] = [segment]
-        for moment, value in s.points:
-            if value is None:
-                segment = []
-                segments.append(segment)
-                continue
-            segment.append(f"{x(moment):.1f},{y(value):.1f}")
-        for seg in segments:
-            if len(seg) > 1:
-                parts.append(
-                    f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{" ".join(seg)}"/>'
-                )
-        for moment, value in s.points:
-            if value is None:
-                continue
-            stamp = moment.strftime("%Y-%m-%d %H:%M:%S")
-            parts.append(
-                f'<circle cx="{x(moment):.1f}" cy="{y(value):.1f}" r="3" fill="{colour}">'
-                f"<title>{name}: {value:.3f} at {stamp}</title></circle>"
-            )
+        parts += _series_marks(s, colour, x, y)
         lx, ly = legend_at[n]
         parts.append(f'<rect x="{lx}" y="{ly - 8}" width="10" height="10" rx="2" fill="{colour}"/>')
         parts.append(f'<text class="legend" x="{lx + 14}" y="{ly + 1}">{name}</text>')
     parts.append("</svg>")
     return mark_safe("".join(parts))
+
+
+def _y_grid(lo: float, hi: float, y: Callable[[float], float], *, left: int, right: int) -> list[str]:
+    """Five horizontal grid lines from `lo` to `hi` with their values at the left."""
+    parts = []
+    steps = 4
+    for k in range(steps + 1):
+        level = lo + (hi - lo) * k / steps
+        yy = y(level)
+        parts.append(f'<line class="grid" x1="{left}" x2="{right}" y1="{yy:.1f}" y2="{yy:.1f}"/>')
+        parts.append(
+            f'<text class="tick" x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end">{level:.2f}</text>'
+        )
+    return parts
+
+
+def _series_marks(
+    series: Series, colour: str, x: Callable[[datetime], float], y: Callable[[float], float]
+) -> list[str]:
+    """One series' line (broken where a value is undefined) and a point with a tooltip per value."""
+    name = escape(series.name)
+    segment: list[str] = []
+    segments: list[list[str]] = [segment]
+    for moment, value in series.points:
+        if value is None:
+            segment = []
+            segments.append(segment)
+            continue
+        segment.append(f"{x(moment):.1f},{y(value):.1f}")
+    parts = [
+        f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{" ".join(seg)}"/>'
+        for seg in segments
+        if len(seg) > 1
+    ]
+    for moment, value in series.points:
+        if value is None:
+            continue
+        stamp = moment.strftime("%Y-%m-%d %H:%M:%S")
+        parts.append(
+            f'<circle cx="{x(moment):.1f}" cy="{y(value):.1f}" r="3" fill="{colour}">'
+            f"<title>{name}: {value:.3f} at {stamp}</title></circle>"
+        )
+    return parts
