@@ -5,7 +5,7 @@ tooltip per point."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 
 from django.utils.safestring import SafeString, mark_safe
@@ -65,8 +65,7 @@ def threshold_svg(
         f'preserveAspectRatio="xMidYMid meet" aria-label="{escape(title)}"><title>{escape(title)}</title>',
         f'<text class="legend" x="{left}" y="10">{escape(MEASURES[measure])}</text>',
     ]
-    for k in range(5):
-        v = k / 4
+    for v in (0.0, 0.25, 0.5, 0.75, 1.0):
         parts.append(f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>')
         parts.append(f'<text class="tick" x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.2f}</text>')
     axis_y = top + plot_h
@@ -82,21 +81,9 @@ def threshold_svg(
     for n, name in enumerate(names):
         colour = COLOURS[n % len(COLOURS)]
         for when, series, dash in runs:
-            coords = [
-                (p, x(p.threshold), y(val))
-                for p in series.get(name, ())
-                if (val := p.value(measure)) is not None
-            ]
-            if len(coords) > 1:
-                path = " ".join(f"{cx:.1f},{cy:.1f}" for _, cx, cy in coords)
-                parts.append(
-                    f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash} points="{path}"/>'
-                )
-            for p, cx, cy in coords:
-                parts.append(
-                    f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="{colour}"><title>{escape(name)}, {when}: '
-                    f"score ≥ {p.threshold:g}: precision {p.value(measure):.3f} over {p.n_items} items</title></circle>"
-                )
+            parts += _curve(
+                series.get(name, ()), measure, x, y, colour=colour, dash=dash, label=f"{name}, {when}"
+            )
         parts.append(f'<rect x="{lx}" y="{height - 18}" width="10" height="10" rx="2" fill="{colour}"/>')
         parts.append(f'<text class="legend" x="{lx + 14}" y="{height - 9}">{escape(name)}</text>')
         lx += 30 + 7 * len(name)
@@ -107,3 +94,27 @@ def threshold_svg(
         )
     parts.append("</svg>")
     return mark_safe("".join(parts))
+
+
+def _curve(
+    points: Sequence[ThresholdPoint],
+    measure: str,
+    x: Callable[[float], float],
+    y: Callable[[float], float],
+    *,
+    colour: str,
+    dash: str,
+    label: str,
+) -> list[str]:
+    """One lexicon's precision curve (a line and a point with a tooltip per threshold)."""
+    coords = [(p, x(p.threshold), y(val)) for p in points if (val := p.value(measure)) is not None]
+    parts = []
+    if len(coords) > 1:
+        path = " ".join(f"{cx:.1f},{cy:.1f}" for _, cx, cy in coords)
+        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash} points="{path}"/>')
+    for p, cx, cy in coords:
+        parts.append(
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="{colour}"><title>{escape(label)}: '
+            f"score ≥ {p.threshold:g}: precision {p.value(measure):.3f} over {p.n_items} items</title></circle>"
+        )
+    return parts
