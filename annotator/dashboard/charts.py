@@ -217,7 +217,7 @@ def trend_svg(
         f'<svg class="trend" role="img" viewBox="0 0 {width} {height}" width="100%" '
         f'preserveAspectRatio="xMidYMid meet" aria-label="{esc_title}"><title>{esc_title}</title>'
     ]
-    parts += _y_grid(lo, hi, y, left=left, right=width - right)
+    parts += y_grid(lo, hi, y, left=left, right=width - right)
     axis_y = top + plot_h
     parts.append(f'<line class="axis" x1="{left}" x2="{width - right}" y1="{axis_y}" y2="{axis_y}"/>')
     parts.append(f'<line class="axis" x1="{left}" x2="{left}" y1="{top}" y2="{axis_y}"/>')
@@ -239,7 +239,7 @@ def trend_svg(
     return mark_safe("".join(parts))
 
 
-def _y_grid(lo: float, hi: float, y: Callable[[float], float], *, left: int, right: int) -> list[str]:
+def y_grid(lo: float, hi: float, y: Callable[[float], float], *, left: int, right: int) -> list[str]:
     """Five horizontal grid lines from `lo` to `hi` with their values at the left."""
     parts = []
     steps = 4

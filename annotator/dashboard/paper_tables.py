@@ -15,13 +15,13 @@ Pure functions over plain values (no models), like `annotator.dashboard.charts`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
-from annotator.dashboard.charts import SERIES_COLOURS
+from annotator.dashboard.charts import SERIES_COLOURS, y_grid
 
 Stats = Mapping[str, Any]
 
@@ -220,14 +220,7 @@ def cohn_fig4_svg(fig: Stats, *, width: int = 640, height: int = 240) -> SafeStr
         return top + plot_h * (1 - (value - lo) / (hi - lo))
 
     parts = _svg_open(width, height, title, "stats-chart")
-    for k in range(5):
-        value = lo + (hi - lo) * k / 4
-        parts.append(
-            f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y(value):.1f}" y2="{y(value):.1f}"/>'
-        )
-        parts.append(
-            f'<text class="tick" x="{left - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{value:.2f}</text>'
-        )
+    parts += y_grid(lo, hi, y, left=left, right=width - right)
     axis_y = top + plot_h
     parts.append(f'<line class="axis" x1="{left}" x2="{width - right}" y1="{axis_y}" y2="{axis_y}"/>')
     for k, b in enumerate(bins):
@@ -240,25 +233,39 @@ def cohn_fig4_svg(fig: Stats, *, width: int = 640, height: int = 240) -> SafeStr
         "length of the shorter sentence (tokens)</text>"
     )
     for n, (key, label) in enumerate(COHN_SERIES):
-        colour = SERIES_COLOURS[n]
-        segments: list[list[str]] = [[]]
-        for k, b in enumerate(bins):
-            value = b[key]["value"]
-            if value is None:
-                segments.append([])
-                continue
-            segments[-1].append(f"{x(k):.1f},{y(value):.1f}")
-            items = sum((b.get("n_items") or {}).values())
-            parts.append(
-                f'<circle cx="{x(k):.1f}" cy="{y(value):.1f}" r="3" fill="{colour}"><title>{escape(label)}, '
-                f"shorter length {b['shorter_length'][0]}–{b['shorter_length'][1]}: {value:.3f} "
-                f"({items} items over annotator pairs)</title></circle>"
-            )
-        for seg in segments:
-            if len(seg) > 1:
-                parts.append(
-                    f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{" ".join(seg)}"/>'
-                )
+        parts += _cohn_series(bins, key, label, SERIES_COLOURS[n], x, y)
     _legend(parts, [label for _, label in COHN_SERIES], left + 8, height - 10)
     parts.append("</svg>")
     return mark_safe("".join(parts))
+
+
+def _cohn_series(
+    bins: list[Any],
+    key: str,
+    label: str,
+    colour: str,
+    x: Callable[[int], float],
+    y: Callable[[float], float],
+) -> list[str]:
+    """One measure of Fig. 4 over the length bins: a point with a tooltip per defined value, and a
+    line through each run of defined values."""
+    parts = []
+    segments: list[list[str]] = [[]]
+    for k, b in enumerate(bins):
+        value = b[key]["value"]
+        if value is None:
+            segments.append([])
+            continue
+        segments[-1].append(f"{x(k):.1f},{y(value):.1f}")
+        items = sum((b.get("n_items") or {}).values())
+        parts.append(
+            f'<circle cx="{x(k):.1f}" cy="{y(value):.1f}" r="3" fill="{colour}"><title>{escape(label)}, '
+            f"shorter length {b['shorter_length'][0]}–{b['shorter_length'][1]}: {value:.3f} "
+            f"({items} items over annotator pairs)</title></circle>"
+        )
+    parts += [
+        f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{" ".join(seg)}"/>'
+        for seg in segments
+        if len(seg) > 1
+    ]
+    return parts
