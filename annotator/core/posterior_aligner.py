@@ -25,7 +25,7 @@ Every public function is pure; tokens in, links ``(i, j, confidence)`` out.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -205,15 +205,10 @@ def _direction(
     return posterior
 
 
-def train_posteriors(
+def _word_ids(
     pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
-    settings: PosteriorSettings,
-    *,
-    progress: Progress | None = None,
-) -> tuple[_Cells, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The cells of all pairs, each cell's two directional posteriors, its kind of evidence and how
-    often the corpus links its word pair (the sum of the mean posteriors over every pair)."""
-    report = progress or (lambda _stage, _done, _total: None)
+) -> tuple[list[str], list[np.ndarray], list[np.ndarray]]:
+    """The corpus vocabulary (normalised words) and each member's tokens as indexes into it."""
     vocabulary: dict[str, int] = {}
     ids1 = [
         np.array([vocabulary.setdefault(ev.word(t), len(vocabulary)) for t in t1], dtype=np.int64)
@@ -223,7 +218,36 @@ def train_posteriors(
         np.array([vocabulary.setdefault(ev.word(t), len(vocabulary)) for t in t2], dtype=np.int64)
         for _, t2 in pairs
     ]
-    words = list(vocabulary)
+    return list(vocabulary), ids1, ids2
+
+
+def _kinds_of_keys(
+    unique: np.ndarray, identical: np.ndarray, related: Mapping[tuple[int, int], int], n_words: int
+) -> np.ndarray:
+    """The kind of evidence of each word-pair key (`w1 * n_words + w2`): identical, one of the
+    related kinds, or none."""
+    kind = np.where(identical, IDENTICAL, NONE).astype(np.int64)
+    if related:
+        rel_codes = np.array([a * n_words + b for a, b in related], dtype=np.int64)
+        rel_kinds = np.array(list(related.values()), dtype=np.int64)
+        order = np.argsort(rel_codes)
+        rel_codes, rel_kinds = rel_codes[order], rel_kinds[order]
+        where = np.minimum(np.searchsorted(rel_codes, unique), len(rel_codes) - 1)
+        hit = (rel_codes[where] == unique) & (kind == NONE)
+        kind[hit] = rel_kinds[where[hit]]
+    return kind
+
+
+def train_posteriors(
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    settings: PosteriorSettings,
+    *,
+    progress: Progress | None = None,
+) -> tuple[_Cells, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The cells of all pairs, each cell's two directional posteriors, its kind of evidence and how
+    often the corpus links its word pair (the sum of the mean posteriors over every pair)."""
+    report = progress or (lambda _stage, _done, _total: None)
+    words, ids1, ids2 = _word_ids(pairs)
     n_words = max(len(words), 1)
     cells = _cells(ids1, ids2)
     report("evidence", 0, len(pairs))
@@ -231,16 +255,7 @@ def train_posteriors(
     code = cells.w1 * n_words + cells.w2
     unique, key = np.unique(code, return_inverse=True)
     key_w1, key_w2 = unique // n_words, unique % n_words
-    kind = np.where(key_w1 == key_w2, IDENTICAL, NONE).astype(np.int64)
-    if related:
-        rel_codes = np.array([a * n_words + b for a, b in related], dtype=np.int64)
-        rel_kinds = np.array(list(related.values()), dtype=np.int64)
-        order = np.argsort(rel_codes)
-        rel_codes, rel_kinds = rel_codes[order], rel_kinds[order]
-        where = np.searchsorted(rel_codes, unique)
-        where = np.minimum(where, len(rel_codes) - 1)
-        hit = (rel_codes[where] == unique) & (kind == NONE)
-        kind[hit] = rel_kinds[where[hit]]
+    kind = _kinds_of_keys(unique, key_w1 == key_w2, related, n_words)
     prior_of_kind = np.array(
         [
             0.0,
