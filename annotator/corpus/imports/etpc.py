@@ -285,6 +285,34 @@ def _check_list(
     )
 
 
+def _index_lists(
+    element: ET.Element, tokens: tuple[Sequence[str], Sequence[str]]
+) -> tuple[dict[str, list[int]], list[tuple[str, str]], tuple[str, str] | None]:
+    """A relation's scope and key lists, checked against the members' tokens and their text fields:
+    the lists by field, the repairs made (field, what), and the first problem (field, message)."""
+    fields: dict[str, list[int]] = {}
+    repairs: list[tuple[str, str]] = []
+    for name, etpc_field, text_field, member in INDEX_LISTS:
+        member_tokens = tokens[member - 1]
+        try:
+            indices, stray = parse_indices(element.findtext(etpc_field) or "", len(member_tokens))
+        except IndexError_ as exc:
+            return fields, repairs, (etpc_field, str(exc))
+        if stray:
+            repairs.append((etpc_field, f"dropped the stray leading comma of {_text(element, etpc_field)!r}"))
+        raw = _text(element, etpc_field)
+        text = "" if raw.lower() == WHOLE_SENTENCE else " ".join(_text(element, text_field).split())
+        indices, repair, trouble = _check_list(
+            indices, text, member_tokens, member=member, field=etpc_field, text_field=text_field
+        )
+        if trouble:
+            return fields, repairs, (etpc_field, trouble)
+        if repair:
+            repairs.append((etpc_field, repair))
+        fields[name] = indices
+    return fields, repairs, None
+
+
 def _relation(
     element: ET.Element,
     number: int,
@@ -310,26 +338,9 @@ def _relation(
     if sense not in ("", "yes", "no"):
         return problem("sense_preserving", f"expected yes, no or nothing, found {sense!r}")
     tokens = tokens_by_pair[pair_id]
-    fields: dict[str, list[int]] = {}
-    repairs: list[tuple[str, str]] = []
-    for name, etpc_field, text_field, member in INDEX_LISTS:
-        member_tokens = tokens[member - 1]
-        try:
-            indices, stray = parse_indices(element.findtext(etpc_field) or "", len(member_tokens))
-        except IndexError_ as exc:
-            return problem(etpc_field, str(exc))
-        if stray:
-            repairs.append((etpc_field, f"dropped the stray leading comma of {_text(element, etpc_field)!r}"))
-        raw = _text(element, etpc_field)
-        text = "" if raw.lower() == WHOLE_SENTENCE else " ".join(_text(element, text_field).split())
-        indices, repair, trouble = _check_list(
-            indices, text, member_tokens, member=member, field=etpc_field, text_field=text_field
-        )
-        if trouble:
-            return problem(etpc_field, trouble)
-        if repair:
-            repairs.append((etpc_field, repair))
-        fields[name] = indices
+    fields, repairs, failure = _index_lists(element, tokens)
+    if failure:
+        return problem(*failure)
     try:
         projection = _text(element, "projection").lower()  # written by our ETPC export; absent in ETPC
         clean = validation.phenomenon_fields(ptype, tokens[0], tokens[1], projection=projection, **fields)
