@@ -316,37 +316,38 @@ def record_judgement(
             f"Your {step} judgement of item {item.source_id} was changed in another tab or device "
             f"(now at version {current}). Reload to see it.",
         )
+    if judgement is not None and (judgement.label, judgement.answers) == (label, answers):
+        return judgement  # same answers again (a double click): nothing changed
+    judgement = _write_judgement(judgement, item, rater, step, phase, label, answers, actor or rater)
+    _start(assignment, actor or rater)
+    project_changed(unit.project_id)
+    return judgement
+
+
+def _write_judgement(
+    judgement: Judgement | None,
+    item: EvaluationItem,
+    rater: Any,
+    step: str,
+    phase: str,
+    label: str,
+    answers: Mapping[str, Any],
+    actor: Any,
+) -> Judgement:
+    """Create the judgement, or move the existing one to the new answers and its next version; the
+    change goes into the unit's history."""
+    unit = item.unit
     if judgement is None:
         judgement = Judgement.objects.create(
             item=item, rater=rater, step=step, phase=phase, label=label, answers=answers
         )
-        _history(
-            unit,
-            judgement,
-            "create",
-            actor or rater,
-            rater,
-            None,
-            history.snapshot(judgement, JUDGEMENT_FIELDS),
-        )
-    elif (judgement.label, judgement.answers) != (label, answers):
-        before = history.snapshot(judgement, JUDGEMENT_FIELDS)
-        judgement.label, judgement.answers = label, answers
-        judgement.version += 1
-        judgement.save(update_fields=["label", "answers", "version", "updated_at"])
-        _history(
-            unit,
-            judgement,
-            "update",
-            actor or rater,
-            rater,
-            before,
-            history.snapshot(judgement, JUDGEMENT_FIELDS),
-        )
-    else:
-        return judgement  # same answers again (a double click): nothing changed
-    _start(assignment, actor or rater)
-    project_changed(unit.project_id)
+        _history(unit, judgement, "create", actor, rater, None, history.snapshot(judgement, JUDGEMENT_FIELDS))
+        return judgement
+    before = history.snapshot(judgement, JUDGEMENT_FIELDS)
+    judgement.label, judgement.answers = label, answers
+    judgement.version += 1
+    judgement.save(update_fields=["label", "answers", "version", "updated_at"])
+    _history(unit, judgement, "update", actor, rater, before, history.snapshot(judgement, JUDGEMENT_FIELDS))
     return judgement
 
 
