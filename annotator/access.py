@@ -13,7 +13,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from annotator.core import sql
@@ -105,9 +105,65 @@ def may_use_tagset(user: Any, tagset: Tagset | None) -> bool:
     return tagset is None or usable_tagsets(user).filter(pk=tagset.pk).exists()
 
 
-def require_admin(user: Any) -> None:
+def shared_tagsets() -> QuerySet[Project, Mapping[str, Any]]:
+    """Ids of the tagsets that more than one project uses."""
+    return (
+        Project.objects.filter(tagset__isnull=False)
+        .values("tagset_id")
+        .annotate(n=Count("pk"))
+        .filter(n__gt=1)
+        .values("tagset_id")
+    )
+
+
+def editable_tagsets(user: Any) -> QuerySet[Tagset]:
+    """Tagsets the user may edit: not built-in, and theirs or used by a project they lead; a tagset that
+    several projects share only by an admin (its page lists the projects a change affects)."""
+    rows = Tagset.objects.filter(builtin=False)
+    if is_admin(user):
+        return rows
+    led = led_projects(user).values("tagset_id")
+    return (rows.filter(pk__in=led) | rows.filter(owner=user)).exclude(pk__in=shared_tagsets())
+
+
+def may_edit_tagset(user: Any, tagset: Tagset) -> bool:
+    return not tagset.builtin and editable_tagsets(user).filter(pk=tagset.pk).exists()
+
+
+def tagset_to_edit(user: Any, tagset_pk: int) -> Tagset:
+    """A tagset the user may change; built-in ones answer 403 with the reason (clone it instead)."""
+    tagset = Tagset.objects.filter(pk=tagset_pk).first()
+    if tagset is None or not user.is_authenticated:
+        raise Http404("No such tagset.")
+    if tagset.builtin:
+        raise PermissionDenied("Built-in tagsets are read-only: clone it and edit the copy.")
     if not is_admin(user):
-        raise PermissionDenied("Only administrators may do this.")
+        sharing = Project.objects.filter(tagset=tagset).count()
+        if sharing > 1:
+            raise PermissionDenied(
+                f"This tagset is used by {sharing} projects: only an admin may change it, since a change"
+                " affects all of them. Clone it to edit a copy for your project."
+            )
+    if not may_edit_tagset(user, tagset):
+        raise PermissionDenied("Only the tagset's owner and the leads of projects using it may edit it.")
+    return tagset
+
+
+def require_admin(user: Any, reason: str = "Only administrators may do this.") -> None:
+    if not is_admin(user):
+        raise PermissionDenied(reason)
+
+
+def require_creator(user: Any, what: str) -> None:
+    """Only administrators and project leads create projects and tagsets (`what`: "create projects")."""
+    if not may_create_project(user):
+        raise PermissionDenied(f"Only administrators and project leads may {what}.")
+
+
+def require_lead(user: Any, project: Project, action: str) -> None:
+    """A member who is not a lead of `project` gets 403 naming the `action` ("publish guidelines")."""
+    if not is_lead(user, project):
+        raise PermissionDenied(f"Only the project's leads may {action}.")
 
 
 def pair_for_annotation(user: Any, project_pk: int, pair_pk: int) -> Pair:
@@ -138,6 +194,14 @@ def unit_for_rating(user: Any, project_pk: int, unit_pk: int) -> EvaluationUnit:
     if not unit.assignments.filter(annotator=user).exists():
         raise PermissionDenied("This unit is not assigned to you.")
     return unit
+
+
+def rating_assignment(user: Any, unit: EvaluationUnit, round: int) -> Assignment:
+    """The user's assignment to rate `unit` in `round` (0: the initial judgements); 403 without one."""
+    assignment = unit.assignments.filter(annotator=user, round=round).first()
+    if assignment is None:
+        raise PermissionDenied("This unit is not assigned to you for rating.")
+    return assignment
 
 
 def can_see_annotations_of(user: Any, project: Project, owner_id: int) -> bool:

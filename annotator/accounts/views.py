@@ -6,7 +6,6 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -46,15 +45,10 @@ def token_revoke(request: HttpRequest) -> HttpResponse:
     return redirect("annotator:account")
 
 
-def _admin_only(request: HttpRequest) -> None:
-    if not access.is_admin(request.user):
-        raise PermissionDenied("Only admins see sign-in security.")
-
-
 @require_GET
 def security(request: HttpRequest) -> HttpResponse:
     """Admins: usernames locked after too many failed sign-ins, and the recent sign-in log."""
-    _admin_only(request)
+    access.require_admin(request.user, "Only admins see sign-in security.")
     context = {
         "locks": services.locks(),
         "events": services.sign_in_log(100),
@@ -66,7 +60,7 @@ def security(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 def security_unlock(request: HttpRequest) -> HttpResponse:
-    _admin_only(request)
+    access.require_admin(request.user, "Only admins see sign-in security.")
     username = request.POST.get("username", "")
     if services.unlock(username):
         messages.success(request, f"{username} can sign in again.")

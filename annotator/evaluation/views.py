@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -183,13 +183,6 @@ def _answers(post: Any, step: str) -> tuple[dict[str, str], bool]:
 # ---- pages ------------------------------------------------------------------------------------------
 
 
-def _initial_assignment(unit: EvaluationUnit, user: Any) -> Assignment:
-    assignment = unit.assignments.filter(annotator=user, round=evaluation.INITIAL_ROUND).first()
-    if assignment is None:
-        raise PermissionDenied("This unit is not assigned to you for rating.")
-    return assignment
-
-
 @require_GET
 def rating_queue(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """The rater's units: open ones, postponed ones (they come back last), finished ones, re-evaluation;
@@ -284,7 +277,7 @@ def _original_parts(unit: EvaluationUnit) -> tuple[str, str, str]:
 def unit_grammaticality(request: SignedInRequest, project_pk: int, unit_pk: int) -> HttpResponse:
     """Step 1: the paraphrased sentences alone (the original is not in this page)."""
     unit = access.unit_for_rating(request.user, project_pk, unit_pk)
-    assignment = _initial_assignment(unit, request.user)
+    assignment = access.rating_assignment(request.user, unit, evaluation.INITIAL_ROUND)
     if assignment.step != Step.GRAMMATICALITY:
         return redirect("annotator:unit-meaning", project_pk, unit_pk)
     return _step_page(request, unit, assignment, Step.GRAMMATICALITY)
@@ -294,7 +287,7 @@ def unit_grammaticality(request: SignedInRequest, project_pk: int, unit_pk: int)
 def unit_meaning(request: SignedInRequest, project_pk: int, unit_pk: int) -> HttpResponse:
     """Step 2: original and paraphrases together (read-only once the unit is finalized)."""
     unit = access.unit_for_rating(request.user, project_pk, unit_pk)
-    assignment = _initial_assignment(unit, request.user)
+    assignment = access.rating_assignment(request.user, unit, evaluation.INITIAL_ROUND)
     if assignment.step == Step.GRAMMATICALITY:
         return redirect("annotator:unit-grammaticality", project_pk, unit_pk)
     return _step_page(request, unit, assignment, Step.MEANING)
@@ -397,7 +390,7 @@ def _unsaved(
     pending = {"item": card.item.pk, "answers": answers, "error": error, "step": card.step}
     if card.phase == Phase.REEVALUATION:
         return _reevaluation_page(request, unit, pending=pending, status=status)
-    assignment = _initial_assignment(unit, request.user)
+    assignment = access.rating_assignment(request.user, unit, evaluation.INITIAL_ROUND)
     response = _step_page(
         request,
         unit,
@@ -506,7 +499,7 @@ def _reevaluation_page(
 def unit_reevaluation(request: SignedInRequest, project_pk: int, unit_pk: int) -> HttpResponse:
     """The rater's earlier labels of a finalized unit, the marked ones flagged; any may be changed."""
     unit = access.unit_for_rating(request.user, project_pk, unit_pk)
-    assignment = _initial_assignment(unit, request.user)
+    assignment = access.rating_assignment(request.user, unit, evaluation.INITIAL_ROUND)
     if assignment.step != Step.FINALIZED or not reevaluation.has_started(unit.project):
         return redirect(unit_page_url(unit, assignment))
     return _reevaluation_page(request, unit)

@@ -10,12 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Max
-from django.http import Http404
 
-from annotator import access
 from annotator.agreement.changes import project_changed
 from annotator.core.tagsets import PALETTE
 from annotator.models import ParaphraseType, Phenomenon, Project, Tagset
@@ -34,50 +32,6 @@ TYPE_FIELDS = (
     "examples",
 )
 COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
-
-
-def shared_tagsets() -> Any:
-    """Ids of the tagsets that more than one project uses."""
-    return (
-        Project.objects.filter(tagset__isnull=False)
-        .values("tagset_id")
-        .annotate(n=Count("pk"))
-        .filter(n__gt=1)
-        .values("tagset_id")
-    )
-
-
-def editable_tagsets(user: Any) -> Any:
-    """Tagsets the user may edit: not built-in, and theirs or used by a project they lead; a tagset that
-    several projects share only by an admin (its page lists the projects a change affects)."""
-    rows = Tagset.objects.filter(builtin=False)
-    if access.is_admin(user):
-        return rows
-    led = access.led_projects(user).values("tagset_id")
-    return (rows.filter(pk__in=led) | rows.filter(owner=user)).exclude(pk__in=shared_tagsets())
-
-
-def may_edit(user: Any, tagset: Tagset) -> bool:
-    return not tagset.builtin and editable_tagsets(user).filter(pk=tagset.pk).exists()
-
-
-def tagset_to_edit(user: Any, tagset_pk: int) -> Tagset:
-    """A tagset the user may change; built-in ones answer 403 with the reason (clone it instead)."""
-    tagset = Tagset.objects.filter(pk=tagset_pk).first()
-    if tagset is None or not user.is_authenticated:
-        raise Http404("No such tagset.")
-    if tagset.builtin:
-        raise PermissionDenied("Built-in tagsets are read-only: clone it and edit the copy.")
-    if not access.is_admin(user):
-        sharing = Project.objects.filter(tagset=tagset).count()
-        if sharing > 1:
-            raise PermissionDenied(
-                f"This tagset is used by {sharing} projects: only an admin may change it, since a change"
-                " affects all of them. Clone it to edit a copy for your project."
-            )
-    if not may_edit(user, tagset):
-        raise PermissionDenied("Only the tagset's owner and the leads of projects using it may edit it.")
-    return tagset
 
 
 def _free_name(name: str) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_not_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -48,10 +48,7 @@ def _form_errors(request: SignedInRequest, prefix: str, form: Any) -> None:
 @require_http_methods(["GET", "POST"])
 def project_create(request: SignedInRequest) -> HttpResponse:
     """A new project; its creator becomes its lead."""
-    if not access.may_create_project(request.user):
-        raise PermissionDenied(
-            "Only administrators and project leads may create projects; ask an administrator."
-        )
+    access.require_creator(request.user, "create projects; ask an administrator")
     form = f.ProjectForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
         try:
@@ -81,7 +78,7 @@ def project_settings(request: SignedInRequest, project_pk: int) -> HttpResponse:
         "project": project,
         "form": form,
         "clone_form": f.TagsetCloneForm(),
-        "may_edit_tagset": bool(project.tagset and tagsets.may_edit(request.user, project.tagset)),
+        "may_edit_tagset": bool(project.tagset and access.may_edit_tagset(request.user, project.tagset)),
         "has_phenomena": Phenomenon.objects.filter(pair__project=project).exists(),
     }
     return render(request, "projects/project_settings.html", context, status=422 if form.errors else 200)
@@ -347,15 +344,9 @@ def user_create(request: SignedInRequest) -> HttpResponse:
 # ---- tagsets -------------------------------------------------------------------------------------
 
 
-def _require_login(request: SignedInRequest) -> None:
-    if not request.user.is_authenticated:
-        raise PermissionDenied("Log in first.")
-
-
 def tagset_list(request: SignedInRequest) -> HttpResponse:
-    _require_login(request)
     builtin = Tagset.objects.filter(builtin=True)
-    mine = tagsets.editable_tagsets(request.user)
+    mine = access.editable_tagsets(request.user)
     return render(
         request,
         "projects/tagset_list.html",
@@ -365,8 +356,7 @@ def tagset_list(request: SignedInRequest) -> HttpResponse:
 
 @require_POST
 def tagset_create(request: SignedInRequest) -> HttpResponse:
-    if not access.may_create_project(request.user):
-        raise PermissionDenied("Only administrators and project leads may create tagsets.")
+    access.require_creator(request.user, "create tagsets")
     form = f.TagsetCreateForm(request.POST)
     if form.is_valid():
         try:
@@ -383,11 +373,10 @@ def tagset_create(request: SignedInRequest) -> HttpResponse:
 
 def tagset_detail(request: SignedInRequest, tagset_pk: int) -> HttpResponse:
     """Read a tagset; edit its types when it is an editable copy."""
-    _require_login(request)
     tagset = Tagset.objects.filter(pk=tagset_pk).first()
     if tagset is None:
         raise Http404("No such tagset.")
-    editable = tagsets.may_edit(request.user, tagset)
+    editable = access.may_edit_tagset(request.user, tagset)
     used = tagsets.usage_by_type(tagset) if editable else {}
     types = list(tagset.types.all())
     rows = [
@@ -411,8 +400,7 @@ def tagset_detail(request: SignedInRequest, tagset_pk: int) -> HttpResponse:
 
 @require_POST
 def tagset_clone(request: SignedInRequest, tagset_pk: int) -> HttpResponse:
-    if not access.may_create_project(request.user):
-        raise PermissionDenied("Only administrators and project leads may clone tagsets.")
+    access.require_creator(request.user, "clone tagsets")
     source = Tagset.objects.filter(pk=tagset_pk).first()
     if source is None:
         raise Http404("No such tagset.")
@@ -450,20 +438,20 @@ def _save_type(
 
 @require_POST
 def type_create(request: SignedInRequest, tagset_pk: int) -> HttpResponse:
-    tagset = tagsets.tagset_to_edit(request.user, tagset_pk)
+    tagset = access.tagset_to_edit(request.user, tagset_pk)
     return _save_type(request, tagset, None, "new")
 
 
 @require_POST
 def type_update(request: SignedInRequest, tagset_pk: int, type_pk: int) -> HttpResponse:
-    tagset = tagsets.tagset_to_edit(request.user, tagset_pk)
+    tagset = access.tagset_to_edit(request.user, tagset_pk)
     ptype = _type_in(tagset, type_pk)
     return _save_type(request, tagset, ptype, f"t{ptype.pk}")
 
 
 @require_POST
 def type_delete(request: SignedInRequest, tagset_pk: int, type_pk: int) -> HttpResponse:
-    tagset = tagsets.tagset_to_edit(request.user, tagset_pk)
+    tagset = access.tagset_to_edit(request.user, tagset_pk)
     ptype = _type_in(tagset, type_pk)
     target = None
     if request.POST.get("merge_into"):
@@ -493,8 +481,7 @@ def project_guidelines(request: SignedInRequest, project_pk: int) -> HttpRespons
     is_lead = access.is_lead(request.user, project)
     form = f.GuidelinesForm(request.POST or None, initial={"text": project.guidelines}) if is_lead else None
     if request.method == "POST":
-        if not is_lead:
-            raise PermissionDenied("Only the project's leads may publish guidelines.")
+        access.require_lead(request.user, project, "publish guidelines")
         if form is not None and form.is_valid():
             try:
                 version = guidelines.publish(

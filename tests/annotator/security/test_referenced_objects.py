@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from annotator import access
 from annotator.annotation import services as annotation_services
 from annotator.evaluation import services as evaluation
 from annotator.models import (
@@ -53,7 +54,7 @@ def test_a_lead_cannot_give_her_project_another_leads_private_tagset(world):
     assert answer.status_code == 400 and "tagset" in answer.json()
     world.project.refresh_from_db()
     assert world.project.tagset_id != world.private.pk
-    assert not tagsets.may_edit(world.lead, world.private)
+    assert not access.may_edit_tagset(world.lead, world.private)
 
 
 def test_a_new_project_cannot_take_another_leads_private_tagset(world):
@@ -76,7 +77,7 @@ def test_the_owner_keeps_editing_her_tagset(world):
     api_client(world.lead).patch(
         f"/api/projects/{world.project.pk}/", {"tagset": world.private.pk}, format="json"
     )
-    assert tagsets.may_edit(world.other_lead, world.private)
+    assert access.may_edit_tagset(world.other_lead, world.private)
 
 
 def test_an_admin_may_give_any_tagset(world):

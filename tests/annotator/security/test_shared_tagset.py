@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from annotator import access
 from annotator.corpus import projects
 from annotator.projects import tagsets
 from tests import make
@@ -46,7 +47,7 @@ def test_once_another_project_shares_it_only_an_admin_changes_it(world):
     for lead in (cast.lead, cast.other_lead):
         refused = add_type(lead, own)
         assert refused.status_code == 403 and "used by 2 projects" in refused.content.decode()
-        assert not tagsets.may_edit(lead, own) and own not in tagsets.editable_tagsets(lead)
+        assert not access.may_edit_tagset(lead, own) and own not in access.editable_tagsets(lead)
     assert not own.types.filter(name="Added").exists()
     page = logged_in(cast.admin).get(reverse("annotator:tagset-detail", args=[own.pk])).content.decode()
     assert "Used by" in page and ">Alpha<" in page and ">Beta<" in page  # what a change affects
