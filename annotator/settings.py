@@ -36,6 +36,28 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name}={raw!r}: expected 1/0, true/false, yes/no or on/off")
 
 
+def env_int(name: str, default: int) -> int:
+    """Read a whole-number environment variable; anything else fails loudly, naming the variable."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r}: expected a whole number") from None
+
+
+def env_float(name: str, default: float) -> float:
+    """Read a numeric environment variable; anything else fails loudly, naming the variable."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return float(raw.strip())
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r}: expected a number") from None
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if not raw:
@@ -115,9 +137,7 @@ VAR_DIR.mkdir(parents=True, exist_ok=True)
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
 if not DATABASE_URL.startswith(("postgres://", "postgresql://", "sqlite://")):
     raise ImproperlyConfigured(f"DATABASE_URL={DATABASE_URL!r}: expected postgres://… or sqlite:///path")
-DATABASES = {
-    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")))
-}
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("CONN_MAX_AGE", 60))}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 20,
@@ -157,8 +177,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A task whose worker died unacknowledged is redelivered after the visibility timeout (seconds); workers
 # look for such tasks every CELERY_UNACKED_RESTORE_INTERVAL seconds (kombu's default is ~100 s).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300")),
-    "unacked_restore_interval": int(os.environ.get("CELERY_UNACKED_RESTORE_INTERVAL", "10")),
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 300),
+    "unacked_restore_interval": env_int("CELERY_UNACKED_RESTORE_INTERVAL", 10),
     "unacked_restore_throttle": 1,
     "socket_connect_timeout": 2,
     "max_retries": 1,
@@ -182,7 +202,7 @@ CELERY_TASK_ROUTES = {"annotator.compute_kappa_c_chunk": {"queue": CELERY_KAPPA_
 # scale can pass 160 MiB, and its phenomena statistics with 50 annotators (one table per two of them)
 # take ~1 GiB, so raise WORKER_MAX_MEMORY_PER_CHILD_MB where memory allows to keep them: a replaced
 # process rebuilds them in its next computation (tens of seconds at that size).
-CELERY_WORKER_MAX_MEMORY_PER_CHILD = int(os.environ.get("WORKER_MAX_MEMORY_PER_CHILD_MB", "160")) * 1024
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = env_int("WORKER_MAX_MEMORY_PER_CHILD_MB", 160) * 1024
 # Without a broker, agreement recomputes run in a background thread of the web process (off the request);
 # AGREEMENT_IN_PROCESS_BACKGROUND=0 runs them inside the save instead (the test suite does).
 AGREEMENT_IN_PROCESS_BACKGROUND = env_bool("AGREEMENT_IN_PROCESS_BACKGROUND", True)
@@ -209,7 +229,7 @@ CELERY_RESULT_EXPIRES = 3600
 # A running import/export job keeps an alive key in the cache, refreshed every third of
 # JOB_ALIVE_SECONDS; a task delivered again finds the job claimed and leaves it while the key is there,
 # and runs it again once the key expired (its worker died). Keep it well below CELERY_VISIBILITY_TIMEOUT.
-JOB_ALIVE_SECONDS = float(os.environ.get("JOB_ALIVE_SECONDS", "30"))
+JOB_ALIVE_SECONDS = env_float("JOB_ALIVE_SECONDS", 30.0)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
@@ -224,36 +244,38 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_FAILURE_LIMIT = int(os.environ.get("SIGN_IN_FAILURE_LIMIT", "5"))
-AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("SIGN_IN_LOCKOUT_MINUTES", "15")))
+AXES_FAILURE_LIMIT = env_int("SIGN_IN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("SIGN_IN_LOCKOUT_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["ip_address", "username"]]
 AXES_IPWARE_META_PRECEDENCE_ORDER = (os.environ.get("SIGN_IN_CLIENT_IP_META", "REMOTE_ADDR"),)
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
 AXES_LOCKOUT_CALLABLE = "annotator.accounts.views.locked_out"
 # Password reset mails: at most this many an hour per address and per client IP (more are not sent).
-PASSWORD_RESET_MAILS_PER_HOUR = int(os.environ.get("PASSWORD_RESET_MAILS_PER_HOUR", "3"))
+PASSWORD_RESET_MAILS_PER_HOUR = env_int("PASSWORD_RESET_MAILS_PER_HOUR", 3)
+# The page of measure explanations the dashboard shows ("?" beside each measure).
+MEASURES_DOC = BASE_DIR / "docs" / "measures.md"
 # Uploads: per-user limits on imports, and how long a failed import's files are kept (then removed by
 # `manage.py clean_up_uploads`, to be run daily; the files of other jobs are removed when they end).
-UPLOADS_PER_HOUR = int(os.environ.get("UPLOADS_PER_HOUR", "30"))
-UPLOAD_MB_PER_HOUR = int(os.environ.get("UPLOAD_MB_PER_HOUR", "1000"))
-FAILED_UPLOAD_KEEP_DAYS = float(os.environ.get("FAILED_UPLOAD_KEEP_DAYS", "7"))
+UPLOADS_PER_HOUR = env_int("UPLOADS_PER_HOUR", 30)
+UPLOAD_MB_PER_HOUR = env_int("UPLOAD_MB_PER_HOUR", 1000)
+FAILED_UPLOAD_KEEP_DAYS = env_float("FAILED_UPLOAD_KEEP_DAYS", 7.0)
 # The files of one import together (MB), checked before they are stored.
-UPLOAD_MAX_MB = int(os.environ.get("UPLOAD_MAX_MB", "200"))
+UPLOAD_MAX_MB = env_int("UPLOAD_MAX_MB", 200)
 # An import still queued or running after UPLOAD_KEEP_DAYS never ends: `clean_up_uploads` fails it and
 # removes its files.
-UPLOAD_KEEP_DAYS = float(os.environ.get("UPLOAD_KEEP_DAYS", "2"))
+UPLOAD_KEEP_DAYS = env_float("UPLOAD_KEEP_DAYS", 2.0)
 # Exports: an export file larger than EXPORT_MAX_MB fails its job (the partial file is removed); a
 # finished export's file is removed EXPORT_KEEP_DAYS after it was written (`clean_up_uploads`).
-EXPORT_MAX_MB = int(os.environ.get("EXPORT_MAX_MB", "1024"))
-EXPORT_KEEP_DAYS = float(os.environ.get("EXPORT_KEEP_DAYS", "7"))
+EXPORT_MAX_MB = env_int("EXPORT_MAX_MB", 1024)
+EXPORT_KEEP_DAYS = env_float("EXPORT_KEEP_DAYS", 7.0)
 
 # API tokens: revocable by their owner at /account/; API_TOKEN_TTL_DAYS > 0 makes them expire.
-API_TOKEN_TTL_DAYS = int(os.environ.get("API_TOKEN_TTL_DAYS", "0"))
+API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 0)
 # Password reset mails: the console unless EMAIL_BACKEND (and Django's EMAIL_* settings) say otherwise.
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
-EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "workbench@localhost")
 
 LOGIN_URL = "login"
@@ -326,7 +348,7 @@ SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 SESSION_COOKIE_HTTPONLY = True
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0" if DEBUG else "31536000"))
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True

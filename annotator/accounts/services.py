@@ -44,7 +44,7 @@ def lockout_minutes() -> int:
 
 def token_lifetime() -> timedelta | None:
     """How long an API token is valid (API_TOKEN_TTL_DAYS; 0 or unset: until revoked)."""
-    days = int(getattr(settings, "API_TOKEN_TTL_DAYS", 0) or 0)
+    days = settings.API_TOKEN_TTL_DAYS
     return timedelta(days=days) if days > 0 else None
 
 

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-DEFAULT_CSP = {
+CONTENT_SECURITY_POLICY = {
     "default-src": "'self'",
     "script-src": "'self'",
     "style-src": "'self'",
@@ -32,7 +31,7 @@ DEFAULT_CSP = {
     "frame-ancestors": "'none'",
     "form-action": "'self'",
 }
-DEFAULT_PERMISSIONS = (
+PERMISSIONS_POLICY = (
     "accelerometer=(), autoplay=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), "
     "magnetometer=(), microphone=(), midi=(), payment=(), usb=(), browsing-topics=()"
 )
@@ -46,7 +45,7 @@ REDOC_STYLE_HASHES = (
 )
 # path prefix → directives replaced for pages under it
 # (Redoc also searches the schema in a Web Worker it starts from a `blob:` URL made by its own script.)
-DEFAULT_CSP_EXTRA = {
+CSP_BY_PATH = {
     "/api/redoc/": {"style-src": " ".join(("'self'", *REDOC_STYLE_HASHES)), "worker-src": "'self' blob:"}
 }
 
@@ -58,13 +57,13 @@ def policy_header(directives: dict[str, str]) -> str:
 class SecurityHeadersMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
-        directives = dict(getattr(settings, "CONTENT_SECURITY_POLICY", DEFAULT_CSP))
+        directives = dict(CONTENT_SECURITY_POLICY)
         self.csp = policy_header(directives)
-        extra = getattr(settings, "CONTENT_SECURITY_POLICY_EXTRA", DEFAULT_CSP_EXTRA)
+        extra = CSP_BY_PATH
         self.csp_by_prefix = [
             (prefix, policy_header({**directives, **added})) for prefix, added in extra.items()
         ]
-        self.permissions = getattr(settings, "PERMISSIONS_POLICY", DEFAULT_PERMISSIONS)
+        self.permissions = PERMISSIONS_POLICY
 
     def csp_for(self, path: str) -> str:
         for prefix, header in self.csp_by_prefix:

@@ -55,7 +55,7 @@ class Section:
 
 
 def measures_doc() -> Path:
-    return Path(getattr(settings, "MEASURES_DOC", settings.BASE_DIR / "docs" / "measures.md"))
+    return Path(settings.MEASURES_DOC)
 
 
 def anchor_for(measure: str) -> str | None:

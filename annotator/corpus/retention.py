@@ -41,8 +41,8 @@ def jobs_root() -> Path:
 def check_upload_quota(user: Any, n_bytes: int, *, now: datetime | None = None) -> None:
     """Raise `UploadLimitExceeded` if these `n_bytes` would exceed the user's hourly limits."""
     now = now or timezone.now()
-    per_hour = int(getattr(settings, "UPLOADS_PER_HOUR", 30))
-    mb_per_hour = int(getattr(settings, "UPLOAD_MB_PER_HOUR", 1000))
+    per_hour = settings.UPLOADS_PER_HOUR
+    mb_per_hour = settings.UPLOAD_MB_PER_HOUR
     recent = list(
         CorpusJob.objects.filter(
             created_by=user, kind=CorpusJob.Kind.IMPORT, created_at__gte=now - timedelta(hours=1)
@@ -158,7 +158,7 @@ def clean_up(*, now: datetime | None = None) -> CleanUp:
     files after EXPORT_KEEP_DAYS, the uploads of imports stuck queued or running for UPLOAD_KEEP_DAYS
     (the job failed, saying so), and orphan folders."""
     now = now or timezone.now()
-    keep_days = float(getattr(settings, "FAILED_UPLOAD_KEEP_DAYS", 7))
+    keep_days = settings.FAILED_UPLOAD_KEEP_DAYS
     done = CleanUp()
     stuck = CorpusJob.objects.filter(
         kind=CorpusJob.Kind.IMPORT,
