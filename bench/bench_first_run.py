@@ -2,7 +2,7 @@
 
 Clones the repository's HEAD into a temporary directory, runs `make run` there on a free port and
 polls the login page until it answers 200; the phases are read from the moments make prints its
-commands: installing (creating the virtualenv and `pip install`), migrating, loading the demo, and
+commands: installing (creating the virtualenv and installing the runtime lock), migrating, loading the demo, and
 starting the server. Target: ≤ 60 s. The package index is the machine's (a warm local cache or mirror
 is what "a new user on this machine" has). Run it on a quiet machine: it competes for the CPU.
 
