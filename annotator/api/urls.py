@@ -12,8 +12,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from annotator.api import agreement, annotation, evaluation, jobs, projects, tokens
+from annotator.api import corpus as corpus_api
 from annotator.api import leadtools as api_leadtools
-from annotator.corpus import api as corpus_api
 
 
 class Router(DefaultRouter):
