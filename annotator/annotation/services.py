@@ -19,7 +19,7 @@ from django.db.models import DateTimeField, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from annotator.agreement.changes import project_changed
+from annotator.agreement import record_change
 from annotator.annotation import recommender
 from annotator.core import history, sql, validation
 from annotator.models import (
@@ -106,11 +106,13 @@ def _start_assignment(pair: Pair, annotator: Any) -> None:
     )
 
 
-def _finish(sheet: PairLabel, pair: Pair, *changed: str) -> int:
-    """Save any of the sheet's own fields the change set (its version was bumped by `_begin`)."""
+def _finish(sheet: PairLabel, pair: Pair, *changed: str, label_before: str | None = None) -> int:
+    """Save any of the sheet's own fields the change set (its version was bumped by `_begin`) and record
+    the change for the agreement (`label_before`: the annotator's label before a label save)."""
     if changed:
         sheet.save(update_fields=["updated_at", *changed])
-    project_changed(pair.project_id, pair.pk)
+    label_of = None if label_before is None or sheet.is_gold else (sheet.annotator_id, label_before)
+    record_change(pair.project_id, pair.pk, label_of=label_of)
     return sheet.version
 
 
@@ -156,7 +158,8 @@ def set_pair_label(
     before = {"label": sheet.label}
     sheet.label = label
     _record(pair, sheet, "update", actor or annotator, annotator.pk, before, {"label": label})
-    return _finish(sheet, pair, "label")
+    changed = before["label"] if before["label"] != label else None  # the same label again: no sums move
+    return _finish(sheet, pair, "label", label_before=changed)
 
 
 @transaction.atomic
