@@ -21,16 +21,17 @@ def record_change(
     project_id: int,
     pair_id: int | None = None,
     *,
-    label_of: tuple[int, str] | None = None,
+    label_of: tuple[int, str, str] | None = None,
     relabelled: bool = False,
 ) -> None:
     """Record, in the changing transaction, that the project's annotations changed.
 
     `pair_id`: the one pair that changed (None: anything may have changed). `label_of`: (annotator id,
-    label before) when the save set that annotator's pair label. `relabelled`: labels of any pair may
+    label before, label after) when the save set that annotator's pair label. `relabelled`: labels of any pair may
     have changed (an import): the sums are rebuilt.
     """
-    from annotator.agreement import changes, sums
+    import annotator.agreement.changes as changes
+    import annotator.agreement.sums as sums
 
     if relabelled:
         sums.rebuild(project_id)
@@ -41,13 +42,13 @@ def record_change(
 
 def current_figures(project: Project | int) -> Current | None:
     """The project's current agreement (None before its first computation)."""
-    from annotator.agreement import current
+    import annotator.agreement.current as current
 
     return current.current(project)
 
 
 def rebuild(project_id: int) -> None:
     """Sum the project's agreement sums afresh from its annotations."""
-    from annotator.agreement import sums
+    import annotator.agreement.sums as sums
 
     sums.rebuild(project_id)

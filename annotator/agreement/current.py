@@ -24,7 +24,7 @@ import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from annotator.agreement import sums
+import annotator.agreement.sums as sums
 from annotator.agreement.document import project_annotators
 from annotator.agreement.results import pair_label_summary
 from annotator.models import (

@@ -13,10 +13,12 @@ The rows, per project:
 
 Only the non-gold labels of the project's annotators count (as in the metrics document,
 `annotator.agreement.document`). A label save adds, in its own transaction, the difference between
-the pair's labels before and after it (`label_changed`): one read of the pair's labels and one
-INSERT … ON CONFLICT DO UPDATE that moves the totals by the difference. On PostgreSQL the pair's row
-is locked first, so two annotators saving the same pair at once each see the other's label. A change
-that may touch any pair (an import, a membership change) rebuilds the project's rows (`rebuild`).
+the pair's labels before and after it, in one statement that reads the other annotators' labels of the
+pair and moves the totals by INSERT … ON CONFLICT DO UPDATE (`label_changed`). On PostgreSQL the save
+locks the pair's row with its sheet, so two annotators saving the same pair at once each see the
+other's label. A change that may touch any pair (an import, a change of who is an annotator) rebuilds
+the project's rows (`rebuild`); `project_cells` and `pair_cells` sum them afresh in Python, which the
+property test holds equal to what the statement keeps.
 The figures are read with one indexed query (`pair_label_figures`), so a read right after a save's
 response includes it.
 """
@@ -28,7 +30,7 @@ from typing import Any
 
 from django.db import connection
 
-from annotator.models import AgreementSum, Membership, Pair, PairLabel
+from annotator.models import AgreementSum, Membership, PairLabel
 from metrics.pair_labels import PairLabelCounts, pair_label_report_from_counts
 
 CONFUSION = "pair_labels.confusion"
@@ -95,26 +97,79 @@ def _add(project_id: int, cells: Mapping[Cell, int]) -> None:
         )
 
 
-def label_changed(project_id: int, pair_id: int, annotator_id: int, old: str) -> None:
-    """The annotator's label of the pair was `old` and is now what the database holds: add the
-    difference to the totals. Called in the save's transaction, after the label is written."""
-    if connection.vendor == "postgresql":
-        list(Pair.objects.select_for_update().filter(pk=pair_id).values_list("pk"))
-    rows = PairLabel.objects.filter(
-        pair_id=pair_id,
-        is_gold=False,
-        annotator__memberships__project_id=project_id,
-        annotator__memberships__role=Membership.Role.ANNOTATOR,
-    ).values_list("annotator_id", "label")
-    after = {a: label for a, label in rows}
-    if annotator_id not in after:  # not one of the project's annotators: not in the agreement
+#: The difference one label save makes, read and added in one statement. `o`: the pair's labels by the
+#: project's other annotators; `states`: the pair's label counts before (sign −1) and after (+1) the
+#: save; the rows are `pair_cells` of before, taken out, and of after, added (pair labels are
+#: "paraphrase" or "non_paraphrase", `annotator.models.PairLabel.Label`); nothing when the saver is not
+#: one of the project's annotators.
+LABEL_DIFFERENCE = """
+WITH o AS (
+  SELECT pl.annotator_id AS a, pl.label AS l FROM annotator_pairlabel pl
+  WHERE pl.pair_id = %(pair)s AND pl.is_gold = %(false)s AND pl.label <> '' AND pl.annotator_id <> %(saver)s
+    AND EXISTS (SELECT 1 FROM annotator_membership m
+                WHERE m.project_id = %(project)s AND m.user_id = pl.annotator_id AND m.role = 'annotator')
+), c AS (
+  SELECT COALESCE(SUM(CASE WHEN l = 'paraphrase' THEN 1 ELSE 0 END), 0) AS np,
+         COALESCE(SUM(CASE WHEN l = 'non_paraphrase' THEN 1 ELSE 0 END), 0) AS nn FROM o
+), states AS (
+  SELECT np + CASE WHEN %(old)s = 'paraphrase' THEN 1 ELSE 0 END AS p,
+         nn + CASE WHEN %(old)s = 'non_paraphrase' THEN 1 ELSE 0 END AS n, -1 AS sign FROM c
+  UNION ALL
+  SELECT np + CASE WHEN %(new)s = 'paraphrase' THEN 1 ELSE 0 END,
+         nn + CASE WHEN %(new)s = 'non_paraphrase' THEN 1 ELSE 0 END, 1 FROM c
+), labels AS (
+  SELECT %(old)s AS label, -1 AS sign WHERE %(old)s <> ''
+  UNION ALL SELECT %(new)s, 1 WHERE %(new)s <> ''
+), d (measure, annotators, cell, value) AS (
+  SELECT 'pair_labels.confusion',
+         CASE WHEN %(saver)s < o.a THEN %(saver_text)s || '|' || CAST(o.a AS TEXT)
+              ELSE CAST(o.a AS TEXT) || '|' || %(saver_text)s END,
+         CASE WHEN %(saver)s < o.a THEN labels.label || '|' || o.l ELSE o.l || '|' || labels.label END,
+         labels.sign
+  FROM o CROSS JOIN labels
+  UNION ALL
+  SELECT 'pair_labels.labelled', %(saver_text)s, labels.label, labels.sign FROM labels
+  UNION ALL
+  SELECT 'pair_labels.pattern', '',
+         CASE WHEN n > 0 THEN 'non_paraphrase=' || CAST(n AS TEXT) ELSE '' END
+         || CASE WHEN n > 0 AND p > 0 THEN ',' ELSE '' END
+         || CASE WHEN p > 0 THEN 'paraphrase=' || CAST(p AS TEXT) ELSE '' END,
+         sign
+  FROM states WHERE p + n >= 2
+  UNION ALL
+  SELECT 'pair_labels.disagreeing', '', '', sign FROM states WHERE p > 0 AND n > 0
+)
+INSERT INTO annotator_agreementsum (project_id, measure, annotators, key, value)
+SELECT %(project)s, d.measure, d.annotators, d.cell, SUM(d.value) FROM d
+WHERE EXISTS (SELECT 1 FROM annotator_membership m
+              WHERE m.project_id = %(project)s AND m.user_id = %(saver)s AND m.role = 'annotator')
+GROUP BY d.measure, d.annotators, d.cell
+HAVING SUM(d.value) <> 0
+ORDER BY d.measure, d.annotators, d.cell
+ON CONFLICT (project_id, measure, annotators, key) DO UPDATE SET value = annotator_agreementsum.value + excluded.value
+"""
+
+
+def label_changed(project_id: int, pair_id: int, annotator_id: int, old: str, new: str) -> None:
+    """The annotator's label of the pair went from `old` to `new` ("" for none): add the difference to
+    the totals, in the save's transaction (`LABEL_DIFFERENCE`, one statement). The caller holds the
+    pair's row lock on PostgreSQL (`annotation.services.set_pair_label` takes it with the sheet's), so a
+    concurrent save of the same pair waits for this one's commit and its statement sees this label."""
+    if old == new:
         return
-    before = dict(after)
-    before[annotator_id] = old
-    _add(
-        project_id,
-        difference({a: x for a, x in before.items() if x}, {a: x for a, x in after.items() if x}),
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            LABEL_DIFFERENCE,
+            {
+                "project": project_id,
+                "pair": pair_id,
+                "saver": annotator_id,
+                "saver_text": str(annotator_id),
+                "old": old,
+                "new": new,
+                "false": False,
+            },
+        )
 
 
 def project_cells(project_id: int) -> dict[Cell, int]:
