@@ -160,3 +160,20 @@ def test_rebuild_agreement_command_repairs_drifted_sums(capsys):
     assert out[0] == f"{project.name}: {len(kept)} sums rebuilt (2 cells had drifted)"
     assert out[1] == f"{project.name}: {len(kept)} sums rebuilt"
     assert sums.kept_cells(project.pk) == kept
+
+
+def test_the_migration_fills_the_sums_of_existing_projects():
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("annotator.migrations.0027_agreement_sums")
+    anns = (make.user("ana"), make.user("bo"), make.user("cy"))
+    project = make.project_with_pairs(n_pairs=2, lead=make.user("lead"), annotators=anns)
+    for k, pair in enumerate(project.pairs.order_by("position")):
+        for a, who in enumerate(anns):
+            annotation_services.set_pair_label(pair, who, LABELS[(k + a) % 2], base_version=None)
+    kept = sums.kept_cells(project.pk)
+    AgreementSum.objects.all().delete()
+    migration.fill_sums(apps, None)
+    assert sums.kept_cells(project.pk) == kept == sums.project_cells(project.pk)
