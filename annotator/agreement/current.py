@@ -25,7 +25,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import annotator.agreement.sums as sums
-from annotator.agreement.document import project_annotators
 from annotator.agreement.results import pair_label_summary
 from annotator.models import (
     AgreementHeadline,
@@ -160,7 +159,7 @@ def current(project: Project | int) -> Current | None:
     results = {key: value for key, value in summary.items() if key != "computation"}
     results["report"] = {"format": REPORT_FORMAT, "measures": dict(sorted(measures.items()))}
     if results.get("pair_labels") is not None:
-        kept = _kept_pair_labels(project_id)
+        kept = sums.pair_label_figures(project_id)  # as the database keeps them now
         measures.update(kept["measures"])
         results["report"]["measures"] = dict(sorted(measures.items()))
         results["pair_labels"] = pair_label_summary(measures, kept["counts"])
@@ -172,12 +171,6 @@ def current(project: Project | int) -> Current | None:
         computation=meta["id"],
         report=meta.get("report"),
     )
-
-
-def _kept_pair_labels(project_id: int) -> dict[str, Any]:
-    """The pair-label figures as the database keeps them now (`annotator.agreement.sums`)."""
-    annotators = project_annotators(Project(pk=project_id))
-    return sums.pair_label_figures(project_id, dict(annotators), [name for _, name in annotators])
 
 
 def _latest_report(project_id: int) -> Current | None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import connection
 
 from annotator.models import AgreementSum, Membership, PairLabel
@@ -208,24 +209,42 @@ def rebuild(project_id: int) -> None:
 
 def kept_cells(project_id: int) -> dict[Cell, int]:
     """The project's totals as kept (cells at zero left out)."""
-    rows = AgreementSum.objects.filter(project_id=project_id).exclude(value=0)
-    return {(m, a, k): n for m, a, k, n in rows.values_list("measure", "annotators", "key", "value")}
+    return {(m, a, k): n for m, a, k, n, _ in _kept_rows(project_id)}
 
 
-def pair_label_figures(project_id: int, names: Mapping[int, str], order: list[str]) -> dict[str, Any]:
-    """The ``pair_labels.*`` report keys and each annotator's label counts, from the kept totals.
+def _kept_rows(project_id: int) -> list[tuple[str, str, str, int, str | None]]:
+    """The project's non-zero cells, each `pair_labels.labelled` one with its annotator's name (every
+    annotator of a contingency cell has one: they labelled that pair), in one query."""
+    user = get_user_model()
+    sums_table = connection.ops.quote_name(AgreementSum._meta.db_table)
+    users = connection.ops.quote_name(user._meta.db_table)
+    name = connection.ops.quote_name(user.USERNAME_FIELD)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT s."measure", s."annotators", s."key", s."value", u.{name} FROM {sums_table} s '
+            f'LEFT JOIN {users} u ON s."measure" = %s AND CAST(u."id" AS TEXT) = s."annotators" '
+            f'WHERE s."project_id" = %s AND s."value" <> 0',
+            [LABELLED, project_id],
+        )
+        return [tuple(row) for row in cursor.fetchall()]  # type: ignore[misc]
 
-    `names`: user id → name of the project's annotators; `order`: the names in document order."""
-    cells = kept_cells(project_id)
+
+def pair_label_figures(project_id: int) -> dict[str, Any]:
+    """The ``pair_labels.*`` report keys and each annotator's label counts, from the kept totals (the
+    annotators in document order: by name)."""
+    rows = _kept_rows(project_id)
+    names: dict[str, str] = {}
     labelled: dict[str, dict[str, int]] = {}
-    for (measure, annotators, key), n in cells.items():
-        if measure == LABELLED and int(annotators) in names:
-            labelled.setdefault(names[int(annotators)], {})[key] = n
+    for measure, annotators, key, n, username in rows:
+        if measure == LABELLED and username is not None:
+            names[annotators] = username
+            labelled.setdefault(username, {})[key] = n
+    order = sorted(labelled)
     position = {name: k for k, name in enumerate(order)}
-    counts = PairLabelCounts([a for a in order if a in labelled])
-    for (measure, annotators, key), n in cells.items():
+    counts = PairLabelCounts(order)
+    for measure, annotators, key, n, _ in rows:
         if measure == CONFUSION:
-            ids = [int(x) for x in annotators.split("|")]
+            ids = annotators.split("|")
             if not all(i in names for i in ids):
                 continue
             a, b = (names[i] for i in ids)
@@ -239,7 +258,10 @@ def pair_label_figures(project_id: int, names: Mapping[int, str], order: list[st
             counts.disagreeing = n
     measures = pair_label_report_from_counts(counts)
     label_counts = {
-        a: {"paraphrase": mine.get("paraphrase", 0), "non_paraphrase": mine.get("non_paraphrase", 0)}
-        for a, mine in ((a, labelled[a]) for a in counts.names)
+        a: {
+            "paraphrase": labelled[a].get("paraphrase", 0),
+            "non_paraphrase": labelled[a].get("non_paraphrase", 0),
+        }
+        for a in order
     }
     return {"measures": measures, "counts": label_counts}

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from annotator.agreement import rebuild, sums
 from annotator.agreement.computation import recompute
-from annotator.agreement.document import project_annotators, project_document
+from annotator.agreement.document import project_document
 from annotator.agreement.results import pair_label_agreement
 from annotator.annotation import services as annotation_services
 from annotator.models import AgreementChange, AgreementSum, Membership, Phenomenon
@@ -64,8 +64,7 @@ def apply(edit_: tuple, project, pairs: list, anns: tuple, ptype) -> None:
 
 
 def kept_figures(project) -> dict:
-    annotators = project_annotators(project)
-    return sums.pair_label_figures(project.pk, dict(annotators), [name for _, name in annotators])
+    return sums.pair_label_figures(project.pk)
 
 
 def library_figures(project) -> dict:
