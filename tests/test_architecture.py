@@ -198,7 +198,6 @@ AGREEMENT_INTERNALS_STILL_IMPORTED = {
     "annotator.leadtools.disagreement": {"document", "results"},
     "annotator.leadtools.reannotation": {"computation", "current", "results"},
     "annotator.management.commands.load_demo": {"changes"},
-    "annotator.management.commands.rebuild_agreement": {"sums"},
     "annotator.management.commands.recompute_agreement": {"computation"},
     "annotator.tasks": {"computation", "kappa_c_chunks", "retention", "scheduling", "statistics"},
 }

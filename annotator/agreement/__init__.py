@@ -47,8 +47,9 @@ def current_figures(project: Project | int) -> Current | None:
     return current.current(project)
 
 
-def rebuild(project_id: int) -> None:
-    """Sum the project's agreement sums afresh from its annotations."""
+def rebuild(project_id: int) -> int:
+    """Sum the project's agreement sums afresh from its annotations; returns how many kept cells had
+    drifted from them (0 normally)."""
     import annotator.agreement.sums as sums
 
-    sums.rebuild(project_id)
+    return sums.rebuild(project_id)

@@ -195,16 +195,20 @@ def summed(parts: Iterable[Mapping[Cell, int]]) -> dict[Cell, int]:
     return out
 
 
-def rebuild(project_id: int) -> None:
-    """Replace the project's totals by ones summed afresh from its annotations."""
+def rebuild(project_id: int) -> int:
+    """Replace the project's totals by ones summed afresh from its annotations; returns how many cells
+    the kept totals had wrong (0 when they had not drifted)."""
+    fresh = project_cells(project_id)
+    kept = kept_cells(project_id)
     AgreementSum.objects.filter(project_id=project_id).delete()
     AgreementSum.objects.bulk_create(
         [
             AgreementSum(project_id=project_id, measure=m, annotators=a, key=k, value=n)
-            for (m, a, k), n in sorted(project_cells(project_id).items())
+            for (m, a, k), n in sorted(fresh.items())
         ],
         batch_size=1000,
     )
+    return len(set(fresh.items()) ^ set(kept.items()))
 
 
 def kept_cells(project_id: int) -> dict[Cell, int]:

@@ -156,8 +156,8 @@ def test_rebuild_agreement_command_repairs_drifted_sums(capsys):
     call_command("rebuild_agreement", project.name)
     call_command("rebuild_agreement")
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == f"{project.name}: {len(kept)} sums rebuilt (2 cells had drifted)"
-    assert out[1] == f"{project.name}: {len(kept)} sums rebuilt"
+    assert out[0] == f"{project.name}: sums rebuilt (2 cells had drifted)"
+    assert out[1] == f"{project.name}: sums rebuilt"
     assert sums.kept_cells(project.pk) == kept
 
 
