@@ -11,10 +11,23 @@ class AnnotatorConfig(AppConfig):
 
     def ready(self) -> None:
         from django.contrib.auth import get_user_model
-        from django.db.models.signals import pre_save
+        from django.db.models.signals import post_delete, post_save, pre_save
 
         from annotator.accounts.services import revoke_tokens_if_password_changed
+        from annotator.agreement import rebuild
+        from annotator.models import Membership, Project
 
+        def annotators_changed(sender: type, instance: Membership, **kwargs: object) -> None:
+            """Who counts as an annotator decides whose labels the agreement sums hold (not when the
+            whole project is being deleted)."""
+            origin = kwargs.get("origin")
+            if getattr(origin, "model", type(origin)) is Project:
+                return
+            if not kwargs.get("raw") and instance.role == Membership.Role.ANNOTATOR:
+                rebuild(instance.project_id)
+
+        post_save.connect(annotators_changed, sender=Membership, dispatch_uid="agreement-sums-members")
+        post_delete.connect(annotators_changed, sender=Membership, dispatch_uid="agreement-sums-members")
         checks.register(returning_supported)
         pre_save.connect(
             revoke_tokens_if_password_changed,

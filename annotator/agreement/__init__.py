@@ -1,0 +1,55 @@
+"""Inter-annotator agreement. The rest of the app reaches it through these three functions:
+
+- `record_change`: in the transaction of a save or import, what changed (the sums over pairs move by
+  the difference there and then; the measures computed asynchronously are told to follow);
+- `current_figures`: the project's current agreement, sums read as they are now;
+- `rebuild`: the project's sums summed afresh from its annotations.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from annotator.agreement.current import Current
+    from annotator.models import Project
+
+__all__ = ["current_figures", "rebuild", "record_change"]
+
+
+def record_change(
+    project_id: int,
+    pair_id: int | None = None,
+    *,
+    label_of: tuple[int, str, str] | None = None,
+    relabelled: bool = False,
+) -> None:
+    """Record, in the changing transaction, that the project's annotations changed.
+
+    `pair_id`: the one pair that changed (None: anything may have changed). `label_of`: (annotator id,
+    label before, label after) when the save set that annotator's pair label. `relabelled`: labels of any pair may
+    have changed (an import): the sums are rebuilt.
+    """
+    import annotator.agreement.changes as changes
+    import annotator.agreement.sums as sums
+
+    if relabelled:
+        sums.rebuild(project_id)
+    elif pair_id is not None and label_of is not None:
+        sums.label_changed(project_id, pair_id, *label_of)
+    changes.project_changed(project_id, pair_id)
+
+
+def current_figures(project: Project | int) -> Current | None:
+    """The project's current agreement (None before its first computation)."""
+    import annotator.agreement.current as current
+
+    return current.current(project)
+
+
+def rebuild(project_id: int) -> int:
+    """Sum the project's agreement sums afresh from its annotations; returns how many kept cells had
+    drifted from them (0 normally)."""
+    import annotator.agreement.sums as sums
+
+    return sums.rebuild(project_id)

@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from django.db import transaction
 from django.utils import timezone
 
+import annotator.agreement.scheduling as scheduling
 from annotator import taskqueue
-from annotator.agreement import scheduling
 from annotator.core import sql
 from annotator.models import AgreementChange, AgreementState
 

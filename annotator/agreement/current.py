@@ -11,6 +11,10 @@ Each pair's entry (`results.pair_results`: mean DO F1 over the annotator pairs w
 disagreement, who worked on it) lives on the pair's state row (`AgreementPairState.entry`), written by
 the computation that last changed the pair (`annotator.agreement.incremental`), so reading one pair's
 value reads one row and an update writes only the pairs it changed.
+
+The pair-label figures (Cohen's and Fleiss' κ, disagreeing pairs, label counts) are not taken from the
+stored sections but read from the sums the database keeps (`annotator.agreement.sums`), so they include
+every committed save.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import annotator.agreement.sums as sums
 from annotator.agreement.results import pair_label_summary
 from annotator.models import (
     AgreementHeadline,
@@ -154,7 +159,10 @@ def current(project: Project | int) -> Current | None:
     results = {key: value for key, value in summary.items() if key != "computation"}
     results["report"] = {"format": REPORT_FORMAT, "measures": dict(sorted(measures.items()))}
     if results.get("pair_labels") is not None:
-        results["pair_labels"] = pair_label_summary(measures, results["pair_labels"]["counts"])
+        kept = sums.pair_label_figures(project_id)  # as the database keeps them now
+        measures.update(kept["measures"])
+        results["report"]["measures"] = dict(sorted(measures.items()))
+        results["pair_labels"] = pair_label_summary(measures, kept["counts"])
     return Current(
         results=results,
         fingerprint=fingerprint,

@@ -19,7 +19,7 @@ from django.db.models import DateTimeField, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from annotator.agreement.changes import project_changed
+from annotator.agreement import record_change
 from annotator.annotation import recommender
 from annotator.core import history, sql, validation
 from annotator.models import (
@@ -64,26 +64,29 @@ class ConflictError(Exception):
         )
 
 
-def _locked_sheet(pair: Pair, annotator: Any, is_gold: bool) -> PairLabel:
+def _locked_sheet(pair: Pair, annotator: Any, is_gold: bool, *, lock_pair: bool = False) -> PairLabel:
     """Lock the annotator's sheet of the pair and bump its version, in one UPDATE … RETURNING.
 
     The row lock is held until the transaction ends, so concurrent saves of the same sheet queue up
     here and each sees the version the previous one left. A sheet that does not exist yet is created
     (at version 1) first. Hand-written (`annotator.core.sql.bump_sheet`): every save runs it, and the
-    ORM needs two statements for it.
+    ORM needs two statements for it. `lock_pair`: on PostgreSQL the same statement locks the pair's
+    row first (a label save: its agreement sums read the other annotators' labels of the pair).
     """
     now = timezone.now()
-    sheet = sql.bump_sheet(pair.pk, annotator.pk, is_gold, now)
+    sheet = sql.bump_sheet(pair.pk, annotator.pk, is_gold, now, lock_pair=lock_pair)
     if sheet is None:
         PairLabel.objects.get_or_create(pair=pair, annotator=annotator, is_gold=is_gold)
-        sheet = sql.bump_sheet(pair.pk, annotator.pk, is_gold, now)
+        sheet = sql.bump_sheet(pair.pk, annotator.pk, is_gold, now, lock_pair=lock_pair)
     assert sheet is not None  # created just above, inside this transaction
     return sheet
 
 
-def _begin(pair: Pair, annotator: Any, base_version: int | None, is_gold: bool) -> PairLabel:
+def _begin(
+    pair: Pair, annotator: Any, base_version: int | None, is_gold: bool, *, lock_pair: bool = False
+) -> PairLabel:
     """Lock the sheet and check the client's version; the sheet comes back at its new version."""
-    sheet = _locked_sheet(pair, annotator, is_gold)
+    sheet = _locked_sheet(pair, annotator, is_gold, lock_pair=lock_pair)
     current = sheet.version - 1
     if base_version is not None and base_version != current:
         raise ConflictError(current)  # the transaction rolls back, bump included
@@ -106,11 +109,15 @@ def _start_assignment(pair: Pair, annotator: Any) -> None:
     )
 
 
-def _finish(sheet: PairLabel, pair: Pair, *changed: str) -> int:
-    """Save any of the sheet's own fields the change set (its version was bumped by `_begin`)."""
+def _finish(sheet: PairLabel, pair: Pair, *changed: str, label_before: str | None = None) -> int:
+    """Save any of the sheet's own fields the change set (its version was bumped by `_begin`) and record
+    the change for the agreement (`label_before`: the annotator's label before a label save)."""
     if changed:
         sheet.save(update_fields=["updated_at", *changed])
-    project_changed(pair.project_id, pair.pk)
+    label_of = (
+        None if label_before is None or sheet.is_gold else (sheet.annotator_id, label_before, sheet.label)
+    )
+    record_change(pair.project_id, pair.pk, label_of=label_of)
     return sheet.version
 
 
@@ -152,11 +159,12 @@ def set_pair_label(
     """Set the pair-level decision (paraphrase / non-paraphrase, or "" to clear). Returns the new version."""
     if label not in ("", *PairLabel.Label.values):
         raise ValidationError({"label": f"Label must be paraphrase or non_paraphrase, not {label!r}."})
-    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
+    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold, lock_pair=not is_gold)
     before = {"label": sheet.label}
     sheet.label = label
     _record(pair, sheet, "update", actor or annotator, annotator.pk, before, {"label": label})
-    return _finish(sheet, pair, "label")
+    changed = before["label"] if before["label"] != label else None  # the same label again: no sums move
+    return _finish(sheet, pair, "label", label_before=changed)
 
 
 @transaction.atomic

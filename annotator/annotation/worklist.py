@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import Case, Count, F, IntegerField, Q, When
 from django.utils import timezone
 
-from annotator.agreement.changes import project_changed
+from annotator.agreement import record_change
 from annotator.annotation import services as annotation_services
 from annotator.core.aligner import suggested_alignment
 from annotator.core.phrase_suggestions import suggested_phrase_alignment
@@ -314,5 +314,5 @@ def mark_done(assignment: Assignment, pair: Pair, user: Any) -> list[str]:
             assignment.finished_at = timezone.now()
             assignment.save(update_fields=["status", "finished_at"])
             # A done pair counts as word-aligned by its annotator even without links (agreement.py).
-            project_changed(pair.project_id, pair.pk)
+            record_change(pair.project_id, pair.pk)
     return problems

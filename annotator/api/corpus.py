@@ -20,7 +20,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotator.agreement import current
+from annotator.agreement import current_figures
 from annotator.api.leadtools import INVALID, PROJECT_PK, LeadTool
 from annotator.core.auto_trees import BACKENDS as PARSERS
 from annotator.core.statistical_aligner import SYMMETRIZATIONS
@@ -202,7 +202,7 @@ class SystemViewSet(LeadTool):
     def list(self, request: Request, project_pk: str) -> Response:
 
         project = self.project()
-        now = current.current(project)
+        now = current_figures(project)
         machine = (now.results.get("machine") if now else None) or {}
         scores = {row["system"]: row["against"] for row in machine.get("systems", [])}
         rows = AlignmentSystem.objects.filter(project=project).annotate(n_pairs=Count("alignments"))

@@ -187,9 +187,46 @@ def bump_sheet_sql() -> str:
     )
 
 
-def bump_sheet(pair_id: int, annotator_id: int, is_gold: bool, now: datetime) -> PairLabel | None:
-    """The sheet locked (until the transaction ends) at its new version; None when it does not exist."""
-    row = fetch_one(bump_sheet_sql(), [_datetime(now), pair_id, annotator_id, is_gold])
+@statement
+def lock_pair_and_bump_sheet_sql() -> str:
+    """`bump_sheet_sql` after locking the pair's row, in the same statement (PostgreSQL: a label save,
+    whose agreement sums read the other annotators' labels of the pair in a later statement, so two
+    annotators saving one pair at once are serialised and each sees the other's label).
+
+    ORM equivalent (three statements)::
+
+        Pair.objects.select_for_update().filter(pk=p).values_list("pk")
+        PairLabel.objects.filter(pair_id=p, annotator_id=a, is_gold=g).update(
+            version=F("version") + 1, updated_at=now)
+        PairLabel.objects.select_for_update().get(pair_id=p, annotator_id=a, is_gold=g)
+
+    Rendered::
+
+        WITH "locked" AS (SELECT "id" FROM "annotator_pair" WHERE "id" = %s FOR UPDATE)
+        UPDATE "annotator_pairlabel" SET "version" = "version" + 1, "updated_at" = %s
+        WHERE "pair_id" = (SELECT "id" FROM "locked") AND "annotator_id" = %s AND "is_gold" = %s
+        RETURNING "id", "pair_id", "annotator_id", "is_gold", "version", "created_at", "updated_at",
+        "label", "comment"
+    """
+    pk = column(Pair, "id")
+    where = f"WHERE {column(PairLabel, 'pair')} = %s "
+    bump = bump_sheet_sql()
+    assert where in bump
+    locked = connection.ops.quote_name("locked")
+    return f"WITH {locked} AS (SELECT {pk} FROM {table(Pair)} WHERE {pk} = %s FOR UPDATE) " + bump.replace(
+        where, f"WHERE {column(PairLabel, 'pair')} = (SELECT {pk} FROM {locked}) "
+    )
+
+
+def bump_sheet(
+    pair_id: int, annotator_id: int, is_gold: bool, now: datetime, *, lock_pair: bool = False
+) -> PairLabel | None:
+    """The sheet locked (until the transaction ends) at its new version; None when it does not exist.
+    `lock_pair`: on PostgreSQL, lock the pair's row first (`lock_pair_and_bump_sheet_sql`)."""
+    if lock_pair and connection.vendor == "postgresql":
+        row = fetch_one(lock_pair_and_bump_sheet_sql(), [pair_id, _datetime(now), annotator_id, is_gold])
+    else:
+        row = fetch_one(bump_sheet_sql(), [_datetime(now), pair_id, annotator_id, is_gold])
     return None if row is None else instance(PairLabel, row)
 
 

@@ -25,7 +25,7 @@ from django.db.models import BooleanField, Count, ExpressionWrapper, Max, Q
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.agreement.changes import project_changed
+from annotator.agreement import record_change
 from annotator.core.aligner import SOURCE as IDENTICAL_SOURCE
 from annotator.core.statistical_aligner import (
     BACKENDS,
@@ -184,7 +184,7 @@ def _train_and_store(run: AlignerRun, progress: _Progress) -> dict[str, Any]:
             ],
             batch_size=BATCH,
         )
-        project_changed(project.pk)  # κ_C's baseline changed
+        record_change(project.pk)  # κ_C's baseline changed
     kept = len(rows) - len(replaceable)
     n_links = sum(len(links[p.pk]) for p in replaceable)
     progress("done", len(rows), len(rows))

@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from annotator.agreement.changes import project_changed
+from annotator.agreement import record_change
 from annotator.core import validation
 from annotator.core.languages import tokenizer_for
 from annotator.core.tagsets import ETPC_NAME, PALETTE
@@ -541,7 +541,7 @@ def import_corpus(
             if report.problems:
                 raise ImportFailed
             if ctx.changed:
-                project_changed(project.pk)
+                record_change(project.pk, relabelled=True)
             if dry_run:
                 transaction.set_rollback(True)
     except ImportFailed:

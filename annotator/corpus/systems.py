@@ -19,7 +19,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotator.agreement.changes import project_changed
+from annotator.agreement import record_change
 from annotator.core import validation
 from annotator.corpus.imports.pharaoh import parse_pharaoh
 from annotator.models import AlignmentLink, AlignmentSystem, Pair, Project, SystemAlignment
@@ -203,7 +203,7 @@ def store_system_alignments(system: AlignmentSystem, alignments: Mapping[str, Ma
         )
         for pid, a in alignments.items()
     )
-    project_changed(system.project_id)
+    record_change(system.project_id)
     return len(alignments)
 
 

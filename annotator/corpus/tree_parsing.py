@@ -26,7 +26,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.agreement.changes import project_changed
+from annotator.agreement import record_change
 from annotator.core.auto_trees import (
     BACKENDS,
     LANGUAGE_NAMES,
@@ -201,7 +201,7 @@ def parse_missing_trees(
             list(changed.values()), ["tree1", "tree2", "nodes1", "nodes2", "tree_source"], batch_size=BATCH
         )
         if changed:
-            project_changed(project.pk)  # the automatic phrase alignments follow the trees
+            record_change(project.pk)  # the automatic phrase alignments follow the trees
     summary = {
         "summary": f"{total} members parsed by {source} in {len(changed)} pairs; imported trees kept.",
         "members": total,
@@ -272,7 +272,7 @@ def remove_automatic_trees(
     kept = pairs.filter(pk__in=aligned).count() if aligned else 0
     removed = pairs.exclude(pk__in=aligned).update(tree1="", tree2="", nodes1=[], nodes2=[], tree_source="")
     if removed:
-        project_changed(project.pk)  # the automatic phrase alignments follow the trees
+        record_change(project.pk)  # the automatic phrase alignments follow the trees
     return {"removed": removed, "kept_aligned": kept}
 
 
@@ -318,5 +318,5 @@ def parse_pairs(project: Project, pair_ids: list[int], *, backend: str = "spacy"
             pair.tree_source = source
     with transaction.atomic():
         Pair.objects.bulk_update(pairs, ["tree1", "tree2", "nodes1", "nodes2", "tree_source"])
-        project_changed(project.pk)
+        record_change(project.pk)
     return len(pairs)

@@ -27,7 +27,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.agreement.changes import project_changed
+from annotator.agreement import record_change
 from annotator.annotation.services import ConflictError
 from annotator.core import counts, history
 from annotator.corpus.projects import add_member
@@ -320,7 +320,7 @@ def record_judgement(
         return judgement  # same answers again (a double click): nothing changed
     judgement = _write_judgement(judgement, item, rater, step, phase, label, answers, actor or rater)
     _start(assignment, actor or rater)
-    project_changed(unit.project_id)
+    record_change(unit.project_id)
     return judgement
 
 
@@ -426,7 +426,7 @@ def finalize_unit(unit: EvaluationUnit, rater: Any, *, actor: Any = None) -> Ass
     assignment = _set_assignment(
         assignment, actor or rater, step=Step.FINALIZED, status=Status.DONE, finished_at=timezone.now()
     )
-    project_changed(unit.project_id)
+    record_change(unit.project_id)
     project_id = unit.project_id
     transaction.on_commit(lambda: start_reevaluation_if_complete(project_id))
     return assignment
@@ -468,7 +468,7 @@ def finish_reevaluation(unit: EvaluationUnit, rater: Any, *, actor: Any = None) 
     if assignment.status == Status.DONE:
         return assignment
     assignment = _set_assignment(assignment, actor or rater, status=Status.DONE, finished_at=timezone.now())
-    project_changed(unit.project_id)
+    record_change(unit.project_id)
     return assignment
 
 

@@ -27,7 +27,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseLocation, trigger_client_event
 
 from annotator import access
-from annotator.agreement import current
+from annotator.agreement import current_figures
 from annotator.annotation.services import ConflictError
 from annotator.core import counts
 from annotator.core.web_request import SignedInRequest
@@ -522,7 +522,7 @@ def unit_reevaluation_finish(request: SignedInRequest, project_pk: int, unit_pk:
 
 
 def _setup_context(project: Project, **forms: Any) -> dict[str, Any]:
-    snapshot = current.current(project)
+    snapshot = current_figures(project)
     measures = snapshot_measures(snapshot.results) if snapshot else None
     units = list(project.units.prefetch_related("items")[:UNITS_SHOWN])
     size = counts.sizes(project)

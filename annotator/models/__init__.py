@@ -7,6 +7,7 @@ from annotator.models.agreement import (
     AgreementSection,
     AgreementSnapshot,
     AgreementState,
+    AgreementSum,
 )
 from annotator.models.annotations import (
     AlignmentLink,
@@ -44,6 +45,7 @@ __all__ = [
     "AlignmentSystem",
     "SystemAlignment",
     "AgreementState",
+    "AgreementSum",
     "AlignmentLink",
     "AnnotationHistory",
     "Assignment",

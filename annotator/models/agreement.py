@@ -80,6 +80,33 @@ class AgreementState(models.Model):
         return self.changed_at >= self.started_at
 
 
+class AgreementSum(models.Model):
+    """One running total of an agreement measure that is a sum over pairs, kept up to date by the save
+    that changes it (`annotator.agreement.sums`): a save adds the difference its pair makes, in the
+    save's transaction, so the total always equals the sum over the project's pairs.
+
+    `measure` names the statistic, `annotators` the annotator or annotator pair it belongs to (user ids,
+    "12" or "12|15" with the smaller id first; "" for the whole project), `key` the cell (e.g. the two
+    labels "paraphrase|non_paraphrase" of a Cohen contingency cell).
+    """
+
+    project = models.ForeignKey(Project, related_name="+", on_delete=models.CASCADE)
+    measure = models.CharField(max_length=40)
+    annotators = models.CharField(max_length=40, blank=True, default="")
+    key = models.CharField(max_length=200, blank=True, default="")
+    value = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "measure", "annotators", "key"], name="agreement_sum_cell"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project_id} {self.measure} {self.annotators} {self.key} = {self.value}"
+
+
 class AgreementChange(models.Model):
     """A change to annotations not yet taken into the agreement state: one row per save (written in the
     save's transaction), the pair it touched, or no pair when anything may have changed (an import, a

@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Max
 
-from annotator.agreement.changes import project_changed
+from annotator.agreement import record_change
 from annotator.core.tagsets import PALETTE
 from annotator.models import ParaphraseType, Phenomenon, Project, Tagset
 
@@ -152,7 +152,7 @@ def save_type(tagset: Tagset, ptype: ParaphraseType | None = None, **fields: Any
 def _changed(tagset: Tagset) -> None:
     """Flags and names feed the agreement (one-sided types, type names): recompute the projects."""
     for project_id in Project.objects.filter(tagset=tagset).values_list("pk", flat=True):
-        project_changed(project_id)
+        record_change(project_id)
 
 
 def usage(ptype: ParaphraseType) -> dict[str, Any]:

@@ -234,6 +234,7 @@ def test_analyze_is_postgresql_only():
 
 RENDERED = [
     (sql.bump_sheet_sql, ()),
+    (sql.lock_pair_and_bump_sheet_sql, ()),
     (sql.mark_changed_sql, ()),
     (sql.pair_for_annotation_sql, ()),
     (sql.token_with_user_sql, ()),

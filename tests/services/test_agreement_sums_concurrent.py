@@ -1,0 +1,45 @@
+"""Annotators labelling the same pair at the same moment (real PostgreSQL): each label save moves the
+agreement sums by its difference, and the sums still equal the ones rebuilt from the labels, because the
+save locks the pair's row before it reads the other annotators' labels (`annotator.agreement.sums`)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connections
+
+from annotator.agreement import sums
+from annotator.annotation import services as annotation_services
+from tests import make
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+
+def test_concurrent_label_saves_of_one_pair_keep_the_sums_exact(postgres_required):
+    anns = tuple(make.user(name) for name in ("ana", "bo", "cy"))
+    project = make.project_with_pairs(n_pairs=1, lead=make.user("lead"), annotators=anns)
+    pair = project.pairs.get()
+    rounds = 12
+    barrier = threading.Barrier(len(anns))
+    errors: list[BaseException] = []
+
+    def annotator(k: int) -> None:
+        try:
+            for r in range(rounds):
+                barrier.wait(30)
+                label = ("paraphrase", "non_paraphrase", "")[(r + k) % 3]
+                annotation_services.set_pair_label(pair, anns[k], label, base_version=None)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+            barrier.abort()
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=annotator, args=(k,)) for k in range(len(anns))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert errors == []
+    assert sums.kept_cells(project.pk) == sums.project_cells(project.pk)
