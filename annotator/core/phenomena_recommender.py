@@ -409,12 +409,17 @@ def label(c: Candidate, annotated: Sequence[Annotated], roles: TypeRoles) -> str
     """The type of the annotated phenomenon the candidate overlaps most (tokens shared over the
     candidate's tokens, IAPTA partial overlap), or :data:`NONE`. Only the identity candidate can be
     labelled identity: every anchor lies in the pair's identity phenomenon, so any candidate that
-    holds an anchor overlaps it."""
+    holds an anchor overlaps it. A candidate with a scope in one member only is labelled only by a
+    phenomenon with a scope in that member only: one side of a two-member phenomenon is not a
+    phenomenon of its type, even when the type may take a scope in one member."""
     best, best_share = NONE, 0.0
     size = len(c.scope1) + len(c.scope2)
     identity = roles.code("identity")
+    one_sided = not (c.scope1 and c.scope2)
     for a in annotated:
         if a.type == identity and c.kind != "identity":
+            continue
+        if one_sided and (bool(a.scope1), bool(a.scope2)) != (bool(c.scope1), bool(c.scope2)):
             continue
         shared = len(a.scope1.intersection(c.scope1)) + len(a.scope2.intersection(c.scope2))
         share = shared / (size + len(a.scope1) + len(a.scope2))  # Dice: a whole-sentence phenomenon loses
