@@ -12,6 +12,7 @@ from annotator.core.tagsets import ETPC_NAME
 from annotator.corpus import projects
 from annotator.models import Phenomenon, RecommenderRun, SuggestionDecision, Tagset
 from tests import make
+from tests.browser.axe import axe_violations, describe
 from tests.make import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -79,6 +80,8 @@ def test_accept_reject_and_accept_all_from_the_keyboard(page, live_server, world
     assert page.locator(".ptype.hl-sugg").count() == 1
     page.evaluate("window.scrollTo(0, 0)")  # the full-page picture from the top (the header is sticky)
     screenshot(page, "editor-phenomenon-suggestions-1280")
+    violations = axe_violations(page, context="#phenomena")
+    assert not violations, describe(violations)
     page.keyboard.press("Enter")
     saved(page)
     assert bens(first, cast.ben) == {(IDENTITY, (0, 5, 6, 7), (0, 3, 4, 7))}
