@@ -495,7 +495,9 @@ def _classifier() -> Any:
 def _threshold(scores: Any, hits: Sequence[bool], floor: float) -> float:
     """The score above which the model's suggestions of a type have the best F1 (against the
     candidates that overlap a phenomenon of the type) while staying right at least ``floor`` of the
-    time; 2.0 (never) when no score keeps that precision."""
+    time; 2.0 (never) when no score keeps that precision. The threshold lies halfway between the last
+    score kept and the next one down, so that the final model, fitted on all pairs, does not lose a
+    suggestion to a difference in the last digits of its probability."""
     total = sum(hits)
     best, best_f1 = 2.0, 0.0
     right = 0
@@ -507,7 +509,8 @@ def _threshold(scores: Any, hits: Sequence[bool], floor: float) -> float:
         p, r = right / n, right / total
         f1 = 2 * p * r / (p + r) if right else 0.0
         if p >= floor and f1 > best_f1:
-            best, best_f1 = float(score), f1
+            below = float(ranked[n][0]) if n < len(ranked) else 0.0
+            best, best_f1 = (float(score) + max(below, 0.05)) / 2, f1
     return best
 
 
