@@ -409,17 +409,12 @@ def label(c: Candidate, annotated: Sequence[Annotated], roles: TypeRoles) -> str
     """The type of the annotated phenomenon the candidate overlaps most (tokens shared over the
     candidate's tokens, IAPTA partial overlap), or :data:`NONE`. Only the identity candidate can be
     labelled identity: every anchor lies in the pair's identity phenomenon, so any candidate that
-    holds an anchor overlaps it. A candidate with a scope in one member only is labelled only by a
-    phenomenon with a scope in that member only: one side of a two-member phenomenon is not a
-    phenomenon of its type, even when the type may take a scope in one member."""
+    holds an anchor overlaps it."""
     best, best_share = NONE, 0.0
     size = len(c.scope1) + len(c.scope2)
     identity = roles.code("identity")
-    one_sided = not (c.scope1 and c.scope2)
     for a in annotated:
         if a.type == identity and c.kind != "identity":
-            continue
-        if one_sided and (bool(a.scope1), bool(a.scope2)) != (bool(c.scope1), bool(c.scope2)):
             continue
         shared = len(a.scope1.intersection(c.scope1)) + len(a.scope2.intersection(c.scope2))
         share = shared / (size + len(a.scope1) + len(a.scope2))  # Dice: a whole-sentence phenomenon loses
@@ -477,13 +472,31 @@ class Recommender:
                 k, 2.0
             ):  # the likeliest type that fits, if sure enough
                 out.append(Suggestion(p.pair, k, c.scope1, c.scope2, "model", round(float(score), 3)))
-        return out
+        return _without_halves(out)
 
     def probabilities(self, cands: Sequence[tuple[PairInput, Candidate]]) -> Any:
         """The classifier's probability of each class (columns: ``classifier.classes_``) per candidate."""
         return self.classifier.predict_proba(
             _int32(self.vectorizer.transform([features(p, c) for p, c in cands]))
         )
+
+
+def _without_halves(suggestions: list[Suggestion]) -> list[Suggestion]:
+    """The suggestions less the one-sided halves of a two-member suggestion of the same type on the same
+    pair: a type that may take a scope in one member or both is suggested once, with both scopes, not
+    also as its part in each member."""
+    both: dict[tuple[str, str], list[Suggestion]] = {}
+    for s in suggestions:
+        if s.scope1 and s.scope2:
+            both.setdefault((s.pair, s.type), []).append(s)
+
+    def half(s: Suggestion) -> bool:
+        return not (s.scope1 and s.scope2) and any(
+            set(s.scope1) <= set(t.scope1) and set(s.scope2) <= set(t.scope2)
+            for t in both.get((s.pair, s.type), ())
+        )
+
+    return [s for s in suggestions if not half(s)]
 
 
 def _classifier() -> Any:
