@@ -158,7 +158,8 @@ class PhraseSuggestionForm(SaveForm):
 
 class PhenomenonSuggestionForm(SaveForm):
     """Accept or reject a phenomena suggestion, named by its key (``type id|scope 1|scope 2``); accepting
-    without a key accepts all. ``projection``: the one chosen in the editor, for types that need one."""
+    without a key accepts all. ``projection``: the one chosen in the editor, for types that need one.
+    ``corrected``: accept the suggestion with the annotator's scopes ``scope1`` / ``scope2``."""
 
     key = forms.RegexField(
         regex=r"^\d+\|[\d,]*\|[\d,]*$",
@@ -169,6 +170,9 @@ class PhenomenonSuggestionForm(SaveForm):
     projection = forms.ChoiceField(
         choices=[("", "None"), ("local", "Local"), ("global", "Global")], required=False
     )
+    corrected = forms.BooleanField(required=False)  # accepted with the scopes below
+    scope1 = IndexListField()
+    scope2 = IndexListField()
 
 
 class PhraseAlignmentForm(SaveForm):

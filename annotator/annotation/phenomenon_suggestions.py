@@ -2,8 +2,8 @@
 their decisions on it.
 
 `offered` is the current recommender version's suggestions for the pair (`recommender.suggestions`)
-minus those the annotator rejected there; nothing is written. `accept` and `accept_all` make offered
-suggestions the annotator's phenomena through `services.add_phenomenon` (the same checks, version and
+minus those the annotator rejected or corrected there; nothing is written. `accept` (as suggested, or with the
+scopes the annotator corrected) and `accept_all` make offered suggestions the annotator's phenomena through `services.add_phenomenon` (the same checks, version and
 history as a phenomenon drawn by hand) and record each as an accepted `SuggestionDecision`; `reject`
 records a rejected one, which keeps it from being offered to that annotator on that pair again.
 `rates` counts the decisions of a project per type for the lead.
@@ -37,14 +37,17 @@ def suggestion_key(ptype_id: int, scope1: Sequence[int], scope2: Sequence[int]) 
 
 def offered(pair: Pair, annotator: Any) -> list[dict[str, Any]]:
     """The suggestions the annotator is offered on the pair: the recommender's (leaving out what they
-    already annotated) minus those they rejected here; each row also carries its ``key``."""
+    already annotated) minus those they rejected here and those they corrected into a phenomenon they
+    still have (undoing the correction offers it again); each row also carries its ``key``."""
     rows = recommender.suggestions(pair, annotator)
     if not rows:
         return []
+    decided = SuggestionDecision.objects.filter(pair=pair, annotator=annotator)
     rejected = {
         suggestion_key(ptype_id, s1, s2)
-        for ptype_id, s1, s2 in SuggestionDecision.objects.filter(
-            pair=pair, annotator=annotator, decision=SuggestionDecision.Decision.REJECTED
+        for ptype_id, s1, s2 in (
+            decided.filter(decision=SuggestionDecision.Decision.REJECTED)
+            | decided.filter(decision=SuggestionDecision.Decision.CORRECTED, phenomenon__isnull=False)
         ).values_list("ptype_id", "scope1", "scope2")
     }
     out = []
@@ -84,29 +87,45 @@ def _decide(
 
 
 def _accept_row(
-    pair: Pair, annotator: Any, row: dict[str, Any], projection: str, base_version: int | None
+    pair: Pair,
+    annotator: Any,
+    row: dict[str, Any],
+    projection: str,
+    base_version: int | None,
+    scopes: tuple[Sequence[int], Sequence[int]] | None = None,
 ) -> tuple[Phenomenon, int]:
     ptype = row["ptype"]
+    scope1, scope2 = scopes if scopes is not None else (row["scope1"], row["scope2"])
     phenomenon, version = annotation_services.add_phenomenon(
         pair,
         annotator,
         ptype,
-        scope1=row["scope1"],
-        scope2=row["scope2"],
+        scope1=scope1,
+        scope2=scope2,
         projection=projection if ptype.projection_required else None,
         base_version=base_version,
     )
-    _decide(pair, annotator, row, SuggestionDecision.Decision.ACCEPTED, phenomenon)
+    same = (phenomenon.scope1, phenomenon.scope2) == (list(row["scope1"]), list(row["scope2"]))
+    decision = SuggestionDecision.Decision.ACCEPTED if same else SuggestionDecision.Decision.CORRECTED
+    _decide(pair, annotator, row, decision, phenomenon)
     return phenomenon, version
 
 
 @transaction.atomic
 def accept(
-    pair: Pair, annotator: Any, key: str, *, projection: str = "", base_version: int | None
+    pair: Pair,
+    annotator: Any,
+    key: str,
+    *,
+    projection: str = "",
+    scopes: tuple[Sequence[int], Sequence[int]] | None = None,
+    base_version: int | None,
 ) -> tuple[Phenomenon, int]:
     """Make the offered suggestion ``key`` the annotator's phenomenon (``projection`` for a type that
-    needs one: the one chosen in the editor). Returns it with the new sheet version."""
-    return _accept_row(pair, annotator, _find(pair, annotator, key), projection, base_version)
+    needs one: the one chosen in the editor). With ``scopes`` (member 1, member 2) the annotator
+    corrected its scopes: the phenomenon takes theirs, and the decision is "corrected" unless they are
+    the suggestion's. Returns it with the new sheet version."""
+    return _accept_row(pair, annotator, _find(pair, annotator, key), projection, base_version, scopes)
 
 
 @transaction.atomic
@@ -140,9 +159,10 @@ def reject(pair: Pair, annotator: Any, key: str) -> SuggestionDecision:
 
 
 def rates(project: Project) -> list[dict[str, Any]]:
-    """Per type, from the project's stored decisions: how many suggestions annotators accepted and
-    rejected, and the share of each (``None`` when there were no decisions). Sorted by type name."""
-    counts: dict[str, dict[str, int]] = defaultdict(lambda: {"accepted": 0, "rejected": 0})
+    """Per type, from the project's stored decisions: how many suggestions annotators accepted as they
+    were, accepted with other scopes (corrected) and rejected, and the share of each (``None`` when
+    there were no decisions). Sorted by type name."""
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: {"accepted": 0, "corrected": 0, "rejected": 0})
     rows = (
         SuggestionDecision.objects.filter(pair__project=project)
         .values_list("ptype__name", "decision")
@@ -153,15 +173,17 @@ def rates(project: Project) -> list[dict[str, Any]]:
         counts[name][decision] += n
     out = []
     for name in sorted(counts):
-        accepted, rejected = counts[name]["accepted"], counts[name]["rejected"]
-        total = accepted + rejected
+        accepted, corrected, rejected = (counts[name][k] for k in ("accepted", "corrected", "rejected"))
+        total = accepted + corrected + rejected
         out.append(
             {
                 "type": name,
                 "accepted": accepted,
+                "corrected": corrected,
                 "rejected": rejected,
                 "decided": total,
                 "acceptance": accepted / total if total else None,
+                "correction": corrected / total if total else None,
                 "rejection": rejected / total if total else None,
             }
         )

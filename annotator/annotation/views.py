@@ -357,13 +357,18 @@ def phenomenon_delete(
 @require_POST
 def phenomenon_suggestion_accept(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
     """Accept the recommender's phenomena suggestions as the annotator's phenomena: the one named by
-    `key`, or all of them."""
+    `key` (with `corrected`, with the scopes the annotator gave), or all of them."""
     pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
 
     def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
         if data["key"]:
             phenomenon, version = phenomenon_suggestions.accept(
-                pair, request.user, data["key"], projection=data["projection"], base_version=base
+                pair,
+                request.user,
+                data["key"],
+                projection=data["projection"],
+                scopes=(data["scope1"], data["scope2"]) if data["corrected"] else None,
+                base_version=base,
             )
             return version, {"ids": [phenomenon.pk]}
         made, version = phenomenon_suggestions.accept_all(

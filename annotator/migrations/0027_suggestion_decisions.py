@@ -31,7 +31,12 @@ class Migration(migrations.Migration):
                 (
                     "decision",
                     models.CharField(
-                        choices=[("accepted", "Accepted"), ("rejected", "Rejected")], max_length=8
+                        choices=[
+                            ("accepted", "Accepted"),
+                            ("corrected", "Accepted with other scopes"),
+                            ("rejected", "Rejected"),
+                        ],
+                        max_length=10,
                     ),
                 ),
                 ("source", models.CharField(blank=True, help_text="rule or model", max_length=8)),

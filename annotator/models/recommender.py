@@ -82,10 +82,12 @@ class RecommenderRun(models.Model):
 
 class SuggestionDecision(models.Model):
     """An annotator's answer to one of the recommender's suggestions on a pair: accepted (it became
-    their phenomenon, through `services.add_phenomenon`) or rejected (not offered to them again)."""
+    their phenomenon, through `services.add_phenomenon`), corrected (accepted with the scopes they
+    changed) or rejected (not offered to them again)."""
 
     class Decision(models.TextChoices):
         ACCEPTED = "accepted", "Accepted"
+        CORRECTED = "corrected", "Accepted with other scopes"
         REJECTED = "rejected", "Rejected"
 
     pair = models.ForeignKey(Pair, related_name="suggestion_decisions", on_delete=models.CASCADE)
@@ -93,7 +95,7 @@ class SuggestionDecision(models.Model):
     ptype = models.ForeignKey(ParaphraseType, related_name="+", on_delete=models.CASCADE)
     scope1 = models.JSONField(default=list, help_text="Sorted token indices in member 1, as suggested.")
     scope2 = models.JSONField(default=list)
-    decision = models.CharField(max_length=8, choices=Decision.choices)
+    decision = models.CharField(max_length=10, choices=Decision.choices)
     source = models.CharField(max_length=8, blank=True, help_text="rule or model")
     score = models.FloatField(null=True, blank=True, help_text="The suggestion's confidence.")
     run = models.ForeignKey(

@@ -1,9 +1,13 @@
-// Suggestions from the keyboard and the pointer: the recommender's phenomena (accept, reject, accept
-// all) and the aligner's links (accept, accept all). Shift+U goes to the current layer's first
-// suggestion, ↑ ↓ move between them, Enter accepts, Delete rejects a phenomenon suggestion, Shift+Y
-// accepts all. After an answer is swapped in, the focus goes to the suggestion now at the same place.
+// Suggestions from the keyboard and the pointer: the recommender's phenomena (accept, correct, reject,
+// accept all) and the aligner's links (accept, accept all). Shift+U goes to the current layer's first
+// suggestion, ↑ ↓ move between them, Enter accepts, E loads a phenomenon suggestion into the selection
+// to correct its scopes (Enter then accepts it with them), Delete rejects it, Shift+Y accepts all.
+// After an answer is swapped in, the focus goes to the suggestion now at the same place.
 
-import { $, $$, tokenEl } from "./dom.js";
+import { focusMember } from "./cursor.js";
+import { $, $$, editor, tokenEl } from "./dom.js";
+import { markEditing } from "./phenomena.js";
+import { applySelection } from "./selection.js";
 import { state } from "./state.js";
 
 let focusAt = null; // index of the phenomenon suggestion to focus once the answer is swapped in
@@ -47,12 +51,32 @@ export function onSuggestionKey(event, li) {
   const all = phenomenonSuggestions();
   const n = all.indexOf(li);
   if (event.key === "Enter") act(li, "[data-accept-suggestion]");
+  else if (event.key === "e" || event.key === "E") startCorrection(li);
   else if (event.key === "Delete" || event.key === "Backspace") act(li, "[data-reject-suggestion]");
   else if (event.key === "ArrowDown" || event.key === "ArrowRight") all[Math.min(n + 1, all.length - 1)].focus();
   else if (event.key === "ArrowUp" || event.key === "ArrowLeft") all[Math.max(n - 1, 0)].focus();
   else return false;
   event.preventDefault();
   return true;
+}
+
+/** E (or the Correct button): the suggestion's scopes become the selection, to be changed with the
+ * usual keys or clicks; Enter (or the suggestion's type) accepts it with the scopes then selected. */
+export function startCorrection(li) {
+  const parse = (text) => new Set(text ? text.split(",").map(Number) : []);
+  state.sel = { 1: parse(li.dataset.scope1), 2: parse(li.dataset.scope2) };
+  state.keys = { 1: new Set(), 2: new Set() };
+  state.editing = {
+    id: null,
+    suggestion: li.dataset.key,
+    url: editor.dataset.suggestionAcceptUrl,
+    ptype: li.dataset.ptype,
+    name: li.dataset.name,
+  };
+  focusAt = phenomenonSuggestions().indexOf(li);
+  markEditing();
+  applySelection();
+  focusMember(state.sel[1].size ? 1 : 2);
 }
 
 /** ↑ ↓ between the aligner's suggested links (Enter on one accepts it: it is a button). */

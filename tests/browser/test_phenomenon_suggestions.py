@@ -1,5 +1,6 @@
 """In the browser, from the keyboard only: the recommender's phenomena are shown apart as suggestions,
-Shift+U goes to them, Enter accepts one, Delete rejects one, Shift+Y accepts all; the database holds
+Shift+U goes to them, Enter accepts one, Delete rejects one, E corrects one's scopes before Enter
+accepts it, Shift+Y accepts all; the database holds
 nothing of the annotator's before they accept, then exactly what they accepted and the decisions."""
 
 from __future__ import annotations
@@ -64,13 +65,13 @@ def focused(page, attribute):
     return page.evaluate(f"document.activeElement.closest('.ph-sugg')?.dataset.{attribute} ?? null")
 
 
-def test_accept_reject_and_accept_all_from_the_keyboard(page, live_server, world):
+def test_accept_reject_correct_and_accept_all_from_the_keyboard(page, live_server, world):
     cast, first, second = world
     make.sign_in(page, live_server, cast.ben)
     page.goto(f"{live_server.url}/projects/{first.project_id}/pairs/{first.pk}/")
     page.wait_for_selector("html.js")
     page.keyboard.press("Shift+H")
-    assert page.locator(".ph-sugg").count() == 2 and page.locator(".ph-list .ph").count() == 0
+    assert page.locator(".ph-sugg").count() == 3 and page.locator(".ph-list .ph").count() == 0
     assert not Phenomenon.objects.filter(annotator=cast.ben).exists()
     assert not SuggestionDecision.objects.exists()
 
@@ -85,32 +86,50 @@ def test_accept_reject_and_accept_all_from_the_keyboard(page, live_server, world
     page.keyboard.press("Enter")
     saved(page)
     assert bens(first, cast.ben) == {(IDENTITY, (0, 5, 6, 7), (0, 3, 4, 7))}
-    assert page.locator(".ph-sugg").count() == 1 and page.locator(".ph-list .ph").count() == 1
+    assert page.locator(".ph-sugg").count() == 2 and page.locator(".ph-list .ph").count() == 1
     assert focused(page, "name") == "Same Polarity Substitution (contextual)"  # the next one
 
     page.keyboard.press("Delete")
     saved(page)
-    assert page.locator(".ph-sugg").count() == 0
+    assert page.locator(".ph-sugg").count() == 1  # addition/deletion "in 1998", left undecided
+    assert focused(page, "name") == "Addition/Deletion"
     assert bens(first, cast.ben) == {(IDENTITY, (0, 5, 6, 7), (0, 3, 4, 7))}
     rejected = SuggestionDecision.objects.get(decision="rejected")
     assert (rejected.annotator, rejected.pair, rejected.ptype.code) == (cast.ben, first, CONTEXTUAL)
     page.reload()
     page.wait_for_selector("html.js")
-    assert page.locator(".ph-sugg").count() == 0  # it stays rejected
+    assert page.locator(".ph-sugg").count() == 1  # the rejected one stays rejected
 
     page.keyboard.press("]")  # the next pair of ben's queue
     page.wait_for_url(f"**/pairs/{second.pk}/")
     page.wait_for_selector("html.js")
-    assert page.locator(".ph-sugg").count() == 2 and not bens(second, cast.ben)
+    assert page.locator(".ph-sugg").count() == 3 and not bens(second, cast.ben)
+    page.keyboard.press("Shift+U")
+    page.keyboard.press("e")  # correct identity: its scopes become the selection
+    assert page.locator("#members .member-1 .tok.sel").count() == 4
+    for key in ("Shift+1", "End", " "):  # the final "." of member 1 leaves the scope
+        page.keyboard.press(key)
+    assert not bens(second, cast.ben)  # nothing recorded while correcting
+    page.keyboard.press("Enter")
+    saved(page)
+    assert bens(second, cast.ben) == {(IDENTITY, (0, 5, 6), (0, 3, 4, 7))}
+    assert page.locator(".ph-sugg").count() == 2
     page.keyboard.press("Shift+Y")
     saved(page)
     assert bens(second, cast.ben) == {
-        (IDENTITY, (0, 5, 6, 7), (0, 3, 4, 7)),
+        (IDENTITY, (0, 5, 6), (0, 3, 4, 7)),
         (CONTEXTUAL, (3, 4), (2,)),
+        ("25", (), (5, 6)),
     }
-    assert page.locator(".ph-sugg").count() == 0 and page.locator(".ph-list .ph").count() == 2
+    assert page.locator(".ph-sugg").count() == 0 and page.locator(".ph-list .ph").count() == 3
     decided = SuggestionDecision.objects.filter(annotator=cast.ben).values_list("pair_id", "decision")
     assert sorted(decided) == sorted(
-        [(first.pk, "accepted"), (first.pk, "rejected"), (second.pk, "accepted"), (second.pk, "accepted")]
+        [
+            (first.pk, "accepted"),
+            (first.pk, "rejected"),
+            (second.pk, "corrected"),
+            (second.pk, "accepted"),
+            (second.pk, "accepted"),
+        ]
     )
     assert not Phenomenon.objects.filter(pair__in=[first, second]).exclude(annotator=cast.ben).exists()

@@ -107,6 +107,22 @@ def test_accepting_creates_exactly_that_phenomenon_through_add_phenomenon(world,
     assert any(r["key"] == row["key"] for r in offer.offered(pair, cast.cat))  # cat is still offered it
 
 
+def test_a_corrected_suggestion_is_accepted_with_the_annotators_scopes(world):
+    team, cast, pair = world
+    row = contextual(offer.offered(pair, cast.ben))
+    phenomenon, _ = offer.accept(pair, cast.ben, row["key"], scopes=([3], [2]), base_version=0)
+    assert (phenomenon.ptype.code, phenomenon.scope1, phenomenon.scope2) == (CONTEXTUAL, [3], [2])
+    decision = SuggestionDecision.objects.get(annotator=cast.ben)
+    assert (decision.decision, decision.scope1, decision.phenomenon) == ("corrected", [3, 4], phenomenon)
+    assert all(r["key"] != row["key"] for r in offer.offered(pair, cast.ben))  # decided
+    other = offer.offered(pair, cast.ben)[0]
+    with pytest.raises(ValidationError, match="outside member 2"):  # checked as any phenomenon's scopes
+        offer.accept(pair, cast.ben, other["key"], scopes=([0], [99]), base_version=version(pair, cast.ben))
+    assert Phenomenon.objects.filter(annotator=cast.ben).count() == 1
+    phenomenon.delete()  # e.g. undone: the suggestion is offered again
+    assert any(r["key"] == row["key"] for r in offer.offered(pair, cast.ben))
+
+
 def test_rejecting_records_the_decision_and_the_suggestion_is_not_offered_again(world):
     team, cast, pair = world
     row = contextual(offer.offered(pair, cast.ben))
@@ -155,16 +171,18 @@ def test_rates_per_type_come_from_the_decisions(world):
     assert rate == {
         "type": "Same Polarity Substitution (contextual)",
         "accepted": 1,
+        "corrected": 0,
         "rejected": 1,
         "decided": 2,
         "acceptance": 0.5,
+        "correction": 0.0,
         "rejection": 0.5,
     }
     lead = logged_in(cast.lead)
     page = lead.get(reverse("annotator:dashboard", args=[team.pk])).content.decode()
     assert 'id="suggestion-rates"' in page and "Same Polarity Substitution (contextual)" in page
     panel = lead.get(reverse("annotator:project-recommender", args=[team.pk])).content.decode()
-    assert "Same Polarity Substitution (contextual) 1 / 1 (0.50)" in panel
+    assert "Same Polarity Substitution (contextual) 1 / 0 / 1 (0.50)" in panel
 
 
 # ---- the editor's endpoints ----------------------------------------------------------------------
@@ -175,7 +193,17 @@ def test_accept_one_then_all_and_reject_one_through_the_editor(world):
     client = logged_in(cast.ben)
     row = contextual(offer.offered(pair, cast.ben))
     response = client.post(
-        url("phenomenon-suggestion-accept", pair), {"base_version": 0, "key": row["key"]}, **HTMX
+        url("phenomenon-suggestion-accept", pair),
+        {"base_version": 0, "key": row["key"], "corrected": "1", "scope1": "3,4", "scope2": "1,2"},
+        **HTMX,
+    )
+    assert response.status_code == 200
+    assert Phenomenon.objects.get(annotator=cast.ben).scope2 == [1, 2]  # corrected: "sold it"
+    Phenomenon.objects.filter(annotator=cast.ben).delete()
+    response = client.post(
+        url("phenomenon-suggestion-accept", pair),
+        {"base_version": version(pair, cast.ben), "key": row["key"]},
+        **HTMX,
     )
     assert response.status_code == 200
     html = response.content.decode()
