@@ -6,7 +6,7 @@ Runs tests/browser/test_phenomena_keypresses.py (Chromium, the real ETPC and MRP
 `../shared/corpora`): a recommender is trained on ETPC's even pair ids, then ten held-out pairs (the
 first ten odd ids with phenomena) are brought to ETPC's phenomena keyboard-only, once from no
 suggestion and once from the suggestions, and both runs are checked in the database. Prints the key
-presses, seconds, suggestions accepted and rejected, and the ratio, from
+presses, seconds, suggestions accepted, corrected and rejected, and the ratio, from
 artifacts/phenomena_keypresses.json. ``--print-only`` prints the last run's figures without running.
 """
 
@@ -33,7 +33,7 @@ def report() -> str:
         f"ETPC's {k['phenomena']} phenomena of {len(k['pairs'])} held-out pairs, keyboard only: "
         f"{none['key_presses']} key presses from no suggestion ({none['seconds']} s), "
         f"{sugg['key_presses']} from the suggestions ({sugg['seconds']} s; {sugg['accepted']} accepted, "
-        f"{sugg['rejected']} rejected): ratio {k['ratio']:.2f}. Recommender trained on the even pairs in "
+        f"{sugg['corrected']} corrected, {sugg['rejected']} rejected): ratio {k['ratio']:.2f}. Recommender trained on the even pairs in "
         f"{k['training_seconds']} s."
     )
 

@@ -7,11 +7,12 @@ bench/bench_suggestion_keys.py prints.
 
 The key plan is the editor's keyboard model (docs/keyboard.md): a phenomenon is made with Shift+1, the
 cursor moves (← → Home End) and Space on each scope token of member 1, the same after Shift+2 for member
-2, then the type's key. From the suggestions: Shift+U goes to the first one, Enter accepts a suggestion
-that is one of ETPC's phenomena (type and scopes), Delete rejects any other (Shift+Y accepts all when
-every one is right); the phenomena left are made as in (a). A suggestion counts as right only when its
-type and both scopes are exactly ETPC's: this measures the keys, not the partial-overlap precision of
-bench/bench_recommender.py. The test checks that both runs end at ETPC's phenomena; the ratio is a
+2, then the type's key. From the suggestions: Shift+U goes to the first one; Enter accepts a suggestion
+that is one of ETPC's phenomena (type and both scopes exactly); a suggestion of the type of an ETPC
+phenomenon it shares tokens with is corrected (E, the wrong tokens toggled, Enter) when that takes fewer
+presses than making the phenomenon; Delete rejects any other (Shift+Y accepts all when every one is
+right). The phenomena left are made as in (a). This measures the keys, not the partial-overlap
+precision of bench/bench_recommender.py. The test checks that both runs end at ETPC's phenomena; the ratio is a
 measurement, printed by the bench script, not asserted."""
 
 from __future__ import annotations
@@ -66,8 +67,53 @@ def _make(keys: Keyboard, wanted: Wanted, shortcut: str) -> None:
     keys.page.wait_for_selector('#save-status.is-saved[data-pending="0"]')
 
 
-def _annotate(page, live_server, pair, wanted: set[Wanted], shortcuts, codes) -> tuple[int, float, int, int]:
-    """Bring the annotator's phenomena on the pair to ``wanted``; (presses, seconds, accepted, rejected)."""
+def _walk(cursor: dict[int, int], lengths: dict[int, int], member: int, tokens) -> int:
+    """Presses to reach and toggle ``tokens`` of a member the way `Keyboard.go` moves (no pressing)."""
+    here, last, presses = cursor[member], lengths[member] - 1, 1  # Shift+1 / Shift+2
+    for target in sorted(tokens):
+        presses += 1 + min(abs(target - here), 1 + target, 1 + last - target)  # moves, then Space
+        here = target
+    return presses
+
+
+def _scratch_cost(keys: Keyboard, wanted: Wanted) -> int:
+    _code, s1, s2 = wanted
+    return 1 + sum(_walk(keys.cursor, keys.lengths, m, scope) for m, scope in ((1, s1), (2, s2)) if scope)
+
+
+def _diff(suggested: Wanted, wanted: Wanted) -> dict[int, set[int]]:
+    return {m: set(suggested[m]) ^ set(wanted[m]) for m in (1, 2)}
+
+
+def _correction_cost(keys: Keyboard, suggested: Wanted, wanted: Wanted) -> int:
+    diff = _diff(suggested, wanted)
+    return 2 + sum(_walk(keys.cursor, keys.lengths, m, d) for m, d in diff.items() if d)  # E … Enter
+
+
+def _correct(keys: Keyboard, suggested: Wanted, wanted: Wanted) -> None:
+    """E on the focused suggestion, toggle the tokens its scopes have wrong, Enter accepts it."""
+    keys.press("e")
+    for member, tokens in _diff(suggested, wanted).items():
+        if tokens:
+            keys.press(f"Shift+{member}")
+            for i in sorted(tokens):
+                keys.go(member, i)
+                keys.press(" ")
+    keys.press("Enter")
+    keys.page.wait_for_selector('#save-status.is-saved[data-pending="0"]')
+
+
+def _closest(suggested: Wanted, open_: set[Wanted]) -> Wanted | None:
+    """The open ETPC phenomenon of the suggestion's type sharing most tokens with it, if any."""
+    same = [w for w in open_ if w[0] == suggested[0]]
+    shared = {w: len(set(w[1]) & set(suggested[1])) + len(set(w[2]) & set(suggested[2])) for w in same}
+    best = max(same, key=lambda w: shared[w], default=None)
+    return best if best is not None and shared[best] else None
+
+
+def _annotate(page, live_server, pair, wanted: set[Wanted], shortcuts, codes) -> dict[str, float]:
+    """Bring the annotator's phenomena on the pair to ``wanted``: presses, seconds, and how many
+    suggestions were accepted, corrected and rejected."""
     page.goto(f"{live_server.url}/projects/{pair.project_id}/pairs/{pair.pk}/")
     page.wait_for_selector("#members .tok")
     page.wait_for_selector("html.js")
@@ -78,20 +124,32 @@ def _annotate(page, live_server, pair, wanted: set[Wanted], shortcuts, codes) ->
         ptype, s1, s2 = key.split("|")
         to_tuple = lambda text: tuple(int(i) for i in text.split(",") if i)  # noqa: E731
         suggested.append((codes[int(ptype)], to_tuple(s1), to_tuple(s2)))
-    accepted = rejected = 0
-    if suggested and all(s in wanted for s in suggested):
+    done = {"accepted": 0, "corrected": 0, "rejected": 0}
+    open_ = set(wanted)
+    if suggested and len(set(suggested)) == len(suggested) and set(suggested) <= wanted:
         keys.press("Shift+Y")
         saved(page)
-        accepted = len(suggested)
+        done["accepted"], open_ = len(suggested), wanted - set(suggested)
     elif suggested:
         keys.press("Shift+U")
         for s in suggested:  # the focus moves to the next one after each answer
-            keys.press("Enter" if s in wanted else "Delete")
-            saved(page)
-            accepted, rejected = accepted + (s in wanted), rejected + (s not in wanted)
-    for w in sorted(wanted - set(suggested)):
+            target = s if s in open_ else _closest(s, open_)
+            if target == s:
+                keys.press("Enter")
+                saved(page)
+                done["accepted"] += 1
+            elif target and _correction_cost(keys, s, target) < _scratch_cost(keys, target) + 1:
+                _correct(keys, s, target)
+                done["corrected"] += 1
+            else:
+                keys.press("Delete")
+                saved(page)
+                done["rejected"] += 1
+                continue
+            open_.discard(target)
+    for w in sorted(open_):
         _make(keys, w, shortcuts[w[0]])
-    return keys.presses, time.perf_counter() - started, accepted, rejected
+    return {"presses": keys.presses, "seconds": time.perf_counter() - started, **done}
 
 
 @pytest.mark.corpora
@@ -126,10 +184,10 @@ def test_phenomena_suggestions_save_key_presses_and_reach_etpc(page, live_server
         codes = {t.pk: code for code, t in types.items()}
         page.context.clear_cookies()
         make.sign_in(page, live_server, cast.anna)
-        presses, seconds, accepted, rejected = 0, 0.0, 0, 0
+        total: dict[str, float] = defaultdict(float)
         for pair, pid in zip(pairs, held_out, strict=True):
-            n, s, a, r = _annotate(page, live_server, pair, gold[pid], shortcuts, codes)
-            presses, seconds, accepted, rejected = presses + n, seconds + s, accepted + a, rejected + r
+            for name, value in _annotate(page, live_server, pair, gold[pid], shortcuts, codes).items():
+                total[name] += value
             mine = {
                 (code, tuple(s1), tuple(s2))
                 for code, s1, s2 in Phenomenon.objects.filter(pair=pair, annotator=cast.anna).values_list(
@@ -138,10 +196,9 @@ def test_phenomena_suggestions_save_key_presses_and_reach_etpc(page, live_server
             }
             assert mine == gold[pid], pid
         figures[run] = {
-            "key_presses": presses,
-            "seconds": round(seconds, 1),
-            "accepted": accepted,
-            "rejected": rejected,
+            "key_presses": int(total["presses"]),
+            "seconds": round(total["seconds"], 1),
+            **{name: int(total[name]) for name in ("accepted", "corrected", "rejected")},
         }
     figures["pairs"] = held_out
     figures["phenomena"] = sum(len(gold[p]) for p in held_out)
