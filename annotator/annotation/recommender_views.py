@@ -44,13 +44,14 @@ def recommender_context(project: Project, form: RecommenderForm) -> dict[str, ob
             :RUNS_SHOWN
         ]
     )
+    current = recommender.current_run(project)
     return {
         "project": project,
         "recommender_form": form,
         "recommender_runs": runs,
         "recommender_polling": any(r.status in recommender.BUSY for r in runs),
-        "recommender_current": recommender.current_run(project),
-        "suggestion_rates": phenomenon_suggestions.rates(project),
+        "recommender_current": current,
+        "suggestion_rates": phenomenon_suggestions.rates(project) if current else [],
     }
 
 

@@ -150,8 +150,9 @@ def _context(project: Project, parts: set[str]) -> dict[str, Any]:
     if "progress" in parts:
         context["work_progress"] = computation.progress(project)
     if "alignment-agreement" in parts:  # the recommender's scores, stored by its last training run
-        context["recommender_run"] = recommender.current_run(project)
-        context["suggestion_rates"] = phenomenon_suggestions.rates(project)  # annotators' decisions
+        run = context["recommender_run"] = recommender.current_run(project)
+        # the annotators' decisions on its suggestions (none can exist before a run succeeded)
+        context["suggestion_rates"] = phenomenon_suggestions.rates(project) if run else []
     if "trend" in parts:
         context["trend_svg"] = dashboard.trend(project.pk)
         context["pinned_reports"] = retention.pinned_reports(project)
