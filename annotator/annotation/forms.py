@@ -31,6 +31,8 @@ FIELD_NAMES = {
     "comment": "Comment",
     "base_version": "Version",
     "undo": "Undo",
+    "suggestion": "Suggestion",
+    "key": "Suggestion",
     "__all__": "",
 }
 
@@ -152,6 +154,25 @@ class PhraseSuggestionForm(SaveForm):
     def only(self) -> list[tuple[int, int]] | None:
         n1, n2 = self.cleaned_data.get("node1"), self.cleaned_data.get("node2")
         return None if n1 is None or n2 is None else [(int(n1), int(n2))]
+
+
+class PhenomenonSuggestionForm(SaveForm):
+    """Accept or reject a phenomena suggestion, named by its key (``type id|scope 1|scope 2``); accepting
+    without a key accepts all. ``projection``: the one chosen in the editor, for types that need one.
+    ``corrected``: accept the suggestion with the annotator's scopes ``scope1`` / ``scope2``."""
+
+    key = forms.RegexField(
+        regex=r"^\d+\|[\d,]*\|[\d,]*$",
+        required=False,
+        max_length=4000,
+        error_messages={"invalid": "Name the suggestion as type id|scope 1|scope 2, e.g. 12|3,4|2."},
+    )
+    projection = forms.ChoiceField(
+        choices=[("", "None"), ("local", "Local"), ("global", "Global")], required=False
+    )
+    corrected = forms.BooleanField(required=False)  # accepted with the scopes below
+    scope1 = IndexListField()
+    scope2 = IndexListField()
 
 
 class PhraseAlignmentForm(SaveForm):

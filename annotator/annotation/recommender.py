@@ -302,6 +302,28 @@ def _model(run_pk: int) -> rec.Recommender:
     return rec.loads(bytes(data))
 
 
+_SUGGESTED: dict[tuple[Any, ...], tuple[rec.Suggestion, ...]] = {}
+_SUGGESTED_KEPT = 256
+
+
+def _suggested(run: RecommenderRun, pair: Pair) -> tuple[rec.Suggestion, ...]:
+    """What the run suggests for the pair, computed once per process (spaCy and the model take tens of
+    milliseconds, and the editor asks again after every save of the phenomena). The key holds the run's
+    finishing time and the pair's tokens and stored alignment, so a row id used again (a database
+    restored, a test) never returns another pair's suggestions."""
+    content = hash((tuple(pair.tokens1), tuple(pair.tokens2), repr(pair.initial_alignment)))
+    key = (run.pk, run.finished_at, pair.pk, content)
+    found = _SUGGESTED.get(key)
+    if found is None:
+        links, _ = suggested_alignment(pair)
+        (item,) = rec.pair_inputs([(str(pair.pk), pair.tokens1, pair.tokens2, links)])
+        found = tuple(_model(run.pk).suggest([item]))
+        if len(_SUGGESTED) >= _SUGGESTED_KEPT:
+            _SUGGESTED.pop(next(iter(_SUGGESTED)))
+        _SUGGESTED[key] = found
+    return found
+
+
 def suggestions(pair: Pair, annotator: Any, *, is_gold: bool = False) -> list[dict[str, Any]]:
     """The current version's suggestions for ``pair`` that ``annotator`` has not already annotated
     (same type and scopes), as ``{"ptype", "scope1", "scope2", "source", "score"}`` rows; [] when the
@@ -310,8 +332,6 @@ def suggestions(pair: Pair, annotator: Any, *, is_gold: bool = False) -> list[di
     if run is None or pair.project.tagset_id is None:
         return []
     types = {t.code: t for t in ParaphraseType.objects.filter(tagset_id=pair.project.tagset_id)}
-    links, _ = suggested_alignment(pair)
-    (item,) = rec.pair_inputs([(str(pair.pk), pair.tokens1, pair.tokens2, links)])
     have = {
         (code, tuple(s1), tuple(s2))
         for code, s1, s2 in Phenomenon.objects.filter(
@@ -319,7 +339,7 @@ def suggestions(pair: Pair, annotator: Any, *, is_gold: bool = False) -> list[di
         ).values_list("ptype__code", "scope1", "scope2")
     }
     out = []
-    for s in _model(run.pk).suggest([item]):
+    for s in _suggested(run, pair):
         ptype = types.get(s.type)
         if ptype is None or (s.type, s.scope1, s.scope2) in have:
             continue

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from annotator import access
-from annotator.annotation import recommender
+from annotator.annotation import phenomenon_suggestions, recommender
 from annotator.core.web_request import SignedInRequest
 from annotator.models import Project, RecommenderRun
 
@@ -44,12 +44,14 @@ def recommender_context(project: Project, form: RecommenderForm) -> dict[str, ob
             :RUNS_SHOWN
         ]
     )
+    current = recommender.current_run(project)
     return {
         "project": project,
         "recommender_form": form,
         "recommender_runs": runs,
         "recommender_polling": any(r.status in recommender.BUSY for r in runs),
-        "recommender_current": recommender.current_run(project),
+        "recommender_current": current,
+        "suggestion_rates": phenomenon_suggestions.rates(project) if current else [],
     }
 
 

@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from annotator.annotation import phenomenon_suggestions
 from annotator.annotation import services as annotation_services
 from annotator.core.aligner import is_likely, suggested_alignment, suggestion_confidences
 from annotator.core.bidi import plain_bidi, visible_bidi
@@ -203,6 +204,25 @@ class EditorState:
                 "delete_url": f"{base}{ph.pk}/delete/",
             }
             for ph in self.phenomena
+        ]
+
+    @cached_property
+    def phenomenon_suggestions(self) -> list[dict[str, Any]]:
+        """The recommender's phenomena the annotator is offered here (`phenomenon_suggestions.offered`)
+        with their words; a model's suggestion below the project's suggestion threshold is not
+        ``likely`` (shown faintly, as the aligner's). None while the pair is closed to phenomena."""
+        if not self.project.layer_phenomena or not self.phenomena_open:
+            return []
+        t1, t2 = self.pair.tokens1, self.pair.tokens2
+        threshold = self.project.suggestion_threshold
+        return [
+            {
+                **row,
+                "text1": scope_text(t1, row["scope1"]),
+                "text2": scope_text(t2, row["scope2"]),
+                "likely": is_likely(row["score"], threshold),
+            }
+            for row in phenomenon_suggestions.offered(self.pair, self.user)
         ]
 
     @cached_property

@@ -20,6 +20,12 @@ urlpatterns = [
     path(PAIR + "phenomena/", editor.phenomenon_create, name="phenomenon-create"),
     path(PAIR + "phenomena/<int:phenomenon_pk>/", editor.phenomenon_update, name="phenomenon-update"),
     path(PAIR + "phenomena/<int:phenomenon_pk>/delete/", editor.phenomenon_delete, name="phenomenon-delete"),
+    path(
+        PAIR + "suggestions/accept/", editor.phenomenon_suggestion_accept, name="phenomenon-suggestion-accept"
+    ),
+    path(
+        PAIR + "suggestions/reject/", editor.phenomenon_suggestion_reject, name="phenomenon-suggestion-reject"
+    ),
     path(PAIR + "links/", editor.link_add, name="link-add"),
     path(PAIR + "links/remove/", editor.link_remove, name="link-remove"),
     path(PAIR + "links/toggle/", editor.link_toggle, name="link-toggle"),

@@ -26,14 +26,15 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget, trigger_client_event
 
 from annotator import access
+from annotator.annotation import phenomenon_suggestions, undo
 from annotator.annotation import services as annotation_services
-from annotator.annotation import undo
 from annotator.annotation import worklist as work
 from annotator.annotation.forms import (
     CommentForm,
     LabelForm,
     LinkForm,
     PhenomenonForm,
+    PhenomenonSuggestionForm,
     PhraseAlignmentForm,
     PhraseSuggestionForm,
     SaveForm,
@@ -350,6 +351,63 @@ def phenomenon_delete(
         slot="phenomenon-message",
         oob=("members",),
         event="phenomenon-deleted",
+    )
+
+
+@require_POST
+def phenomenon_suggestion_accept(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    """Accept the recommender's phenomena suggestions as the annotator's phenomena: the one named by
+    `key` (with `corrected`, with the scopes the annotator gave), or all of them."""
+    pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
+
+    def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
+        if data["key"]:
+            phenomenon, version = phenomenon_suggestions.accept(
+                pair,
+                request.user,
+                data["key"],
+                projection=data["projection"],
+                scopes=(data["scope1"], data["scope2"]) if data["corrected"] else None,
+                base_version=base,
+            )
+            return version, {"ids": [phenomenon.pk]}
+        made, version = phenomenon_suggestions.accept_all(
+            pair, request.user, projection=data["projection"], base_version=base
+        )
+        return version, {"ids": [p.pk for p in made]}
+
+    return _save(
+        request,
+        pair,
+        PhenomenonSuggestionForm(request.POST),
+        apply,
+        target="phenomena",
+        slot="phenomenon-message",
+        oob=("members",),
+        event="phenomenon-saved",
+    )
+
+
+@require_POST
+def phenomenon_suggestion_reject(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    """Reject one of the recommender's phenomena suggestions (named by `key`): the decision is stored and
+    the suggestion is not offered to this annotator on this pair again; their sheet does not change."""
+    pair = access.pair_for_annotation(request.user, project_pk, pair_pk)
+
+    def apply(data: dict[str, Any], base: int) -> tuple[int, dict[str, Any]]:
+        if not data["key"]:
+            raise ValidationError({"key": "Name the suggestion to reject."})
+        phenomenon_suggestions.reject(pair, request.user, data["key"])
+        return annotation_services.sheet_version(pair, request.user), {"key": data["key"]}
+
+    return _save(
+        request,
+        pair,
+        PhenomenonSuggestionForm(request.POST),
+        apply,
+        target="phenomena",
+        slot="phenomenon-message",
+        event="suggestion-rejected",
     )
 
 

@@ -472,13 +472,31 @@ class Recommender:
                 k, 2.0
             ):  # the likeliest type that fits, if sure enough
                 out.append(Suggestion(p.pair, k, c.scope1, c.scope2, "model", round(float(score), 3)))
-        return out
+        return _without_halves(out)
 
     def probabilities(self, cands: Sequence[tuple[PairInput, Candidate]]) -> Any:
         """The classifier's probability of each class (columns: ``classifier.classes_``) per candidate."""
         return self.classifier.predict_proba(
             _int32(self.vectorizer.transform([features(p, c) for p, c in cands]))
         )
+
+
+def _without_halves(suggestions: list[Suggestion]) -> list[Suggestion]:
+    """The suggestions less the one-sided halves of a two-member suggestion of the same type on the same
+    pair: a type that may take a scope in one member or both is suggested once, with both scopes, not
+    also as its part in each member."""
+    both: dict[tuple[str, str], list[Suggestion]] = {}
+    for s in suggestions:
+        if s.scope1 and s.scope2:
+            both.setdefault((s.pair, s.type), []).append(s)
+
+    def half(s: Suggestion) -> bool:
+        return not (s.scope1 and s.scope2) and any(
+            set(s.scope1) <= set(t.scope1) and set(s.scope2) <= set(t.scope2)
+            for t in both.get((s.pair, s.type), ())
+        )
+
+    return [s for s in suggestions if not half(s)]
 
 
 def _classifier() -> Any:
@@ -490,7 +508,9 @@ def _classifier() -> Any:
 def _threshold(scores: Any, hits: Sequence[bool], floor: float) -> float:
     """The score above which the model's suggestions of a type have the best F1 (against the
     candidates that overlap a phenomenon of the type) while staying right at least ``floor`` of the
-    time; 2.0 (never) when no score keeps that precision."""
+    time; 2.0 (never) when no score keeps that precision. The threshold lies halfway between the last
+    score kept and the next one down, so that the final model, fitted on all pairs, does not lose a
+    suggestion to a difference in the last digits of its probability."""
     total = sum(hits)
     best, best_f1 = 2.0, 0.0
     right = 0
@@ -502,7 +522,8 @@ def _threshold(scores: Any, hits: Sequence[bool], floor: float) -> float:
         p, r = right / n, right / total
         f1 = 2 * p * r / (p + r) if right else 0.0
         if p >= floor and f1 > best_f1:
-            best, best_f1 = float(score), f1
+            below = float(ranked[n][0]) if n < len(ranked) else 0.0
+            best, best_f1 = (float(score) + max(below, 0.05)) / 2, f1
     return best
 
 

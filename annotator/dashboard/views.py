@@ -26,7 +26,7 @@ from django_htmx.http import trigger_client_event
 from annotator import access, taskqueue
 from annotator.agreement import computation, current, kappa_c_chunks, retention, scheduling
 from annotator.agreement.statistics import statistics_or_request
-from annotator.annotation import recommender
+from annotator.annotation import phenomenon_suggestions, recommender
 from annotator.core.web_request import SignedInRequest
 from annotator.dashboard import tables as dashboard
 from annotator.dashboard.comparison import compare_type_frequencies
@@ -150,7 +150,9 @@ def _context(project: Project, parts: set[str]) -> dict[str, Any]:
     if "progress" in parts:
         context["work_progress"] = computation.progress(project)
     if "alignment-agreement" in parts:  # the recommender's scores, stored by its last training run
-        context["recommender_run"] = recommender.current_run(project)
+        run = context["recommender_run"] = recommender.current_run(project)
+        # the annotators' decisions on its suggestions (none can exist before a run succeeded)
+        context["suggestion_rates"] = phenomenon_suggestions.rates(project) if run else []
     if "trend" in parts:
         context["trend_svg"] = dashboard.trend(project.pk)
         context["pinned_reports"] = retention.pinned_reports(project)

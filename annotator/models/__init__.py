@@ -31,7 +31,7 @@ from annotator.models.explorer import ExplorerState, ExplorerValue
 from annotator.models.jobs import CorpusJob
 from annotator.models.kappa_c import KappaCChunk, KappaCRun
 from annotator.models.planning import AssignmentPlan, PlannedAssignment
-from annotator.models.recommender import RecommenderRun, RecommenderSettings
+from annotator.models.recommender import RecommenderRun, RecommenderSettings, SuggestionDecision
 from annotator.models.setup import GuidelinesVersion, Invitation
 from annotator.models.work import Assignment, ReannotationRound
 
@@ -75,6 +75,7 @@ __all__ = [
     "ReannotationRound",
     "RecommenderRun",
     "RecommenderSettings",
+    "SuggestionDecision",
     "ReevaluationSet",
     "Tagset",
 ]

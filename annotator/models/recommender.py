@@ -2,7 +2,9 @@
 
 A run stores the trained model (`annotator.core.phenomena_recommender`, joblib bytes) with the number
 of annotated pairs it learnt from; its suggestions are nobody's annotations until an annotator accepts
-one, which goes through the same service as a phenomenon drawn by hand.
+one, which goes through the same service as a phenomenon drawn by hand. Each accept or reject is a
+`SuggestionDecision` of that annotator on that pair: a rejected suggestion is not offered to them
+again, and the decisions give the lead the acceptance and rejection rates per type.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 from django.conf import settings as django_settings
 from django.db import models
 
-from annotator.models.corpus import Project
+from annotator.models.annotations import Phenomenon
+from annotator.models.corpus import Pair, ParaphraseType, Project
 
 
 class RecommenderSettings(models.Model):
@@ -75,3 +78,51 @@ class RecommenderRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project.name} recommender v{self.version} ({self.status})"
+
+
+class SuggestionDecision(models.Model):
+    """An annotator's answer to one of the recommender's suggestions on a pair: accepted (it became
+    their phenomenon, through `services.add_phenomenon`), corrected (accepted with the scopes they
+    changed) or rejected (not offered to them again)."""
+
+    class Decision(models.TextChoices):
+        ACCEPTED = "accepted", "Accepted"
+        CORRECTED = "corrected", "Accepted with other scopes"
+        REJECTED = "rejected", "Rejected"
+
+    pair = models.ForeignKey(Pair, related_name="suggestion_decisions", on_delete=models.CASCADE)
+    annotator = models.ForeignKey(django_settings.AUTH_USER_MODEL, related_name="+", on_delete=models.CASCADE)
+    ptype = models.ForeignKey(ParaphraseType, related_name="+", on_delete=models.CASCADE)
+    scope1 = models.JSONField(default=list, help_text="Sorted token indices in member 1, as suggested.")
+    scope2 = models.JSONField(default=list)
+    decision = models.CharField(max_length=10, choices=Decision.choices)
+    source = models.CharField(max_length=8, blank=True, help_text="rule or model")
+    score = models.FloatField(null=True, blank=True, help_text="The suggestion's confidence.")
+    run = models.ForeignKey(
+        RecommenderRun,
+        null=True,
+        blank=True,
+        related_name="decisions",
+        on_delete=models.SET_NULL,
+        help_text="The recommender version that suggested it.",
+    )
+    phenomenon = models.ForeignKey(
+        Phenomenon,
+        null=True,
+        blank=True,
+        related_name="+",
+        on_delete=models.SET_NULL,
+        help_text="The phenomenon accepting it created.",
+    )
+    decided_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pair", "annotator", "ptype", "scope1", "scope2"], name="suggestion_decision_unique"
+            )
+        ]
+        indexes = [models.Index(fields=["pair", "annotator"])]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} {self.decision} {self.ptype} on {self.pair}"

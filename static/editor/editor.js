@@ -1,7 +1,7 @@
 // The annotation editor (native ES modules, no build step). This entry module wires the page's events
 // to the modules: selection.js (tokens), phenomena.js, alignment.js (word links), phrase.js (tree
 // nodes), keys.js (shortcuts), savequeue.js (ordered, versioned, retried saves), sheet.js (forms, undo),
-// timespent.js (active time).
+// timespent.js (active time), suggestions.js (accepting and rejecting suggestions).
 
 import { drawLines, highlightLinks, setKind, setView } from "./alignment.js";
 import { $, editor } from "./dom.js";
@@ -15,6 +15,7 @@ import { onClick } from "./pointer.js";
 import { onAfterSwap, renderStatus, startSaveQueue } from "./savequeue.js";
 import { commentLeft, commentTyped, submitSave } from "./sheet.js";
 import { state } from "./state.js";
+import { fillProjection, highlightSuggestion, rememberPlace } from "./suggestions.js";
 import { startTimeSpent } from "./timespent.js";
 import { applyZoom } from "./treezoom.js";
 
@@ -22,6 +23,8 @@ function onSubmit(event) {
   const form = event.target;
   if (!form.matches("form[data-save]")) return;
   event.preventDefault();
+  fillProjection(form);
+  rememberPlace(form);
   submitSave(form);
 }
 
@@ -35,6 +38,8 @@ function highlighter(on) {
   return (event) => {
     const li = event.target.closest(".ph");
     if (li && !li.contains(event.relatedTarget)) highlightPhenomenon(li.dataset.ph, on);
+    const sugg = event.target.closest(".ph-sugg");
+    if (sugg && !sugg.contains(event.relatedTarget)) highlightSuggestion(sugg, on);
     const pa = event.target.closest(".pa");
     if (pa && !pa.contains(event.relatedTarget)) highlightPhrase(pa, on);
     const tok = event.target.closest?.("#members .tok");

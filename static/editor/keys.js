@@ -11,6 +11,7 @@ import { navigate } from "./savequeue.js";
 import { clearSelection } from "./selection.js";
 import { redo, setLabel, undo } from "./sheet.js";
 import { state } from "./state.js";
+import { acceptAll, focusSuggestions, onLinkSuggestionKey, onSuggestionKey } from "./suggestions.js";
 import { focusTree, onNodeKey } from "./treekeys.js";
 
 const SHIFT_KEYS = {
@@ -27,6 +28,8 @@ const SHIFT_KEYS = {
   KeyM: () => setView(state.view === "lines" ? "matrix" : "lines"),
   KeyO: () => $(".queue-nav form[action$='/postpone/']")?.requestSubmit(),
   KeyD: () => $(".queue-nav form[action$='/done/']")?.requestSubmit(),
+  KeyU: () => focusSuggestions(),
+  KeyY: () => acceptAll(),
   Digit0: () => state.mode === "phrase" && alignNodes("null"),
   Digit1: () => focusLayer(1),
   Digit2: () => focusLayer(2),
@@ -76,6 +79,10 @@ export function onKey(event) {
   const typing = t.matches("input[type=search], input[type=text], textarea, select");
   if (event.key === "Escape") return onEscape(t, typing);
   if (typing) return onTyping(event);
+  const sugg = t.closest?.(".ph-sugg");
+  if (sugg === t && onSuggestionKey(event, sugg)) return undefined;
+  const linkSugg = t.closest?.(".suggestion-list .sugg");
+  if (linkSugg && onLinkSuggestionKey(event, linkSugg)) return undefined;
   const tok = t.closest?.("#members .tok");
   if (tok && onTokenKey(event, tok)) return undefined;
   const node = t.closest?.("svg.tree .node");

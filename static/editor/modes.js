@@ -9,6 +9,7 @@ import { applyNodes } from "./phrase.js";
 import { renderStatus } from "./savequeue.js";
 import { applySelection, clearSelection } from "./selection.js";
 import { state } from "./state.js";
+import { restoreSuggestionFocus } from "./suggestions.js";
 import { applyZoom } from "./treezoom.js";
 
 const MODES = ["phenomena", "align", "phrase"];
@@ -43,4 +44,5 @@ export function afterSwap() {
   setMode(state.mode);
   applyNodes();
   renderStatus();
+  restoreSuggestionFocus();
 }

@@ -42,7 +42,10 @@ export function chooseType(button) {
     projection: button.dataset.projection === "1" ? projectionValue() : "",
     sense_preserving: senseValue(),
   };
-  const editing = state.editing;
+  // A suggestion being corrected is accepted with the selected scopes when its own type is chosen;
+  // another type makes a new phenomenon of that type instead.
+  const editing = state.editing?.suggestion && state.editing.ptype !== button.dataset.ptype ? null : state.editing;
+  if (editing?.suggestion) Object.assign(data, { key: editing.suggestion, corrected: "1" });
   enqueue({
     url: editing ? editing.url : editor.dataset.phenomenaUrl,
     data,
@@ -79,7 +82,11 @@ export function startEdit(li) {
 /** Keep the edited phenomenon's entry highlighted; forget the edit once it is gone from the list. */
 export function markEditing() {
   for (const li of $$(".ph")) li.classList.toggle("editing", state.editing?.id === li.dataset.ph);
-  if (state.editing && !$(`.ph[data-ph="${state.editing.id}"]`)) state.editing = null;
+  for (const li of $$(".ph-sugg")) li.classList.toggle("editing", state.editing?.suggestion === li.dataset.key);
+  const shown = state.editing?.suggestion
+    ? $(`.ph-sugg[data-key="${state.editing.suggestion}"]`)
+    : state.editing && $(`.ph[data-ph="${state.editing.id}"]`);
+  if (state.editing && !shown) state.editing = null;
   markHighlighted();
 }
 

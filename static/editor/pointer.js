@@ -19,6 +19,7 @@ import { dismissRefused, navigate, pending, reloadPage, retryNow } from "./saveq
 import { selectToken, toggleLine } from "./selection.js";
 import { redo, undo } from "./sheet.js";
 import { state } from "./state.js";
+import { startCorrection } from "./suggestions.js";
 import { setZoom } from "./treezoom.js";
 
 /** A token click; in word-alignment mode, a plain click with tokens picked in the other member links. */
@@ -47,6 +48,7 @@ const BUTTONS = [
   ["[data-undo]", () => undo()],
   ["[data-redo]", () => redo()],
   ["[data-edit]", (el) => editPhenomenon(el.closest(".ph"))],
+  ["[data-correct-suggestion]", (el) => startCorrection(el.closest(".ph-sugg"))],
   ["[data-link]", () => commitLinks()],
   ["[data-unlink]", () => unlinkSelected()],
   [".kind-btn", (el) => setKind(el.dataset.kind)],

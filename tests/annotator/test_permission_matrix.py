@@ -72,6 +72,8 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:link-toggle": {"POST": ANNOTATOR_PAIR},
     "annotator:link-accept": {"POST": ANNOTATOR_PAIR},
     "annotator:phrase-suggestion-accept": {"POST": ANNOTATOR_PAIR},
+    "annotator:phenomenon-suggestion-accept": {"POST": ANNOTATOR_PAIR},
+    "annotator:phenomenon-suggestion-reject": {"POST": ANNOTATOR_PAIR},
     "annotator:phrase-alignment-add": {"POST": ANNOTATOR_PAIR},
     "annotator:phrase-alignment-remove": {"POST": ANNOTATOR_PAIR},
     "annotator:pair-undo": {"POST": ANNOTATOR_PAIR},

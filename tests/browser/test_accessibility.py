@@ -164,6 +164,8 @@ POST_ONLY = {
     "annotator:link-toggle",
     "annotator:link-accept",
     "annotator:phrase-suggestion-accept",
+    "annotator:phenomenon-suggestion-accept",
+    "annotator:phenomenon-suggestion-reject",
     "annotator:phrase-alignment-add",
     "annotator:phrase-alignment-remove",
     "annotator:pair-undo",

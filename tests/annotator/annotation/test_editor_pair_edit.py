@@ -184,5 +184,7 @@ def test_page_query_count(django_assert_num_queries):
     desk = make.desk()
     client = logged_in(desk.anna)
     client.get(url("pair-edit", desk.pair))
-    with django_assert_num_queries(15):  # 15th: is there a guidelines version the annotator has not read
+    # 15th: is there a guidelines version the annotator has not read; 16th: is there a trained
+    # recommender whose phenomena suggestions to offer
+    with django_assert_num_queries(16):
         client.get(url("pair-edit", desk.pair))

@@ -62,11 +62,6 @@ def test_a_run_learns_the_teams_types_and_is_versioned(world):
     assert [s for s in got if s["ptype"].code == "6"][0]["scope1"] == [3, 4]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ETPC types now take a scope in one or both members, and the recommender's model proposes the "
-    "one-sided parts of a two-member phenomenon (6 [3,4] [] and 6 [] [2] beside anna's 6 [3,4] [2])",
-)
 def test_suggestions_write_nothing_and_leave_out_what_the_annotator_has(world):
     team, cast, pairs = world
     for pair in pairs[:6]:
@@ -133,11 +128,6 @@ def test_retrains_by_itself_every_n_newly_annotated_pairs(world, django_capture_
     assert recommender.maybe_retrain(team.pk) == []  # one new pair since version 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ETPC types now take a scope in one or both members, and the recommender's model proposes the "
-    "one-sided parts of a two-member phenomenon (6 [3,4] [] and 6 [] [2] beside anna's 6 [3,4] [2])",
-)
 def test_a_run_scores_the_recommender_like_an_annotator(world):
     team, cast, pairs = world
     for pair in pairs[:6]:

@@ -134,7 +134,8 @@ def test_analyse_keeps_the_given_tokens() -> None:
 
 def test_threshold_keeps_the_precision_floor_and_never_suggests_a_hopeless_type() -> None:
     scores = [0.9, 0.8, 0.7, 0.6, 0.5]
-    assert rec._threshold(scores, [True, True, False, True, False], 0.7) == 0.6  # 3 of 4 right
+    # 3 of 4 right down to 0.6; the threshold lies halfway to the next score down, 0.5
+    assert rec._threshold(scores, [True, True, False, True, False], 0.7) == pytest.approx(0.55)
     assert rec._threshold(scores, [False] * 5, 0.5) == 2.0
 
 
@@ -143,3 +144,13 @@ def test_rules_are_trusted_only_where_they_were_right_on_the_training_pairs() ->
     model = rec.train(pairs, gold, ETPC_ROLES)
     assert "identity" in model.trusted_rules  # always right here
     assert "substitution" not in model.trusted_rules  # the team says contextual, the rule habitual
+
+
+def test_one_sided_halves_of_a_two_member_suggestion_are_left_out() -> None:
+    def sugg(t: str, s1: tuple[int, ...], s2: tuple[int, ...], pair: str = "p") -> rec.Suggestion:
+        return rec.Suggestion(pair, t, s1, s2, "model", 0.9)
+
+    whole, left, right = sugg("6", (3, 4), (2,)), sugg("6", (3,), ()), sugg("6", (), (2,))
+    other_type, other_pair, outside = sugg("5", (3,), ()), sugg("6", (), (2,), "q"), sugg("6", (), (5,))
+    kept = rec._without_halves([whole, left, right, other_type, other_pair, outside])
+    assert kept == [whole, other_type, other_pair, outside]
