@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotator", "0026_recommender_runs"),
+        ("annotator", "0027_agreement_sums"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
