@@ -22,6 +22,7 @@ from annotator.agreement import computation, kappa_c_chunks, retention, scheduli
 from annotator.agreement.statistics import compute_statistics as compute_project_statistics
 from annotator.annotation import recommender
 from annotator.corpus import aligner_training, jobs, tree_parsing
+from annotator.evaluation import lexicon_jobs
 from annotator.evaluation.reevaluation import build_reevaluation_sets as build_sets
 from annotator.leadtools import explorer_rows, planning
 from annotator.leadtools.reannotation import queue_reannotation as queue_round
@@ -167,6 +168,12 @@ def run_import_job(job_id: int) -> str | None:
 def run_export_job(job_id: int) -> str | None:
     """Run a stored export job: write the file under MEDIA_ROOT and remember its path."""
     return jobs.run_export(job_id)
+
+
+@shared_task(name="annotator.run_lexicon_job", acks_late=True, reject_on_worker_lost=True)
+def run_lexicon_job(job_id: int) -> str | None:
+    """Run a stored lexicon build (or its preview) once (`annotator.evaluation.lexicon_jobs`)."""
+    return lexicon_jobs.run_build(job_id)
 
 
 @shared_task(name="annotator.train_aligner", **RETRYING)
