@@ -128,13 +128,14 @@ def queue_reannotation(
 def refresh_explorer(project_id: int) -> int | None:
     """Store the disagreement explorer's rows of the project from its current annotations.
 
-    Idempotent (the rows are replaced); returns how many were stored; a deleted project is skipped.
+    Idempotent (the rows are replaced); returns how many were stored; a deleted project is skipped, and a
+    delivery that finds a live worker refreshing the project leaves it to that worker.
     """
     project = Project.objects.filter(pk=project_id).first()
     if project is None:
         log.info("refresh_explorer: project %s no longer exists; skipped", project_id)
         return None
-    return explorer_rows.refresh(project)
+    return explorer_rows.refresh_once(project)
 
 
 @shared_task(name="annotator.compute_assignment_plan", **RETRYING)
