@@ -39,7 +39,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.corpus.exports import ExportTooLarge, check_options, export_to_file
+from annotator.corpus.exports import ExportCancelled, ExportTooLarge, check_options, export_to_file
 from annotator.corpus.exports.report import NoSnapshot
 from annotator.corpus.imports.problems import ImportReport
 from annotator.corpus.retention import check_upload_quota, remove_uploads
@@ -387,8 +387,16 @@ def _export(job: CorpusJob) -> str | None:
         return CorpusJob.Status.FAILED
     try:
         exported = export_to_file(
-            job.format, job.project, job_dir(job), max_bytes=settings.EXPORT_MAX_MB * 2**20, **job.options
+            job.format,
+            job.project,
+            job_dir(job),
+            max_bytes=settings.EXPORT_MAX_MB * 2**20,
+            cancelled=Checkpoints(job.pk).cancelled,
+            **job.options,
         )
+    except ExportCancelled as exc:
+        finish(job, CorpusJob.Status.CANCELLED, {"summary": str(exc)})
+        return CorpusJob.Status.CANCELLED
     except ValidationError as exc:
         finish(job, CorpusJob.Status.FAILED, {"summary": " ".join(exc.messages)})
         return CorpusJob.Status.FAILED
