@@ -210,7 +210,7 @@ def request_cancel(job: CorpusJob) -> None:
     CorpusJob.objects.filter(pk=job.pk, status=CorpusJob.Status.QUEUED).update(
         status=CorpusJob.Status.CANCELLED,
         finished_at=timezone.now(),
-        report={"summary": "Cancelled before it started; nothing was imported."},
+        report={"summary": "Cancelled before it started; nothing was changed."},
     )
 
 
@@ -269,7 +269,7 @@ def claim(job_id: int) -> CorpusJob | None:
         CorpusJob.objects.filter(pk=job.pk, status=CorpusJob.Status.QUEUED).update(
             status=CorpusJob.Status.CANCELLED,
             finished_at=timezone.now(),
-            report={"summary": "Cancelled before it started; nothing was imported."},
+            report={"summary": "Cancelled before it started; nothing was changed."},
         )
         return None
     if cache.get(ALIVE_KEY.format(job.pk)):

@@ -81,6 +81,57 @@ def test_a_lexicon_name_longer_than_allowed_is_a_clear_form_error(client, world)
     assert not Lexicon.objects.exists() and not EvaluationUnit.objects.exists()
 
 
+def test_a_lexicon_name_longer_than_allowed_is_a_clear_api_error(world):
+    client = make.api_client(world["lead"])
+    body = {
+        "project": world["project"].pk,
+        "lexicon_file": SimpleUploadedFile(
+            "lex.tsv", LEXICON.replace("P_Del", "L" * (NAME_MAX + 1)).encode()
+        ),
+        "sentence_file": SimpleUploadedFile("s.txt", SENTENCES.encode()),
+        "seed": 3,
+        "n": 3,
+        "per_phrase": 2,
+    }
+    response = client.post("/api/jobs/lexicon/", body, format="multipart")
+    assert response.status_code == 400
+    assert response.json()["lexicon_file"] == [
+        f"lex.tsv:4: lexicon: the name is {NAME_MAX + 1} characters long; at most {NAME_MAX} are allowed."
+    ]
+    assert not Lexicon.objects.exists()
+
+
+def test_the_api_builds_or_previews_as_a_job_and_refuses_past_the_quota(world, settings):
+    settings.UPLOADS_PER_HOUR = 2
+    client = make.api_client(world["lead"])
+
+    def body(**extra: Any) -> dict[str, Any]:
+        return {
+            "project": world["project"].pk,
+            "lexicon_file": SimpleUploadedFile("lex.tsv", LEXICON.encode()),
+            "sentence_file": SimpleUploadedFile("s.txt", SENTENCES.encode()),
+            "seed": 3,
+            "n": 3,
+            "per_phrase": 2,
+            **extra,
+        }
+
+    preview = client.post("/api/jobs/lexicon/", body(preview="true"), format="multipart")
+    assert preview.status_code == 201 and preview.json()["report"]["summary"].startswith("Preview: 2 units")
+    assert not EvaluationUnit.objects.exists()
+    built = client.post("/api/jobs/lexicon/", body(), format="multipart")
+    assert (
+        built.status_code == 201
+        and built.json()["status"] == "succeeded"
+        and built.json()["kind"] == "lexicon"
+    )
+    assert EvaluationUnit.objects.filter(project=world["project"]).count() == 2
+    refused = client.post("/api/jobs/lexicon/", body(), format="multipart")
+    assert refused.status_code == 429 and "the limit is 2 an hour" in refused.json()["lexicon_file"][0]
+    outsider = make.api_client(make.user("stranger"))
+    assert outsider.post("/api/jobs/lexicon/", body(), format="multipart").status_code == 404
+
+
 def test_a_lexicon_name_of_the_longest_allowed_length_is_built(world):
     name = "L" * NAME_MAX
     assert name in {
