@@ -169,9 +169,15 @@ def test_lexicon_builds_count_towards_the_hourly_upload_quota(client, world, set
     assert CorpusJob.objects.count() == 1
 
 
-def test_a_large_build_goes_to_a_worker_and_the_request_builds_nothing(world, queued, task_queue):
+def test_a_large_build_goes_to_a_worker_and_the_request_builds_nothing(client, world, queued, task_queue):
     assert queued.status == CorpusJob.Status.QUEUED and not EvaluationUnit.objects.exists()
     assert task_queue.sent == [("annotator.run_lexicon_job", (queued.pk,))]
+    client.force_login(world["lead"])
+    page = client.get(reverse("annotator:corpus-jobs", args=[world["project"].pk])).content.decode()
+    assert (
+        "Lexicon build" in page
+        and reverse("annotator:corpus-job-cancel", args=[world["project"].pk, queued.pk]) in page
+    )
     assert lexicon_jobs.run_build(queued.pk) == CorpusJob.Status.SUCCEEDED
     assert EvaluationUnit.objects.filter(project=world["project"]).count() == 2
 
