@@ -2,9 +2,11 @@
 job runs) on a synthetic project: N pairs (default 100,000), each with two phenomena and four links of
 one annotator.
 
-    DATABASE_URL=sqlite:////tmp/bench-export.sqlite3 python bench/bench_export_memory.py --pairs 100000
+    python bench/bench_export_memory.py --pairs 100000
 
-The first run builds the project in that database (migrating it first); later runs reuse it. Each format
+The project lives in its own SQLite file (`--database`, default bench-export.sqlite3 in the temporary
+directory; DATABASE_URL, when set, wins): the first run builds it (migrating the file first), later runs
+reuse it. Each format
 is exported in a fresh process whose peak resident set is reset before the export (Linux: `5` written to
 /proc/self/clear_refs resets VmHWM); printed: the resident set before the export (Django loaded, the
 project found), its peak during the export, the time and the file's size.
@@ -27,7 +29,8 @@ PROJECT = "bench-export"
 FORMATS = [("csv", {}), ("pharaoh", {"annotator": "anna"}), ("etpc", {"annotator": "anna"}), ("conll", {"annotator": "anna"}), ("jsonl", {})]  # fmt: skip
 
 
-def setup_django() -> None:
+def setup_django(database: str) -> None:
+    os.environ.setdefault("DATABASE_URL", f"sqlite:///{Path(database).resolve()}")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
     import django
 
@@ -100,9 +103,10 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--pairs", type=int, default=100_000)
+    parser.add_argument("--database", default=str(Path(tempfile.gettempdir()) / "bench-export.sqlite3"))
     parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: measure one format in this process
     args = parser.parse_args()
-    setup_django()
+    setup_django(args.database)
     if args.one:
         format, options = json.loads(args.one)
         print(json.dumps(measure(format, options)))
@@ -110,7 +114,7 @@ def main() -> None:
     build(args.pairs)
     for format, options in FORMATS:
         out = subprocess.run(
-            [sys.executable, __file__, "--one", json.dumps([format, options])],
+            [sys.executable, __file__, "--database", args.database, "--one", json.dumps([format, options])],
             check=True, capture_output=True, text=True,
         )  # fmt: skip
         row = json.loads(out.stdout.strip().splitlines()[-1])
