@@ -5,6 +5,7 @@ is a clear error at the form, not a 500."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils import timezone
 
 from annotator.corpus import jobs as corpus_jobs
 from annotator.corpus import projects, retention
@@ -236,4 +238,14 @@ def test_a_failed_builds_uploads_are_kept_for_the_failed_upload_period(world, mo
     assert all(Path(f["path"]).is_file() for f in job.input_files)
     assert retention.kept_until(job) is not None
     retention.delete_job(job)
+    assert not list((world["media"] / "corpus_jobs").rglob("*.*"))
+
+
+def test_a_build_stuck_past_the_upload_keep_days_is_failed_and_its_files_removed(world, queued, settings):
+    settings.UPLOAD_KEEP_DAYS = 2
+    assert all(Path(f["path"]).is_file() for f in queued.input_files)
+    CorpusJob.objects.filter(pk=queued.pk).update(created_at=timezone.now() - timedelta(days=2, hours=1))
+    assert retention.clean_up().jobs == 1
+    queued.refresh_from_db()
+    assert queued.status == CorpusJob.Status.FAILED and "imported or built" in queued.report["summary"]
     assert not list((world["media"] / "corpus_jobs").rglob("*.*"))
