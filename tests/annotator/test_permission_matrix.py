@@ -232,6 +232,8 @@ TABLE: dict[str, dict[str, str]] = {
     "api-reannotation-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
     "api-aligner-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
     "api-trees-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
+    "api-aligner-cancel": {"POST": API_LEAD_PROJECT},
+    "api-trees-cancel": {"POST": API_LEAD_PROJECT},
     "api-systems-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
     "api-adjudication-list": {READ: API_LEAD_PAIR},
     "api-adjudication-take": {"POST": API_LEAD_PAIR},

@@ -191,3 +191,19 @@ def test_an_explorer_refresh_delivered_again_while_one_runs_is_left_to_it(world,
     assert run_once.holder(f"explorer-refresh:{project.pk}") is None  # the claim goes with the run
     monkeypatch.setattr(explorer_rows, "refresh", real)
     assert explorer_rows.refresh_once(project) == stored  # a later refresh runs
+
+
+def test_the_api_cancels_the_projects_queued_training_and_parsing(world, monkeypatch, task_queue):
+    project, lead = world["project"], world["cast"].lead
+    client = make.api_client(lead)
+    base = f"/api/projects/{project.pk}"
+    assert client.post(f"{base}/aligner/cancel/").status_code == 400  # nothing to cancel: said so
+    run = queued_run(project)
+    response = client.post(f"{base}/aligner/cancel/")
+    assert response.status_code == 200 and response.json()["status"] == "cancelled"
+    assert training.run_training(run.pk) is None
+    queued_parsing(project, lead, monkeypatch, task_queue)
+    response = client.post(f"{base}/trees/cancel/")
+    assert response.status_code == 200 and response.json()["status"] == "cancelled"
+    assert client.post(f"{base}/trees/cancel/").status_code == 400
+    assert make.api_client(world["cast"].anna).post(f"{base}/trees/cancel/").status_code == 403
