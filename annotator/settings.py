@@ -339,6 +339,7 @@ SPECTACULAR_SETTINGS = {
         "JudgementPhaseEnum": "annotator.models.evaluation.Judgement.Phase",
         "AssignmentStepEnum": "annotator.models.work.Assignment.Step",
         "JudgementStepEnum": "annotator.models.evaluation.Judgement.Step",
+        "JobStatusEnum": "annotator.models.jobs.CorpusJob.Status",
     },
 }
 

@@ -22,6 +22,7 @@ from annotator.agreement import computation, kappa_c_chunks, retention, scheduli
 from annotator.agreement.statistics import compute_statistics as compute_project_statistics
 from annotator.annotation import recommender
 from annotator.corpus import aligner_training, jobs, tree_parsing
+from annotator.evaluation import lexicon_jobs
 from annotator.evaluation.reevaluation import build_reevaluation_sets as build_sets
 from annotator.leadtools import explorer_rows, planning
 from annotator.leadtools.reannotation import queue_reannotation as queue_round
@@ -127,13 +128,14 @@ def queue_reannotation(
 def refresh_explorer(project_id: int) -> int | None:
     """Store the disagreement explorer's rows of the project from its current annotations.
 
-    Idempotent (the rows are replaced); returns how many were stored; a deleted project is skipped.
+    Idempotent (the rows are replaced); returns how many were stored; a deleted project is skipped, and a
+    delivery that finds a live worker refreshing the project leaves it to that worker.
     """
     project = Project.objects.filter(pk=project_id).first()
     if project is None:
         log.info("refresh_explorer: project %s no longer exists; skipped", project_id)
         return None
-    return explorer_rows.refresh(project)
+    return explorer_rows.refresh_once(project)
 
 
 @shared_task(name="annotator.compute_assignment_plan", **RETRYING)
@@ -167,6 +169,12 @@ def run_import_job(job_id: int) -> str | None:
 def run_export_job(job_id: int) -> str | None:
     """Run a stored export job: write the file under MEDIA_ROOT and remember its path."""
     return jobs.run_export(job_id)
+
+
+@shared_task(name="annotator.run_lexicon_job", acks_late=True, reject_on_worker_lost=True)
+def run_lexicon_job(job_id: int) -> str | None:
+    """Run a stored lexicon build (or its preview) once (`annotator.evaluation.lexicon_jobs`)."""
+    return lexicon_jobs.run_build(job_id)
 
 
 @shared_task(name="annotator.train_aligner", **RETRYING)

@@ -5,6 +5,8 @@ and of registered alignment systems: `GET/POST /api/projects/{project_pk}/system
 
 GET lists the runs (newest first, with their progress) and the baseline κ_C uses; POST starts a run
 (`{"symmetrize": "per-kind"|"intersection"|"grow-diag-final"}`) → 202 with the run, to poll at its `poll` URL.
+`POST …/aligner/cancel/` and `POST …/trees/cancel/` stop the project's queued or running run or parsing
+(a queued one at once, a running one at its next progress report; nothing is written).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from django.db.models import Count
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -101,10 +104,29 @@ class AlignerViewSet(LeadTool):
         )
         return Response(body, status=status.HTTP_202_ACCEPTED)
 
+    @extend_schema(
+        summary="Cancel the project's queued or running aligner run (leads only)",
+        request=None,
+        responses={200: AlignerRunSerializer, **INVALID},
+    )
+    @action(detail=False, methods=["post"])
+    def cancel(self, request: Request, project_pk: str) -> Response:
+        project = self.project()
+        run = (
+            AlignerRun.objects.filter(project=project, status__in=training.ACTIVE)
+            .order_by("-version")
+            .first()
+        )
+        if run is None:
+            raise ValidationError({"project": ["No aligner run is queued or running."]})
+        training.cancel_training(run)
+        run.refresh_from_db()
+        return Response(AlignerRunSerializer(run).data)
+
 
 class TreesStateSerializer(serializers.Serializer):
     status = serializers.ChoiceField(
-        choices=["never", "queued", "running", "succeeded", "failed"],
+        choices=["never", "queued", "running", "succeeded", "failed", "cancelled"],
         help_text="never: no parsing has run in the last day.",
     )
     done = serializers.IntegerField(help_text="Members parsed so far.")
@@ -163,6 +185,20 @@ class TreesViewSet(LeadTool):
             reverse("api-trees-list", kwargs={"project_pk": project.pk})
         )
         return Response(body, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(
+        summary="Cancel the project's queued or running tree parsing (leads only)",
+        request=None,
+        responses={200: TreesStateSerializer, **INVALID},
+    )
+    @action(detail=False, methods=["post"])
+    def cancel(self, request: Request, project_pk: str) -> Response:
+        project = self.project()
+        state = tree_parsing.tree_progress(project.pk)
+        if state is None or state.get("status") not in tree_parsing.ACTIVE:
+            raise ValidationError({"project": ["No tree parsing is queued or running."]})
+        tree_parsing.cancel_parsing(project)
+        return Response(_trees_state(project.pk))
 
 
 class SystemImportSerializer(serializers.Serializer):

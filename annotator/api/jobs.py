@@ -1,4 +1,4 @@
-"""Import and export jobs: upload, progress, cancel, download."""
+"""Import, export and lexicon build jobs: upload, progress, cancel, download."""
 
 from __future__ import annotations
 
@@ -31,7 +31,9 @@ from annotator.api.common import (
 from annotator.corpus import forms as corpus_forms
 from annotator.corpus import jobs as corpus_jobs
 from annotator.corpus import retention
-from annotator.corpus.retention import UploadLimitExceeded
+from annotator.corpus.retention import UploadLimitExceeded, UploadTooLarge
+from annotator.evaluation import lexicon_jobs
+from annotator.evaluation.forms import LexiconBuildForm
 from annotator.models import (
     CorpusJob,
     Project,
@@ -99,6 +101,48 @@ class CorpusJobViewSet(ServiceErrors, mixins.DestroyModelMixin, viewsets.ReadOnl
             )
         except UploadLimitExceeded as exc:
             return Response({"files": [str(exc)]}, status=status.HTTP_429_TOO_MANY_REQUESTS)
+        return Response(s.CorpusJobSerializer(job).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Build evaluation units from a lexicon and a sentence file (Fujita), or preview them",
+        description="For the project's leads. Small files are built within the request (the job comes back "
+        "finished; bad input is a 400 naming file, line and field); large ones on a worker: follow "
+        "`status` and `report` at /api/jobs/{id}/. `preview`: plan and report, write nothing.",
+        request={"multipart/form-data": s.LexiconBuildRequestSerializer},
+        responses={201: s.CorpusJobSerializer, **ERRORS},
+    )
+    @action(
+        detail=False,
+        methods=["post"],
+        url_path="lexicon",
+        url_name="lexicon",
+        parser_classes=[MultiPartParser, FormParser],
+    )
+    def start_lexicon_build(self, request: Request) -> Response:
+        fields = body_fields(request)
+        project_pk = int_query_value(fields.get("project"), "project", required=True)
+        project = access.project_for_lead(request.user, project_pk)
+        form = LexiconBuildForm(fields, request.FILES)
+        if not form.is_valid():
+            raise ValidationError(form_errors(form))
+        preview = str(fields.get("preview", "")).strip().lower() in ("1", "true", "on", "yes")
+        try:
+            job = lexicon_jobs.start_build(
+                request.user,
+                project,
+                form.upload("lexicon_file"),
+                form.upload("sentence_file"),
+                form.rule(),
+                preview=preview,
+            )
+        except UploadLimitExceeded as exc:
+            return Response({"lexicon_file": [str(exc)]}, status=status.HTTP_429_TOO_MANY_REQUESTS)
+        except UploadTooLarge as exc:
+            raise ValidationError({"lexicon_file": [str(exc)]}) from exc
+        if job.status == CorpusJob.Status.FAILED:
+            stored = job.report.get("errors") or {"__all__": [job.report.get("summary", "")]}
+            errors = {("non_field_errors" if k == "__all__" else k): v for k, v in stored.items()}
+            raise ValidationError({**errors, "job": [str(job.pk)]})
         return Response(s.CorpusJobSerializer(job).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(

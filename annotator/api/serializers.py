@@ -653,6 +653,25 @@ class ImportRequestSerializer(serializers.Serializer):
     files = serializers.ListField(child=serializers.FileField())
 
 
+class LexiconBuildRequestSerializer(serializers.Serializer):
+    """Multipart upload; validated by the lexicon page's own form (annotator/evaluation/forms.py)."""
+
+    project = serializers.IntegerField(help_text="Build the units in this project (its leads).")
+    lexicon_file = serializers.FileField(
+        help_text="One candidate per line: phrase, paraphrase, score, lexicon."
+    )
+    sentence_file = serializers.FileField(help_text="One sentence per line, tokens separated by spaces.")
+    seed = serializers.IntegerField(min_value=0)
+    n = serializers.IntegerField(min_value=1, max_value=50, help_text="Paraphrases per unit.")
+    per_phrase = serializers.IntegerField(min_value=1, max_value=50, help_text="Sentences per phrase.")
+    lexicons = serializers.CharField(required=False, help_text="Comma-separated names; empty: all.")
+    selection = serializers.ChoiceField(choices=["", "each", "given"], required=False)
+    given = serializers.CharField(required=False, help_text="The given lexicon of Data 2.")
+    preview = serializers.BooleanField(
+        required=False, default=False, help_text="Plan and report; write nothing."
+    )
+
+
 class ExportRequestSerializer(serializers.Serializer):
     """Validated by the UI's export form."""
 

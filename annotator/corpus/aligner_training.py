@@ -11,6 +11,11 @@ built-in identical-token matcher or from an earlier run of the aligner. An impor
 are separate rows and are never touched; the agreement is recomputed because κ_C's baseline changed.
 
 Progress is written to the run's row as it goes (the training runs outside any transaction).
+
+A run runs once (`annotator.core.run_once`): a task delivered again while a live worker trains the run
+leaves it; one whose worker died takes it over. `cancel_training` stops a queued run at once and a
+running one at its next progress report (within seconds while it decodes; the posterior aligner's
+evidence and training stages report at their start and midway); a cancelled run changes no alignment.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from django.utils import timezone
 
 from annotator import taskqueue
 from annotator.agreement import record_change
+from annotator.core import run_once
 from annotator.core.aligner import SOURCE as IDENTICAL_SOURCE
 from annotator.core.statistical_aligner import (
     BACKENDS,
@@ -112,11 +118,31 @@ def _send(run_id: int) -> None:
         )
 
 
+ACTIVE = (AlignerRun.Status.QUEUED, AlignerRun.Status.RUNNING)
+FINISHED = (AlignerRun.Status.SUCCEEDED, AlignerRun.Status.FAILED, AlignerRun.Status.CANCELLED)
+
+
+def _name(run_id: int) -> str:
+    return f"aligner-run:{run_id}"
+
+
+def cancel_training(run: AlignerRun) -> None:
+    """Stop the run: a queued one is cancelled at once, a running one at its next progress report."""
+    run_once.request_cancel(_name(run.pk))
+    AlignerRun.objects.filter(pk=run.pk, status=AlignerRun.Status.QUEUED).update(
+        status=AlignerRun.Status.CANCELLED,
+        finished_at=timezone.now(),
+        report={"summary": "Cancelled before it started; no alignment was changed."},
+    )
+
+
 class _Progress:
-    def __init__(self, run: AlignerRun) -> None:
-        self.run, self.last = run, 0.0
+    def __init__(self, run: AlignerRun, claim: run_once.Run | None = None) -> None:
+        self.run, self.last, self.claim = run, 0.0, claim
 
     def __call__(self, stage: str, done: int, total: int) -> None:
+        if self.claim is not None and stage != "done":  # "done": written; too late to cancel
+            self.claim.check()
         now = time.monotonic()
         if now - self.last < PROGRESS_EVERY and done < total and stage == self.run.stage:
             return
@@ -126,26 +152,48 @@ class _Progress:
 
 
 def run_training(run_id: int) -> str | None:
-    """Train and store (the task body). Returns the final status; a deleted run is logged and skipped."""
+    """Train and store (the task body), once (see the module's docstring). Returns the final status, or
+    None when this delivery had nothing to do (finished, cancelled, deleted, or held by a live run)."""
     run = AlignerRun.objects.select_related("project").filter(pk=run_id).first()
     if run is None:
         log.warning("aligner run %s no longer exists; skipped", run_id)
         return None
-    if run.status in (AlignerRun.Status.SUCCEEDED, AlignerRun.Status.FAILED):
-        return run.status  # a re-delivered task of a finished run
-    AlignerRun.objects.filter(pk=run.pk).update(status=AlignerRun.Status.RUNNING, stage="loading")
+    if run.status in FINISHED:
+        return None  # a re-delivered task of a finished run
+    claim = run_once.claim(_name(run.pk))
+    if claim is None:
+        log.info("aligner run %s is trained by a live worker; this delivery leaves it", run.pk)
+        return None
+    with run_once.running(claim):
+        started = AlignerRun.objects.filter(pk=run.pk, status__in=ACTIVE).update(
+            status=AlignerRun.Status.RUNNING, stage="loading"
+        )
+        if not started:
+            return None  # cancelled or finished meanwhile
+        return _run(run, claim)
+
+
+def _run(run: AlignerRun, claim: run_once.Run) -> str:
     started = time.perf_counter()
+    running = AlignerRun.objects.filter(pk=run.pk, status=AlignerRun.Status.RUNNING)
     try:
-        report = _train_and_store(run, _Progress(run))
+        report = _train_and_store(run, _Progress(run, claim))
+    except run_once.Cancelled:
+        running.update(
+            status=AlignerRun.Status.CANCELLED,
+            finished_at=timezone.now(),
+            report={"summary": "Cancelled while it ran; no alignment was changed."},
+        )
+        return AlignerRun.Status.CANCELLED
     except Exception as exc:  # a bug: recorded on the run, then the task fails loudly
-        AlignerRun.objects.filter(pk=run.pk).update(
+        running.update(
             status=AlignerRun.Status.FAILED,
             finished_at=timezone.now(),
             report={"summary": f"Internal error: {exc.__class__.__name__}: {exc}"},
         )
         raise
     report["seconds"] = round(time.perf_counter() - started, 2)
-    AlignerRun.objects.filter(pk=run.pk).update(
+    running.update(
         status=AlignerRun.Status.SUCCEEDED, stage="done", finished_at=timezone.now(), report=report
     )
     return AlignerRun.Status.SUCCEEDED
@@ -166,7 +214,7 @@ def _train_and_store(run: AlignerRun, progress: _Progress) -> dict[str, Any]:
     # only the posterior aligner has a confidence of its own; the others' links are stored without one
     scored = settings.backend == "posterior"
     confidence = {pk: [c for _i, _j, c in result] for (pk, _, _), result in zip(rows, aligned, strict=True)}
-    progress("storing", 0, len(rows))
+    progress("storing", 0, len(rows))  # the last checkpoint: from here the run writes, all or nothing
     with transaction.atomic():
         replaceable = list(_replaceable(project).only("pk"))
         for pair in replaceable:

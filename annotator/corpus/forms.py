@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.conf import settings
 
 from annotator.core.forms import OwnIds
 from annotator.corpus.exports import FORMATS as EXPORT_FORMATS
+from annotator.corpus.retention import UploadTooLarge, check_upload_size
 from annotator.corpus.services import FORMATS as IMPORT_FORMATS
 from annotator.models import Project, Tagset
 
@@ -61,9 +61,10 @@ class ImportForm(forms.Form):
 
     def clean_files(self) -> list[Any]:
         files = self.cleaned_data["files"]
-        limit = settings.UPLOAD_MAX_MB
-        if sum(f.size for f in files) > limit * 2**20:
-            raise forms.ValidationError(f"The files are larger than {limit} MB together (UPLOAD_MAX_MB).")
+        try:
+            check_upload_size(sum(f.size for f in files))
+        except UploadTooLarge as exc:
+            raise forms.ValidationError(str(exc)) from exc
         return files
 
     def uploads(self) -> list[tuple[str, bytes]]:

@@ -39,7 +39,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.corpus.exports import ExportTooLarge, check_options, export_to_file
+from annotator.corpus.exports import ExportCancelled, ExportTooLarge, check_options, export_to_file
 from annotator.corpus.exports.report import NoSnapshot
 from annotator.corpus.imports.problems import ImportReport
 from annotator.corpus.retention import check_upload_quota, remove_uploads
@@ -132,7 +132,8 @@ def _record_import(
     )
 
 
-def _store_and_run(job: CorpusJob, files: list[tuple[str, bytes]]) -> CorpusJob:
+def store_uploads(job: CorpusJob, files: list[tuple[str, bytes]]) -> None:
+    """Write the job's uploaded files under its folder and record their paths and sizes on the row."""
     directory = job_dir(job)
     stored = []
     for n, (name, data) in enumerate(files):
@@ -141,10 +142,14 @@ def _store_and_run(job: CorpusJob, files: list[tuple[str, bytes]]) -> CorpusJob:
         stored.append({"name": Path(name).name, "path": str(path), "size": len(data)})
     job.input_files = stored
     job.save(update_fields=["input_files"])
+
+
+def _store_and_run(job: CorpusJob, files: list[tuple[str, bytes]]) -> CorpusJob:
+    store_uploads(job, files)
     if sum(len(data) for _, data in files) <= INLINE_LIMIT:
         run_import(job.pk)
     else:
-        transaction.on_commit(lambda: _send("annotator.run_import_job", job.pk))
+        transaction.on_commit(lambda: send("annotator.run_import_job", job.pk))
     job.refresh_from_db()
     return job
 
@@ -181,11 +186,11 @@ def start_export(user: Any, project: Project, format: str, **options: Any) -> Co
         created_by=user,
         options=options,
     )
-    transaction.on_commit(lambda: _send("annotator.run_export_job", job.pk))
+    transaction.on_commit(lambda: send("annotator.run_export_job", job.pk))
     return job
 
 
-def _send(task: str, job_id: int) -> None:
+def send(task: str, job_id: int) -> None:
     """Hand the job to a worker; if the queue is unreachable the job fails now, saying so, instead of
     staying "queued" for ever."""
     try:
@@ -205,7 +210,7 @@ def request_cancel(job: CorpusJob) -> None:
     CorpusJob.objects.filter(pk=job.pk, status=CorpusJob.Status.QUEUED).update(
         status=CorpusJob.Status.CANCELLED,
         finished_at=timezone.now(),
-        report={"summary": "Cancelled before it started; nothing was imported."},
+        report={"summary": "Cancelled before it started; nothing was changed."},
     )
 
 
@@ -244,7 +249,7 @@ def _run_token() -> str:
     return f"{socket.gethostname()[:60]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
 
 
-def _claim(job_id: int) -> CorpusJob | None:
+def claim(job_id: int) -> CorpusJob | None:
     """Claim the job for this run (None: nothing to do — finished, cancelled, deleted, or running
     elsewhere on a live worker)."""
     token = _run_token()
@@ -264,7 +269,7 @@ def _claim(job_id: int) -> CorpusJob | None:
         CorpusJob.objects.filter(pk=job.pk, status=CorpusJob.Status.QUEUED).update(
             status=CorpusJob.Status.CANCELLED,
             finished_at=timezone.now(),
-            report={"summary": "Cancelled before it started; nothing was imported."},
+            report={"summary": "Cancelled before it started; nothing was changed."},
         )
         return None
     if cache.get(ALIVE_KEY.format(job.pk)):
@@ -285,7 +290,7 @@ def _claim(job_id: int) -> CorpusJob | None:
 
 
 @contextmanager
-def _heartbeat(job: CorpusJob) -> Iterator[None]:
+def heartbeat(job: CorpusJob) -> Iterator[None]:
     """Keep the job's alive key while the block runs (a thread refreshes it every third of its life)."""
     stop = threading.Event()
     key, token, life = ALIVE_KEY.format(job.pk), job.claimed_by, alive_seconds()
@@ -304,7 +309,7 @@ def _heartbeat(job: CorpusJob) -> Iterator[None]:
         cache.delete(key)
 
 
-def _finish(job: CorpusJob, status: str, report: dict[str, Any], **fields: Any) -> bool:
+def finish(job: CorpusJob, status: str, report: dict[str, Any], **fields: Any) -> bool:
     """Record the job's end, only while this run holds its claim (False: another run took it over)."""
     done, total = cache.get(PROGRESS_KEY.format(job.pk)) or (job.progress, job.total)
     progress, total = (total, total) if status == CorpusJob.Status.SUCCEEDED else (done, total)
@@ -327,10 +332,10 @@ def run_import(job_id: int) -> str | None:
     """Run a stored import job once (see the module's docstring); returns its final status (None: this
     delivery had nothing to do, or lost its claim)."""
 
-    job = _claim(job_id)
+    job = claim(job_id)
     if job is None:
         return None
-    with _heartbeat(job):
+    with heartbeat(job):
         return _import(job)
 
 
@@ -352,14 +357,14 @@ def _import(job: CorpusJob) -> str | None:
             new_project=options.get("project_fields") or None,
         )
     except Exception as exc:  # a bug: record it on the job, then fail loudly
-        _finish(job, CorpusJob.Status.FAILED, {"summary": f"Internal error: {exc.__class__.__name__}: {exc}"})
+        finish(job, CorpusJob.Status.FAILED, {"summary": f"Internal error: {exc.__class__.__name__}: {exc}"})
         raise
     if report.cancelled:
         status = CorpusJob.Status.CANCELLED
     else:
         status = CorpusJob.Status.SUCCEEDED if report.ok else CorpusJob.Status.FAILED
     project = Project.objects.filter(name=job.project_name).first() if report.written else job.project
-    if not _finish(job, status, report.to_dict(), project=project):
+    if not finish(job, status, report.to_dict(), project=project):
         return None
     if status != CorpusJob.Status.FAILED:  # a failed job's files stay for FAILED_UPLOAD_KEEP_DAYS
         remove_uploads(job)
@@ -369,31 +374,39 @@ def _import(job: CorpusJob) -> str | None:
 def run_export(job_id: int) -> str | None:
     """Run an export job once: write the file under MEDIA_ROOT and remember its path."""
 
-    job = _claim(job_id)
+    job = claim(job_id)
     if job is None:
         return None
-    with _heartbeat(job):
+    with heartbeat(job):
         return _export(job)
 
 
 def _export(job: CorpusJob) -> str | None:
     if job.project is None:
-        _finish(job, CorpusJob.Status.FAILED, {"summary": "The project no longer exists."})
+        finish(job, CorpusJob.Status.FAILED, {"summary": "The project no longer exists."})
         return CorpusJob.Status.FAILED
     try:
         exported = export_to_file(
-            job.format, job.project, job_dir(job), max_bytes=settings.EXPORT_MAX_MB * 2**20, **job.options
+            job.format,
+            job.project,
+            job_dir(job),
+            max_bytes=settings.EXPORT_MAX_MB * 2**20,
+            cancelled=Checkpoints(job.pk).cancelled,
+            **job.options,
         )
+    except ExportCancelled as exc:
+        finish(job, CorpusJob.Status.CANCELLED, {"summary": str(exc)})
+        return CorpusJob.Status.CANCELLED
     except ValidationError as exc:
-        _finish(job, CorpusJob.Status.FAILED, {"summary": " ".join(exc.messages)})
+        finish(job, CorpusJob.Status.FAILED, {"summary": " ".join(exc.messages)})
         return CorpusJob.Status.FAILED
     except (ValueError, NoSnapshot, ExportTooLarge) as exc:
-        _finish(job, CorpusJob.Status.FAILED, {"summary": str(exc)})
+        finish(job, CorpusJob.Status.FAILED, {"summary": str(exc)})
         return CorpusJob.Status.FAILED
     except Exception as exc:  # a bug: record it on the job, then fail loudly
-        _finish(job, CorpusJob.Status.FAILED, {"summary": f"Internal error: {exc.__class__.__name__}: {exc}"})
+        finish(job, CorpusJob.Status.FAILED, {"summary": f"Internal error: {exc.__class__.__name__}: {exc}"})
         raise
-    recorded = _finish(
+    recorded = finish(
         job,
         CorpusJob.Status.SUCCEEDED,
         {

@@ -1,9 +1,10 @@
 """What uploads cost: per-user limits on imports, and removing uploaded files once their job is over.
 
-- Limits: a user starts at most UPLOADS_PER_HOUR imports and UPLOAD_MB_PER_HOUR megabytes of files in
-  any hour (`check_upload_quota`, called by `annotator.corpus.jobs.start_import`).
-- Size: the files of one import are at most UPLOAD_MAX_MB together (the import form); an export file at
-  most EXPORT_MAX_MB (`annotator.corpus.exports.export_to_file`).
+- Limits: a user starts at most UPLOADS_PER_HOUR uploads (imports and lexicon builds) and
+  UPLOAD_MB_PER_HOUR megabytes of files in any hour (`check_upload_quota`, called by
+  `annotator.corpus.jobs.start_import` and `annotator.evaluation.lexicon_jobs.start_build`).
+- Size: the files of one import or lexicon build are at most UPLOAD_MAX_MB together (`check_upload_size`);
+  an export file at most EXPORT_MAX_MB (`annotator.corpus.exports.export_to_file`).
 - Retention: a job's uploaded files are removed when it ends (`remove_uploads`), except a failed job's,
   kept FAILED_UPLOAD_KEEP_DAYS days so that the problem can be looked into; an export's file is kept
   EXPORT_KEEP_DAYS days; an import still queued or running after UPLOAD_KEEP_DAYS is failed. `clean_up`
@@ -28,14 +29,26 @@ from django.utils import timezone
 from annotator.models import CorpusJob
 
 FINISHED = (CorpusJob.Status.SUCCEEDED, CorpusJob.Status.FAILED, CorpusJob.Status.CANCELLED)
+UPLOADING = (CorpusJob.Kind.IMPORT, CorpusJob.Kind.LEXICON)  # the kinds of job that store uploads
 
 
 class UploadLimitExceeded(Exception):
-    """The user's imports of the last hour reached a limit; the message says which and until when."""
+    """The user's uploads of the last hour reached a limit; the message says which and until when."""
+
+
+class UploadTooLarge(ValueError):
+    """The files of one upload are larger than UPLOAD_MAX_MB together."""
 
 
 def jobs_root() -> Path:
     return Path(settings.MEDIA_ROOT) / "corpus_jobs"
+
+
+def check_upload_size(n_bytes: int) -> None:
+    """Raise `UploadTooLarge` if the files of one upload are larger than UPLOAD_MAX_MB together."""
+    limit = int(settings.UPLOAD_MAX_MB)
+    if n_bytes > limit * 2**20:
+        raise UploadTooLarge(f"The files are larger than {limit} MB together (UPLOAD_MAX_MB).")
 
 
 def check_upload_quota(user: Any, n_bytes: int, *, now: datetime | None = None) -> None:
@@ -45,7 +58,7 @@ def check_upload_quota(user: Any, n_bytes: int, *, now: datetime | None = None) 
     mb_per_hour = settings.UPLOAD_MB_PER_HOUR
     recent = list(
         CorpusJob.objects.filter(
-            created_by=user, kind=CorpusJob.Kind.IMPORT, created_at__gte=now - timedelta(hours=1)
+            created_by=user, kind__in=UPLOADING, created_at__gte=now - timedelta(hours=1)
         )
         .order_by("created_at")
         .values_list("created_at", "input_files")
@@ -55,7 +68,8 @@ def check_upload_quota(user: Any, n_bytes: int, *, now: datetime | None = None) 
     again = timezone.localtime(recent[0][0] + timedelta(hours=1)).strftime("%H:%M")
     if len(recent) >= per_hour:
         raise UploadLimitExceeded(
-            f"You started {len(recent)} imports in the last hour; the limit is {per_hour} an hour. "
+            f"You started {len(recent)} uploads (imports, lexicon builds) in the last hour; the limit is "
+            f"{per_hour} an hour. "
             f"Try again after {again}."
         )
     used = sum(entry.get("size", 0) for _, files in recent for entry in files or [])
@@ -161,7 +175,7 @@ def clean_up(*, now: datetime | None = None) -> CleanUp:
     keep_days = settings.FAILED_UPLOAD_KEEP_DAYS
     done = CleanUp()
     stuck = CorpusJob.objects.filter(
-        kind=CorpusJob.Kind.IMPORT,
+        kind__in=UPLOADING,
         status__in=(CorpusJob.Status.QUEUED, CorpusJob.Status.RUNNING),
         created_at__lt=now - timedelta(days=float(settings.UPLOAD_KEEP_DAYS)),
     )
@@ -171,7 +185,7 @@ def clean_up(*, now: datetime | None = None) -> CleanUp:
             finished_at=now,
             report={
                 "summary": f"The job did not end within {settings.UPLOAD_KEEP_DAYS:g} days (UPLOAD_KEEP_DAYS); "
-                "its files were removed. Nothing was imported by it; upload the files again."
+                "its files were removed. Nothing was imported or built by it; upload the files again."
             },
         )
         if failed:
@@ -186,7 +200,7 @@ def clean_up(*, now: datetime | None = None) -> CleanUp:
         done.bytes += _remove_output(job)
         done.exports += 1
     due = (
-        CorpusJob.objects.filter(kind=CorpusJob.Kind.IMPORT, status__in=FINISHED)
+        CorpusJob.objects.filter(kind__in=UPLOADING, status__in=FINISHED)
         .exclude(input_files=[])
         .exclude(Q(status=CorpusJob.Status.FAILED) & Q(finished_at__gt=now - timedelta(days=keep_days)))
     )

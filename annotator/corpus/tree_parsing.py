@@ -11,6 +11,11 @@ at a time per project; a queue that cannot be reached fails the job at once, say
 and progress in the cache (`tree_progress`; with Redis the cache is shared by web and workers), or
 in-process from `manage.py parse_trees`. The *Import / export* page shows it as a progress bar polled
 while it runs; the API is `GET/POST /api/projects/{id}/trees/`.
+
+A parsing runs once (`annotator.core.run_once`): a task delivered again while a live worker parses the
+project leaves it, and one delivered after the job ended does nothing. `cancel_parsing` stops a queued
+job at once and a running one at its next progress report (every 200 members); a cancelled job
+changes no tree.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from django.utils import timezone
 
 from annotator import taskqueue
 from annotator.agreement import record_change
+from annotator.core import run_once
 from annotator.core.auto_trees import (
     BACKENDS,
     LANGUAGE_NAMES,
@@ -101,6 +107,7 @@ def start_parsing(project: Project, user: Any = None, *, backend: str = "spacy")
     if not Pair.objects.filter(project=project).exists():
         raise ParsingError("The project has no pairs to parse: import a corpus first.")
     starting = STARTING_KEY.format(project.pk)
+    run_once.clear_cancel(_name(project.pk))
     if not cache.add(starting, 1, 30):  # two leads pressing at once: one of them starts the job
         raise ParsingError("Tree parsing is already being started.")
     try:
@@ -144,30 +151,75 @@ def _send(project_id: int, backend: str) -> None:
         )
 
 
+def _name(project_id: int) -> str:
+    return f"parse-trees:{project_id}"
+
+
+def cancel_parsing(project: Project) -> dict[str, Any] | None:
+    """Stop the project's tree parsing: a queued job is cancelled at once, a running one at its next
+    progress report. Returns the job's state (None: it never ran)."""
+    state = tree_progress(project.pk)
+    if state is None or state.get("status") not in ACTIVE:
+        return state
+    run_once.request_cancel(_name(project.pk))
+    if state.get("status") == "queued" and run_once.holder(_name(project.pk)) is None:
+        _set(
+            project.pk,
+            status="cancelled",
+            done=0,
+            total=0,
+            summary="Cancelled before it started; no tree was changed.",
+        )
+    return tree_progress(project.pk)
+
+
 def run_parsing(project_id: int, backend: str = "spacy") -> dict[str, Any] | None:
-    """The task body: parse, recording a failure in the job's state before failing loudly."""
+    """The task body: parse once (see the module's docstring), recording a failure or a cancel in the
+    job's state. None: nothing to do (the project is gone, the job ended, or a live run holds it)."""
     project = Project.objects.filter(pk=project_id).first()
     if project is None:
         log.info("parse_trees: project %s no longer exists; skipped", project_id)
         return None
-    try:
-        return parse_missing_trees(project, backend=backend)
-    except Exception as exc:
-        _set(
-            project_id,
-            status="failed",
-            summary=f"Parsing failed: {exc.__class__.__name__}: {exc}. No tree was changed.",
-        )
-        raise
+    state = tree_progress(project_id)
+    if state is not None and state.get("status") not in ACTIVE:
+        return None  # a re-delivered task of a job that ended (or was cancelled while queued)
+    claim = run_once.claim(_name(project_id))
+    if claim is None:
+        log.info("parse_trees: project %s is parsed by a live worker; this delivery leaves it", project_id)
+        return None
+    with run_once.running(claim):
+        try:
+            return parse_missing_trees(project, backend=backend, checkpoint=claim.check)
+        except run_once.Cancelled:
+            _set(project_id, status="cancelled", summary="Cancelled while it ran; no tree was changed.")
+            return None
+        except Exception as exc:
+            _set(
+                project_id,
+                status="failed",
+                summary=f"Parsing failed: {exc.__class__.__name__}: {exc}. No tree was changed.",
+            )
+            raise
 
 
 def parse_missing_trees(
-    project: Project, *, backend: str = "spacy", progress: Callable[[int, int], None] | None = None
+    project: Project,
+    *,
+    backend: str = "spacy",
+    progress: Callable[[int, int], None] | None = None,
+    checkpoint: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
-    """Parse the members without an imported tree; returns a summary."""
-    report = progress or (
+    """Parse the members without an imported tree; returns a summary. `checkpoint` is called at each
+    progress report and before anything is written (it raises to stop the job; nothing is written)."""
+    shown = progress or (
         lambda done, total: _set(project.pk, status="running", done=done, total=total, summary="")
     )
+
+    def report(done: int, total: int) -> None:
+        if checkpoint is not None:
+            checkpoint()
+        shown(done, total)
+
     aligned = set(PhraseAlignment.objects.filter(pair__project=project).values_list("pair_id", flat=True))
     pairs = list(
         Pair.objects.filter(project=project)
@@ -187,6 +239,8 @@ def parse_missing_trees(
     trees = parse_members(
         sentences, backend=backend, language=project.language, progress=lambda n: report(n, total)
     )
+    if checkpoint is not None:
+        checkpoint()
     changed: dict[int, Pair] = {}
     source = parser_source(backend, project.language)
     for (pair, member), tree in zip(jobs, trees, strict=True):

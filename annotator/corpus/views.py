@@ -258,6 +258,13 @@ def corpus_import(request: SignedInRequest) -> HttpResponse:
     )
 
 
+def _int(text: str) -> int:
+    """A number from a form field; 404 for anything else (it names an object that cannot exist)."""
+    if not text.isdigit() or len(text) > 18:
+        raise Http404("No such object.")
+    return int(text)
+
+
 class TrainForm(forms.Form):
     symmetrize = forms.ChoiceField(
         choices=[(s, s) for s in SYMMETRIZATIONS],
@@ -317,6 +324,14 @@ def corpus_aligner(request: SignedInRequest, project_pk: int) -> HttpResponse:
         return render(
             request, "corpus/_aligner.html", aligner_context(project, None, threshold_form), status=status
         )
+    if request.method == "POST" and "cancel_run" in request.POST:
+        run = AlignerRun.objects.filter(project=project, pk=_int(request.POST["cancel_run"])).first()
+        if run is None:
+            raise Http404("No such aligner run.")
+        training.cancel_training(run)
+        if not request.htmx:
+            return redirect("annotator:corpus-jobs", project_pk=project.pk)
+        return render(request, "corpus/_aligner.html", aligner_context(project))
     form = TrainForm(request.POST or None)
     status = 200
     if request.method == "POST":
@@ -381,8 +396,14 @@ def corpus_systems(request: SignedInRequest, project_pk: int) -> HttpResponse:
 
 @require_http_methods(["POST"])
 def corpus_trees(request: SignedInRequest, project_pk: int) -> HttpResponse:
-    """Start automatic parsing of the members without an imported tree (a Celery task)."""
+    """Start automatic parsing of the members without an imported tree (a Celery task); with `cancel`,
+    stop the one queued or running."""
     project = access.project_for_lead(request.user, project_pk)
+    if "cancel" in request.POST:
+        tree_parsing.cancel_parsing(project)
+        if not request.htmx:
+            return redirect("annotator:corpus-jobs", project_pk=project.pk)
+        return render(request, "corpus/_aligner.html", aligner_context(project))
     try:
         tree_parsing.start_parsing(project, request.user)
     except tree_parsing.ParsingError as exc:

@@ -19,17 +19,16 @@ from django.core.exceptions import ValidationError
 
 from annotator import taskqueue
 from annotator.core.forms import OwnIds
-from annotator.evaluation import reevaluation
+from annotator.corpus.retention import UploadLimitExceeded, UploadTooLarge, check_upload_size
+from annotator.evaluation import lexicon_jobs, reevaluation
 from annotator.evaluation import services as evaluation
 from annotator.evaluation.lexicons import (
     PARAPHRASES_PER_UNIT,
     SELECTIONS,
     SENTENCES_PER_PHRASE,
     UnitRule,
-    build_units,
-    plan_units,
 )
-from annotator.models import EvaluationUnit, Membership, Project
+from annotator.models import CorpusJob, EvaluationUnit, Membership, Project
 
 
 def first_errors(exc: Exception) -> str:
@@ -273,29 +272,35 @@ class LexiconBuildForm(OwnIds, ServiceForm):
             given=data["given"].strip(),
         )
 
-    def text(self, name: str) -> str:
+    def upload(self, name: str) -> tuple[str, bytes]:
         upload = self.cleaned_data[name]
+        return upload.name, upload.read()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        files = [data[name] for name in ("lexicon_file", "sentence_file") if data.get(name)]
         try:
-            return upload.read().decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise ValidationError({name: f"{upload.name}: not UTF-8 text (byte {exc.start})."}) from exc
+            check_upload_size(sum(f.size for f in files))
+        except UploadTooLarge as exc:
+            self.add_error("lexicon_file", str(exc))
+        return data
 
-    def preview(self) -> str:
-        """What `save` would build, without writing."""
-        result = plan_units(
-            self.text("lexicon_file"),
-            self.text("sentence_file"),
-            self.rule(),
-            lexicon_filename=self.cleaned_data["lexicon_file"].name,
-        )
-        return "Preview: " + result.summary()
-
-    def save(self, project: Project) -> str:
-        result = build_units(
-            project,
-            self.text("lexicon_file"),
-            self.text("sentence_file"),
-            self.rule(),
-            lexicon_filename=self.cleaned_data["lexicon_file"].name,
-        )
-        return "Built " + result.summary()
+    def start(self, user: Any, project: Project, *, preview: bool = False) -> CorpusJob:
+        """Start the build (or its preview) as a job (`lexicon_jobs.start_build`); the build's errors of a
+        job that ran within the request come back onto the form's fields."""
+        try:
+            job = lexicon_jobs.start_build(
+                user,
+                project,
+                self.upload("lexicon_file"),
+                self.upload("sentence_file"),
+                self.rule(),
+                preview=preview,
+            )
+        except (UploadLimitExceeded, UploadTooLarge) as exc:
+            raise ValidationError({"lexicon_file": str(exc)}) from exc
+        if job.status == CorpusJob.Status.FAILED:
+            raise ValidationError(
+                job.report.get("errors") or job.report.get("summary") or "The build failed."
+            )
+        return job

@@ -18,7 +18,11 @@ from each chosen lexicon (the paper's Data 1) or from one given lexicon (Data 2)
 several lexicons is one item linked to each (`LexiconItem`, with that lexicon's score), so union rows
 such as P_Raw = P_Del ∪ P_Seed count it once. `build_units` writes the plan, all or nothing, and
 records the rule on each lexicon (`Lexicon.builds`); bad input raises a ValidationError naming the
-file, line and field, and nothing is written.
+file, line and field, and nothing is written. Both report progress and stop with `BuildCancelled`
+(nothing written) when asked to: a build runs as a job (`annotator.evaluation.lexicon_jobs`).
+
+The sentences are indexed by word once (`SentenceIndex`), so finding a phrase's sentences looks only
+at the sentences holding its rarest word, not at the whole file.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import math
 import random
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +49,14 @@ MIN_WORDS, MAX_WORDS = 10, 30
 SENTENCES_PER_PHRASE = 5  # phrase tokens drawn per phrase (the workbench's default)
 PARAPHRASES_PER_UNIT = 5  # Fujita §5.1: at least 5 paraphrases per phrase, 5 drawn per token
 UNION = " ∪ "
+NAME_MAX: int = Lexicon._meta.get_field("name").max_length or 120  # characters of a lexicon's name
+
+Progress = Callable[[int, int], None]  # (done, total)
+Cancelled = Callable[[], bool]
+
+
+class BuildCancelled(Exception):
+    """The build was cancelled (its job's cancel); nothing was written."""
 
 
 @dataclass
@@ -76,6 +88,13 @@ def parse_lexicon(text: str, filename: str = "lexicon") -> dict[str, dict[str, C
         for name, value in (("phrase", phrase), ("paraphrase", paraphrase), ("lexicon", lexicon)):
             if not value:
                 raise ValidationError({"lexicon_file": f"{where}: {name} is empty."})
+        if len(lexicon) > NAME_MAX:
+            raise ValidationError(
+                {
+                    "lexicon_file": f"{where}: lexicon: the name is {len(lexicon)} characters long; "
+                    f"at most {NAME_MAX} are allowed."
+                }
+            )
         if phrase == paraphrase:
             raise ValidationError(
                 {"lexicon_file": f"{where}: paraphrase: the same as the phrase {phrase!r}."}
@@ -108,13 +127,38 @@ def _pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\S)" + re.escape(" ".join(phrase.split())) + r"(?!\S)")
 
 
+class SentenceIndex:
+    """The sentences of 10–30 words in file order, and for each word the positions of the sentences
+    holding it (a phrase's sentences hold each of its words)."""
+
+    def __init__(self, sentences: Iterable[str]) -> None:
+        self.fitting: list[str] = []
+        self.by_word: dict[str, list[int]] = defaultdict(list)
+        for sentence in sentences:
+            words = sentence.split()
+            if not MIN_WORDS <= len(words) <= MAX_WORDS:
+                continue
+            for word in set(words):
+                self.by_word[word].append(len(self.fitting))
+            self.fitting.append(sentence)
+
+    def containing(self, phrase: str) -> list[str]:
+        """The sentences that contain `phrase` as whole words, in file order."""
+        words = set(phrase.split())
+        if not words:
+            return []
+        rarest = min((self.by_word.get(word, []) for word in words), key=len)
+        pattern = _pattern(phrase)
+        return [self.fitting[i] for i in rarest if pattern.search(self.fitting[i])]
+
+
 def sentences_for(
-    phrase: str, sentences: Sequence[str], seed: int, k: int = SENTENCES_PER_PHRASE
+    phrase: str, sentences: Sequence[str] | SentenceIndex, seed: int, k: int = SENTENCES_PER_PHRASE
 ) -> list[str]:
     """Up to `k` sentences of 10–30 words containing `phrase`, drawn with a generator seeded by
     (`seed`, `phrase`): the same inputs always give the same sentences, in the same order."""
-    pattern = _pattern(phrase)
-    fitting = [s for s in sentences if MIN_WORDS <= len(s.split()) <= MAX_WORDS and pattern.search(s)]
+    index = sentences if isinstance(sentences, SentenceIndex) else SentenceIndex(sentences)
+    fitting = index.containing(phrase)
     rng = random.Random(f"{seed}\x1f{phrase}")
     return rng.sample(fitting, min(k, len(fitting)))
 
@@ -289,22 +333,29 @@ def plan_units(
     rule: UnitRule,
     *,
     lexicon_filename: str = "lexicon",
+    progress: Progress | None = None,
+    cancelled: Cancelled | None = None,
 ) -> BuildResult:
-    """The units the rule (module doc) draws from the files, without writing anything."""
+    """The units the rule (module doc) draws from the files, without writing anything. `progress` hears
+    (phrases done, phrases); when `cancelled()` turns true the plan stops with `BuildCancelled`."""
     candidates = parse_lexicon(lexicon_text, lexicon_filename)
     sentences = parse_sentences(sentence_text)
     if not sentences:
         raise ValidationError({"sentence_file": "The sentence file has no sentences."})
+    index = SentenceIndex(sentences)
+    del sentences
     in_file = sorted({name for by_para in candidates.values() for c in by_para.values() for name in c.scores})
     _check_rule(rule, in_file)
     if not rule.lexicons:
         rule = UnitRule(**{**rule.__dict__, "lexicons": tuple(in_file)})
     result = BuildResult(rule=rule, lexicons=list(rule.lexicons))
-    for p_index, (phrase, union) in enumerate(_chosen(candidates, rule.lexicons).items()):
+    chosen_candidates = _chosen(candidates, rule.lexicons)
+    for p_index, (phrase, union) in enumerate(chosen_candidates.items()):
+        _checkpoint(p_index, len(chosen_candidates), progress, cancelled)
         if len(union) < rule.n:
             result.phrases_too_few[phrase] = len(union)
             continue
-        drawn = sentences_for(phrase, sentences, rule.seed, rule.per_phrase)
+        drawn = sentences_for(phrase, index, rule.seed, rule.per_phrase)
         if not drawn:
             result.phrases_without_sentences.append(phrase)
             continue
@@ -320,7 +371,16 @@ def plan_units(
             result.planned.append(
                 PlannedUnit(source_id, sentence, match.group(0), match.start(), match.end(), chosen)
             )
+    if progress is not None:
+        progress(len(chosen_candidates), len(chosen_candidates))
     return result
+
+
+def _checkpoint(done: int, total: int, progress: Progress | None, cancelled: Cancelled | None) -> None:
+    if progress is not None:
+        progress(done, total)
+    if cancelled is not None and cancelled():
+        raise BuildCancelled("The lexicon build was cancelled; no unit was built.")
 
 
 @transaction.atomic
@@ -331,9 +391,19 @@ def build_units(
     rule: UnitRule | None = None,
     *,
     lexicon_filename: str = "lexicon",
+    progress: Progress | None = None,
+    cancelled: Cancelled | None = None,
 ) -> BuildResult:
-    """Build the project's units as `plan_units` plans them; all or nothing."""
-    result = plan_units(lexicon_text, sentence_text, rule or UnitRule(), lexicon_filename=lexicon_filename)
+    """Build the project's units as `plan_units` plans them; all or nothing. `progress` hears (phrases
+    planned, phrases), then (units written, units); a cancel stops it (`BuildCancelled`, rolled back)."""
+    result = plan_units(
+        lexicon_text,
+        sentence_text,
+        rule or UnitRule(),
+        lexicon_filename=lexicon_filename,
+        progress=progress,
+        cancelled=cancelled,
+    )
     if not result.planned:
         raise ValidationError({"sentence_file": "No unit to build. " + result.summary()})
     lexicons = {}
@@ -344,7 +414,8 @@ def build_units(
         lexicons[name] = lexicon
     position = counts.n_units(project)
     links: list[LexiconItem] = []
-    for planned in result.planned:
+    for n_written, planned in enumerate(result.planned):
+        _checkpoint(n_written, len(result.planned), progress, cancelled)
         unit = create_unit(
             project,
             planned.source_id,
@@ -364,6 +435,8 @@ def build_units(
             for name, score in c.scores.items():
                 links.append(LexiconItem(lexicon=lexicons[name], item=items[c.paraphrase], score=score))
     LexiconItem.objects.bulk_create(links)
+    if progress is not None:
+        progress(len(result.planned), len(result.planned))
     return result
 
 

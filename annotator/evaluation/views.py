@@ -42,7 +42,7 @@ from annotator.evaluation.stats import (
     rater_progress,
     snapshot_measures,
 )
-from annotator.models import Assignment, EvaluationItem, EvaluationUnit, Judgement, Project
+from annotator.models import Assignment, CorpusJob, EvaluationItem, EvaluationUnit, Judgement, Project
 
 Step = Assignment.Step
 Phase = Judgement.Phase
@@ -573,6 +573,21 @@ def evaluation_setup(request: SignedInRequest, project_pk: int) -> HttpResponse:
 # ---- Fujita's lexicon evaluation ------------------------------------------------------------------------
 
 
+LEXICON_JOBS_SHOWN = 5
+
+
+def _lexicon_job_message(job: CorpusJob) -> str:
+    """What the lead is told after starting a build: its outcome when it ran within the request, else
+    where to follow it."""
+    if job.status in (CorpusJob.Status.QUEUED, CorpusJob.Status.RUNNING):
+        what = "preview" if job.options.get("preview") else "build"
+        return (
+            f"The lexicon {what} runs in the background (job {job.pk}); follow or cancel it under Jobs on "
+            "the project's Import / export page."
+        )
+    return job.report.get("summary", "")
+
+
 @require_http_methods(["GET", "POST"])
 def evaluation_lexicons(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """Lead: build units from a lexicon and a sentence file; precision per lexicon and per union
@@ -584,13 +599,15 @@ def evaluation_lexicons(request: SignedInRequest, project_pk: int) -> HttpRespon
         form = LexiconBuildForm(request.POST, request.FILES)
         if form.is_valid():
             try:
-                if "preview" in request.POST:
-                    preview = form.preview()
-                else:
-                    messages.success(request, form.save(project))
-                    return redirect("annotator:evaluation-lexicons", project.pk)
+                job = form.start(request.user, project, preview="preview" in request.POST)
             except ValidationError as exc:
                 form.add_errors(exc)
+            else:
+                if job.options.get("preview") and job.status == CorpusJob.Status.SUCCEEDED:
+                    preview = job.report["summary"]
+                else:
+                    messages.success(request, _lexicon_job_message(job))
+                    return redirect("annotator:evaluation-lexicons", project.pk)
         status = 200 if preview else 422
     precision = lexicon_precision(project)
     context = {
@@ -600,6 +617,9 @@ def evaluation_lexicons(request: SignedInRequest, project_pk: int) -> HttpRespon
         "charts": threshold_charts(precision["threshold"]["before"], precision["threshold"]["after"]),
         "n_units": counts.n_units(project),
         "lexicon_rows": lexicon_rows(project),
+        "lexicon_jobs": CorpusJob.objects.filter(project=project, kind=CorpusJob.Kind.LEXICON)[
+            :LEXICON_JOBS_SHOWN
+        ],
         "preview": preview,
     }
     return render(request, "evaluation/lexicons.html", context, status=status)

@@ -10,6 +10,8 @@ The rows are current while `source_mark` — the project's last change mark (`Ag
 set by every annotation change), its newest pair and its annotators — is what they were computed
 from. When it is not, `ensure_fresh` asks for a refresh (`annotator.refresh_explorer`: at once without
 a broker, by a worker with one; the page says "recomputing…" meanwhile and shows the rows it has).
+A refresh runs once at a time per project (`refresh_once`, the task's body: a task delivered again while
+a live worker refreshes the project leaves it; `annotator.core.run_once`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from django.db import transaction
 from django.db.models import F
 
 from annotator import taskqueue
-from annotator.core import sql
+from annotator.core import run_once, sql
 from annotator.leadtools import disagreement
 from annotator.models import (
     AgreementState,
@@ -164,6 +166,15 @@ def refresh(project: Project) -> int:
         )
     sql.analyze(ExplorerValue, stored)  # the re-annotation preview's counts and ranks plan on them
     return stored
+
+
+def refresh_once(project: Project) -> int | None:
+    """`refresh`, unless a live run refreshes the project already (None: this call leaves it to that run)."""
+    claim = run_once.claim(f"explorer-refresh:{project.pk}")
+    if claim is None:
+        return None
+    with run_once.running(claim):
+        return refresh(project)
 
 
 def ensure_fresh(project: Project) -> ExplorerState | None:

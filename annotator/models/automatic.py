@@ -18,6 +18,7 @@ class AlignerRun(models.Model):
         RUNNING = "running", "Running"
         SUCCEEDED = "succeeded", "Succeeded"
         FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
 
     project = models.ForeignKey(Project, related_name="aligner_runs", on_delete=models.CASCADE)
     version = models.PositiveIntegerField()

@@ -7,11 +7,12 @@ from annotator.models.corpus import Project
 
 
 class CorpusJob(models.Model):
-    """An import or export run (inline or as a Celery task) with its progress and report."""
+    """An import, export or lexicon build run (inline or as a Celery task) with its progress and report."""
 
     class Kind(models.TextChoices):
         IMPORT = "import", "Import"
         EXPORT = "export", "Export"
+        LEXICON = "lexicon", "Lexicon build"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"

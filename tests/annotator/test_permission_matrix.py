@@ -32,6 +32,7 @@ from rest_framework.test import APIClient
 from annotator.annotation import services as annotation_services
 from annotator.leadtools import adjudication
 from tests import make
+from tests.annotator.evaluation.lexicon_files import LEXICON, SENTENCES
 from tests.make import OTHER_ANNOTATOR, PASSWORD, SCENARIOS, Objects, PermissionWorld, mrpc_file
 
 pytestmark = pytest.mark.django_db
@@ -221,6 +222,7 @@ TABLE: dict[str, dict[str, str]] = {
     "api-job-detail": {READ: "unauth 404 404 ok 404 ok"},
     "api-job-import": {"POST": API_LEAD_WRITE},
     "api-job-export": {"POST": API_LEAD_WRITE},
+    "api-job-lexicon": {"POST": API_LEAD_WRITE},
     "api-job-cancel": {"POST": "unauth 404 404 ok 404 ok"},
     "api-job-download": {READ: "unauth 404 404 ok 404 ok"},
     # REST API: the lead's tools
@@ -232,6 +234,8 @@ TABLE: dict[str, dict[str, str]] = {
     "api-reannotation-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
     "api-aligner-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
     "api-trees-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
+    "api-aligner-cancel": {"POST": API_LEAD_PROJECT},
+    "api-trees-cancel": {"POST": API_LEAD_PROJECT},
     "api-systems-list": {READ: API_LEAD_PROJECT, "POST": API_LEAD_PROJECT},
     "api-adjudication-list": {READ: API_LEAD_PAIR},
     "api-adjudication-take": {"POST": API_LEAD_PAIR},
@@ -421,6 +425,15 @@ BODIES: dict[tuple[str, str], Callable[[Objects, Any], dict[str, Any]]] = {
         "files": [SimpleUploadedFile("msr_paraphrase_train.txt", mrpc_file(MRPC_ROW))],
     },
     ("api-job-export", "POST"): lambda o, u: {"project": o.project.pk, "format": "native"},
+    ("api-job-lexicon", "POST"): lambda o, u: {
+        "project": o.project.pk,
+        "lexicon_file": SimpleUploadedFile("lex.tsv", LEXICON.encode()),
+        "sentence_file": SimpleUploadedFile("s.txt", SENTENCES.encode()),
+        "seed": 0,
+        "n": 1,
+        "per_phrase": 1,
+        "preview": "1",
+    },
     ("api-planner-plan", "POST"): lambda o, u: {"selection": "all", "per_pair": "everyone", "seed": 1},
     ("api-planner-reassign", "POST"): lambda o, u: {
         "from_user": o.assignment.annotator_id,
@@ -445,7 +458,7 @@ BODIES: dict[tuple[str, str], Callable[[Objects, Any], dict[str, Any]]] = {
     ("api-gold-phenomenon-detail", "PATCH"): lambda o, u: {"comment": "changed", "base_version": None},
     ("api-gold-link-list", "POST"): lambda o, u: {"i": 0, "j": 0, "sure": False, "base_version": None},
 }
-MULTIPART = {("api-job-import", "POST")}
+MULTIPART = {("api-job-import", "POST"), ("api-job-lexicon", "POST")}
 MRPC_ROW = ("1", "1", "2", "A cat sat .", "The cat was sitting .")
 
 

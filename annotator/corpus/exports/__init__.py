@@ -7,6 +7,8 @@ download and the Celery export job.
 from __future__ import annotations
 
 import io
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -14,12 +16,12 @@ from typing import Any, BinaryIO
 from django.core.exceptions import ValidationError
 
 from annotator.corpus.exports import report
-from annotator.corpus.exports.conll import conll_text
-from annotator.corpus.exports.csv import phenomena_csv
-from annotator.corpus.exports.etpc import etpc_xml
+from annotator.corpus.exports.conll import conll_text, write_conll
+from annotator.corpus.exports.csv import phenomena_csv, write_csv
+from annotator.corpus.exports.etpc import etpc_xml, write_etpc
 from annotator.corpus.exports.jsonl import jsonl_bytes, write_jsonl
 from annotator.corpus.exports.native import write_native
-from annotator.corpus.exports.pharaoh import pharaoh_text
+from annotator.corpus.exports.pharaoh import pharaoh_text, write_pharaoh
 from annotator.models import Project
 
 FORMATS = ("native", "etpc", "csv", "pharaoh", "report", "jsonl", "conll")
@@ -95,14 +97,27 @@ class ExportTooLarge(Exception):
     """The export passed its size limit; the message says which."""
 
 
-class _Capped(io.RawIOBase):
-    """A binary file that refuses to grow past `limit` bytes (ExportTooLarge)."""
+class ExportCancelled(Exception):
+    """The export's job was cancelled while it wrote; the partial file is removed."""
 
-    def __init__(self, out: BinaryIO, limit: int) -> None:
+
+CANCEL_CHECK_EVERY = 0.5  # seconds between two reads of a running export's cancel flag
+
+
+class _Capped(io.RawIOBase):
+    """A binary file that refuses to grow past `limit` bytes (ExportTooLarge) and stops when its job is
+    cancelled (ExportCancelled; `cancelled` is read at most every CANCEL_CHECK_EVERY seconds)."""
+
+    def __init__(self, out: BinaryIO, limit: int, cancelled: Callable[[], bool] | None = None) -> None:
         self.out, self.limit, self.size = out, limit, 0
+        self.cancelled, self.checked = cancelled, time.monotonic()
 
     def writable(self) -> bool:
         return True
+
+    def check(self) -> None:
+        if self.cancelled is not None and self.cancelled():
+            raise ExportCancelled("The export was cancelled; its partial file was removed.")
 
     def write(self, data: Any) -> int:
         self.size += len(data)
@@ -111,6 +126,10 @@ class _Capped(io.RawIOBase):
                 f"The export is larger than {self.limit // 2**20} MB (EXPORT_MAX_MB); nothing was kept. "
                 "Export one annotator or the gold layer, or ask an administrator to raise the limit."
             )
+        now = time.monotonic()
+        if now - self.checked >= CANCEL_CHECK_EVERY:
+            self.checked = now
+            self.check()
         return self.out.write(data)
 
 
@@ -121,28 +140,61 @@ class ExportedFile:
     content_type: str
 
 
+@dataclass(frozen=True)
+class Streamed:
+    """A format written to the file as it is read (bounded memory)."""
+
+    write: Callable[..., None]
+    ext: str
+    content_type: str
+    what: str = ""  # the file name's word for the content ("phenomena")
+
+
+STREAMED = {
+    "jsonl": Streamed(write_jsonl, "jsonl", "application/jsonl"),
+    "csv": Streamed(write_csv, "csv", "text/csv", "phenomena"),
+    "pharaoh": Streamed(write_pharaoh, "align", "text/plain"),
+    "conll": Streamed(write_conll, "conll", "text/plain"),
+    "etpc": Streamed(write_etpc, "xml", "application/xml"),
+}
+
+
 def export_to_file(
-    format: str, project: Project, directory: Path, *, max_bytes: int, **options: Any
+    format: str,
+    project: Project,
+    directory: Path,
+    *,
+    max_bytes: int,
+    cancelled: Callable[[], bool] | None = None,
+    **options: Any,
 ) -> ExportedFile:
-    """Write the export into `directory` (created if needed), at most `max_bytes` long: JSON Lines is
-    written record by record as it is read (bounded memory); the other formats are built, then written.
-    Raises what `export_project` raises, and ExportTooLarge (the partial file removed)."""
+    """Write the export into `directory` (created if needed), at most `max_bytes` long. The `STREAMED`
+    formats are written as they are read (memory does not grow with the project); the native document
+    and the agreement report are built, then written. Raises what `export_project` raises,
+    ExportTooLarge, and ExportCancelled once `cancelled()` is true (the partial file removed either way)."""
     directory.mkdir(parents=True, exist_ok=True)
-    exported = None if format == "jsonl" else export_project(format, project, **options)
-    if exported is None:
-        check_options(format, annotator=options.get("annotator"), gold=options.get("gold", False))
-        path, content_type = directory / _filename(project, "jsonl", **options), "application/jsonl"
+    annotator, gold = options.get("annotator"), options.get("gold", False)
+    streamed = STREAMED.get(format)
+    exported = None if streamed else export_project(format, project, **options)
+    if streamed is not None:
+        check_options(format, annotator=annotator, gold=gold)
+        path = directory / _filename(project, streamed.ext, what=streamed.what, **options)
+        content_type = streamed.content_type
     else:
+        assert exported is not None
         path, content_type = directory / exported.filename, exported.content_type
     try:
         with path.open("wb") as raw:
-            capped = _Capped(raw, max_bytes)
-            if exported is None:
-                write_jsonl(
-                    project, capped, annotator=options.get("annotator"), gold=options.get("gold", False)
-                )
+            capped = _Capped(raw, max_bytes, cancelled)
+            capped.check()
+            if streamed is not None:
+                # the phenomena CSV without the gold flag holds every annotator's and the gold layer
+                layer = (True if gold else None) if format == "csv" else gold
+                streamed.write(project, capped, annotator=annotator, gold=layer)
             else:
+                assert exported is not None
                 capped.write(exported.data)
+            capped.check()
     except BaseException:
         path.unlink(missing_ok=True)
         raise
@@ -150,8 +202,8 @@ def export_to_file(
 
 
 def _filename(
-    project: Project, ext: str, *, annotator: str | None = None, gold: bool = False, **_: Any
+    project: Project, ext: str, *, what: str = "", annotator: str | None = None, gold: bool = False, **_: Any
 ) -> str:
     slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in project.name).strip("-") or "project"
     who = "gold" if gold else (annotator or "all")
-    return f"{slug}-{who}.{ext}"
+    return f"{slug}-{what + '-' if what else ''}{who}.{ext}"

@@ -14,15 +14,17 @@ Columns (tab-separated): ID (1-based), FORM, PHENOMENA (`n:type name` of every p
 scope covers the token, `|`-separated; n numbers the pair's phenomena from 1, so both members'
 tokens of one phenomenon carry the same n), KEYS (the n of phenomena naming the token a key), ALIGN
 (1-based IDs of the tokens of the other member linked to this one, `?` after a possible link).
-`_` marks an empty column.
+`_` marks an empty column. Written record by record as the records are read (`write_conll`): memory
+does not grow with the project.
 """
 
 from __future__ import annotations
 
+import io
 from collections import defaultdict
-from typing import Any
+from typing import Any, BinaryIO
 
-from annotator.corpus.exports.jsonl import records
+from annotator.corpus.exports.jsonl import iter_records
 from annotator.models import Project
 
 
@@ -56,15 +58,22 @@ def _member(record: dict[str, Any], member: int) -> list[str]:
     return lines
 
 
-def conll_text(project: Project, *, annotator: str | None = None, gold: bool = False) -> bytes:
+def write_conll(project: Project, out: BinaryIO, *, annotator: str | None = None, gold: bool = False) -> None:
+    """Write the token file to `out` as the records are read."""
     if not annotator and not gold:
         raise ValueError("the CoNLL export holds one annotator's work: give an annotator or the gold layer")
-    out: list[str] = []
-    for record in records(project, annotator=annotator, gold=gold):
+    first = True
+    for record in iter_records(project, annotator=annotator, gold=gold):
         for member in (1, 2):
-            out += _member(record, member)
-            out.append("")
-    return "\n".join(out).encode("utf-8")
+            lines = _member(record, member)
+            out.write((("" if first else "\n") + "\n".join(lines) + "\n").encode("utf-8"))
+            first = False
 
 
-__all__ = ["conll_text"]
+def conll_text(project: Project, *, annotator: str | None = None, gold: bool = False) -> bytes:
+    out = io.BytesIO()
+    write_conll(project, out, annotator=annotator, gold=gold)
+    return out.getvalue()
+
+
+__all__ = ["conll_text", "write_conll"]

@@ -4,11 +4,14 @@ Columns: pair, annotator, gold, type_code, type, class, scope1, scope2, projecti
 sense_preserving, comment, scope1_text, scope2_text. Token indices are space-separated 0-based indices;
 the *_text columns repeat the tokens they name. UTF-8, comma-separated, standard CSV quoting; a text
 cell that a spreadsheet would run as a formula starts with an apostrophe (`annotator.core.spreadsheet`).
+Written as the rows are read (`write_csv`, `ROWS_PER_CHUNK` at a time): memory does not grow with the
+project.
 """
 
 from __future__ import annotations
 
 import io
+from typing import BinaryIO
 
 from annotator.core.spreadsheet import SafeWriter
 from annotator.corpus.exports.etpc import phenomena_of
@@ -33,9 +36,22 @@ COLUMNS = [
 ]
 
 
+ROWS_PER_CHUNK = 2000
+
+
 def phenomena_csv(project: Project, *, annotator: str | None = None, gold: bool | None = None) -> bytes:
-    out = io.StringIO()
-    writer = SafeWriter(out)
+    out = io.BytesIO()
+    write_csv(project, out, annotator=annotator, gold=gold)
+    return out.getvalue()
+
+
+def write_csv(
+    project: Project, out: BinaryIO, *, annotator: str | None = None, gold: bool | None = None
+) -> None:
+    """Write the phenomena to `out` (UTF-8) as they are read; `gold=None`: every annotator and the gold
+    layer."""
+    text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
+    writer = SafeWriter(text)
     writer.writerow(COLUMNS)
     rows = phenomena_of(project, annotator=annotator, gold=bool(gold))
     if gold is None:
@@ -43,7 +59,7 @@ def phenomena_csv(project: Project, *, annotator: str | None = None, gold: bool 
         if annotator:
             rows = rows.filter(annotator__username=annotator)
         rows = rows.order_by("pair__position", "pair_id", "annotator__username", "is_gold", "pk")
-    for p in rows:
+    for p in rows.iterator(ROWS_PER_CHUNK):
         t1, t2 = p.pair.tokens1, p.pair.tokens2
         writer.writerow(
             [
@@ -64,4 +80,5 @@ def phenomena_csv(project: Project, *, annotator: str | None = None, gold: bool 
                 " ".join(t2[i] for i in p.scope2),
             ]
         )
-    return out.getvalue().encode("utf-8")
+    text.flush()
+    text.detach()  # `out` stays open for the caller

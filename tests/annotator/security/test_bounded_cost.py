@@ -81,7 +81,10 @@ def test_hourly_upload_limits_give_a_clear_message(world: dict[str, Any], settin
     url = reverse("annotator:corpus-jobs", args=[world["project"].pk])
     response = client.post(url, {"format": "mrpc", "files": SimpleUploadedFile("t.txt", TWO_ROWS)})
     assert response.status_code == 422
-    assert "You started 2 imports in the last hour; the limit is 2 an hour." in response.content.decode()
+    assert (
+        "You started 2 uploads (imports, lexicon builds) in the last hour; the limit is 2 an hour."
+        in response.content.decode()
+    )
     assert CorpusJob.objects.count() == 2
     api = make.api_client(world["lead"])
     response = api.post(
