@@ -167,14 +167,14 @@ def require_lead(user: Any, project: Project, action: str) -> None:
 
 
 def pair_for_annotation(user: Any, project_pk: int, pair_pk: int) -> Pair:
-    """A pair the user annotates: they must be an annotator of the project holding an assignment for it."""
-    project = project_for_member(user, project_pk)
-    pair = Pair.objects.filter(project=project, pk=pair_pk).first()
-    if pair is None:
+    """A pair the user annotates: they must be an annotator of the project holding an assignment for it.
+
+    Outsiders of the project, and a pair of another project, get 404. One statement
+    (`pair_for_annotation_by_id`: every editor save starts here); the pair comes back with its project
+    loaded (its description and guidelines deferred)."""
+    pair = pair_for_annotation_by_id(user, pair_pk)
+    if pair.project_id != int(project_pk):
         raise Http404("No such pair.")
-    if not is_annotator(user, project) or not pair.assignments.filter(annotator=user).exists():
-        raise PermissionDenied("This pair is not assigned to you.")
-    pair.project = project  # already loaded: spares every caller a query for pair.project
     return pair
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 from django.db import transaction
@@ -83,7 +84,8 @@ class PairLabelViewSet(AnnotationViewSet):
         fields = validated(s.PairLabelWriteSerializer, request.data)
         pair = pair_to_annotate(request.user, fields["pair"])
         version = fields["base_version"]
-        with transaction.atomic():
+        both = "label" in fields and "comment" in fields
+        with transaction.atomic() if both else nullcontext():  # one service call is a transaction itself
             if "label" in fields:
                 version = annotation_services.set_pair_label(
                     pair, request.user, fields["label"], base_version=version

@@ -184,7 +184,8 @@ def test_page_query_count(django_assert_num_queries):
     desk = make.desk()
     client = logged_in(desk.anna)
     client.get(url("pair-edit", desk.pair))
-    # 15th: is there a guidelines version the annotator has not read; 16th: is there a trained
+    # the pair, its project and the access facts in one statement (was four for access); one query asks
+    # whether there is a guidelines version the annotator has not read, one whether there is a trained
     # recommender whose phenomena suggestions to offer
-    with django_assert_num_queries(16):
+    with django_assert_num_queries(14):
         client.get(url("pair-edit", desk.pair))

@@ -158,6 +158,20 @@ def test_save_phenomenon_query_count(world, django_assert_num_queries):
     assert response.status_code == 201
 
 
+def test_save_pair_label_query_count(world, django_assert_num_queries):
+    client = api_client(world.anna)
+    first = {"pair": world.pair.pk, "label": "non_paraphrase", "base_version": 0}
+    version = client.post("/api/pair-labels/", first, format="json").json()["version"]
+    body = {"pair": world.pair.pk, "label": "paraphrase", "base_version": version}
+    # token, access (one query), the service's savepoint/release (a label alone is one service call: no
+    # transaction around it), sheet locked and its version bumped, the assignment put in progress if it
+    # was to do, history, the label, the agreement sums moved by the label's difference (one
+    # statement), agreement state and the change mark naming the pair, the sheet read for the answer: 12
+    with django_assert_num_queries(12):
+        response = client.post("/api/pair-labels/", body, format="json")
+    assert response.status_code == 200 and response.json()["label"] == "paraphrase"
+
+
 def test_links_block_is_set_and_removed(world):
     client = api_client(world.anna)
     body = {"pair": world.pair.pk, "links": [[0, 0], [1, 0], [4, 2]], "sure": True, "base_version": 0}
