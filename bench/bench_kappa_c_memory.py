@@ -4,11 +4,12 @@
 
 A loader process puts `--projects` synthetic projects (`metrics.synthetic`: `--pairs` pairs × 3
 annotators with word alignments and an initial alignment, one phenomenon per pair and annotator) into
-a throwaway database (`bench_dashboard.setup_database`: SQLite, or PostgreSQL next to DATABASE_URL's).
-A second, fresh process — as a worker would — computes each project's agreement from scratch in turn
-(`computation.recompute(full=True)`: κ_C's Monte Carlo deferred to its parts, which run in that process
-without a broker, the chord's path of the embedded default), and prints its PSS (proportional set
-size, /proc/self/smaps_rollup) after each project, with the ratio of the last to the first. Target:
+a throwaway database (`bench_dashboard.setup_database`: SQLite, or PostgreSQL next to DATABASE_URL's)
+and computes their agreement, κ_C pending: its Monte Carlo planned in parts, not sent. A second, fresh
+process — as a worker would — computes each project's κ_C in turn: every part
+(`kappa_c_chunks.compute`, the chord's task), then the recompute that combines them (what the chord's
+callback runs), and prints its PSS (proportional set size, /proc/self/smaps_rollup) after each
+project, with the ratio of the last to the first. Target:
 ≤ 1.2 (docs/benchmarks.md). `--samples` sets the Monte Carlo's J for every project (the spec's 1,000 by
 default; fewer to fit a short run: a part's draws are bounded whatever J, the inputs are the pairs').
 """
@@ -43,39 +44,59 @@ def setup_django() -> None:
     django.setup()
 
 
-def load(pairs: int, projects: int) -> list[int]:
+def set_samples(samples: int) -> None:
+    """J for every document of this process: `Options(identical_match, mc_samples, …)`'s default."""
+    from metrics.types import Options
+
+    defaults = list(Options.__init__.__defaults__ or ())
+    defaults[1] = samples
+    Options.__init__.__defaults__ = tuple(defaults)
+
+
+def load(pairs: int, projects: int, samples: int) -> list[int]:
+    """The projects, each with its agreement computed but κ_C, whose parts are planned and not sent
+    (as if a broker had taken the chord)."""
     from django.core.management import call_command
 
+    from annotator import taskqueue
+    from annotator.agreement import computation
     from bench.bench_dashboard import load_document
     from metrics.synthetic import synthetic_document
 
+    set_samples(samples)
     call_command("migrate", verbosity=0)
+    taskqueue.enqueue = lambda *args, **kwargs: None  # type: ignore[assignment]
+    taskqueue.enqueue_chord = lambda *args, **kwargs: None  # type: ignore[attr-defined]
     ids = []
     for k in range(projects):
         doc = synthetic_document(n_pairs=pairs, n_annotators=3, phenomena_per_pair=1, seed=k)
         project, _ = load_document(doc, f"kcm{k}")
+        outcome = computation.recompute(project.pk, full=True)
+        assert outcome.startswith("stored provisional;"), outcome
         ids.append(project.pk)
     return ids
 
 
 def compute(ids: list[int], samples: int) -> list[dict[str, float | str]]:
-    from metrics.types import Options
-
-    defaults = list(Options.__init__.__defaults__ or ())
-    defaults[1] = samples  # Options(identical_match, mc_samples, …): J for every document of this run
-    Options.__init__.__defaults__ = tuple(defaults)
-    from annotator.agreement import computation
+    """What a worker does for each project's κ_C in turn: every part, then the recompute that combines
+    them (the chord's callback); this process's PSS after each."""
+    set_samples(samples)
+    from annotator.agreement import computation, kappa_c_chunks
+    from annotator.models import KappaCChunk
 
     rows: list[dict[str, float | str]] = [
         {"project": "none yet", "s": 0.0, "pss_mib": pss_mib(), "outcome": ""}
     ]
     for pk in ids:
         started = time.perf_counter()
-        outcome = computation.recompute(pk, full=True)
+        parts = KappaCChunk.objects.filter(project_id=pk, status="pending").values_list("pk", flat=True)
+        outcomes = {kappa_c_chunks.compute(part) for part in list(parts)}
+        outcome = computation.recompute(pk)
         latest = computation.latest_snapshot(pk)
         assert latest is not None and not latest.results["pending"], outcome
+        note = f"{len(parts)} parts {sorted(outcomes)}, then {outcome}"
         rows.append(
-            {"project": str(pk), "s": time.perf_counter() - started, "pss_mib": pss_mib(), "outcome": outcome}
+            {"project": str(pk), "s": time.perf_counter() - started, "pss_mib": pss_mib(), "outcome": note}
         )
     return rows
 
@@ -90,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.step == "load":
         setup_django()
-        print(json.dumps(load(args.pairs, args.projects)))
+        print(json.dumps(load(args.pairs, args.projects, args.samples)))
         return 0
     if args.step == "compute":
         setup_django()
@@ -113,8 +134,10 @@ def main(argv: list[str] | None = None) -> int:
                 str(args.projects),
             ]
             out = subprocess.run(
-                cmd + ["--samples", str(args.samples)], env=env, check=True, capture_output=True
+                cmd + ["--samples", str(args.samples)], env=env, check=False, capture_output=True
             )
+            if out.returncode:
+                raise SystemExit(f"{' '.join(extra[:2])} failed:\n{out.stderr.decode()[-3000:]}")
             return json.loads(out.stdout.decode().strip().splitlines()[-1])
 
         ids = step("--step", "load")
