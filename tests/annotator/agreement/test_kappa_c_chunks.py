@@ -5,6 +5,7 @@ shows how far the parts are."""
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import pytest
@@ -180,3 +181,33 @@ def test_the_dashboard_says_how_far_kappa_c_is_without_sending_anything(team, se
     page = client.get(reverse("annotator:dashboard", args=[project.pk])).content.decode()
     assert '<span class="kappa-c-parts">7 of 12 parts</span>' in page
     assert task_queue.sent == sent  # a GET sends nothing
+
+
+def test_the_migration_counts_finished_plans_and_drops_those_with_parts_pending(cast):
+    """Migration 0027: a plan whose parts are all computed gets its (done, total); one with a part
+    pending (sent as a task of the previous design) is deleted, for the next recompute to plan again."""
+    from django.apps import apps
+
+    migration = importlib.import_module("annotator.migrations.0027_kappa_c_chord")
+    finished = make.project_with_pairs("Finished", n_pairs=1)
+    halfway = make.project_with_pairs("Halfway", n_pairs=1)
+    for project, statuses in ((finished, ["done", "done"]), (halfway, ["done", "pending"])):
+        KappaCRun.objects.create(project=project, fingerprint="f", chunks={"a|b": ["d0", "d1"]})
+        for k, status in enumerate(statuses):
+            KappaCChunk.objects.create(
+                project=project,
+                digest=f"d{k}",
+                key="a|b",
+                start=k,
+                n_items=1,
+                draws=1,
+                spec="{}",
+                status=status,
+                means=b"\0" * 8,
+                variances=b"\0" * 8,
+            )
+    migration.count_or_drop_plans(apps, None)
+    assert kappa_c_chunks.progress(finished.pk) == (2, 2)
+    assert not KappaCRun.objects.filter(project=halfway).exists()
+    assert KappaCChunk.objects.get(project=halfway, status="pending").means is None
+    assert KappaCChunk.objects.get(project=halfway, status="done").means is not None
