@@ -186,15 +186,15 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "queue_order_strategy": "priority",
 }
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "workbench")
-# κ_C's Monte Carlo chunks (minutes of CPU at corpus scale) wait in a queue of their own, which every
-# worker consumes after the default one: a recompute, an import or an export sent while chunks are
-# queued is taken next, not after them (`celery worker -Q <queue>,<queue>.kappa_c` where -Q is given).
+# κ_C's Monte Carlo parts (minutes of CPU at corpus scale, sent as one Celery chord) wait in a queue of
+# their own, which every worker consumes after the default one: a recompute, an import or an export sent
+# while parts are queued is taken next, not after them (`celery worker -Q <queue>,<queue>.kappa_c`).
 CELERY_KAPPA_C_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.kappa_c"
 CELERY_TASK_QUEUES = (
     Queue(CELERY_TASK_DEFAULT_QUEUE, routing_key=CELERY_TASK_DEFAULT_QUEUE),
     Queue(CELERY_KAPPA_C_QUEUE, routing_key=CELERY_KAPPA_C_QUEUE),
 )
-CELERY_TASK_ROUTES = {"annotator.compute_kappa_c_chunk": {"queue": CELERY_KAPPA_C_QUEUE}}
+CELERY_TASK_ROUTES = {"annotator.compute_kappa_c_part": {"queue": CELERY_KAPPA_C_QUEUE}}
 # A pool process whose resident memory passed this after a task is replaced by a fresh one (KiB): an
 # import or export of a whole corpus grows its process by ~60 MiB that Python's allocator keeps
 # otherwise. A fresh pool process has ~110 MiB resident, nearly all shared with the worker's main
@@ -206,12 +206,11 @@ CELERY_WORKER_MAX_MEMORY_PER_CHILD = env_int("WORKER_MAX_MEMORY_PER_CHILD_MB", 1
 # Without a broker, agreement recomputes run in a background thread of the web process (off the request);
 # AGREEMENT_IN_PROCESS_BACKGROUND=0 runs them inside the save instead (the test suite does).
 AGREEMENT_IN_PROCESS_BACKGROUND = env_bool("AGREEMENT_IN_PROCESS_BACKGROUND", True)
-# An expensive κ_C's Monte Carlo is cut into chunks of at most AGREEMENT_KAPPA_C_CHUNK_DRAWS uniform draws
-# that any worker takes (annotator.agreement.kappa_c_chunks); a chunk whose worker sent no heartbeat for
-# AGREEMENT_KAPPA_C_CHUNK_STALE seconds is computed again. AGREEMENT_KAPPA_C_CHUNKS=0: one process.
-AGREEMENT_KAPPA_C_CHUNKS = env_bool("AGREEMENT_KAPPA_C_CHUNKS", True)
+# κ_C's Monte Carlo of more than AGREEMENT_KAPPA_C_DEFER_WORK items × samples leaves κ_C pending and is
+# computed by the workers in parts of at most AGREEMENT_KAPPA_C_CHUNK_DRAWS uniform draws, one Celery
+# chord (annotator.agreement.kappa_c_chunks; without a broker the parts run in the recompute).
+AGREEMENT_KAPPA_C_DEFER_WORK = int(os.environ.get("AGREEMENT_KAPPA_C_DEFER_WORK", "20000"))
 AGREEMENT_KAPPA_C_CHUNK_DRAWS = int(os.environ.get("AGREEMENT_KAPPA_C_CHUNK_DRAWS", "25000000"))
-AGREEMENT_KAPPA_C_CHUNK_STALE = float(os.environ.get("AGREEMENT_KAPPA_C_CHUNK_STALE", "30"))
 # Every agreement computation rewrites the current agreement in place and leaves a small headline row; a
 # full report (AgreementSnapshot) is stored after a full computation, when κ_C becomes final, and
 # otherwise at most once per AGREEMENT_REPORT_INTERVAL_SECONDS while changes stream in

@@ -6,6 +6,10 @@ the broker (`send_task`: by name, to the default queue); without it (`task_alway
 default) the task runs now, in this process, and its exceptions reach the caller as they would in a
 plain function call.
 
+Work in parts that run anywhere and then join goes through `enqueue_chord`: Celery's chord (a group of
+part tasks, then one callback given their results), or, without a broker, the parts one after the other
+in this process and the callback after them.
+
 Whatever goes wrong on the way to the broker (Redis refused the connection, timed out, the transport
 gave up) is one error, `QueueUnavailable`, whose message says that nothing was queued.
 """
@@ -15,6 +19,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from celery import chord, group
 from kombu.exceptions import OperationalError as BrokerOperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -64,3 +69,26 @@ def enqueue(name: str, *args: Any, countdown: float | None = None) -> None:
     except BROKER_ERRORS as exc:
         log.warning("could not enqueue %s%r: %s", name, args, exc)
         raise QueueUnavailable(name, exc) from exc
+
+
+def enqueue_chord(part: str, parts: list[tuple[Any, ...]], callback: str, *args: Any) -> None:
+    """Send task `part` once per args tuple of `parts` as a Celery chord whose callback `callback`
+    receives the list of their results (in `parts`' order) and then `args`; without a broker run them now,
+    in this process, in that order (an exception reaches the caller). Nothing is sent for no parts.
+
+    Raises `QueueUnavailable` when the broker cannot be reached."""
+    if not parts:
+        return
+    if runs_in_process():
+        if part not in app.tasks or callback not in app.tasks:
+            app.loader.import_default_modules()
+        results = [app.tasks[part].apply(args=a, throw=True).get() for a in parts]
+        app.tasks[callback].apply(args=(results, *args), throw=True)
+        return
+    try:
+        chord(
+            group(app.signature(part, args=a) for a in parts), app.signature(callback, args=args)
+        ).apply_async()
+    except BROKER_ERRORS as exc:
+        log.warning("could not enqueue %s × %d then %s%r: %s", part, len(parts), callback, args, exc)
+        raise QueueUnavailable(callback, exc) from exc

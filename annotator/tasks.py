@@ -64,6 +64,10 @@ def recompute_agreement(project_id: int, claim: int | None = None) -> str | None
     `scheduling.rerun_delay`. Any exception other than a transient one is a bug: it is recorded in
     `AgreementState.last_error` and the task fails once.
     """
+    return _recompute(project_id, claim)
+
+
+def _recompute(project_id: int, claim: int | None) -> str:
     started = time.monotonic()
     outcome = computation.recompute(project_id, claim=claim)
     if outcome.startswith("stored"):
@@ -73,20 +77,24 @@ def recompute_agreement(project_id: int, claim: int | None = None) -> str | None
     return outcome
 
 
-@shared_task(name="annotator.compute_kappa_c_chunk", bind=True, **RETRYING)
-def compute_kappa_c_chunk(self: Task, chunk_id: int) -> str:
-    """Compute one chunk of a project's κ_C Monte Carlo (`annotator.agreement.kappa_c_chunks`); the last
-    chunk of a plan schedules the recompute that combines them. Acknowledged late: a killed worker's
-    chunk is redelivered; a chunk already done or dropped by a newer plan is skipped; one that another
-    worker holds is looked at again when its heartbeat could have gone stale (taken over if it has).
-    A chunk steps aside for its project's due recompute: stopped midway it keeps what it computed and is
-    queued again ("yielded"); not started yet, it is sent again a moment later ("deferred")."""
-    outcome = kappa_c_chunks.compute(chunk_id)
-    if outcome == "held" and not self.request.is_eager:
-        raise self.retry(countdown=kappa_c_chunks.stale_seconds(), max_retries=None)
-    if outcome == "deferred" and not self.request.is_eager:
-        raise self.retry(countdown=kappa_c_chunks.yield_seconds(), max_retries=None)
-    return outcome
+@shared_task(name="annotator.compute_kappa_c_part", **RETRYING)
+def compute_kappa_c_part(part_id: int) -> str:
+    """Compute one part of a project's κ_C Monte Carlo and store it (`annotator.agreement.kappa_c_chunks`):
+    one task of the chord `kappa_c_chunks.start_plan` sends. Acknowledged late: a killed worker's part
+    is delivered again; a part already computed, or dropped by a newer plan, returns at once."""
+    return kappa_c_chunks.compute(part_id)
+
+
+@shared_task(name="annotator.finish_kappa_c", bind=True, **RETRYING)
+def finish_kappa_c(self: Task, parts: list[str], project_id: int, run_id: int) -> str:
+    """The chord's callback once every part of κ_C plan `run_id` returned (`parts`: their outcomes): the
+    recompute that combines the parts into the final κ_C. "superseded" when a newer plan replaced it
+    (that plan's chord finishes κ_C). Without a broker the recompute that sent the chord combines them."""
+    if not kappa_c_chunks.ready(project_id, run_id):
+        return "superseded"
+    if self.request.is_eager:
+        return "combined by the caller"
+    return _recompute(project_id, None)
 
 
 @shared_task(name="annotator.compute_statistics", **RETRYING)

@@ -276,8 +276,9 @@ def bench_recompute(n_pairs: int, kappa_c: bool) -> None:
 
     ratios: list[tuple[str, float, float]] = []
     finishes: list[tuple[str, float, float]] = []  # κ_C after the provisional snapshot: (CPU without MC, MC)
-    # κ_C in one process, as before its chunks could go to the workers (bench_kappa_c.py measures those)
-    with override_settings(AGREEMENT_KAPPA_C_DEFER_WORK=0, AGREEMENT_KAPPA_C_CHUNKS=False):
+    # κ_C's Monte Carlo in one part per annotator pair, in this process (bench_kappa_c.py measures the
+    # parts spread over workers)
+    with override_settings(AGREEMENT_KAPPA_C_DEFER_WORK=0, AGREEMENT_KAPPA_C_CHUNK_DRAWS=10**15):
         row("cold (no earlier snapshot)", "", clock.run(lambda: computation.recompute(project.pk)))
         for n, (what, change) in enumerate(
             (("phenomenon", change_phenomenon), ("pair label", change_label), ("link", change_link))
@@ -295,11 +296,11 @@ def bench_recompute(n_pairs: int, kappa_c: bool) -> None:
             "≤ 1 s CPU",
             clock.run(lambda: computation.recompute(project.pk)),
         )
-        if taskqueue.runs_in_process():  # no broker: the chunks run in the recompute's thread
-            with override_settings(AGREEMENT_KAPPA_C_CHUNKS=True):
+        if taskqueue.runs_in_process():  # no broker: the parts run in the recompute's thread
+            with override_settings(AGREEMENT_KAPPA_C_CHUNK_DRAWS=25_000_000):
                 saved(change_link(7))
                 row(
-                    "one link changed, incremental, κ_C in chunks",
+                    "one link changed, incremental, κ_C in parts",
                     "",
                     clock.run(lambda: computation.recompute(project.pk)),
                 )

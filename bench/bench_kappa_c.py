@@ -7,9 +7,9 @@ project of `--pairs` pairs × 3 annotators with word alignments and an initial a
 (`metrics.synthetic`, 25 tokens a member; the default options: J = 1,000 samples, seed 0). For each worker count N, N real Celery worker processes
 (one pool process each, as `docker compose up --scale worker=N`) serve the private queue; the project's
 κ_C is computed from scratch: `annotator.agreement.computation.recompute(full=True)` stores the provisional snapshot
-and enqueues the chunks (`annotator.agreement.kappa_c_chunks`), the workers compute them, the last one
-schedules the recompute that stores the final snapshot. Printed per N: chunks, wall time from the
-chunks' enqueueing to the final snapshot, the workers' CPU time, the ratio of wall times to 1 worker,
+and sends the chord of the Monte Carlo's parts (`annotator.agreement.kappa_c_chunks`), the workers
+compute them, and the chord's callback runs the recompute that stores the final snapshot. Printed per
+N: parts, wall time from the chord's sending to the final snapshot, the workers' CPU time, the ratio of wall times to 1 worker,
 and π̂0 of every annotator pair in full precision — identical for every N (the chunks start their
 generator where the single stream of the recipe is, docs/measures.md#kappa-c). The machine's load
 average and CPU steal are printed beside: wall times on a shared machine are noisy.

@@ -11,7 +11,7 @@ normative (docs/measures.md#kappa-c) so that dashboards are reproducible to the 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -339,17 +339,13 @@ def _chance_range(
     pr_edit_b: Sequence[float],
     mc_samples: int,
     identical_match: str,
-    stop: Callable[[], bool] | None = None,
 ) -> tuple[list[float], list[float]]:
-    """Mean and unbiased variance of each item's J concordances, drawing from ``rng`` where it stands;
-    the first items only when ``stop()`` (asked after each item) answers True before the last."""
+    """Mean and unbiased variance of each item's J concordances, drawing from ``rng`` where it stands."""
     means, variances = [], []
     for pair, p_a, p_b in zip(pairs, pr_edit_a, pr_edit_b, strict=True):
         conc = _item_concordances(rng, pair, p_a, p_b, mc_samples, identical_match)
         means.append(float(conc.mean()))
         variances.append(float(conc.var(ddof=1)))
-        if stop is not None and len(means) < len(pairs) and stop():
-            break
     return means, variances
 
 
@@ -717,26 +713,6 @@ class ChanceChunk:
     def draws(self) -> int:
         return sum(chance_draws(p, self.mc_samples) for p in self.pairs)
 
-    def rest(self, done: int) -> ChanceChunk:
-        """The chunk of this one's items from its ``done``-th on (item ``start + done`` first), with the
-        generator offset past the draws of the ``done`` items before it: computing it gives the tail of
-        what this chunk gives, bit for bit (a chunk interrupted after ``done`` items resumes with it)."""
-        if not 0 <= done < len(self.pairs):
-            raise ValueError(
-                f"chunk {self.key}@{self.start}: items done must lie in [0, {len(self.pairs)}), got {done!r}"
-            )
-        return ChanceChunk(
-            self.key,
-            self.start + done,
-            self.offset + sum(chance_draws(p, self.mc_samples) for p in self.pairs[:done]),
-            self.pairs[done:],
-            self.pr_edit_a[done:],
-            self.pr_edit_b[done:],
-            self.mc_samples,
-            self.mc_seed,
-            self.identical_match,
-        )
-
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-able form (floats keep every bit through JSON: ``repr`` round-trips)."""
         return {
@@ -787,17 +763,12 @@ class ChanceChunk:
             raise ValueError(f"chance chunk: malformed field ({type(exc).__name__}: {exc})") from exc
 
 
-def chance_chunk(
-    chunk: ChanceChunk, *, stop: Callable[[], bool] | None = None
-) -> tuple[list[float], list[float]]:
+def chance_chunk(chunk: ChanceChunk) -> tuple[list[float], list[float]]:
     """Per-item ``(means, variances)`` of the J sampled concordances of the chunk's items.
 
     Equal, bit for bit, to the slice ``[start, start + len(pairs))`` of what the single-stream recipe
     of :func:`chance_concordance` computes for the whole annotator pair (docs/measures.md#kappa-c):
     ``Generator(PCG64(mc_seed))`` advanced by ``offset`` draws, then the recipe for each item.
-
-    ``stop``, asked after each item but the last: when it answers True the chunk ends there and gives
-    its first items' values only (at least one item's); ``chunk.rest(len(means))`` computes the others.
     """
     if chunk.start < 0 or chunk.offset < 0:
         raise ValueError(f"chunk {chunk.key}@{chunk.start}: start and offset must be >= 0")
@@ -828,7 +799,6 @@ def chance_chunk(
         chunk.pr_edit_b,
         chunk.mc_samples,
         chunk.identical_match,
-        stop,
     )
 
 

@@ -327,6 +327,7 @@ class RecordingQueue:
     def __init__(self) -> None:
         self.sent: list[tuple[str, tuple[Any, ...]]] = []
         self.countdowns: list[float | None] = []  # the countdown of each sent task, in order
+        self.chords: list[tuple[str, tuple[Any, ...]]] = []  # each chord's callback and its args
         self.refuse_with: BaseException | None = None
 
     def enqueue(self, name: str, *args: Any, countdown: float | None = None) -> None:
@@ -336,6 +337,17 @@ class RecordingQueue:
             raise taskqueue.QueueUnavailable(name, self.refuse_with)
         self.sent.append((name, args))
         self.countdowns.append(countdown)
+
+    def enqueue_chord(self, part: str, parts: list[tuple[Any, ...]], callback: str, *args: Any) -> None:
+        """A chord: its parts are recorded as sent tasks, and the chord (callback and its args) apart."""
+        from annotator import taskqueue
+
+        if self.refuse_with is not None:
+            raise taskqueue.QueueUnavailable(callback, self.refuse_with)
+        for part_args in parts:
+            self.sent.append((part, part_args))
+            self.countdowns.append(None)
+        self.chords.append((callback, args))
 
     def args_of(self, name: str) -> list[tuple[Any, ...]]:
         return [args for sent, args in self.sent if sent == name]
@@ -349,4 +361,5 @@ def task_queue(monkeypatch: pytest.MonkeyPatch) -> RecordingQueue:
     queue = RecordingQueue()
     monkeypatch.setattr(taskqueue, "runs_in_process", lambda: False)
     monkeypatch.setattr(taskqueue, "enqueue", queue.enqueue)
+    monkeypatch.setattr(taskqueue, "enqueue_chord", queue.enqueue_chord)
     return queue

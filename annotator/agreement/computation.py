@@ -83,8 +83,8 @@ HEADLINE_KEYS = (
 def recompute(project_id: int, *, full: bool = False, claim: int | None = None) -> str:
     """Recompute and store the project's agreement; returns what happened (for logs and tests).
 
-    "stored", "stored provisional+final", "stored provisional; κ_C in … chunks" (the workers compute
-    them), "waiting; κ_C in … chunks" (nothing new but κ_C, whose chunks are not all done), "unchanged"
+    "stored", "stored provisional+final", "stored provisional; κ_C in … parts" (the workers compute
+    them), "waiting; κ_C in … parts" (nothing new but κ_C, whose parts are not all done), "unchanged"
     (same fingerprint as the current agreement), "busy" (another worker computes the project; it will
     re-schedule), "superseded" (another recompute task of the project is queued and holds the
     schedule: `scheduling.take_claim`, with the task's `claim`), "deleted" (no such project).
@@ -158,11 +158,6 @@ def _compute_and_store(project: Project, started: float, full: bool = False) -> 
                 return "stored" if finished == "stored provisional+final" else finished
         update = None if full else incremental.update(project, changes)
         requested = update is None  # a full computation, not an update's κ_C: its report is stored
-        if update is not None and update.pending and not _kappa_c_deferred(update):
-            # κ_C is cheap to compute now: with chunks the update computes the chunks it changed
-            # (`_store_update`); without, only the full computation reuses the other pairs' results
-            if not kappa_c_chunks.enabled():
-                update = None
         if update is not None:
             return _store_update(project, update, changes, started)
         outcome = _compute_and_store_all(project, started, full, full_report=requested)
@@ -192,12 +187,12 @@ def _store_update(
 ) -> str:
     """Store an incremental update (`annotator.agreement.incremental`). When κ_C has to be computed
     again: a small Monte Carlo (`_kappa_c_deferred` says no) is computed here, in the same store;
-    otherwise the result is provisional and κ_C is finished from the stored parts (chunks the workers
-    take), or by the full computation when the state cannot tell."""
+    otherwise the result is provisional and κ_C is finished from the stored parts (its Monte Carlo in
+    parts a Celery chord computes), or by the full computation when the state cannot tell."""
     ids = [pk for pk, _ in changes]
     if update.write is None:
         incremental.forget_changes(ids)
-        # nothing changed, but a pending κ_C whose chunks are done may be waiting for this recompute
+        # nothing changed, but a pending κ_C whose parts are done may be waiting for this recompute
         latest = current.summary_state(project)
         if latest is not None and latest[1]:
             finished = _finish_kappa_c(project, started)
@@ -217,7 +212,7 @@ def _store_update(
         kappa_c = None
         if update.pending and not _kappa_c_deferred(update):
             # a small Monte Carlo (say, the pairs of annotators who have aligned a few pairs): its
-            # chunks are computed here, the others' reused, and κ_C is stored with the update
+            # parts are computed here, the others' reused, and κ_C is stored with the update
             kappa_c = kappa_c_section.finish(project, (update.digest, [KAPPA_C]), here=True)
             if kappa_c is not None and kappa_c.measures is None:
                 kappa_c = None  # another plan is in flight: κ_C follows it
@@ -259,10 +254,10 @@ def _store_update(
         incremental.forget_changes(ids)
     if not pending:
         return "stored"
-    # κ_C alone from the stored per-pair parts (in chunks the workers take, when they are on); the
+    # κ_C alone from the stored per-pair parts (its Monte Carlo in parts a Celery chord computes); the
     # full computation when the state cannot tell
     outcome = _finish_kappa_c(project, started) or _compute_and_store_all(project, started)
-    if outcome.startswith(("stored provisional;", "waiting;")):  # the chunks are still to compute
+    if outcome.startswith(("stored provisional;", "waiting;")):  # the parts are still to compute
         return "stored provisional;" + outcome.split(";", 1)[1]
     return "stored provisional+final"
 
@@ -270,13 +265,13 @@ def _store_update(
 def _finish_kappa_c(project: Project, started: float) -> str | None:
     """Finish the current agreement's pending κ_C from the stored state (`kappa_c_section`): the κ_C
     section row and results equal to the current ones but for κ_C. None when only the full computation
-    can; "waiting; …" while the workers compute its chunks (they schedule the recompute that ends it).
-    The current agreement's sections are read only when κ_C is finished."""
+    can; "waiting; …" while the workers compute its Monte Carlo's parts (the chord's callback runs the
+    recompute that ends it). The current agreement's sections are read only when κ_C is finished."""
     finished = kappa_c_section.finish(project, current.summary_state(project))
     if finished is None:
         return None
     if finished.measures is None:
-        return f"waiting; κ_C in {finished.total} chunks ({finished.done} done)"
+        return f"waiting; κ_C in {finished.total} parts ({finished.done} done)"
     latest = current.current(project)
     if latest is None:
         return None
@@ -368,7 +363,7 @@ def _compute_and_store_all(
     )
     documents: dict[str, Any] = {}  # the document's sections as metrics types, converted once
     kappa_c_inputs = fingerprints.sections.get("kappa_c", "")
-    # κ_C's Monte Carlo done in chunks by the workers for exactly these inputs (kappa_c_chunks)
+    # κ_C's Monte Carlo done in parts by the workers for exactly these inputs (kappa_c_chunks)
     chance = (
         kappa_c_chunks.chance_results(project.pk, kappa_c_inputs) if kappa_c_inputs and not full else None
     )
@@ -398,18 +393,17 @@ def _compute_and_store_all(
     if not stored["pending"]:
         _hand_over_phenomena(project, doc, fingerprints, totals)
         return "stored"
-    if kappa_c_chunks.enabled():
-        # the workers compute the chunks; the last one schedules the recompute that combines them
-        # (without a broker they have all run, here, by the time `start` returns)
-        if "word_alignments" not in documents:
-            documents["word_alignments"] = trusted_document(doc, sections=("word_alignments",))
-        done_chunks, total = kappa_c_chunks.start(
-            project, documents["word_alignments"], kappa_c_inputs, fresh=full
-        )
-        chance = kappa_c_chunks.chance_results(project.pk, kappa_c_inputs)
-        if chance is None:
-            _hand_over_phenomena(project, doc, fingerprints, totals)
-            return f"stored provisional; κ_C in {total} chunks ({done_chunks} done)"
+    # the workers compute the parts; the chord's callback runs the recompute that combines them
+    # (without a broker they have all run, here, by the time `start` returns)
+    if "word_alignments" not in documents:
+        documents["word_alignments"] = trusted_document(doc, sections=("word_alignments",))
+    done_parts, total = kappa_c_chunks.start(
+        project, documents["word_alignments"], kappa_c_inputs, fresh=full
+    )
+    chance = kappa_c_chunks.chance_results(project.pk, kappa_c_inputs)
+    if chance is None:
+        _hand_over_phenomena(project, doc, fingerprints, totals)
+        return f"stored provisional; κ_C in {total} parts ({done_parts} done)"
     final = report_sections(
         doc, stored, fingerprints=fingerprints, documents=documents, kappa_c_chance=chance
     )

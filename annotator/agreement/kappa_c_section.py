@@ -10,12 +10,11 @@ so `finish` computes the κ_C section from those rows, without the document:
 - π̂ per annotator pair from the stored concordances of the pairs both aligned (document order);
 - per annotator the edit model, the OLS fit of `e_ri / (N_i·M_i)` against `L_i = N_i + M_i` over the
   pairs they aligned that have an initial alignment;
-- the Monte Carlo of each annotator pair whose items all have an initial alignment, planned in chunks
-  (`metrics.chance.split_items`, the plan `metrics.chance.kappa_c_chunks` makes from the document):
-  with AGREEMENT_KAPPA_C_CHUNKS the chunks go to the workers (`kappa_c_chunks.start_plan`; a chunk's
-  digest covers its items and edit probabilities, so the chunks of annotator pairs without the changed
-  annotator are reused) and the last one to finish schedules the recompute that calls `finish` again;
-  otherwise the Monte Carlo runs here;
+- the Monte Carlo of each annotator pair whose items all have an initial alignment, planned in parts
+  (`metrics.chance.split_items`, the plan `metrics.chance.kappa_c_chunks` makes from the document)
+  that a Celery chord computes (`kappa_c_chunks.start_plan`; a part's digest covers its items and edit
+  probabilities, so the parts of annotator pairs without the changed annotator are reused); the
+  chord's callback runs the recompute that calls `finish` again;
 - the combination into π̂0, κ_C and pi0_se (`metrics.chance.kappa_c_from_items`).
 
 The κ_C section equals the full computation's bit for bit (a test holds this after random link edits):
@@ -26,7 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -35,12 +33,11 @@ from django.utils import timezone
 from annotator.agreement import incremental, kappa_c_chunks
 from annotator.agreement.document import document_pairs, project_annotators
 from annotator.agreement.results import KAPPA_C, json_safe, trusted_pair
-from annotator.models import AgreementPairState, AgreementSection, KappaCRun, Project
+from annotator.models import AgreementPairState, AgreementSection, Project
 from metrics.chance import (
     ChanceChunk,
     EditModel,
     KappaC,
-    chance_chunk,
     fit_edit_model,
     kappa_c_from_items,
     kappa_c_measures,
@@ -56,8 +53,8 @@ log = logging.getLogger(__name__)
 
 @dataclasses.dataclass(frozen=True)
 class Finished:
-    """The κ_C section computed from the stored parts (`measures`, its report keys), or, while chunks of
-    its Monte Carlo are still to compute, `measures` None and the plan's `done` / `total` chunks."""
+    """The κ_C section computed from the stored parts (`measures`, its report keys), or, while parts of
+    its Monte Carlo are still to compute, `measures` None and the plan's `done` / `total` parts."""
 
     section_id: int
     measures: dict[str, Any] | None
@@ -75,9 +72,8 @@ def finish(project: Project, latest: tuple[str, list[str]] | None, *, here: bool
     """The κ_C section of the project's stored state, when `latest` (the project's current agreement's
     fingerprint and pending sections, `current.summary_state`) is that state's with only κ_C pending;
     None when only the full computation can tell (no such agreement, inputs outside the per-pair state,
-    the shared parts changed, state rows without κ_C parts). `here`: the chunks still to compute (a small
-    Monte Carlo) are computed in this process, not sent to the workers, unless another plan is in
-    flight."""
+    the shared parts changed, state rows without κ_C parts). `here`: the Monte Carlo parts still to
+    compute (a small Monte Carlo) are computed in this process, not sent to the workers."""
     if latest is None or latest[1] != [KAPPA_C] or not project.layer_word_alignment:
         return _declined(project, "no current agreement with only κ_C pending")
     if not incremental.updatable(project):
@@ -92,13 +88,8 @@ def finish(project: Project, latest: tuple[str, list[str]] | None, *, here: bool
     names = [name for _, name in project_annotators(project)]
     if state.totals["shared"] != incremental.shared_key(project, names):  # e.g. someone joined since
         return _declined(project, "the annotators, tagset or layers changed")
-    if (
-        kappa_c_chunks.enabled()
-        and not KappaCRun.objects.filter(project=project, fingerprint=section.fingerprint).exists()
-        and (waiting := kappa_c_chunks.plan_in_flight(project.pk, section.fingerprint)) is not None
-    ):
-        # another plan's chunks are still being computed: this one is planned after it (its last chunk
-        # schedules that), so there is nothing to read the pairs' parts for yet
+    if (waiting := kappa_c_chunks.waiting(project.pk, section.fingerprint)) is not None:
+        # the workers compute this plan's parts: its chord's callback finishes κ_C
         return Finished(section.pk, None, *waiting)
     parts = _parts(project)
     if parts is None:
@@ -151,8 +142,6 @@ def _section(
             if items and all(part["initial"] for _, part in items):
                 sampled[key] = items
     chance = kappa_c_chunks.chance_results(project.pk, section.fingerprint) if sampled else {}
-    if chance is None and (waiting := _chunks_in_flight(project, section.fingerprint)) is not None:
-        return Finished(section.pk, None, *waiting)  # before the edit models: nothing to plan or finish
     models = edit_models(parts, annotators)
     if chance is None:
         done_total = _monte_carlo(project, section.fingerprint, sampled, models, options, here=here)
@@ -186,17 +175,6 @@ def edit_models(parts: Sequence[Part], annotators: Sequence[str]) -> dict[str, E
     return {r: fit_edit_model(q[r], lengths[r]) for r in annotators}
 
 
-def _chunks_in_flight(project: Project, fingerprint: str) -> tuple[int, int] | None:
-    """(done, total) chunks while the workers compute κ_C's Monte Carlo: of this plan when it is stored
-    (not all done: the caller found no results), or of another plan still in flight (this one is planned
-    after it); None when there is nothing to wait for."""
-    if not kappa_c_chunks.enabled():
-        return None
-    if KappaCRun.objects.filter(project=project, fingerprint=fingerprint).exists():
-        return kappa_c_chunks.progress(project.pk) or (0, 0)
-    return kappa_c_chunks.plan_in_flight(project.pk, fingerprint)
-
-
 def _monte_carlo(
     project: Project,
     fingerprint: str,
@@ -206,12 +184,9 @@ def _monte_carlo(
     *,
     here: bool = False,
 ) -> kappa_c_chunks.Chance | tuple[int, int]:
-    """The Monte Carlo's per-item results of the `sampled` annotator pairs (nothing in flight:
-    `_chunks_in_flight`), or (done, total) chunks once its plan is handed to the workers."""
-    per_chunk = kappa_c_chunks.max_draws() if kappa_c_chunks.enabled() else sys.maxsize
-    plan = _plan(project, sampled, models, options, per_chunk)
-    if not kappa_c_chunks.enabled():
-        return {key: _joined([chance_chunk(c) for c in chunks]) for key, chunks in plan.items()}
+    """The Monte Carlo's per-item results of the `sampled` annotator pairs, or (done, total) parts once
+    its plan is handed to the workers."""
+    plan = _plan(project, sampled, models, options, kappa_c_chunks.max_draws())
     done, total = kappa_c_chunks.start_plan(project, plan, fingerprint, here=here)
     chance = kappa_c_chunks.chance_results(project.pk, fingerprint)
     return chance if chance is not None else (done, total)
@@ -244,7 +219,3 @@ def _plan(
             identical_match=options.identical_match,
         )
     return out
-
-
-def _joined(results: list[tuple[list[float], list[float]]]) -> tuple[list[float], list[float]]:
-    return [x for means, _ in results for x in means], [x for _, variances in results for x in variances]

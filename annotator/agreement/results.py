@@ -325,9 +325,8 @@ def _section_measures(
         if name == "word_alignments":
             with _kept_memo(fingerprints, name) as memo:
                 return json_safe(alignment_report(document, memo=memo))
-        if name == KAPPA_C:
-            with _kept_memo(fingerprints, name) as memo:
-                return json_safe(kappa_c_report(document, memo=memo, chance=kappa_c_chance))
+        if name == KAPPA_C:  # nothing kept between computations: the stored parts are what is reused
+            return json_safe(kappa_c_report(document, chance=kappa_c_chance))
         return _split(name, build_report(_only(document, source))["measures"])
 
 
@@ -342,10 +341,10 @@ def _any_sense_mark(raw: Mapping[str, list[dict[str, Any]]]) -> bool:
     return any(x.get("sense_preserving") is not None for xs in raw.values() for x in xs)
 
 
-#: The worker keeps, per project (shared parts), the pairwise results of the word-alignment and κ_C
-#: sections: after one annotator's change only that annotator's pairs are computed again.
+#: The worker keeps, per project (shared parts), the pairwise results of the word-alignment section:
+#: after one annotator's change only that annotator's pairs are computed again.
 _MEMOS: OrderedDict[tuple[str, str], PairwiseMemo] = OrderedDict()
-MEMOS_KEPT = 4  # two sections × the last two projects
+MEMOS_KEPT = 2  # the last two projects
 _MEMOS_LOCK = threading.Lock()
 
 
@@ -373,8 +372,8 @@ def kappa_c_pending_work(
     documents: dict[str, Document] | None = None,
 ) -> int:
     """Monte Carlo work (items × samples) a κ_C computation of `doc` would do now: none when the
-    previous snapshot's κ_C section has the same inputs (it is copied), else what the kept memo of
-    the project cannot serve (`metrics.chance.kappa_c_work`). `documents` (shared with
+    previous snapshot's κ_C section has the same inputs (it is copied), else its whole Monte Carlo
+    (`metrics.chance.kappa_c_work`). `documents` (shared with
     `report_sections`) keeps the converted word-alignment section for the computation that follows."""
     if not doc.get("word_alignments"):
         return 0
@@ -383,9 +382,7 @@ def kappa_c_pending_work(
     documents = documents if documents is not None else {}
     if "word_alignments" not in documents:
         documents["word_alignments"] = trusted_document(doc, sections=("word_alignments",))
-    with _MEMOS_LOCK:
-        memo = _MEMOS.get((fingerprints.shared, KAPPA_C))
-    return kappa_c_work(documents["word_alignments"], memo)
+    return kappa_c_work(documents["word_alignments"])
 
 
 def forget_memos() -> None:

@@ -103,7 +103,7 @@ def schedule(project_id: int, *, catch_up: bool = True, countdown: float | None 
 
 def _claim_schedule(project_id: int, *, due_ms: int) -> bool:
     """Whether this caller should enqueue the project's recompute (it then holds the "scheduled" key,
-    whose value is when the recompute is due, in epoch milliseconds: `recompute_due`).
+    whose value is when the recompute is due, in epoch milliseconds).
 
     While a computation runs, leave a mark instead of a task: the holder re-schedules once when it
     finishes (mark first, then look, so a holder finishing in between still sees the mark). Otherwise
@@ -155,13 +155,6 @@ def take_claim(project_id: int, claim: int | None) -> bool:
             return False
     cache.delete(key)
     return True
-
-
-def recompute_due(project_id: int) -> bool:
-    """Whether a recompute of the project is scheduled, due now and not started: long work of the same
-    worker (κ_C's chunks, `kappa_c_chunks.compute`) then steps aside so that it is not kept waiting."""
-    due_ms = cache.get(SCHEDULED_KEY.format(project_id))
-    return due_ms is not None and int(due_ms) <= 1000 * time.time()
 
 
 @functools.lru_cache(maxsize=64)

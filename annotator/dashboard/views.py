@@ -107,7 +107,7 @@ def status_etag(context: dict[str, Any], seen: str) -> str:
     """What the status line shows, as an ETag: the latest computation (its headline row's id — a new one
     for every computation stored — and pending sections), the pipeline's state (changed, started,
     finished, error, behind), the computation the page shows (`seen`) and the minute (the line says how
-    long ago it was computed), and κ_C's chunks done while it is pending."""
+    long ago it was computed), and κ_C's parts done while it is pending."""
     latest, state = context["status"]["latest"], context["state"]
     parts = (
         latest and (latest["id"], tuple(latest["pending"])),
@@ -116,7 +116,7 @@ def status_etag(context: dict[str, Any], seen: str) -> str:
         seen,
         # "stale: no worker has answered for N min" changes the line too (the age is in the minute)
         (context["status"].get("freshness") or {}).get("reason"),
-        context["status"].get("kappa_c_chunks"),
+        context["status"].get("kappa_c_parts"),
         int(time.time() // 60),
     )
     return '"' + hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest() + '"'
@@ -127,10 +127,8 @@ def _status_context(project: Project) -> dict[str, Any]:
     state, latest = dashboard.status_rows(project.pk)
     status = dashboard.status(state, latest)
     status["freshness"] = health.figures_freshness(state, latest["computed_at"] if latest else None)
-    if "kappa_c" in status["pending"]:  # κ_C computed in chunks by the workers: how far, and redo stale ones
-        status["kappa_c_chunks"] = kappa_c_chunks.progress(project.pk)
-        if not taskqueue.runs_in_process():
-            kappa_c_chunks.requeue_stale(project.pk)
+    if "kappa_c" in status["pending"]:  # κ_C's Monte Carlo computed in parts by the workers: how far
+        status["kappa_c_parts"] = kappa_c_chunks.progress(project.pk)
     return {"project": project, "state": state, "status": status}
 
 

@@ -1,4 +1,4 @@
-"""κ_C's Monte Carlo split into chunks that any worker takes (`annotator.agreement.kappa_c_chunks`)."""
+"""κ_C's Monte Carlo in parts that the workers compute (`annotator.agreement.kappa_c_chunks`)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,15 @@ from annotator.models.corpus import Project
 
 
 class KappaCRun(models.Model):
-    """The chunks of one κ_C computation: the κ_C section's input fingerprint and, per annotator pair
-    ("a|b"), the digests of its chunks in item order."""
+    """A project's κ_C plan: the κ_C section's input fingerprint, per annotator pair ("a|b") the
+    digests of its parts in item order, and how many of its parts are computed (`done`, counted up by
+    the part tasks) out of `total` — what the dashboard shows while κ_C is pending."""
 
     project = models.ForeignKey(Project, related_name="kappa_c_runs", on_delete=models.CASCADE)
     fingerprint = models.CharField(max_length=64, help_text="Fingerprint of the κ_C section's inputs.")
-    chunks = models.JSONField(default=dict, help_text='Annotator pair "a|b" → its chunks\' digests in order.')
+    chunks = models.JSONField(default=dict, help_text='Annotator pair "a|b" → its parts\' digests in order.')
+    total = models.PositiveIntegerField(default=0, help_text="Parts in the plan.")
+    done = models.PositiveIntegerField(default=0, help_text="Parts of the plan computed so far.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -29,9 +32,8 @@ class KappaCRun(models.Model):
 
 class KappaCChunk(models.Model):
     """One range of an annotator pair's items (`metrics.chance.ChanceChunk`, stored as JSON text) and,
-    once computed (or as far as it got, `done_items`), its items' means and variances (float64,
-    little-endian). Content-addressed: the
-    digest of the spec, so an unchanged chunk is reused by the next computation."""
+    once computed, its items' means and variances (float64, little-endian). Content-addressed: the
+    digest of the spec, so an unchanged part is reused by the next plan."""
 
     class Status(models.TextChoices):
         PENDING = "pending"
@@ -45,19 +47,6 @@ class KappaCChunk(models.Model):
     draws = models.BigIntegerField(help_text="Uniform draws it takes (its share of the work).")
     spec = models.TextField(help_text="metrics.chance.ChanceChunk as JSON text (floats round-trip exactly).")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    queued_at = models.DateTimeField(null=True, blank=True, help_text="When its task was last sent.")
-    claimed_at = models.DateTimeField(
-        null=True, blank=True, help_text="When a worker took it (null while queued and not taken)."
-    )
-    heartbeat_at = models.DateTimeField(
-        null=True, blank=True, help_text="Last sign of life of the worker computing it."
-    )
-    attempts = models.PositiveIntegerField(default=0)
-    done_items = models.PositiveIntegerField(
-        default=0,
-        help_text="Items computed so far: all of them once done; fewer while a run that stepped aside for "
-        "a due recompute keeps its first items' values (the next run resumes after them).",
-    )
     means = models.BinaryField(null=True, blank=True)
     variances = models.BinaryField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

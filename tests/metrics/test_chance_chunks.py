@@ -109,38 +109,6 @@ def test_split_items_covers_the_items_in_order_within_the_budget(
     assert joined == _chance_items(pairs, p_a, p_b, J, 3, "exact")[0]
 
 
-@settings(max_examples=40, deadline=None)
-@given(
-    data_seed=st.integers(0, 2**16),
-    n=st.integers(1, 9),
-    stops=st.lists(st.integers(1, 9), min_size=1, max_size=5),
-    mc_seed=st.integers(0, 2**63),
-)
-def test_a_chunk_stopped_and_resumed_any_number_of_times_equals_it_uninterrupted(
-    data_seed: int, n: int, stops: list[int], mc_seed: int
-) -> None:
-    """A worker asked to stop after some items keeps them and resumes with `rest`: the values put end
-    to end are the uninterrupted chunk's, bit for bit; each stop keeps at least one item."""
-    pairs, p_a, p_b = random_items(data_seed, n)
-    whole = chunks_at([], pairs, p_a, p_b, mc_seed)[0]
-    want = chance_chunk(whole)
-    means: list[float] = []
-    variances: list[float] = []
-    for after in [*stops, None]:  # stop after `after` items of each attempt; the last runs to the end
-        if len(means) == n:
-            break
-        asked = iter(range(1, 100))
-        stop = None if after is None else (lambda after=after, asked=asked: next(asked) >= after)
-        got = chance_chunk(whole.rest(len(means)) if means else whole, stop=stop)
-        remaining = n - len(means)
-        assert len(got[0]) == (remaining if after is None else min(after, remaining))
-        means += got[0]
-        variances += got[1]
-    assert (means, variances) == want
-    with pytest.raises(ValueError, match="items done must lie in"):
-        whole.rest(n)
-
-
 @pytest.mark.parametrize("max_draws", [1, 5_000, 60_000, 10**9])
 def test_report_from_chunks_equals_the_single_process_report(max_draws: int) -> None:
     doc = synthetic_document(n_pairs=7, n_annotators=3, phenomena_per_pair=1, words=6, seed=4)

@@ -8,6 +8,7 @@ Runs on the configured database: SQLite by default, PostgreSQL when DATABASE_URL
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 
 import pytest
@@ -109,10 +110,12 @@ def test_incremental_recompute_equals_full_recompute(kappa_c_deferred, edits):
     κ_C from the stored per-pair parts (as on a large project), instead of falling back to the full
     computation that computes κ_C at once (a small project's path): both paths are held to the full
     computation's results."""
-    # deferred, κ_C's Monte Carlo runs in this process (not in chunks a worker would take when a broker
-    # is configured, as in CI), so that each computation ends final
-    deferred = {"AGREEMENT_KAPPA_C_DEFER_WORK": -1, "AGREEMENT_KAPPA_C_CHUNKS": False}
-    with override_settings(**(deferred if kappa_c_deferred else {"AGREEMENT_KAPPA_C_DEFER_WORK": 20_000})):
+    # deferred, κ_C's Monte Carlo parts run in this process (not on a worker, when a broker is configured
+    # as in CI), so that each computation ends final
+    with (
+        override_settings(AGREEMENT_KAPPA_C_DEFER_WORK=-1 if kappa_c_deferred else 20_000),
+        make.eager_tasks() if kappa_c_deferred else contextlib.nullcontext(),
+    ):
         _incremental_equals_full(edits, kappa_c_deferred)
 
 

@@ -1,5 +1,5 @@
 """κ_C finished alone from the stored per-pair parts (annotator.agreement.kappa_c_section) after an
-incremental update, and when the last of its chunks is done: the κ_C section equals a full
+incremental update, and when the chord of its Monte Carlo's parts is done: the κ_C section equals a full
 single-process recomputation's bit for bit, on random link edits (hypothesis); the full computation
 does not run; a state stored without the κ_C parts falls back to it.
 
@@ -15,17 +15,18 @@ from django.core.cache import cache
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from annotator.agreement import computation, current, incremental
+from annotator import tasks
+from annotator.agreement import computation, current, incremental, kappa_c_chunks
 from annotator.agreement import results as agreement_results
 from annotator.agreement.computation import latest_snapshot, recompute
 from annotator.annotation import services as annotation_services
 from annotator.models import AgreementPairState, AgreementSection, AgreementSnapshot
 from tests import make
 
-# κ_C's chunks run in-process (no worker here), also when the suite has a broker
+# κ_C's parts run in-process (no worker here), also when the suite has a broker
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 _names = itertools.count()
-CHUNK = "annotator.compute_kappa_c_chunk"
+PART = kappa_c_chunks.PART_TASK
 
 edit = st.one_of(
     st.tuples(
@@ -72,8 +73,8 @@ def comparable(snapshot: AgreementSnapshot | current.Current) -> dict:
 
 
 def single_process(project, settings_) -> AgreementSnapshot:
-    """A full recomputation in one process: nothing reused, κ_C not deferred, no chunks."""
-    settings_.AGREEMENT_KAPPA_C_DEFER_WORK, settings_.AGREEMENT_KAPPA_C_CHUNKS = 10**12, False
+    """A full recomputation in one process: nothing reused, κ_C not deferred, no parts."""
+    settings_.AGREEMENT_KAPPA_C_DEFER_WORK = 10**12
     agreement_results.forget_memos()
     assert recompute(project.pk, full=True) == "stored"
     return latest_snapshot(project)
@@ -122,8 +123,8 @@ def test_kappa_c_finished_alone_equals_the_full_computation_bit_for_bit(edits, c
     cache.clear()
     agreement_results.forget_memos()
     settings.AGREEMENT_KAPPA_C_DEFER_WORK = 0  # κ_C after every link change: provisional, then finished
-    settings.AGREEMENT_KAPPA_C_CHUNKS = chunks  # in chunks (run in-process: no broker) or here at once
-    settings.AGREEMENT_KAPPA_C_CHUNK_DRAWS = 60_000  # a few items per chunk
+    # a few items per part, or one part per annotator pair (run in-process: no broker)
+    settings.AGREEMENT_KAPPA_C_CHUNK_DRAWS = 60_000 if chunks else 10**12
     project, pairs, anns = team(next(_names))
     assert recompute(project.pk).startswith("stored")  # the first computation is full: it stores the state
     full = FullComputations(monkeypatch)
@@ -147,27 +148,28 @@ def test_kappa_c_finished_alone_equals_the_full_computation_bit_for_bit(edits, c
     assert section.measures == finished
 
 
-def test_last_chunk_done_finishes_kappa_c_alone(settings, task_queue, monkeypatch):
+def test_the_chords_callback_finishes_kappa_c_alone(settings, task_queue, monkeypatch):
     settings.AGREEMENT_KAPPA_C_DEFER_WORK = 0
-    settings.AGREEMENT_KAPPA_C_CHUNK_DRAWS = 1  # one item per chunk: 4 pairs × 3 annotator pairs
+    settings.AGREEMENT_KAPPA_C_CHUNK_DRAWS = 1  # one item per part: 4 pairs × 3 annotator pairs
     project, pairs, anns = team(next(_names))
     recompute(project.pk)
-    for (chunk_id,) in task_queue.args_of(CHUNK):
-        computation.kappa_c_chunks.compute(chunk_id)
-    assert recompute(project.pk) == "stored"  # the first plan's chunks combined
+    for (part_id,) in task_queue.args_of(PART):
+        kappa_c_chunks.compute(part_id)
+    assert recompute(project.pk) == "stored"  # the first plan's parts combined
     task_queue.sent.clear()
     annotation_services.set_links(pairs[1], anns[2], [(0, 0)], sure=True, base_version=None)
     full = FullComputations(monkeypatch)
-    assert recompute(project.pk) == "stored provisional; κ_C in 12 chunks (4 done)"  # anns[2]'s pairs again
-    assert recompute(project.pk) == "waiting; κ_C in 12 chunks (4 done)"  # a recompute meanwhile: nothing new
-    sent = [chunk_id for (chunk_id,) in task_queue.args_of(CHUNK)]
+    assert recompute(project.pk) == "stored provisional; κ_C in 12 parts (4 done)"  # anns[2]'s pairs again
+    assert recompute(project.pk) == "waiting; κ_C in 12 parts (4 done)"  # a recompute meanwhile: nothing new
+    sent = [part_id for (part_id,) in task_queue.args_of(PART)]
     assert len(sent) == 8
-    for chunk_id in sent:
-        computation.kappa_c_chunks.compute(chunk_id)
-    assert [a[0] for a in task_queue.args_of("annotator.recompute_agreement")] == [project.pk]  # last chunk
-    assert recompute(project.pk) == "stored"
+    outcomes = [kappa_c_chunks.compute(part_id) for part_id in sent]
+    callback, args = task_queue.chords[-1]
+    assert callback == kappa_c_chunks.FINISH_TASK
+    assert tasks.finish_kappa_c(outcomes, *args) == "stored"
     assert full.calls == 0
     finished = current.current(project)
+    assert finished.results["pending"] == []
     monkeypatch.undo()
     assert kappa_c_measures(finished) == kappa_c_measures(single_process(project, settings))
 
@@ -177,14 +179,14 @@ def test_a_small_kappa_c_after_an_update_is_computed_with_it_without_the_full_co
 ):
     """With workers (a broker), a link change whose κ_C Monte Carlo is small (below
     AGREEMENT_KAPPA_C_DEFER_WORK: here, one annotator's two pairs) is stored final by the update itself:
-    the changed chunks are computed in the recompute, the others reused, nothing is queued, and the
+    the changed parts are computed in the recompute, the others reused, nothing is queued, and the
     full computation (a whole project's document: tens of seconds at corpus scale) does not run."""
     settings.AGREEMENT_KAPPA_C_CHUNK_DRAWS = 1  # one item per chunk: 4 pairs × 3 annotator pairs
     settings.AGREEMENT_KAPPA_C_DEFER_WORK = 0
     project, pairs, anns = team(next(_names))
     recompute(project.pk)
-    for (chunk_id,) in task_queue.args_of(CHUNK):
-        computation.kappa_c_chunks.compute(chunk_id)
+    for (part_id,) in task_queue.args_of(PART):
+        kappa_c_chunks.compute(part_id)
     assert recompute(project.pk) == "stored"
     settings.AGREEMENT_KAPPA_C_DEFER_WORK = 10_000  # anns[2]'s two annotator pairs: 8 items × 1,000
     task_queue.sent.clear()
