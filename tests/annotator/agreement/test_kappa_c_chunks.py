@@ -188,7 +188,7 @@ def test_the_migration_counts_finished_plans_and_drops_those_with_parts_pending(
     pending (sent as a task of the previous design) is deleted, for the next recompute to plan again."""
     from django.apps import apps
 
-    migration = importlib.import_module("annotator.migrations.0027_kappa_c_chord")
+    migration = importlib.import_module("annotator.migrations.0030_kappa_c_chord")
     finished = make.project_with_pairs("Finished", n_pairs=1)
     halfway = make.project_with_pairs("Halfway", n_pairs=1)
     for project, statuses in ((finished, ["done", "done"]), (halfway, ["done", "pending"])):

@@ -22,7 +22,7 @@ def count_or_drop_plans(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotator", "0026_recommender_runs"),
+        ("annotator", "0029_lexicon_jobs_and_cancelled_runs"),
     ]
 
     operations = [
