@@ -65,17 +65,7 @@ def threshold_svg(
         f'preserveAspectRatio="xMidYMid meet" aria-label="{escape(title)}"><title>{escape(title)}</title>',
         f'<text class="legend" x="{left}" y="10">{escape(MEASURES[measure])}</text>',
     ]
-    for v in (0.0, 0.25, 0.5, 0.75, 1.0):
-        parts.append(f'<line class="grid" x1="{left}" x2="{width - right}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>')
-        parts.append(f'<text class="tick" x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.2f}</text>')
-    axis_y = top + plot_h
-    parts.append(f'<line class="axis" x1="{left}" x2="{width - right}" y1="{axis_y}" y2="{axis_y}"/>')
-    for t in sorted({x_lo, (x_lo + x_hi) / 2, x_hi}):
-        parts.append(f'<text class="tick" x="{x(t):.1f}" y="{axis_y + 14}" text-anchor="middle">{t:g}</text>')
-    parts.append(
-        f'<text class="tick" x="{left + plot_w / 2:.1f}" y="{axis_y + 28}" text-anchor="middle">'
-        "score threshold (items with score ≥ threshold)</text>"
-    )
+    parts += _axes((x_lo, x_hi), x, y, left=left, right=width - right, axis_y=top + plot_h)
     lx = left + 8
     names = list(dict.fromkeys(name for _, series, _ in runs for name in series))
     for n, name in enumerate(names):
@@ -94,6 +84,31 @@ def threshold_svg(
         )
     parts.append("</svg>")
     return mark_safe("".join(parts))
+
+
+def _axes(
+    x_range: tuple[float, float],
+    x: Callable[[float], float],
+    y: Callable[[float], float],
+    *,
+    left: int,
+    right: int,
+    axis_y: int,
+) -> list[str]:
+    """The precision grid (0 to 1 by quarters), the threshold axis with three ticks and its title."""
+    parts = []
+    for v in (0.0, 0.25, 0.5, 0.75, 1.0):
+        parts.append(f'<line class="grid" x1="{left}" x2="{right}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>')
+        parts.append(f'<text class="tick" x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.2f}</text>')
+    parts.append(f'<line class="axis" x1="{left}" x2="{right}" y1="{axis_y}" y2="{axis_y}"/>')
+    x_lo, x_hi = x_range
+    for t in sorted({x_lo, (x_lo + x_hi) / 2, x_hi}):
+        parts.append(f'<text class="tick" x="{x(t):.1f}" y="{axis_y + 14}" text-anchor="middle">{t:g}</text>')
+    parts.append(
+        f'<text class="tick" x="{(left + right) / 2:.1f}" y="{axis_y + 28}" text-anchor="middle">'
+        "score threshold (items with score ≥ threshold)</text>"
+    )
+    return parts
 
 
 def _curve(
