@@ -545,67 +545,30 @@ def train(
     import numpy as np
     from sklearn.feature_extraction import DictVectorizer
 
-    xs: list[dict[str, float]] = []
-    ys: list[str] = []
-    hits: list[set[str]] = []  # types of the annotated phenomena each candidate overlaps
-    rule_codes: list[str | None] = []
-    fold: list[int] = []
-    used = 0
-    identity = roles.code("identity")
-    for n, p in enumerate(pairs):
-        gold = annotated.get(p.pair)
-        if not gold:
-            continue
-        used += 1
-        for c in candidates(p):
-            xs.append(features(p, c))
-            ys.append(label(c, gold, roles))
-            hits.append(
-                {
-                    a.type
-                    for a in gold
-                    if (a.type != identity or c.kind == "identity")
-                    and (a.scope1.intersection(c.scope1) or a.scope2.intersection(c.scope2))
-                }
-            )
-            rule_codes.append(roles.code(c.rule_role) if roles.code(c.rule_role) else None)
-            fold.append(used % 2)
-        if progress and n % 200 == 0:
-            progress(0.4 * n / len(pairs))
-    frequency = Counter(ys)
-    ys = [y if frequency[y] >= MIN_EXAMPLES else NONE for y in ys]
+    ex = _examples(pairs, annotated, roles, progress)
+    frequency = Counter(ex.ys)
+    ys = [y if frequency[y] >= MIN_EXAMPLES else NONE for y in ex.ys]
     if len(set(ys)) < 2:
         raise ValueError(
-            f"nothing to learn: the {used} annotated pairs give {len(ys)} candidate spans, fewer than two "
+            f"nothing to learn: the {ex.used} annotated pairs give {len(ys)} candidate spans, fewer than two "
             f"labels with {MIN_EXAMPLES} spans each; annotate phenomena on more pairs"
         )
     vectorizer = DictVectorizer()
-    x = _int32(vectorizer.fit_transform(xs))
+    x = _int32(vectorizer.fit_transform(ex.xs))
     y = np.array(ys)
-    folds = np.array(fold)
     classifier = _classifier().fit(x, y)
     classes = [str(k) for k in classifier.classes_]
-    oof = np.zeros((len(ys), len(classes)))
-    for k in (0, 1):
-        part = folds == k
-        if len(set(y[~part])) < 2 or not part.any():
-            oof[part] = classifier.predict_proba(x[part])
-            continue
-        model = _classifier().fit(x[~part], y[~part])
-        columns = [classes.index(str(c)) for c in model.classes_]
-        oof[np.ix_(part, columns)] = model.predict_proba(x[part])
-        if progress:
-            progress(0.4 + 0.3 * (k + 1))
+    oof = _out_of_fold(classifier, x, y, np.array(ex.fold), classes, progress)
     top = oof.argmax(axis=1)  # the argmax ignores scope sides here; close enough for choosing thresholds
     thresholds = {
-        code: _threshold(np.where(top == col, oof[:, col], 0.0), [code in h for h in hits], floor)
+        code: _threshold(np.where(top == col, oof[:, col], 0.0), [code in h for h in ex.hits], floor)
         for col, code in enumerate(classes)
         if code != NONE
     }
     trusted = set()
     for role in ROLES:
         code = roles.code(role)
-        mine = [code in h for h, rc in zip(hits, rule_codes, strict=True) if code and rc == code]
+        mine = [code in h for h, rc in zip(ex.hits, ex.rule_codes, strict=True) if code and rc == code]
         if mine and sum(mine) / len(mine) >= precision:
             trusted.add(role)
     if progress:
@@ -617,9 +580,79 @@ def train(
         precision,
         frozenset(trusted),
         {k: v for k, v in thresholds.items() if v <= 1.0},
-        trained_on=used,
+        trained_on=ex.used,
         examples=len(ys),
     )
+
+
+@dataclass
+class _Examples:
+    """The training candidates: features, label, the types of the annotated phenomena each overlaps,
+    the type its rule would give, and its fold (by annotated pair, alternating)."""
+
+    xs: list[dict[str, float]] = field(default_factory=list)
+    ys: list[str] = field(default_factory=list)
+    hits: list[set[str]] = field(default_factory=list)
+    rule_codes: list[str | None] = field(default_factory=list)
+    fold: list[int] = field(default_factory=list)
+    used: int = 0
+
+
+def _examples(
+    pairs: Sequence[PairInput],
+    annotated: Mapping[str, Sequence[Annotated]],
+    roles: TypeRoles,
+    progress: Callable[[float], None] | None,
+) -> _Examples:
+    ex = _Examples()
+    identity = roles.code("identity")
+    for n, p in enumerate(pairs):
+        gold = annotated.get(p.pair)
+        if not gold:
+            continue
+        ex.used += 1
+        for c in candidates(p):
+            ex.xs.append(features(p, c))
+            ex.ys.append(label(c, gold, roles))
+            ex.hits.append(
+                {
+                    a.type
+                    for a in gold
+                    if (a.type != identity or c.kind == "identity")
+                    and (a.scope1.intersection(c.scope1) or a.scope2.intersection(c.scope2))
+                }
+            )
+            ex.rule_codes.append(roles.code(c.rule_role) if roles.code(c.rule_role) else None)
+            ex.fold.append(ex.used % 2)
+        if progress and n % 200 == 0:
+            progress(0.4 * n / len(pairs))
+    return ex
+
+
+def _out_of_fold(
+    classifier: Any,
+    x: Any,
+    y: Any,
+    folds: Any,
+    classes: list[str],
+    progress: Callable[[float], None] | None,
+) -> Any:
+    """Each candidate's class probabilities from a model fitted on the other fold (the full model's
+    where the other fold has fewer than two labels)."""
+    import numpy as np
+
+    oof = np.zeros((len(y), len(classes)))
+    for k in (0, 1):
+        part = folds == k
+        if len(set(y[~part])) < 2 or not part.any():
+            oof[part] = classifier.predict_proba(x[part])
+            continue
+        model = _classifier().fit(x[~part], y[~part])
+        columns = [classes.index(str(c)) for c in model.classes_]
+        oof[np.ix_(part, columns)] = model.predict_proba(x[part])
+        if progress:
+            progress(0.4 + 0.3 * (k + 1))
+    return oof
 
 
 def _int32(x: Any) -> Any:
