@@ -202,6 +202,24 @@ def run_parsing(project_id: int, backend: str = "spacy") -> dict[str, Any] | Non
             raise
 
 
+def _members_to_parse(project: Project, aligned: set[int]) -> list[tuple[Pair, int]]:
+    """(pair, member) of every member without an imported tree, in corpus order; pairs with phrase
+    alignments (`aligned`) keep their trees."""
+    pairs = (
+        Pair.objects.filter(project=project)
+        .filter(Q(tree_source__gt="") | Q(tree1="") | Q(tree2=""))
+        .exclude(pk__in=aligned)
+        .order_by("position", "pk")
+        .only("pk", "tokens1", "tokens2", "tree1", "tree2", "tree_source")
+    )
+    return [
+        (pair, member)
+        for pair in pairs
+        for member in (1, 2)
+        if pair.tree_source or not getattr(pair, f"tree{member}")
+    ]
+
+
 def parse_missing_trees(
     project: Project,
     *,
@@ -221,18 +239,7 @@ def parse_missing_trees(
         shown(done, total)
 
     aligned = set(PhraseAlignment.objects.filter(pair__project=project).values_list("pair_id", flat=True))
-    pairs = list(
-        Pair.objects.filter(project=project)
-        .filter(Q(tree_source__gt="") | Q(tree1="") | Q(tree2=""))
-        .exclude(pk__in=aligned)
-        .order_by("position", "pk")
-        .only("pk", "tokens1", "tokens2", "tree1", "tree2", "tree_source")
-    )
-    jobs = []  # (pair, member)
-    for pair in pairs:
-        for member in (1, 2):
-            if pair.tree_source or not getattr(pair, f"tree{member}"):
-                jobs.append((pair, member))
+    jobs = _members_to_parse(project, aligned)
     sentences = [getattr(pair, f"tokens{member}") for pair, member in jobs]
     total = len(sentences)
     report(0, total)
