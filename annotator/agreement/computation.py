@@ -522,6 +522,7 @@ def compute_intervals(project_id: int) -> str:
     κ_C is provisional: the report that makes it final sends this task again); "moved" (the annotations
     changed since the figures: nothing is stored, the recompute that follows sends it again when its
     report is stored); "deleted" (no such project)."""
+    started = time.perf_counter()
     project = Project.objects.filter(pk=project_id).first()
     if project is None:
         return "deleted"
@@ -543,6 +544,12 @@ def compute_intervals(project_id: int) -> str:
     if current.summary_state(project) != (digest, []):
         return "moved"
     current.store_intervals(project, intervals, fingerprint=digest)
+    log.info(
+        "intervals of project %s: %d keys in %.1f s",
+        project_id,
+        len(intervals),
+        time.perf_counter() - started,
+    )
     return "stored"
 
 
