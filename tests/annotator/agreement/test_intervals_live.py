@@ -18,6 +18,7 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 
 from annotator import taskqueue
 from annotator.agreement import computation, current
@@ -31,7 +32,7 @@ from annotator.demo import loader as demo
 from annotator.models import AgreementSection, Project
 from metrics.intervals import _is_measure
 from tests import make
-from tests.make import api_client
+from tests.make import api_client, logged_in
 
 REPO = Path(__file__).resolve().parents[3]
 WRITE = re.compile(r'^\s*(INSERT INTO|UPDATE|DELETE FROM)\s+"(annotator_\w*)"', re.IGNORECASE)
@@ -114,6 +115,8 @@ def test_a_computed_project_shows_an_interval_for_every_measure_equal_to_the_cli
         for row in group
     ]
     assert rows and all(row.ci is not None for row in rows)  # the dashboard's cells render them
+    page = logged_in(lead).get(reverse("annotator:dashboard", args=[project.pk]))
+    assert page.status_code == 200 and page.content.count(b'class="ci"') >= len(rows)
     exported = report_document(project)["report"]["measures"]
     assert {k for k in exported if k.endswith(".ci95")} == {f"{k}.ci95" for k in keys}
     assert compute_intervals(project.pk) == "unchanged"
@@ -138,6 +141,8 @@ def test_a_save_hides_the_intervals_until_the_next_report_stores_new_ones(
     after = api_measures(project, lead)
     assert not [k for k in after if k.endswith(".ci95")]
     assert "pair_labels.fleiss" in after  # the figures are shown, their intervals are not
+    page = logged_in(lead).get(reverse("annotator:dashboard", args=[project.pk]))
+    assert page.status_code == 200 and b'class="ci"' not in page.content
     assert AgreementSection.objects.filter(project=project, name="intervals").exists()  # stale, kept
     assert compute_intervals(project.pk) == "stored"  # the next report's task: for the new figures
     again = api_measures(project, lead)
