@@ -97,6 +97,14 @@ def finish_kappa_c(self: Task, parts: list[str], project_id: int, run_id: int) -
     return _recompute(project_id, None)
 
 
+@shared_task(name="annotator.compute_agreement_intervals", **RETRYING)
+def compute_agreement_intervals(project_id: int) -> str:
+    """Compute and store the 95 % confidence intervals of the project's current figures
+    (`computation.compute_intervals`): sent once per stored full report whose κ_C is final, on the
+    low-priority κ_C queue. Stores nothing when the figures moved meanwhile (a newer report sends it)."""
+    return computation.compute_intervals(project_id)
+
+
 @shared_task(name="annotator.compute_statistics", **RETRYING)
 def compute_statistics(project_id: int) -> str:
     """Compute the project's corpus statistics (the papers' tables) and keep them for the dashboard."""

@@ -11,6 +11,12 @@ a full report (`AgreementSnapshot`) only at a bounded cadence (`report_due`): af
 when κ_C becomes final, and otherwise at most one per AGREEMENT_REPORT_INTERVAL_SECONDS while changes
 stream in — so storage grows with time, not with the number of saves. A report of the current state is
 also stored on demand (`current.current_report`: pinning, a re-annotation round's "before").
+
+The 95 % confidence intervals of the measures (`compute_intervals`, docs/measures.md#intervals) are
+computed by their own task, sent once per stored full report whose κ_C is final (so at the report
+cadence, never per save), on the low-priority κ_C queue; they are stored as one section row with the
+fingerprint of the figures they belong to, and `current.current` shows them only while that fingerprint
+is the current one.
 """
 
 from __future__ import annotations
@@ -67,6 +73,7 @@ from annotator.models import (
     Project,
 )
 from metrics.incremental import gc_paused
+from metrics.report import report_confidence_intervals
 
 log = logging.getLogger(__name__)
 
@@ -473,6 +480,8 @@ def _store(
         snapshot = AgreementSnapshot.objects.create(
             project=project, fingerprint=digest, results=results, duration_ms=duration_ms
         )
+    if snapshot is not None and not pending:  # the intervals of these figures, once it is committed
+        transaction.on_commit(lambda: send_intervals(project.pk))
     row = AgreementHeadline.objects.create(  # the trend's row, kept when retention prunes the full report
         project=project,
         computed_at=snapshot.computed_at if snapshot is not None else timezone.now(),
@@ -484,6 +493,64 @@ def _store(
     )
     current.store_summary(project, results, fingerprint=digest, headline=row)
     return results
+
+
+INTERVALS_TASK = "annotator.compute_agreement_intervals"
+
+
+def send_intervals(project_id: int) -> None:
+    """Send the task that computes the project's confidence intervals (`compute_intervals`); without a
+    broker it runs now. A broker that cannot be reached is logged: the next stored report sends again."""
+    try:
+        taskqueue.enqueue(INTERVALS_TASK, project_id)
+    except taskqueue.QueueUnavailable as exc:
+        log.warning("intervals of project %s not sent: %s", project_id, exc)
+
+
+def intervals_seed(doc: dict[str, Any]) -> int:
+    """The seed of the project's intervals: the document's `options.mc_seed` (κ_C's Monte Carlo seed),
+    so `python -m metrics report --ci --ci-seed <mc_seed>` on the exported document gives the same."""
+    return int((doc.get("options") or {}).get("mc_seed", 0))
+
+
+def compute_intervals(project_id: int) -> str:
+    """Compute and store the 95 % confidence intervals of the project's current figures (every measure
+    key that carries a number gets `<key>.ci95`, `metrics.report.report_confidence_intervals`, seeded by
+    `intervals_seed`) as the section row `intervals` with the figures' fingerprint.
+
+    Returns "stored"; "unchanged" (stored already for these figures); "pending" (no figures yet, or
+    κ_C is provisional: the report that makes it final sends this task again); "moved" (the annotations
+    changed since the figures: nothing is stored, the recompute that follows sends it again when its
+    report is stored); "deleted" (no such project)."""
+    started = time.perf_counter()
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None:
+        return "deleted"
+    state = current.summary_state(project)
+    if state is None or state[1]:
+        return "pending"
+    digest = state[0]
+    if current.intervals_fingerprint(project) == digest:
+        return "unchanged"
+    with gc_paused():
+        doc = project_document(project)
+        if document_fingerprint(project, doc) != digest:
+            return "moved"
+        now = current.current(project)
+        if now is None or now.fingerprint != digest:
+            return "moved"
+        measures = {k: v for k, v in now.results["report"]["measures"].items() if not k.endswith(".ci95")}
+        intervals = report_confidence_intervals(trusted_document(doc), measures, seed=intervals_seed(doc))
+    if current.summary_state(project) != (digest, []):
+        return "moved"
+    current.store_intervals(project, intervals, fingerprint=digest)
+    log.info(
+        "intervals of project %s: %d keys in %.1f s",
+        project_id,
+        len(intervals),
+        time.perf_counter() - started,
+    )
+    return "stored"
 
 
 def report_due(project: Project, pending: bool) -> bool:

@@ -15,6 +15,10 @@ value reads one row and an update writes only the pairs it changed.
 The pair-label figures (Cohen's and Fleiss' κ, disagreeing pairs, label counts) are not taken from the
 stored sections but read from the sums the database keeps (`annotator.agreement.sums`), so they include
 every committed save.
+
+The 95 % confidence intervals (`<key>.ci95`) are the section row `intervals` (`INTERVALS`), computed by
+their own task (`computation.compute_intervals`); `current` adds them to the measures only when the row's
+fingerprint is the current figures' and κ_C is final: intervals of older figures are not shown.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import annotator.agreement.sums as sums
-from annotator.agreement.results import pair_label_summary
+from annotator.agreement.results import INTERVALS, pair_label_summary
 from annotator.models import (
     AgreementHeadline,
     AgreementPairState,
@@ -50,8 +54,9 @@ def pair_entries(
 
 #: The section row every computation rewrites with what the report sections do not hold (`Current`).
 SUMMARY = "summary"
-#: Section rows that are not report sections (`incremental.STATE`: the summed statistics).
-NOT_REPORT = (SUMMARY, "state")
+#: Section rows that are not report sections (`incremental.STATE`: the summed statistics; `INTERVALS`:
+#: the confidence intervals of the figures of one fingerprint).
+NOT_REPORT = (SUMMARY, "state", INTERVALS)
 REPORT_FORMAT = "paraphrase-agreement-report/1"
 
 
@@ -138,15 +143,15 @@ def current(project: Project | int) -> Current | None:
     None before the first computation."""
     project_id = project if isinstance(project, int) else project.pk
     rows: dict[str, Any] = {}
-    fingerprint = ""
+    digests: dict[str, str] = {}
     for name, stored, digest in (
         AgreementSection.objects.filter(project_id=project_id)
         .exclude(name="state")  # the summed statistics: large, and not part of the report
         .values_list("name", "measures", "fingerprint")
     ):
         rows[name] = stored
-        if name == SUMMARY:
-            fingerprint = digest
+        digests[name] = digest
+    fingerprint = digests.get(SUMMARY, "")
     summary = rows.pop(SUMMARY, None)
     if summary is None:
         return _latest_report(project_id)
@@ -163,6 +168,10 @@ def current(project: Project | int) -> Current | None:
         measures.update(kept["measures"])
         results["report"]["measures"] = dict(sorted(measures.items()))
         results["pair_labels"] = pair_label_summary(measures, kept["counts"])
+    intervals = rows.get(INTERVALS)
+    if intervals and digests[INTERVALS] == fingerprint and not results.get("pending"):
+        measures.update(intervals)  # computed for exactly these figures
+        results["report"]["measures"] = dict(sorted(measures.items()))
     return Current(
         results=results,
         fingerprint=fingerprint,
@@ -221,6 +230,24 @@ def note_report(project: Project | int, snapshot_id: int) -> None:
     )
     row.measures = {**row.measures, "computation": {**row.measures["computation"], "report": snapshot_id}}
     row.save(update_fields=["measures", "updated_at"])
+
+
+def store_intervals(project: Project, intervals: Mapping[str, Any], *, fingerprint: str) -> None:
+    """Rewrite the project's `intervals` row: the `<key>.ci95` entries of the figures whose fingerprint
+    is `fingerprint`."""
+    AgreementSection.objects.update_or_create(
+        project=project, name=INTERVALS, defaults={"fingerprint": fingerprint, "measures": dict(intervals)}
+    )
+
+
+def intervals_fingerprint(project: Project | int) -> str | None:
+    """The fingerprint of the figures the stored intervals belong to; None when none are stored."""
+    project_id = project if isinstance(project, int) else project.pk
+    return (
+        AgreementSection.objects.filter(project_id=project_id, name=INTERVALS)
+        .values_list("fingerprint", flat=True)
+        .first()
+    )
 
 
 def fingerprint(project: Project | int) -> str | None:

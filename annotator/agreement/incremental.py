@@ -28,7 +28,7 @@ from typing import Any
 
 from django.db import transaction
 
-from annotator.agreement.current import SUMMARY
+from annotator.agreement.current import INTERVALS, SUMMARY
 from annotator.agreement.document import project_annotators
 from annotator.agreement.pairstate import (
     BY_PAIR,
@@ -200,7 +200,9 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
     # the sections' measures are read only where needed: an update computes the sections it touches afresh
     rows = {
         r.name: r
-        for r in AgreementSection.objects.filter(project=project).exclude(name=SUMMARY).defer("measures")
+        for r in AgreementSection.objects.filter(project=project)
+        .exclude(name__in=(SUMMARY, INTERVALS))  # not report sections: the update leaves them alone
+        .defer("measures")
     }
     state = rows.get(STATE)
     if state is None or LEGACY_PAIRS in rows:

@@ -16,7 +16,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotator.agreement import current
-from annotator.agreement.computation import document_fingerprint
+from annotator.agreement.computation import document_fingerprint, intervals_seed
 from annotator.agreement.document import project_document
 from annotator.annotation import services as annotation_services
 from annotator.core.tagsets import install_builtin_tagsets
@@ -88,7 +88,16 @@ def settled(project: Any, timeout: float = 60) -> current.Current:
 
 
 def assert_exact(project: Any, snapshot: current.Current) -> None:
-    assert snapshot.results["report"] == build_report(parse_document(project_document(project)))
+    """The figures equal the single-process report; their intervals, when their own task has stored
+    them by now, equal `build_report(..., ci=True)`'s with the project's seed."""
+    doc = project_document(project)
+    report = snapshot.results["report"]
+    intervals = {k: v for k, v in report["measures"].items() if k.endswith(".ci95")}
+    figures = {k: v for k, v in report["measures"].items() if not k.endswith(".ci95")}
+    assert {**report, "measures": figures} == build_report(parse_document(doc))
+    if intervals:
+        full = build_report(parse_document(doc), ci=True, ci_seed=intervals_seed(doc))["measures"]
+        assert intervals == {k: v for k, v in full.items() if k.endswith(".ci95")}
 
 
 def save_label(client: Client, project: Any, pair: Any, who: Any, label: str) -> None:
@@ -186,3 +195,26 @@ def test_killing_the_worker_mid_task_still_produces_a_correct_snapshot(worker, s
     assert_exact(project, snapshot)
     links = snapshot.results["report"]["measures"]["alignment.words.possible.f1"]["by_pair"]
     assert set(links) == {"anna|ben", "anna|cat", "ben|cat"}
+
+
+@pytest.fixture
+def every_report(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
+    """A full report per computation (the worker reads it from its environment, set before it starts)."""
+    monkeypatch.setenv("AGREEMENT_REPORT_INTERVAL_SECONDS", "0")
+    settings.AGREEMENT_REPORT_INTERVAL_SECONDS = 0
+
+
+def test_the_worker_stores_the_intervals_of_the_settled_figures(every_report, worker):
+    """Every stored report sends the intervals task (the κ_C queue); the worker stores those of the
+    settled figures and the agreement then shows them, equal to `build_report(..., ci=True)`'s."""
+    project, _, _ = team()
+    snapshot = settled(project)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and current.intervals_fingerprint(project) != snapshot.fingerprint:
+        time.sleep(0.2)
+    assert current.intervals_fingerprint(project) == snapshot.fingerprint, worker.log.read_text()[-3000:]
+    now = current.current(project)
+    assert now is not None and now.fingerprint == snapshot.fingerprint
+    measures = now.results["report"]["measures"]
+    assert "kappa_c.ci95" in measures and "iapta.do.f1.ci95" in measures
+    assert_exact(project, now)
