@@ -55,6 +55,7 @@ from annotator.models import (
     Project,
     Tagset,
 )
+from annotator.projects.roles import grant_role
 
 FORMATS = ("mrpc", "etpc", "native", "ptb", "pharaoh", "units")
 Source = tuple[str, bytes]
@@ -525,7 +526,7 @@ def import_corpus(
                 if (
                     actor is not None and new_project is not None
                 ):  # from the set-up form: its creator leads it
-                    Membership.objects.get_or_create(project=project, user=actor, role=Membership.Role.LEAD)
+                    grant_role(project, actor, Membership.Role.LEAD)
             ctx = Context(
                 project=project,
                 report=report,
