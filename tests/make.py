@@ -1,8 +1,10 @@
 """The one test world: one cast of users and builders of the data shapes the suites need (`make.desk()`,
 `make.team()`, …; import the module as `from tests import make`).
 
-Everything is made through the services (`annotator.corpus.projects`, the editor's, the evaluation's and
-the lead tools' services), so tests take the same paths as users. The cast is the same in every suite:
+Everything is made through the services (accounts by `annotator.accounts.services.create_account`,
+projects by `annotator.projects.services.create_project`, pairs and assignments by
+`annotator.corpus.projects`, and the editor's, the evaluation's and the lead tools' services), so tests
+take the same paths as users, password validators included. The cast is the same in every suite:
 
     admin       root   staff; no project
     lead        lena   leads the main project of every shape
