@@ -31,6 +31,7 @@ from annotator.models import (
     Project,
     Tagset,
 )
+from annotator.projects.roles import UNKNOWN_ROLE
 
 MAX_INT = 2**31 - 1  # PositiveIntegerField's range on PostgreSQL
 
@@ -132,7 +133,9 @@ class MembershipSerializer(serializers.ModelSerializer):
 
 class MemberAddSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150)
-    role = serializers.ChoiceField(choices=Membership.Role.choices)
+    role = serializers.ChoiceField(
+        choices=Membership.Role.choices, error_messages={"invalid_choice": UNKNOWN_ROLE}
+    )
 
 
 # ---- pairs and assignments ------------------------------------------------------------------------

@@ -14,12 +14,14 @@ from django.core.exceptions import ValidationError
 from annotator.models import Membership, Project
 
 ROLES = tuple(Membership.Role.values)
+#: The message for a role that is not one (`input`: what was given), also the API's.
+UNKNOWN_ROLE = "Unknown role {input!r}; choose lead, annotator or rater."
 
 
 def check_role(role: str) -> None:
     """Refuse a role that is not one of the project roles."""
     if role not in ROLES:
-        raise ValidationError({"role": f"Unknown role {role!r}; choose lead, annotator or rater."})
+        raise ValidationError({"role": UNKNOWN_ROLE.format(input=role)})
 
 
 def grant_role(project: Project, user: Any, role: str) -> Membership:

@@ -102,7 +102,14 @@ def test_members_are_for_leads(world):
     added = api_client(world.lead).post(url, {"username": "olga", "role": "annotator"}, format="json")
     assert added.status_code == 201 and added.json()["username"] == "olga"
     unknown = api_client(world.lead).post(url, {"username": "nobody", "role": "annotator"}, format="json")
-    assert unknown.status_code == 400 and "No user named 'nobody'" in unknown.json()["username"][0]
+    assert unknown.status_code == 400
+    assert unknown.json()["username"] == [
+        "No user named 'nobody': create the account or send an invitation link."
+    ]  # the members page's message: both add a member through members.add_member
+    bad_role = api_client(world.lead).post(url, {"username": "olga", "role": "owner"}, format="json")
+    assert bad_role.status_code == 400 and bad_role.json()["role"] == [
+        "Unknown role 'owner'; choose lead, annotator or rater."
+    ]
 
 
 def test_tagsets_are_listed_with_their_types(world):
