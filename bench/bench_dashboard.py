@@ -55,18 +55,17 @@ def setup_database() -> tuple[str | None, str]:
 
 def load_document(doc: Any, name: str) -> Any:
     """Bulk-load a metrics Document as a project (phenomena, links, labels, done assignments)."""
-    from annotator.corpus import projects
+    from annotator.accounts import services as accounts
     from annotator.models import (
         AlignmentLink,
         Assignment,
-        Membership,
         Pair,
         PairLabel,
         ParaphraseType,
         Phenomenon,
-        Project,
         Tagset,
     )
+    from annotator.projects import services as project_setup
 
     tagset, _ = Tagset.objects.get_or_create(name=f"bench {name}")
     ParaphraseType.objects.bulk_create(
@@ -83,12 +82,10 @@ def load_document(doc: Any, name: str) -> Any:
         ]
     )
     types = dict(ParaphraseType.objects.filter(tagset=tagset).values_list("name", "pk"))
-    project = Project.objects.create(name=name, tagset=tagset, layer_phrase_alignment=False)
-    users = {a: projects.create_user(f"{name}-{a}".lower(), "bench-pass-123") for a in doc.annotators}
-    lead = projects.create_user(f"{name}-lead".lower(), "bench-pass-123")
-    Membership.objects.create(project=project, user=lead, role="lead")
-    Membership.objects.bulk_create(
-        Membership(project=project, user=u, role="annotator") for u in users.values()
+    users = {a: accounts.create_account(f"{name}-{a}".lower(), "bench-pass-123") for a in doc.annotators}
+    lead = accounts.create_account(f"{name}-lead".lower(), "bench-pass-123")
+    project = project_setup.create_project(
+        lead, name=name, tagset=tagset, layer_phrase_alignment=False, annotators=users.values()
     )
     Pair.objects.bulk_create(
         Pair(

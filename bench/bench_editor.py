@@ -85,10 +85,13 @@ def build() -> dict[str, Any]:
     from annotator.annotation import services as annotation_services
     from annotator.corpus import projects
     from annotator.models import ParaphraseType
+    from annotator.projects import services as project_setup
     from tests import make
 
     ann, bob = make.user("ann"), make.user("bob")
-    project = projects.create_project("Bench editor", tagset=make.vila(), annotators=[ann, bob])
+    project = project_setup.create_project(
+        None, name="Bench editor", tagset=make.vila(), annotators=[ann, bob]
+    )
     tokens1 = (WORDS * 2)[:60]
     tokens2 = (WORDS * 2)[5:65]
     big = projects.add_pair(project, "big", tokens1=tokens1, tokens2=tokens2)

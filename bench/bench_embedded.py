@@ -115,19 +115,21 @@ def prepare(labelled: int, n_annotators: int) -> tuple[Any, list[Any], list[Any]
     first `labelled` pairs labelled by all of them, one agreement computation (Django set up)."""
     from django.core.management import call_command
 
+    from annotator.accounts import services as accounts
     from annotator.agreement import changes
     from annotator.agreement.computation import recompute
     from annotator.annotation import services as annotation_services
     from annotator.corpus import projects
     from annotator.corpus.services import import_corpus
     from annotator.models import Pair, Project
+    from annotator.projects.roles import grant_role
 
     call_command("migrate", verbosity=0)
     import_corpus("mrpc", "MRPC", [str(p) for p in FILES])
     project = Project.objects.get(name="MRPC")
-    lead = projects.create_user("lead", "bench-password-1")
-    projects.add_member(project, lead, "lead")
-    anns = [projects.create_user(f"ann{n}", "bench-password-1") for n in range(n_annotators)]
+    lead = accounts.create_account("lead", "bench-password-1")
+    grant_role(project, lead, "lead")
+    anns = [accounts.create_account(f"ann{n}", "bench-password-1") for n in range(n_annotators)]
     pairs = list(Pair.objects.filter(project=project).order_by("position"))
     projects.assign_pairs(project, anns, pairs)
     with changes.batched():

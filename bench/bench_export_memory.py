@@ -41,14 +41,15 @@ def build(n_pairs: int) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from annotator.corpus import projects
+    from annotator.accounts import services as accounts
     from annotator.models import AlignmentLink, Pair, ParaphraseType, Phenomenon, Project, Tagset
+    from annotator.projects import services as project_setup
 
     if Project.objects.filter(name=PROJECT).exists():
         return
     tagset = Tagset.objects.order_by("pk").first()
-    project = projects.create_project(PROJECT, tagset=tagset)
-    anna = projects.create_user("anna", "bench-pass-123")
+    project = project_setup.create_project(None, name=PROJECT, tagset=tagset)
+    anna = accounts.create_account("anna", "bench-pass-123")
     ptypes = list(ParaphraseType.objects.filter(tagset=tagset)[:2])
     tokens1, tokens2 = ["The", "film", "opened", "on", "Friday", "."], ["Film", "premiered", "Friday", "."]
     for start in range(0, n_pairs, 10_000):

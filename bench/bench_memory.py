@@ -36,10 +36,8 @@ TARGET_PEAK, TARGET_IDLE = 350, 250
 ADMIN = """
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
-from annotator.services import projects
-admin = projects.create_user("memadmin", "memadmin-pass-123", is_staff=True)
-admin.is_superuser = True
-admin.save(update_fields=["is_superuser"])
+from annotator.accounts import services as accounts
+admin = accounts.create_account("memadmin", "memadmin-pass-123", is_admin=True)
 print(json.dumps(Token.objects.create(user=admin).key))
 """
 

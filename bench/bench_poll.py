@@ -40,16 +40,19 @@ def main() -> int:
     from django.test import Client
     from django.urls import reverse
 
+    from annotator.accounts import services as accounts
     from annotator.agreement.computation import recompute
     from annotator.annotation import services as annotation_services
     from annotator.corpus import projects
-    from annotator.models import Pair, Project, Tagset
+    from annotator.models import Pair, Tagset
+    from annotator.projects import services as project_setup
 
     call_command("migrate", verbosity=0)
-    lead = projects.create_user("lead", "bench-password-1")
-    anns = [projects.create_user(f"ann{n}", "bench-password-1") for n in range(3)]
-    project = Project.objects.create(name="Poll", tagset=Tagset.objects.filter(builtin=True).first())
-    projects.add_member(project, lead, "lead")
+    lead = accounts.create_account("lead", "bench-password-1")
+    anns = [accounts.create_account(f"ann{n}", "bench-password-1") for n in range(3)]
+    project = project_setup.create_project(
+        lead, name="Poll", tagset=Tagset.objects.filter(builtin=True).first()
+    )
     pairs = [
         Pair.objects.create(
             project=project,

@@ -63,6 +63,7 @@ import random, sys
 sys.path.insert(0, ".")
 from bench.bench_dashboard import load_document
 from metrics.synthetic import synthetic_document
+from annotator.accounts import services as accounts
 from annotator.corpus import projects
 from annotator.models import Pair, ParaphraseType
 from rest_framework.authtoken.models import Token
@@ -70,7 +71,7 @@ from rest_framework.authtoken.models import Token
 doc = synthetic_document(n_pairs={pairs}, n_annotators=3, phenomena_per_pair=8, seed=0)
 project, _ = load_document(doc, "MSRP-A")
 pairs = list(Pair.objects.filter(project=project).order_by("position").values_list("pk", flat=True))
-live = [projects.create_user(f"live{{n:03d}}", "bench-pass-123") for n in range({annotators})]
+live = [accounts.create_account(f"live{{n:03d}}", "bench-pass-123") for n in range({annotators})]
 pairs_of = {{}}
 versions = {{}}  # the annotators' sheet versions where the warm-up saved (the editor's base_version)
 step = max(1, (len(pairs) - 200) // max(1, len(live) - 1))

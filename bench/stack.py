@@ -405,16 +405,18 @@ class Stack:
 
 SEED = """
 from annotator.models import Tagset
+from annotator.accounts import services as accounts
 from annotator.corpus import projects
 from annotator.core.tagsets import VILA_NAME
+from annotator.projects import services as project_setup
 from rest_framework.authtoken.models import Token
 from django.contrib.auth import get_user_model
 
 N_ANNOTATORS, N_PAIRS = {n_annotators}, {n_pairs}
 User = get_user_model()
-lead = projects.create_user("lead", "lead-pass-123")
-annotators = [projects.create_user(f"ann{{n:03d}}", "ann-pass-123") for n in range(N_ANNOTATORS)]
-project = projects.create_project("Load", tagset=Tagset.objects.get(name=VILA_NAME), leads=[lead])
+lead = accounts.create_account("lead", "lead-pass-123")
+annotators = [accounts.create_account(f"ann{{n:03d}}", "ann-pass-123") for n in range(N_ANNOTATORS)]
+project = project_setup.create_project(lead, name="Load", tagset=Tagset.objects.get(name=VILA_NAME))
 pairs = [
     projects.add_pair(
         project, f"p{{n}}",

@@ -1,8 +1,10 @@
 """The one test world: one cast of users and builders of the data shapes the suites need (`make.desk()`,
 `make.team()`, …; import the module as `from tests import make`).
 
-Everything is made through the services (`annotator.corpus.projects`, the editor's, the evaluation's and
-the lead tools' services), so tests take the same paths as users. The cast is the same in every suite:
+Everything is made through the services (accounts by `annotator.accounts.services.create_account`,
+projects by `annotator.projects.services.create_project`, pairs and assignments by
+`annotator.corpus.projects`, and the editor's, the evaluation's and the lead tools' services), so tests
+take the same paths as users, password validators included. The cast is the same in every suite:
 
     admin       root   staff; no project
     lead        lena   leads the main project of every shape
@@ -44,6 +46,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from annotator.accounts import services as accounts
 from annotator.agreement import computation
 from annotator.annotation import services as annotation_services
 from annotator.core.tagsets import VILA_NAME, install_builtin_tagsets
@@ -67,6 +70,7 @@ from annotator.models import (
     Tagset,
 )
 from annotator.projects import members, tagsets
+from annotator.projects import services as project_setup
 
 PASSWORD = "test-pass-123"
 FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -87,7 +91,7 @@ CAST = {
 def user(username: str, *, staff: bool = False) -> Any:
     """A user made the way the workbench makes them (password PASSWORD); the same one if it exists."""
     existing = get_user_model().objects.filter(username=username).first()
-    return existing or projects.create_user(username, PASSWORD, is_staff=staff)
+    return existing or accounts.create_account(username, PASSWORD, is_admin=staff)
 
 
 @dataclass(frozen=True)
@@ -189,7 +193,7 @@ def project_with_pairs(
     name: str = "P", *, n_pairs: int = 2, lead: Any = None, annotators: tuple[Any, ...] = (), **fields: Any
 ) -> Project:
     """A project on the Vila tagset with `n_pairs` small pairs, each assigned to every annotator."""
-    project = projects.create_project(name, tagset=vila(), leads=[lead] if lead else [], **fields)
+    project = project_setup.create_project(lead, name=name, tagset=vila(), **fields)
     pairs = [
         projects.add_pair(
             project,
@@ -441,9 +445,9 @@ def evaluation_project(
     name: str = "E", *, n_units: int = 1, raters: tuple[Any, ...] = (), lead: Any = None, r: int | None = None
 ) -> Project:
     """A project with the evaluation layer, `n_units` units and every unit given to r (default all) raters."""
-    project = projects.create_project(
-        name,
-        leads=[lead] if lead else [],
+    project = project_setup.create_project(
+        lead,
+        name=name,
         layer_evaluation=True,
         layer_pair_label=False,
         layer_phenomena=False,

@@ -1,4 +1,5 @@
-"""The shape of the code: areas as packages, one way to the task queue, no import cycles.
+"""The shape of the code: areas as packages, one way to the task queue, no import cycles, one function
+per action on projects, members and accounts.
 
 The import graph is read from the source (every `import` statement, inside functions too), so a cycle
 hidden behind a function-level import fails here just like a top-level one.
@@ -240,3 +241,78 @@ def test_agreement_is_reached_through_its_front_door():
                 if internal not in {"record_change", "current_figures", "rebuild"}:
                     found.setdefault(name, set()).add(internal)
     assert found == AGREEMENT_INTERNALS_STILL_IMPORTED
+
+
+#: The places that create projects, memberships and accounts: one function per action
+#: (`annotator.accounts.services.create_account` / `account_without_password`,
+#: `annotator.projects.services.create_project`, `annotator.projects.roles.grant_role`).
+ACTION_HOMES = ("annotator/accounts/", "annotator/projects/")
+CREATING_METHODS = {"create", "get_or_create", "update_or_create", "bulk_create"}
+#: Files that still create one of them themselves, with what they create and why (none today); the
+#: list only shrinks.
+CREATED_OUTSIDE_THE_SERVICES: dict[str, set[str]] = {}
+
+
+def _creations(path: Path) -> set[str]:
+    """`Project`/`Membership` rows created through the ORM (or built for bulk_create), and accounts made
+    by the user manager or built as `User(…)`, in one file."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in {"Project", "Membership", "User"}:
+            found.add(f"{func.id}(…)")
+        if not isinstance(func, ast.Attribute):
+            continue
+        if func.attr in {"create_user", "create_superuser"}:
+            found.add(f"….{func.attr}")
+        manager = func.value
+        if (
+            func.attr in CREATING_METHODS
+            and isinstance(manager, ast.Attribute)
+            and manager.attr == "objects"
+            and isinstance(manager.value, ast.Name)
+            and manager.value.id in {"Project", "Membership"}
+        ):
+            found.add(f"{manager.value.id}.objects.{func.attr}")
+    return found
+
+
+def test_projects_members_and_accounts_are_created_by_their_services_only():
+    """Nothing outside annotator/projects/ and annotator/accounts/ creates a project, a membership or an
+    account (the pages, the API, the commands, the demo, the benches and the test world call the
+    services), except the listed files."""
+    found = {}
+    for folder in ("annotator", "bench", "tests"):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            name = path.relative_to(REPO).as_posix()
+            if (
+                name.startswith(ACTION_HOMES)
+                or "/migrations/" in name
+                or name == "tests/test_architecture.py"
+            ):
+                continue
+            creations = _creations(path)
+            if creations:
+                found[name] = creations
+    assert found == CREATED_OUTSIDE_THE_SERVICES
+
+
+def test_the_creation_rule_sees_each_way_of_creating(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "Project.objects.create(name='x')\n"
+        "Membership.objects.get_or_create(project=p, user=u, role='lead')\n"
+        "Membership.objects.bulk_create([Membership(project=p, user=u, role='lead')])\n"
+        "get_user_model().objects.create_user('x', password='y')\n"
+        "User(username='x').save()\n"
+    )
+    assert _creations(sample) == {
+        "Project.objects.create",
+        "Membership.objects.get_or_create",
+        "Membership.objects.bulk_create",
+        "Membership(…)",
+        "….create_user",
+        "User(…)",
+    }

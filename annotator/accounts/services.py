@@ -1,4 +1,4 @@
-"""Accounts: API tokens (issue, revoke, expire), sign-in through the lockout, locks and the sign-in log.
+"""Accounts: creating them, API tokens (issue, revoke, expire), sign-in through the lockout, locks and the sign-in log.
 
 Sign-in throttling is django-axes' (database handler): after AXES_FAILURE_LIMIT wrong passwords for a
 username, that username is locked for AXES_COOLOFF_TIME, on the login page and on the token endpoint
@@ -15,11 +15,68 @@ from typing import Any
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from axes.utils import reset
 from django.conf import settings
-from django.contrib.auth import authenticate
+from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth.models import Permission
+from django.contrib.auth.password_validation import validate_password
 from django.core.cache import cache
+from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
+
+from annotator.core.usernames import check_new_username
+
+
+@transaction.atomic
+def create_account(
+    username: str,
+    password: str,
+    *,
+    email: str = "",
+    is_admin: bool = False,
+    may_create_projects: bool = False,
+) -> Any:
+    """A new user account, the one way an account with a password is made (the admin's and the lead's
+    forms, sign-up through an invitation, the demo, the test world): the username must pass the
+    username rule (`annotator.core.usernames`) and the password the site's password validators
+    (AUTH_PASSWORD_VALIDATORS); the errors of both come together, by field."""
+    User = get_user_model()
+    username = username.strip()
+    errors: dict[str, Any] = {}
+    try:
+        check_new_username(username)
+    except ValidationError as error:
+        errors.update(error.message_dict)
+    try:
+        validate_password(password, User(username=username, email=email))
+    except ValidationError as error:
+        errors["password"] = error.messages
+    if errors:
+        raise ValidationError(errors)
+    user = User.objects.create_user(username=username, password=password, email=email)
+    if is_admin:
+        user.is_staff = user.is_superuser = True
+        user.save(update_fields=["is_staff", "is_superuser"])
+    if may_create_projects:
+        user.user_permissions.add(
+            Permission.objects.get(content_type__app_label="annotator", codename="add_project")
+        )
+    return user
+
+
+def account_without_password(username: str) -> Any:
+    """The user with this name, created with an unusable password if new (users named in imported
+    files: they sign in once an admin sets a password). A new name must pass the username rule
+    (`ValidationError` with its reasons)."""
+    User = get_user_model()
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        check_new_username(username)
+        user = User(username=username)
+        user.set_unusable_password()
+        user.save()
+    return user
 
 
 class SignInRefused(Exception):

@@ -50,6 +50,7 @@ from annotator.models import (
     Project,
     Tagset,
 )
+from annotator.projects import members as project_members
 from annotator.projects import services as project_setup
 
 
@@ -125,7 +126,7 @@ class ProjectViewSet(
         project = project_to_lead(request.user, int(pk))
         data = s.MemberAddSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        membership = projects.add_member(
+        membership = project_members.add_member(
             project, data.validated_data["username"], data.validated_data["role"]
         )
         return Response(s.MembershipSerializer(membership).data, status=status.HTTP_201_CREATED)

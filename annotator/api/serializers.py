@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
 from annotator import access
@@ -32,6 +31,7 @@ from annotator.models import (
     Project,
     Tagset,
 )
+from annotator.projects.roles import UNKNOWN_ROLE
 
 MAX_INT = 2**31 - 1  # PositiveIntegerField's range on PostgreSQL
 
@@ -133,13 +133,9 @@ class MembershipSerializer(serializers.ModelSerializer):
 
 class MemberAddSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150)
-    role = serializers.ChoiceField(choices=Membership.Role.choices)
-
-    def validate_username(self, value: str) -> Any:
-        user = get_user_model().objects.filter(username=value).first()
-        if user is None:
-            raise serializers.ValidationError(f"No user named {value!r}.")
-        return user
+    role = serializers.ChoiceField(
+        choices=Membership.Role.choices, error_messages={"invalid_choice": UNKNOWN_ROLE}
+    )
 
 
 # ---- pairs and assignments ------------------------------------------------------------------------

@@ -59,6 +59,7 @@ from annotator.models import (
     SystemAlignment,
     Tagset,
 )
+from annotator.projects.roles import grant_role
 
 PROJECT_FIELDS = ("description", "guidelines", "phase", "phenomena_for")
 LAYERS = ("pair_label", "phenomena", "word_alignment", "phrase_alignment", "evaluation")
@@ -153,7 +154,7 @@ class NativeWriter:
             self.users[username] = ensure_user(username)
         user = self.users[username]
         if role is not None and (username, role) not in self.roles:
-            Membership.objects.get_or_create(project=self.project, user=user, role=role)
+            grant_role(self.project, user, role)
             self.roles.add((username, role))
         return user
 

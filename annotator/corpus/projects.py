@@ -1,47 +1,17 @@
-"""Creating projects, members, pairs and assignments."""
+"""A project's corpus: adding pairs and assigning them to annotators (who become the project's
+annotators through `annotator.projects.roles.grant_role`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from annotator.core import counts
 from annotator.core.trees import tree_nodes
-from annotator.models import Assignment, Membership, Pair, Project, Tagset
-
-
-def create_user(username: str, password: str, *, is_staff: bool = False, email: str = "") -> Any:
-    User = get_user_model()
-    user = User.objects.create_user(username=username, password=password, email=email)
-    if is_staff:
-        user.is_staff = user.is_superuser = True
-        user.save(update_fields=["is_staff", "is_superuser"])
-    return user
-
-
-@transaction.atomic
-def create_project(
-    name: str,
-    *,
-    tagset: Tagset | None = None,
-    leads: Iterable[Any] = (),
-    annotators: Iterable[Any] = (),
-    **fields: Any,
-) -> Project:
-    project = Project.objects.create(name=name, tagset=tagset, **fields)
-    for user in leads:
-        add_member(project, user, Membership.Role.LEAD)
-    for user in annotators:
-        add_member(project, user, Membership.Role.ANNOTATOR)
-    return project
-
-
-def add_member(project: Project, user: Any, role: str) -> Membership:
-    membership, _ = Membership.objects.get_or_create(project=project, user=user, role=role)
-    return membership
+from annotator.models import Assignment, Membership, Pair, Project
+from annotator.projects.roles import grant_role
 
 
 def add_pair(
@@ -95,7 +65,7 @@ def assign_pairs(
     pairs = list(pairs)
     created = 0
     for user in annotators:
-        add_member(project, user, Membership.Role.ANNOTATOR)
+        grant_role(project, user, Membership.Role.ANNOTATOR)
         have = set(
             Assignment.objects.filter(annotator=user, pair__in=pairs, round=round).values_list(
                 "pair_id", flat=True

@@ -48,13 +48,13 @@ from annotator.evaluation import services as evaluation
 from annotator.models import (
     AlignmentLink,
     EvaluationUnit,
-    Membership,
     Pair,
     ParaphraseType,
     PhraseAlignment,
     Project,
     Tagset,
 )
+from annotator.projects import services as project_setup
 
 FORMATS = ("mrpc", "etpc", "native", "ptb", "pharaoh", "units")
 Source = tuple[str, bytes]
@@ -483,6 +483,19 @@ IMPORTERS: dict[str, Callable[[Context, Sequence[Source]], None]] = {
 }
 
 
+def _new_project(name: str, actor: Any, fields: dict[str, Any] | None) -> Project:
+    """The project an import creates, through the projects' own `create_project` (its defaults and
+    checks); the set-up form's fields name the tagset by id, and its creator leads it. A tagset the
+    imported files bring replaces the default one while the project has no phenomenon
+    (`writing.use_tagset`)."""
+    chosen = dict(fields or {})
+    tagset_id = chosen.pop("tagset_id", None)
+    if tagset_id is not None:
+        chosen["tagset"] = Tagset.objects.get(pk=tagset_id)
+    lead = actor if fields is not None else None
+    return project_setup.create_project(lead, name=name, **chosen)
+
+
 def import_corpus(
     format: str,
     project_name: str,
@@ -517,15 +530,10 @@ def import_corpus(
         return report
     try:
         with transaction.atomic():
-            project, created = Project.objects.get_or_create(
-                name=project_name.strip(), defaults=new_project or {}
-            )
-            if created:
+            project = Project.objects.filter(name=project_name.strip()).first()
+            if project is None:
+                project = _new_project(project_name.strip(), actor, new_project)
                 report.created["projects"] += 1
-                if (
-                    actor is not None and new_project is not None
-                ):  # from the set-up form: its creator leads it
-                    Membership.objects.get_or_create(project=project, user=actor, role=Membership.Role.LEAD)
             ctx = Context(
                 project=project,
                 report=report,
@@ -551,6 +559,9 @@ def import_corpus(
         report.problems.append(Problem(files, None, "annotator", str(exc)))
     except ImportCancelled:
         report.cancelled = True
+    except ValidationError as exc:  # the new project's settings (language, layers)
+        for field, messages in exc.message_dict.items():
+            report.problems.extend(Problem("", None, field, message) for message in messages)
     except IntegrityError as exc:  # e.g. another import created the same pairs meanwhile
         report.problems.append(
             Problem(

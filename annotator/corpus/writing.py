@@ -10,14 +10,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db.models import F
 from django.utils import timezone
 
+from annotator.accounts import services as accounts
 from annotator.core import sql
 from annotator.core.trees import TreeError, tree_nodes
-from annotator.core.usernames import check_new_username
 from annotator.corpus.imports.problems import ImportReport, Parsed, Problem
 from annotator.corpus.imports.records import PairRecord, PhenomenonRecord
 from annotator.models import (
@@ -30,6 +29,7 @@ from annotator.models import (
     Project,
     Tagset,
 )
+from annotator.projects.roles import grant_role
 
 BATCH = 1000
 
@@ -102,22 +102,15 @@ def ensure_user(username: str) -> Any:
     A new name goes through the username rule (`annotator.core.usernames`: Django's validators, NFKC, no
     name equal to an existing one after case folding) first: `InvalidUsername`.
     """
-    User = get_user_model()
-    user = User.objects.filter(username=username).first()
-    if user is None:
-        try:
-            check_new_username(username)
-        except ValidationError as error:
-            raise InvalidUsername(username, error.messages) from error
-        user = User(username=username)
-        user.set_unusable_password()
-        user.save()
-    return user
+    try:
+        return accounts.account_without_password(username)
+    except ValidationError as error:
+        raise InvalidUsername(username, error.messages) from error
 
 
 def ensure_annotator(project: Project, username: str) -> Any:
     user = ensure_user(username)
-    Membership.objects.get_or_create(project=project, user=user, role=Membership.Role.ANNOTATOR)
+    grant_role(project, user, Membership.Role.ANNOTATOR)
     return user
 
 

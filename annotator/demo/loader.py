@@ -12,6 +12,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from annotator.accounts import services as accounts
 from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
 from annotator.core.aligner import identical_token_alignment as align
@@ -21,6 +22,7 @@ from annotator.corpus import projects
 from annotator.demo.data import EVALUATION_UNITS, GUIDELINES, PAIRS
 from annotator.evaluation import services as evaluation
 from annotator.models import Assignment, Pair, ParaphraseType, Project, Tagset
+from annotator.projects import services as project_setup
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +47,7 @@ def ensure_users() -> dict[str, Any]:
     for username, password, _role in USERS:
         user = User.objects.filter(username=username).first()
         if user is None:
-            user = projects.create_user(username, password, is_staff=username == "admin")
+            user = accounts.create_account(username, password, is_admin=username == "admin")
         users[username] = user
     return users
 
@@ -129,10 +131,10 @@ def identical_token_alignment(tokens1: list[str], tokens2: list[str]) -> list[li
 
 
 def load_types_project(users: dict[str, Any]) -> Project:
-    project = projects.create_project(
-        TYPES_PROJECT,
+    project = project_setup.create_project(
+        users["lena"],
+        name=TYPES_PROJECT,
         tagset=Tagset.objects.get(name=VILA_NAME),
-        leads=[users["lena"]],
         description="Fourteen short English sentence pairs written for this demo, annotated by three annotators "
         "with Vila et al.'s paraphrase types, word alignments and phrase alignments.",
         guidelines=GUIDELINES,
@@ -206,9 +208,9 @@ def annotate_as(user: Any, who: str, pairs: list[Pair], types: dict[str, Paraphr
 
 def load_evaluation_project(users: dict[str, Any]) -> Project:
 
-    project = projects.create_project(
-        EVALUATION_PROJECT,
-        leads=[users["lena"]],
+    project = project_setup.create_project(
+        users["lena"],
+        name=EVALUATION_PROJECT,
         description="Phrase substitutions in sentences written for this demo, rated in two steps: "
         "grammaticality first, then meaning against the original.",
         guidelines="Rate grammaticality without looking for the original; then compare the meaning.",

@@ -30,12 +30,12 @@ from annotator import taskqueue
 from annotator.agreement import record_change
 from annotator.annotation.services import ConflictError
 from annotator.core import counts, history
-from annotator.corpus.projects import add_member
 from annotator.evaluation import decision_trees
 from annotator.evaluation.reevaluation import has_started, initial_phase_complete, open_unit_for_revisit
 from annotator.evaluation.rounds import INITIAL_ROUND, REEVALUATION_ROUND, Status, Step, new_assignment
 from annotator.models import Assignment, EvaluationItem, EvaluationUnit, Judgement, Membership, Project
 from annotator.models.work import working_rank
+from annotator.projects.roles import grant_role
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +179,7 @@ def assign_units(
         units = project.units.exclude(assignments__round=INITIAL_ROUND).order_by("position", "id")
     units = list(units)
     for rater in raters:
-        add_member(project, rater, Membership.Role.ANNOTATOR)
+        grant_role(project, rater, Membership.Role.ANNOTATOR)
     loads, together = _current_loads(project, raters)
     order = sorted(raters, key=lambda u: u.pk)
     random.Random(seed).shuffle(order)

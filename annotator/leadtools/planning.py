@@ -38,7 +38,6 @@ from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.corpus import projects
 from annotator.models import (
     AlignmentLink,
     Assignment,
@@ -50,6 +49,7 @@ from annotator.models import (
     PlannedAssignment,
     Project,
 )
+from annotator.projects.roles import grant_role
 
 SELECTIONS = ("all", "sample", "filter")
 PER_PAIR = ("everyone", "one", "k")
@@ -377,7 +377,7 @@ def apply_plan(plan: Plan) -> int:
     have = _existing(project, list(plan.assignments), plan.round)
     positions = dict(Pair.objects.filter(pk__in=plan.pair_ids).values_list("pk", "position"))
     for annotator_id in plan.annotator_ids:
-        projects.add_member(project, _user(annotator_id), Membership.Role.ANNOTATOR)
+        grant_role(project, _user(annotator_id), Membership.Role.ANNOTATOR)
     new = [
         Assignment(
             project=project,
@@ -660,7 +660,7 @@ def assign_whole_project(
     them in batches. A queue that cannot be reached fails the plan with its message (ValidationError).
     """
     for annotator in annotators:
-        projects.add_member(project, annotator, Membership.Role.ANNOTATOR)
+        grant_role(project, annotator, Membership.Role.ANNOTATOR)
     plan = request_plan(
         project,
         user,

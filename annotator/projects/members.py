@@ -1,4 +1,4 @@
-"""Members and roles of a project, accounts and one-time invitation links — without the Django admin.
+"""Members and roles of a project and one-time invitation links — without the Django admin.
 
 Roles are per project: lead, annotator, rater (a person may hold several). Removing a member ends
 their roles only: everything they annotated or judged stays, attributed to them; their unfinished
@@ -15,18 +15,16 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Permission
-from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from annotator.accounts import services as accounts
 from annotator.core import counts
-from annotator.core.usernames import check_new_username
 from annotator.leadtools import planning
 from annotator.models import Assignment, Invitation, Membership, Project
+from annotator.projects.roles import check_role, grant_role
 
-ROLES = tuple(Membership.Role.values)
 INVITATION_DAYS = 7
 UNFINISHED = (Assignment.Status.TODO, Assignment.Status.IN_PROGRESS, Assignment.Status.POSTPONED)
 
@@ -55,14 +53,9 @@ def member_rows(project: Project) -> list[MemberRow]:
     return list(by_user.values())
 
 
-def _check_role(role: str) -> None:
-    if role not in ROLES:
-        raise ValidationError({"role": f"Unknown role {role!r}; choose lead, annotator or rater."})
-
-
 def add_member(project: Project, username: str, role: str) -> Membership:
     """Give an existing user a role in the project (a role they hold already is kept)."""
-    _check_role(role)
+    check_role(role)
     user = get_user_model().objects.filter(username=username.strip()).first()
     if user is None:
         raise ValidationError(
@@ -70,22 +63,21 @@ def add_member(project: Project, username: str, role: str) -> Membership:
                 "username": f"No user named {username.strip()!r}: create the account or send an invitation link."
             }
         )
-    membership, _ = Membership.objects.get_or_create(project=project, user=user, role=role)
-    return membership
+    return grant_role(project, user, role)
 
 
 @transaction.atomic
 def set_roles(project: Project, user: Any, roles: list[str]) -> None:
     """The member's roles become exactly `roles` (at least one; the last lead keeps the lead role)."""
     for role in roles:
-        _check_role(role)
+        check_role(role)
     if not roles:
         raise ValidationError({"roles": "Keep at least one role, or remove the member."})
     if Membership.Role.LEAD not in roles:
         _keep_a_lead(project, user)
     Membership.objects.filter(project=project, user=user).exclude(role__in=roles).delete()
     for role in roles:
-        Membership.objects.get_or_create(project=project, user=user, role=role)
+        grant_role(project, user, role)
 
 
 def _keep_a_lead(project: Project, leaving: Any) -> None:
@@ -115,50 +107,13 @@ def remove_member(project: Project, user: Any, *, reassign_to: Any = None) -> Re
     return Removal(moved=moved, kept_open=kept)
 
 
-# ---- accounts -------------------------------------------------------------------------------------
-
-
-@transaction.atomic
-def create_account(
-    username: str,
-    password: str,
-    *,
-    email: str = "",
-    is_admin: bool = False,
-    may_create_projects: bool = False,
-) -> Any:
-    """A new user account; the password must pass the site's password validators."""
-    User = get_user_model()
-    username = username.strip()
-    errors: dict[str, Any] = {}
-    try:
-        check_new_username(username)
-    except ValidationError as error:
-        errors.update(error.message_dict)
-    try:
-        validate_password(password, User(username=username, email=email))
-    except ValidationError as error:
-        errors["password"] = error.messages
-    if errors:
-        raise ValidationError(errors)
-    user = User.objects.create_user(username=username, password=password, email=email)
-    if is_admin:
-        user.is_staff = user.is_superuser = True
-        user.save(update_fields=["is_staff", "is_superuser"])
-    if may_create_projects:
-        user.user_permissions.add(
-            Permission.objects.get(content_type__app_label="annotator", codename="add_project")
-        )
-    return user
-
-
 # ---- invitations ----------------------------------------------------------------------------------
 
 
 def create_invitation(
     project: Project, role: str, created_by: Any, *, note: str = "", days: int = INVITATION_DAYS
 ) -> Invitation:
-    _check_role(role)
+    check_role(role)
     if not 1 <= days <= 60:
         raise ValidationError({"days": "An invitation is valid for 1 to 60 days."})
     return Invitation.objects.create(
@@ -204,9 +159,7 @@ def accept_invitation(token: str, user: Any) -> Membership:
     """Make `user` a member in the invitation's role and use the link up (single use, even when two
     people open it at once: the row is locked)."""
     invitation = _claim(token)
-    membership, _ = Membership.objects.get_or_create(
-        project=invitation.project, user=user, role=invitation.role
-    )
+    membership = grant_role(invitation.project, user, invitation.role)
     invitation.used_at, invitation.used_by = timezone.now(), user
     invitation.save(update_fields=["used_at", "used_by"])
     return membership
@@ -216,7 +169,7 @@ def accept_invitation(token: str, user: Any) -> Membership:
 def sign_up_with_invitation(token: str, username: str, password: str, *, email: str = "") -> Any:
     """A new account created through an invitation link, which it then uses up."""
     _claim(token)
-    user = create_account(username, password, email=email)
+    user = accounts.create_account(username, password, email=email)
     accept_invitation(token, user)
     return user
 

@@ -1,11 +1,12 @@
 """A project's settings: creating and editing a project with validation and sensible defaults.
 
-Every entry point (the settings page, the REST API, the import of a new project) calls these
-functions, so the rules are written once. Errors are `ValidationError({field: message})`.
+Every entry point (the settings page, the REST API, the import of a new project, the demo, the test
+world) calls these functions, so the rules are written once. Errors are `ValidationError({field: message})`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -13,6 +14,7 @@ from django.db import models, transaction
 
 from annotator.core.tagsets import ETPC_NAME, VILA_NAME
 from annotator.models import Membership, Phenomenon, Project, ReannotationRound, Tagset
+from annotator.projects.roles import grant_role
 
 LAYERS = ("pair_label", "phenomena", "word_alignment", "phrase_alignment", "evaluation")
 EDITABLE = (
@@ -25,6 +27,9 @@ EDITABLE = (
     "phase",
     "reannotation_rules",
 )
+# At creation a project may also get its first guidelines text; later versions are published
+# (`annotator.projects.guidelines.publish`).
+CREATABLE = (*EDITABLE, "guidelines")
 REANNOTATION_DEFAULTS: dict[str, Any] = {"rule": "label_disagreement", "threshold": 0.5, "fraction": 0.1}
 
 
@@ -106,17 +111,22 @@ def _validate(fields: dict[str, Any], project: Project | None) -> dict[str, Any]
 
 
 @transaction.atomic
-def create_project(user: Any, **fields: Any) -> Project:
-    """A new project with `user` as its lead. Unset fields take the defaults: English, the language's
-    built-in tagset, pair label + phenomena + word alignment, training phase, label-disagreement
-    re-annotation of 10 % agreeing pairs."""
-    fields = {k: v for k, v in fields.items() if k in EDITABLE}
+def create_project(lead: Any | None, *, annotators: Iterable[Any] = (), **fields: Any) -> Project:
+    """A new project with `lead` as its lead (None: no lead yet, for projects the test world and the
+    benches build before naming one) and `annotators` as its annotators. Unset fields take the
+    defaults: English, the language's built-in tagset, pair label + phenomena + word alignment,
+    training phase, label-disagreement re-annotation of 10 % agreeing pairs. Fields other than the
+    project's settings (`CREATABLE`) are ignored."""
+    fields = {k: v for k, v in fields.items() if k in CREATABLE}
     fields = _validate(fields, None)
     fields.setdefault("reannotation_rules", dict(REANNOTATION_DEFAULTS))
     if fields.get("tagset") is None:
         fields["tagset"] = default_tagset(fields.get("language", "en"))
     project = Project.objects.create(**fields)
-    Membership.objects.create(project=project, user=user, role=Membership.Role.LEAD)
+    if lead is not None:
+        grant_role(project, lead, Membership.Role.LEAD)
+    for user in annotators:
+        grant_role(project, user, Membership.Role.ANNOTATOR)
     return project
 
 

@@ -19,6 +19,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotator import access
+from annotator.accounts import services as accounts
 from annotator.core import counts
 from annotator.core.counts import KnownCountPaginator
 from annotator.core.tagsets import PALETTE
@@ -169,7 +170,7 @@ def member_create(request: SignedInRequest, project_pk: int) -> HttpResponse:
     form = f.MemberCreateForm(request.POST)
     if form.is_valid():
         try:
-            user = members.create_account(
+            user = accounts.create_account(
                 form.cleaned_data["username"], form.cleaned_data["password"], email=form.cleaned_data["email"]
             )
             members.add_member(project, user.username, form.cleaned_data["role"])
@@ -320,7 +321,7 @@ def user_create(request: SignedInRequest) -> HttpResponse:
     form = f.UserCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            user = members.create_account(
+            user = accounts.create_account(
                 form.cleaned_data["username"],
                 form.cleaned_data["password"],
                 email=form.cleaned_data["email"],

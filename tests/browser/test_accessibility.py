@@ -253,7 +253,7 @@ def test_every_named_url_is_checked_or_said_to_be_no_page():
 @pytest.mark.django_db
 def test_post_only_urls_refuse_get():
     """GET is refused (405) before any object is looked up, so made-up ids do."""
-    admin = get_user_model().objects.create_user("root", password="x", is_staff=True, is_superuser=True)
+    admin = make.user("root", staff=True)
     client = Client()
     client.force_login(admin)
     urls = named_urls()

@@ -11,6 +11,7 @@ import pytest
 from annotator.agreement.computation import recompute
 from annotator.corpus import projects
 from annotator.models import AlignerRun, AlignmentLink, Pair
+from annotator.projects import services as project_setup
 from tests import make
 from tests.make import screenshot as save_screenshot
 
@@ -32,7 +33,7 @@ def screenshot(page, name):
 def world():
     cast = make.cast()
     ann, lead = cast.anna, cast.lead
-    project = projects.create_project("Aligner", tagset=make.vila(), leads=[lead])
+    project = project_setup.create_project(lead, name="Aligner", tagset=make.vila())
     pairs = []
     for n in range(24):
         s1, s2 = SENTENCES[n % len(SENTENCES)]

@@ -15,6 +15,7 @@ from annotator.core.aligner import identical_token_alignment
 from annotator.core.tagsets import vila_rows
 from annotator.corpus import projects
 from annotator.models import AlignmentLink, PairLabel, ParaphraseType, Phenomenon, PhraseAlignment, Tagset
+from annotator.projects import services as project_setup
 from tests import make
 from tests.make import screenshot as save_screenshot
 
@@ -42,8 +43,12 @@ def world():
         ParaphraseType.objects.create(tagset=tagset, **row)
     cast = make.cast()
     anna, ben = cast.anna, cast.ben
-    project = projects.create_project(
-        "Browser editor", tagset=tagset, layer_phrase_alignment=True, guidelines=GUIDELINES
+    project = project_setup.create_project(
+        None,
+        name="Browser editor",
+        tagset=tagset,
+        layer_phrase_alignment=True,
+        guidelines=GUIDELINES,
     )
     pair = projects.add_pair(
         project,

@@ -15,6 +15,7 @@ from annotator.annotation import services as annotation_services
 from annotator.core.tagsets import ETPC_NAME
 from annotator.corpus import projects
 from annotator.models import Tagset
+from annotator.projects import services as project_setup
 from tests import make
 from tests.browser.test_editor import edit_url
 from tests.browser.test_editor_layout import QUOTED1, QUOTED2, chunked_tree
@@ -35,7 +36,9 @@ FIVE = (
 def five_world():
     tagset = Tagset.objects.get(name=ETPC_NAME)
     ann = make.user("ann")
-    project = projects.create_project("ETPC lanes", tagset=tagset, layer_phrase_alignment=True)
+    project = project_setup.create_project(
+        None, name="ETPC lanes", tagset=tagset, layer_phrase_alignment=True
+    )
     pair = projects.add_pair(
         project,
         "mrpc-1",

@@ -12,6 +12,7 @@ from annotator.annotation.services import sheet_version
 from annotator.core.tagsets import ETPC_NAME
 from annotator.corpus import projects
 from annotator.models import Tagset
+from annotator.projects import services as project_setup
 from tests import make
 from tests.browser.axe import axe_violations, describe
 from tests.browser.test_editor import LONG1, LONG2, edit_url
@@ -38,7 +39,9 @@ def chunked_tree(tokens: list[str], size: int = 4) -> str:
 def etpc_world():
     tagset = Tagset.objects.get(name=ETPC_NAME)
     ann = make.user("ann")
-    project = projects.create_project("ETPC layout", tagset=tagset, layer_phrase_alignment=True)
+    project = project_setup.create_project(
+        None, name="ETPC layout", tagset=tagset, layer_phrase_alignment=True
+    )
     pair = projects.add_pair(
         project,
         "mrpc-1",

@@ -203,12 +203,12 @@ def test_a_change_made_in_another_tab_shows_a_conflict_at_the_item(page, live_se
 
 
 def test_a_long_rating_queue_shows_a_page_of_units_at_a_time(page, live_server):
-    from annotator.corpus import projects
+    from annotator.projects.roles import grant_role
     from tests.lists_scale import rated_units
 
     rater = make.cast().anna
     project = make.evaluation_project("Long queue", n_units=0)
-    projects.add_member(project, rater, "annotator")
+    grant_role(project, rater, "annotator")
     rated_units(project, rater, 250, again_every=2)
     make.sign_in(page, live_server, rater)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/")

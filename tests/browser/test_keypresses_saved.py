@@ -23,6 +23,7 @@ from annotator.core.statistical_aligner import train_and_align_scored
 from annotator.corpus import projects
 from annotator.corpus.imports.mrpc import parse_mrpc
 from annotator.models import AlignmentLink
+from annotator.projects import services as project_setup
 from tests import make
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -121,7 +122,7 @@ def test_default_suggestions_save_key_presses_and_reach_the_gold(page, live_serv
     cast = make.cast()
     figures = {}
     for run in ("none", "default"):
-        project = projects.create_project(f"Keys {run}", tagset=make.vila(), leads=[cast.lead])
+        project = project_setup.create_project(cast.lead, name=f"Keys {run}", tagset=make.vila())
         pairs = []
         for g in gold:
             links = [[i, j] for i, j, _c in scored[where[g["id"]]]] if run == "default" else []

@@ -12,8 +12,8 @@ from django.core.cache import cache
 from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
 from annotator.core.tagsets import install_builtin_tagsets
-from annotator.corpus import projects
 from annotator.models import EvaluationUnit, LexiconItem, ParaphraseType, Tagset
+from annotator.projects import services as project_setup
 from tests import make
 from tests.annotator.evaluation.lexicon_files import LEXICON, SENTENCES
 
@@ -47,9 +47,9 @@ def test_lead_builds_units_from_a_lexicon_raters_judge_and_the_lead_reads_precis
     page, live_server, in_process_tasks, tmp_path
 ):
     lead, rita, otto = make.user("lena"), make.user("rita"), make.user("otto")
-    project = projects.create_project(
-        "Lexicons",
-        leads=[lead],
+    project = project_setup.create_project(
+        lead,
+        name="Lexicons",
         layer_evaluation=True,
         layer_pair_label=False,
         layer_phenomena=False,

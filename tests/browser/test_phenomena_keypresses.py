@@ -28,6 +28,7 @@ from annotator.core import phenomena_recommender as rec
 from annotator.core.tagsets import ETPC_NAME
 from annotator.corpus import projects
 from annotator.models import Phenomenon, RecommenderRun, Tagset
+from annotator.projects import services as project_setup
 from tests import make
 from tests.browser.test_keypresses_saved import Keyboard
 
@@ -168,7 +169,7 @@ def test_phenomena_suggestions_save_key_presses_and_reach_etpc(page, live_server
     etpc = Tagset.objects.get(name=ETPC_NAME)
     figures: dict[str, object] = {}
     for run in ("none", "suggestions"):
-        project = projects.create_project(f"Keys {run}", tagset=etpc, leads=[cast.lead])
+        project = project_setup.create_project(cast.lead, name=f"Keys {run}", tagset=etpc)
         pairs = [projects.add_pair(project, p, tokens1=tokens[p][0], tokens2=tokens[p][1]) for p in held_out]
         projects.assign_pairs(project, [cast.anna], pairs)
         if run == "suggestions":  # the trained model, stored as the project's current version

@@ -12,6 +12,7 @@ from annotator.annotation import services as annotation_services
 from annotator.core.tagsets import ETPC_NAME
 from annotator.corpus import projects
 from annotator.models import Phenomenon, RecommenderRun, SuggestionDecision, Tagset
+from annotator.projects import services as project_setup
 from tests import make
 from tests.browser.axe import axe_violations, describe
 from tests.make import screenshot
@@ -26,8 +27,10 @@ IDENTITY, CONTEXTUAL = "29", "6"
 def world(eager_celery):
     """anna annotated six pairs and the recommender learnt from them; ben has the last two to do."""
     cast = make.cast()
-    team = projects.create_project(
-        "Suggestions", tagset=Tagset.objects.get(name=ETPC_NAME), leads=[cast.lead]
+    team = project_setup.create_project(
+        cast.lead,
+        name="Suggestions",
+        tagset=Tagset.objects.get(name=ETPC_NAME),
     )
     pairs = [projects.add_pair(team, f"p{n}", tokens1=ONE, tokens2=TWO) for n in range(8)]
     projects.assign_pairs(team, [cast.anna], pairs[:6])

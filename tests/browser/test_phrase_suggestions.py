@@ -7,6 +7,7 @@ import pytest
 
 from annotator.corpus import projects
 from annotator.models import PhraseAlignment
+from annotator.projects import services as project_setup
 from tests import make
 from tests.make import screenshot
 
@@ -16,7 +17,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def world():
     cast = make.cast()
-    project = projects.create_project("Browser phrases", tagset=make.vila(), layer_phrase_alignment=True)
+    project = project_setup.create_project(
+        None, name="Browser phrases", tagset=make.vila(), layer_phrase_alignment=True
+    )
     pair = projects.add_pair(
         project,
         "p1",

@@ -10,6 +10,7 @@ from annotator.annotation import services as annotation_services
 from annotator.core.tagsets import ETPC_NAME
 from annotator.corpus import projects
 from annotator.models import RecommenderRun, Tagset
+from annotator.projects import services as project_setup
 from tests import make
 from tests.make import screenshot as save_screenshot
 
@@ -22,7 +23,7 @@ TWO = "Yucaipa sold it to Safeway in 1998 .".split()
 def world():
     cast = make.cast()
     etpc = Tagset.objects.get(name=ETPC_NAME)
-    team = projects.create_project("Team", tagset=etpc, leads=[cast.lead])
+    team = project_setup.create_project(cast.lead, name="Team", tagset=etpc)
     types = {t.code: t for t in etpc.types.all()}
     pairs = [projects.add_pair(team, f"p{n}", tokens1=ONE, tokens2=TWO) for n in range(6)]
     projects.assign_pairs(team, [cast.anna], pairs)

@@ -6,6 +6,7 @@ import pytest
 from annotator.corpus import aligner_training as training
 from annotator.corpus import projects
 from annotator.models import AlignerRun, Pair
+from annotator.projects import services as project_setup
 from annotator.tasks import train_aligner
 from tests import make
 
@@ -13,7 +14,7 @@ pytestmark = [pytest.mark.services]
 
 
 def test_worker_trains_and_stores_a_version(postgres_required, celery_worker_process):
-    project = projects.create_project("Worker aligner", tagset=make.vila())
+    project = project_setup.create_project(None, name="Worker aligner", tagset=make.vila())
     for n in range(40):
         projects.add_pair(
             project,

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from annotator.corpus import projects
 from annotator.evaluation import services as evaluation
 from annotator.models import ExplorerValue, Pair
+from annotator.projects.roles import grant_role
 from tests import make
 from tests.lists_scale import big_project, rated_units
 
@@ -22,7 +22,7 @@ def project():
     plans of later tests (the foreign-key checks of a million-row test's teardown, a worker's κ_C
     chunks)."""
     project = big_project(20_000, "Planned")
-    projects.add_member(project, make.cast().anna, "annotator")
+    grant_role(project, make.cast().anna, "annotator")
     rated_units(project, make.cast().anna, 20_000, again_every=2)
     return project
 

@@ -48,7 +48,7 @@ def test_every_list_costs_the_same_for_a_million_pairs_as_for_a_few_hundred():
 def test_the_reannotation_preview_and_a_long_rating_queue_cost_the_same_at_a_million():
     from django.urls import reverse
 
-    from annotator.corpus import projects
+    from annotator.projects.roles import grant_role
     from tests.lists_scale import rated_units
 
     lead, rater = make.cast().lead, make.cast().anna
@@ -56,7 +56,7 @@ def test_the_reannotation_preview_and_a_long_rating_queue_cost_the_same_at_a_mil
     costs = []
     for n, name in ((500, "Small"), (1_000_000, "Million")):
         project = big_project(n, name)
-        projects.add_member(project, rater, "annotator")
+        grant_role(project, rater, "annotator")
         rated_units(project, rater, 500 if n < 1000 else 100_000, again_every=2)
         page = reverse("annotator:reannotation", args=[project.pk])
         queue = reverse("annotator:rating-queue", args=[project.pk])

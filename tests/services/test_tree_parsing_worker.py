@@ -8,6 +8,7 @@ import pytest
 from annotator.core.phrase_suggestions import suggested_phrase_alignment
 from annotator.corpus import projects, tree_parsing
 from annotator.models import Pair
+from annotator.projects import services as project_setup
 from tests import make
 
 pytestmark = [pytest.mark.services]
@@ -17,7 +18,9 @@ def test_worker_parses_and_the_web_side_sees_the_progress(
     postgres_required, redis_required, celery_worker_process
 ):
     pytest.importorskip("spacy", reason="spaCy is not installed")
-    project = projects.create_project("Worker trees", tagset=make.vila(), layer_phrase_alignment=True)
+    project = project_setup.create_project(
+        None, name="Worker trees", tagset=make.vila(), layer_phrase_alignment=True
+    )
     for n in range(5):
         projects.add_pair(
             project,

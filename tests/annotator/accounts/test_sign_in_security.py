@@ -14,7 +14,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotator.corpus import projects
+from annotator.accounts import services as accounts
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "right-password-123"
@@ -28,12 +28,12 @@ def lockout_after_three(settings):
 
 @pytest.fixture
 def anna():
-    return projects.create_user("anna", PASSWORD, email="anna@example.org")
+    return accounts.create_account("anna", PASSWORD, email="anna@example.org")
 
 
 @pytest.fixture
 def admin():
-    return projects.create_user("root", PASSWORD, is_staff=True)
+    return accounts.create_account("root", PASSWORD, is_admin=True)
 
 
 def log_in(client: Client, username: str, password: str):

@@ -6,8 +6,8 @@ import pytest
 
 from annotator.agreement.document import project_document
 from annotator.annotation import services as annotation_services
-from annotator.corpus import projects
 from annotator.models import Assignment, EvaluationItem, EvaluationUnit, Judgement, Membership, ParaphraseType
+from annotator.projects.roles import grant_role
 from metrics.document import parse_document
 from metrics.report import build_report
 from tests import make
@@ -30,7 +30,7 @@ def team():
 
 def test_annotators_are_annotator_members_in_username_order(team):
     project, lead, _ = team
-    projects.add_member(project, make.user("zed"), Membership.Role.LEAD)
+    grant_role(project, make.user("zed"), Membership.Role.LEAD)
     doc = project_document(project)
     assert doc["annotators"] == ["anna", "ben", "cat"]
     assert doc["format"] == "paraphrase-agreement/1"

@@ -21,6 +21,7 @@ from annotator.agreement.document import project_document
 from annotator.agreement.results import pair_label_agreement
 from annotator.annotation import services as annotation_services
 from annotator.models import AgreementChange, AgreementSum, Membership, Phenomenon
+from annotator.projects.roles import grant_role
 from metrics.document import parse_document
 from metrics.pair_labels import pair_label_report
 from tests import make
@@ -60,7 +61,7 @@ def apply(edit_: tuple, project, pairs: list, anns: tuple, ptype) -> None:
     elif kind == "leave":
         Membership.objects.filter(project=project, user=who, role=Membership.Role.ANNOTATOR).delete()
     else:
-        Membership.objects.get_or_create(project=project, user=who, role=Membership.Role.ANNOTATOR)
+        grant_role(project, who, Membership.Role.ANNOTATOR)
 
 
 def kept_figures(project) -> dict:

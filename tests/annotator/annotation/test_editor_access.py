@@ -7,6 +7,7 @@ Anonymous → login page; outsider (not a member) → 404; lead or admin who doe
 import pytest
 from django.urls import reverse
 
+from annotator.accounts import services as accounts
 from annotator.corpus import projects
 from tests import make
 from tests.make import logged_in, url
@@ -58,7 +59,7 @@ def test_people_who_do_not_annotate_the_pair_are_kept_out(desk, who, status):
 
 
 def test_annotator_of_the_project_without_this_pair_gets_403(desk):
-    carl = projects.create_user("carl", "test-pass-123")
+    carl = accounts.create_account("carl", "test-pass-123")
     projects.assign_pairs(desk.project, [carl], [desk.project.pairs.last()])
     assert statuses(logged_in(carl), desk.pair) == {name: 403 for _, name, _ in PAIR_URLS}
 

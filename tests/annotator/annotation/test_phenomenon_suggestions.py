@@ -22,6 +22,8 @@ from annotator.models import (
     SuggestionDecision,
     Tagset,
 )
+from annotator.projects import services as project_setup
+from annotator.projects.roles import grant_role
 from tests import make
 from tests.make import HTMX, logged_in, url, version
 
@@ -41,7 +43,7 @@ def world():
     """A team project whose recommender learnt anna's phenomena on six pairs; ben and cat have the
     two others to annotate."""
     cast = make.cast()
-    team = projects.create_project("Team", tagset=Tagset.objects.get(name=ETPC_NAME), leads=[cast.lead])
+    team = project_setup.create_project(cast.lead, name="Team", tagset=Tagset.objects.get(name=ETPC_NAME))
     pairs = [projects.add_pair(team, f"p{n}", tokens1=ONE, tokens2=TWO) for n in range(8)]
     projects.assign_pairs(team, [cast.anna, cast.ben, cast.cat], pairs)
     types = {t.code: t for t in team.tagset.types.all()}
@@ -244,7 +246,7 @@ def test_bad_requests_say_what_is_wrong(world):
 def test_only_the_pairs_annotator_may_decide(world, name):
     team, cast, pair = world
     key = contextual(offer.offered(pair, cast.ben))["key"]
-    projects.add_member(team, cast.other_lead, Membership.Role.RATER)  # sees the project, annotates nothing
+    grant_role(team, cast.other_lead, Membership.Role.RATER)  # sees the project, annotates nothing
     data = {"base_version": 0, "key": key}
     assert logged_in(cast.outsider).post(url(name, pair), data).status_code == 404
     assert logged_in(cast.other_lead).post(url(name, pair), data).status_code == 403

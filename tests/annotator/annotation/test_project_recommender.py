@@ -9,6 +9,7 @@ from annotator.annotation import services as annotation_services
 from annotator.core.tagsets import ETPC_NAME
 from annotator.corpus import projects
 from annotator.models import RecommenderRun, RecommenderSettings, Tagset
+from annotator.projects import services as project_setup
 from tests import make
 from tests.make import HTMX, logged_in
 
@@ -26,8 +27,8 @@ def tasks_in_process(eager_celery):
 def world():
     cast = make.cast()
     etpc = Tagset.objects.get(name=ETPC_NAME)
-    team = projects.create_project("Team", tagset=etpc, leads=[cast.lead])
-    source = projects.create_project("ETPC import", tagset=etpc, leads=[cast.lead])
+    team = project_setup.create_project(cast.lead, name="Team", tagset=etpc)
+    source = project_setup.create_project(cast.lead, name="ETPC import", tagset=etpc)
     types = {t.code: t for t in etpc.types.all()}
     for n in range(4):
         pair = projects.add_pair(source, f"s{n}", tokens1=ONE, tokens2=TWO)

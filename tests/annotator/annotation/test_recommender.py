@@ -10,6 +10,7 @@ from annotator.annotation import services as annotation_services
 from annotator.core.tagsets import ETPC_NAME
 from annotator.corpus import projects
 from annotator.models import Phenomenon, RecommenderRun, Tagset
+from annotator.projects import services as project_setup
 from tests import make
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +27,7 @@ def tasks_in_process(eager_celery):
 def world():
     cast = make.cast()
     etpc = Tagset.objects.get(name=ETPC_NAME)
-    team = projects.create_project("Team", tagset=etpc, leads=[cast.lead])
+    team = project_setup.create_project(cast.lead, name="Team", tagset=etpc)
     pairs = [projects.add_pair(team, f"p{n}", tokens1=ONE, tokens2=TWO) for n in range(8)]
     projects.assign_pairs(team, [cast.anna, cast.ben], pairs)
     return team, cast, pairs
@@ -96,7 +97,7 @@ def test_one_run_at_a_time(world):
 def test_another_project_trains_the_recommender(world):
     team, cast, pairs = world
     etpc = Tagset.objects.get(name=ETPC_NAME)
-    source = projects.create_project("ETPC import", tagset=etpc, leads=[cast.lead])
+    source = project_setup.create_project(cast.lead, name="ETPC import", tagset=etpc)
     for n in range(4):
         annotate(projects.add_pair(source, f"s{n}", tokens1=ONE, tokens2=TWO), cast.lead)
     recommender.configure(team, training_project=source, retrain_every=None)
@@ -107,7 +108,7 @@ def test_another_project_trains_the_recommender(world):
 
 def test_a_training_project_with_an_unrelated_tagset_is_refused(world):
     team, cast, _ = world
-    other = projects.create_project("Vila", tagset=make.vila(), leads=[cast.lead])
+    other = project_setup.create_project(cast.lead, name="Vila", tagset=make.vila())
     with pytest.raises(recommender.TrainingError, match="shares no type code"):
         recommender.configure(team, training_project=other, retrain_every=None)
 

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from annotator.corpus import projects
 from annotator.leadtools import planning
 from annotator.models import Assignment, AssignmentPlan, Membership
+from annotator.projects.roles import grant_role
 from tests import make
 from tests.make import api_client
 
@@ -22,7 +23,7 @@ def world():
     admin = make.cast().admin
     project = make.project_with_pairs("Plan", n_pairs=6, lead=lead)
     for user in (anna, ben, cat):
-        projects.add_member(project, user, "annotator")
+        grant_role(project, user, "annotator")
     theirs = make.project_with_pairs("Theirs", lead=other)
     return {
         "lead": lead,

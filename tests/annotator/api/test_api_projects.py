@@ -7,6 +7,7 @@ from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 
 from annotator.models import Assignment, Membership, Pair, Project
+from annotator.projects import services as project_setup
 from tests import make
 from tests.make import api_client
 
@@ -65,9 +66,7 @@ def test_projects_list_shows_only_memberships_with_my_roles(world):
 
 def test_projects_list_query_count_is_constant(world, django_assert_max_num_queries):
     for n in range(5):
-        Membership.objects.create(
-            project=Project.objects.create(name=f"extra{n}"), user=world.anna, role="annotator"
-        )
+        project_setup.create_project(None, name=f"extra{n}", annotators=[world.anna])
     client = api_client(world.anna)
     with django_assert_max_num_queries(5):
         assert client.get("/api/projects/").json()["count"] == 6
@@ -103,7 +102,14 @@ def test_members_are_for_leads(world):
     added = api_client(world.lead).post(url, {"username": "olga", "role": "annotator"}, format="json")
     assert added.status_code == 201 and added.json()["username"] == "olga"
     unknown = api_client(world.lead).post(url, {"username": "nobody", "role": "annotator"}, format="json")
-    assert unknown.status_code == 400 and "No user named 'nobody'" in unknown.json()["username"][0]
+    assert unknown.status_code == 400
+    assert unknown.json()["username"] == [
+        "No user named 'nobody': create the account or send an invitation link."
+    ]  # the members page's message: both add a member through members.add_member
+    bad_role = api_client(world.lead).post(url, {"username": "olga", "role": "owner"}, format="json")
+    assert bad_role.status_code == 400 and bad_role.json()["role"] == [
+        "Unknown role 'owner'; choose lead, annotator or rater."
+    ]
 
 
 def test_tagsets_are_listed_with_their_types(world):

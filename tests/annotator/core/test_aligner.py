@@ -4,6 +4,7 @@ import pytest
 
 from annotator.core.aligner import SOURCE, baseline_alignment, identical_token_alignment, suggested_alignment
 from annotator.corpus import projects
+from annotator.projects import services as project_setup
 from tests import make
 
 
@@ -44,7 +45,7 @@ def test_result_is_sorted_and_deterministic():
 
 @pytest.mark.django_db
 def test_suggestions_come_from_the_stored_alignment_else_the_matcher_and_nothing_is_written():
-    project = projects.create_project("A", tagset=make.vila())
+    project = project_setup.create_project(None, name="A", tagset=make.vila())
     plain = projects.add_pair(project, "plain", tokens1=["A", "b"], tokens2=["a", "c"])
     imported = projects.add_pair(
         project, "imp", tokens1=["A"], tokens2=["a"], initial_alignment=[], initial_alignment_source="pharaoh"

@@ -14,6 +14,7 @@ from annotator.annotation import worklist as work
 from annotator.corpus import aligner_training as training
 from annotator.corpus import projects
 from annotator.models import AlignerRun, AlignmentLink, Pair
+from annotator.projects import services as project_setup
 from tests import make
 from tests.make import HTMX, logged_in
 
@@ -35,7 +36,7 @@ def tasks_in_process(eager_celery):
 def world():
     cast = make.cast()
     ann, lead = cast.anna, cast.lead
-    project = projects.create_project("Train", tagset=make.vila(), leads=[lead])
+    project = project_setup.create_project(lead, name="Train", tagset=make.vila())
     pairs = []
     for n in range(24):
         s1, s2 = SENTENCES[n % len(SENTENCES)]
@@ -91,7 +92,7 @@ def test_one_run_at_a_time_and_none_without_pairs(world):
     training.create_run(project, None, training.settings_from())
     with pytest.raises(training.TrainingError, match="still queued"):
         training.create_run(project, None, training.settings_from())
-    empty = projects.create_project("Empty", tagset=make.vila())
+    empty = project_setup.create_project(None, name="Empty", tagset=make.vila())
     with pytest.raises(training.TrainingError, match="no pairs"):
         training.create_run(empty, None, training.settings_from())
 

@@ -12,8 +12,8 @@ from django.urls import reverse
 
 from annotator import tasks
 from annotator.corpus import jobs as corpus_jobs
-from annotator.corpus import projects
 from annotator.models import CorpusJob, Pair, Project
+from annotator.projects import services as project_setup
 from tests import make
 from tests.make import TWO_ROWS, counts, logged_in
 
@@ -27,7 +27,7 @@ def world(settings: Any, tmp_path: Any) -> dict[str, Any]:
     cache.clear()  # progress and cancel flags live in the cache, keyed by job id
     cast = make.cast()
     project = make.project_with_pairs("P", n_pairs=1, lead=cast.lead, annotators=(cast.anna,))
-    projects.create_project("Other", leads=[cast.other_lead])
+    project_setup.create_project(cast.other_lead, name="Other")
     return {
         "lead": cast.lead,
         "anna": cast.anna,

@@ -8,6 +8,7 @@ import io
 import pytest
 from django.core.exceptions import ValidationError
 
+from annotator.accounts import services as accounts
 from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
 from annotator.core.spreadsheet import safe_cell
@@ -15,6 +16,7 @@ from annotator.core.tagsets import VILA_NAME
 from annotator.corpus import projects
 from annotator.corpus.exports import FORMATS, export_project
 from annotator.models import Tagset
+from annotator.projects import services as project_setup
 
 pytestmark = pytest.mark.django_db
 
@@ -82,10 +84,10 @@ def test_the_judge_of_live_cells_is_not_fooled():
 
 
 def test_no_csv_export_holds_a_live_formula():
-    lead = projects.create_user("lead", "lead-pass-123")
-    eve = projects.create_user("@eve", "eve-pass-123")  # Django allows @ + - in usernames
+    lead = accounts.create_account("lead", "lead-pass-123")
+    eve = accounts.create_account("@eve", "eve-pass-123")  # Django allows @ + - in usernames
     tagset = Tagset.objects.get(name=VILA_NAME)
-    project = projects.create_project("Hostile", tagset=tagset, leads=[lead], annotators=[eve])
+    project = project_setup.create_project(lead, name="Hostile", tagset=tagset, annotators=[eve])
     pair = projects.add_pair(project, "=1+1", tokens1=["=cmd", "-x", "text"], tokens2=["@a", "+b", "text"])
     projects.assign_pairs(project, [eve], [pair])
     ptype = tagset.types.filter(projection_required=False, scope_sides="both").first()

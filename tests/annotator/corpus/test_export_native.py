@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from annotator.accounts import services as accounts
 from annotator.annotation import services as ann
-from annotator.corpus import projects
 from annotator.corpus.exports.native import native_document, to_jsonl, write_native
 from annotator.corpus.imports.native import from_jsonl
 from annotator.corpus.services import import_corpus
@@ -168,4 +168,4 @@ def test_real_mrpc_and_etpc_round_trip(corpora_dir: Path) -> None:
     report = import_corpus("native", "Real copy", [("real.json", data)])
     assert report.ok and report.created["pairs"] == 5801 and report.created["phenomena"] >= 8900
     same_except_name(json.loads(data), native_document(Project.objects.get(name="Real copy")))
-    projects.create_user("unused", "x" * 10)  # the documents do not depend on other users
+    accounts.create_account("unused", "x" * 10)  # the documents do not depend on other users

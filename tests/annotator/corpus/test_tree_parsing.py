@@ -12,6 +12,7 @@ from annotator.corpus import projects
 from annotator.corpus import services as corpus
 from annotator.corpus.tree_parsing import parse_missing_trees, parser_source, tree_progress
 from annotator.models import Pair
+from annotator.projects import services as project_setup
 from tests import make
 from tests.make import HTMX, logged_in
 
@@ -118,7 +119,7 @@ def test_pairs_with_phrase_alignments_keep_their_trees_and_the_command_runs(caps
 def test_lead_starts_parsing_from_the_corpus_page(django_capture_on_commit_callbacks):
     _spacy_model_or_skip()
     lead = make.user("lena")
-    project = projects.create_project("Page", tagset=make.vila(), leads=[lead])
+    project = project_setup.create_project(lead, name="Page", tagset=make.vila())
     pair = projects.add_pair(project, "p", tokens1="A cat sat .".split(), tokens2="The cat sat .".split())
     with make.eager_tasks(), django_capture_on_commit_callbacks(execute=True):
         response = logged_in(lead).post(reverse("annotator:corpus-trees", args=[project.pk]), **HTMX)

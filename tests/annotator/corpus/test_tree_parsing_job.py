@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from annotator.core.auto_trees import ParserUnavailable
 from annotator.corpus import projects, tree_parsing
+from annotator.projects import services as project_setup
 from tests import make
 from tests.make import HTMX, logged_in
 
@@ -18,10 +19,10 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def world():
     cast = make.cast()
-    project = projects.create_project("Parse", tagset=make.vila(), leads=[cast.lead])
+    project = project_setup.create_project(cast.lead, name="Parse", tagset=make.vila())
     pair = projects.add_pair(project, "p", tokens1="A cat sat .".split(), tokens2="The cat sat .".split())
     projects.assign_pairs(project, [cast.anna], [pair])
-    other = projects.create_project("Elsewhere", tagset=make.vila(), leads=[cast.other_lead])
+    other = project_setup.create_project(cast.other_lead, name="Elsewhere", tagset=make.vila())
     cache.delete(tree_parsing.PROGRESS_KEY.format(project.pk))
     yield project, cast, other
     cache.delete(tree_parsing.PROGRESS_KEY.format(project.pk))

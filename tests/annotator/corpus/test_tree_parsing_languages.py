@@ -19,6 +19,7 @@ from annotator.corpus.tree_parsing import (
     wrong_language,
 )
 from annotator.models import Pair
+from annotator.projects import services as project_setup
 from tests import make
 from tests.make import HTMX, logged_in
 
@@ -59,7 +60,7 @@ def test_a_language_without_a_model_is_refused_with_the_way_out():
     with pytest.raises(ParserUnavailable, match="No spacy model for Catalan.*PTB"):
         parse_members([["Bon", "dia"]], language="ca")
     lead = make.user("lena")
-    project = projects.create_project("Cat", tagset=make.vila(), leads=[lead], language="ca")
+    project = project_setup.create_project(lead, name="Cat", tagset=make.vila(), language="ca")
     projects.add_pair(project, "1", tokens1=["Bon", "dia"], tokens2=["Hola"])
     with pytest.raises(ParsingError, match="No parser model for Catalan.*PTB"):
         start_parsing(project, lead)
@@ -70,7 +71,7 @@ def test_a_language_without_a_model_is_refused_with_the_way_out():
 
 def test_spanish_project_records_the_spanish_model():
     _model_or_skip("es")
-    project = projects.create_project("Es", tagset=make.vila(), language="es")
+    project = project_setup.create_project(None, name="Es", tagset=make.vila(), language="es")
     pair = projects.add_pair(
         project, "1", tokens1=tokenizer_for("es")(SPANISH[0][0]), tokens2="Ganó Juan .".split()
     )
@@ -84,7 +85,7 @@ def test_spanish_project_records_the_spanish_model():
 def test_wrong_language_trees_are_flagged_and_redone(django_capture_on_commit_callbacks):
     _model_or_skip("es")
     lead = make.user("lena")
-    project = projects.create_project("Es", tagset=make.vila(), leads=[lead], language="es")
+    project = project_setup.create_project(lead, name="Es", tagset=make.vila(), language="es")
     pair = projects.add_pair(project, "1", tokens1="¿ Quién ganó ?".split(), tokens2="Ganó Juan .".split())
     Pair.objects.filter(pk=pair.pk).update(
         tree1="(S (. ¿) (NNP Quién) (NNP ganó) (. ?))",
@@ -111,7 +112,7 @@ def test_wrong_language_trees_are_flagged_and_redone(django_capture_on_commit_ca
 def test_automatic_trees_are_removed_per_project_and_per_pair_imported_ones_stay():
     _model_or_skip("en")
     anna, lead = make.user("anna"), make.user("lena")
-    project = projects.create_project("Rm", tagset=make.vila(), leads=[lead], annotators=[anna])
+    project = project_setup.create_project(lead, name="Rm", tagset=make.vila(), annotators=[anna])
     auto = projects.add_pair(project, "auto", tokens1="A cat sat .".split(), tokens2="A cat sat .".split())
     other = projects.add_pair(project, "other", tokens1="A dog ran .".split(), tokens2="A dog ran .".split())
     aligned = projects.add_pair(project, "aligned", tokens1="A b .".split(), tokens2="A b .".split())
@@ -141,7 +142,7 @@ def test_automatic_trees_are_removed_per_project_and_per_pair_imported_ones_stay
 
 def test_annotators_cannot_remove_trees():
     anna, lead = make.user("anna"), make.user("lena")
-    project = projects.create_project("Rm", tagset=make.vila(), leads=[lead], annotators=[anna])
+    project = project_setup.create_project(lead, name="Rm", tagset=make.vila(), annotators=[anna])
     pair = projects.add_pair(project, "p", tokens1=["a"], tokens2=["a"])
     client = logged_in(anna)
     assert client.post(reverse("annotator:corpus-trees-remove", args=[project.pk])).status_code == 403

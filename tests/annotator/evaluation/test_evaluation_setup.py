@@ -10,9 +10,9 @@ from django.urls import reverse
 
 from annotator.agreement.computation import recompute
 from annotator.agreement.document import project_document
-from annotator.corpus.projects import add_member
 from annotator.evaluation import services as evaluation
 from annotator.models import Assignment, EvaluationUnit, ReevaluationSet
+from annotator.projects.roles import grant_role
 from tests import make
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +24,7 @@ def world():
     raters = make.raters(3)
     project = make.evaluation_project(n_units=0, lead=lead)
     for rater in raters:
-        add_member(project, rater, "annotator")
+        grant_role(project, rater, "annotator")
     return project, lead, raters
 
 

@@ -10,7 +10,6 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotator.corpus import projects
 from annotator.corpus.exports.native import native_document
 from annotator.corpus.services import import_corpus
 from annotator.evaluation import services as evaluation
@@ -24,6 +23,7 @@ from annotator.evaluation.lexicons import (
     sentences_for,
 )
 from annotator.models import EvaluationItem, EvaluationUnit, Lexicon, LexiconItem, Project
+from annotator.projects import services as project_setup
 from tests import make
 from tests.annotator.evaluation.lexicon_files import FUJITA_LEXICON, LEXICON, SENTENCES
 
@@ -32,8 +32,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def project():
-    return projects.create_project(
-        "Lex",
+    return project_setup.create_project(
+        None,
+        name="Lex",
         layer_evaluation=True,
         layer_pair_label=False,
         layer_phenomena=False,

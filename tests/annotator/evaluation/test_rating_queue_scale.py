@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotator.corpus import projects
 from annotator.evaluation import services as evaluation
 from annotator.models import Assignment, EvaluationUnit, Membership
+from annotator.projects.roles import grant_role
 from tests import make
 from tests.lists_scale import rated_units, request_cost, rows_fetched
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 def _rating_project(n: int, name: str, rater):
     project = make.evaluation_project(name, n_units=0, raters=())
-    projects.add_member(project, rater, Membership.Role.ANNOTATOR)
+    grant_role(project, rater, Membership.Role.ANNOTATOR)
     rated_units(project, rater, n, again_every=2)
     return project
 

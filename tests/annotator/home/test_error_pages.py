@@ -8,8 +8,8 @@ import pytest
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
-from annotator.corpus import projects
 from annotator.home.errors import QuietRefusals
+from annotator.projects import services as project_setup
 from tests import make
 from tests.make import logged_in
 
@@ -28,7 +28,7 @@ def test_an_unknown_url_gets_the_apps_404_page_not_the_url_list(settings, debug)
 
 def test_a_project_of_others_gets_the_apps_404_page_under_debug(settings):
     settings.DEBUG = True
-    project = projects.create_project("Secret", tagset=make.vila())
+    project = project_setup.create_project(None, name="Secret", tagset=make.vila())
     response = logged_in(make.user("anna")).get(reverse("annotator:project-detail", args=[project.pk]))
     assert response.status_code == 404 and 'id="error-404"' in response.content.decode()
 
@@ -42,7 +42,7 @@ def test_the_api_keeps_its_json_404_under_debug(settings):
 def test_a_403_under_debug_is_the_apps_page(settings):
     settings.DEBUG = True
     lead, anna = make.user("lena"), make.user("anna")
-    project = projects.create_project("P", tagset=make.vila(), leads=[lead], annotators=[anna])
+    project = project_setup.create_project(lead, name="P", tagset=make.vila(), annotators=[anna])
     response = logged_in(anna).get(reverse("annotator:project-members", args=[project.pk]))
     assert response.status_code == 403 and 'id="error-403"' in response.content.decode()
 

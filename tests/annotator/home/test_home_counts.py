@@ -39,12 +39,12 @@ def test_a_pair_postponed_in_this_session_counts_as_postponed_on_the_home_and_pr
 
 
 def test_a_rater_only_sees_the_rating_queues_counts_and_no_pairs(client):
-    from annotator.corpus import projects
     from annotator.models import Assignment
+    from annotator.projects.roles import grant_role
 
     lead, rater = make.user("lead"), make.user("rita")
     project = make.project_with_pairs("P", n_pairs=3, lead=lead, annotators=(), layer_evaluation=True)
-    projects.add_member(project, rater, "rater")
+    grant_role(project, rater, "rater")
     for n in range(3):
         make.unit(project, f"u{n + 1}")
     evaluation.assign_units(project, [rater], r=1, seed=0)

@@ -102,11 +102,11 @@ def test_stale_gold_version_gets_a_conflict_and_changes_nothing(world):
 
 
 def test_a_second_lead_edits_the_same_gold_sheet(world):
-    from annotator.corpus import projects
+    from annotator.projects.roles import grant_role
 
     pair = world["pair"]
     second = make.user("lead2")
-    projects.add_member(world["project"], second, "lead")
+    grant_role(world["project"], second, "lead")
     v = adjudication.take_version(pair, world["anna"], world["lead"], base_version=0)
     adjudication.set_gold_label(pair, second, "non_paraphrase", base_version=v)
     assert PairLabel.objects.filter(pair=pair, is_gold=True).count() == 1

@@ -10,6 +10,7 @@ from annotator import taskqueue
 from annotator.corpus import projects
 from annotator.leadtools import planning
 from annotator.models import Assignment, AssignmentPlan
+from annotator.projects.roles import grant_role
 from tests import make
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]  # plans computed in-process
@@ -23,7 +24,7 @@ def world():
     admin = make.cast().admin
     project = make.project_with_pairs("Plan", n_pairs=6, lead=lead)
     for user in (anna, ben):
-        projects.add_member(project, user, "annotator")
+        grant_role(project, user, "annotator")
     theirs = make.project_with_pairs("Theirs", lead=other)
     return {
         "lead": lead,

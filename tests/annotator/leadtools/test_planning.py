@@ -9,6 +9,7 @@ from annotator.annotation import services as annotation_services
 from annotator.corpus import projects
 from annotator.leadtools import planning
 from annotator.models import Assignment, Membership
+from annotator.projects.roles import grant_role
 from tests import make
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +21,7 @@ def setup():
     people = [*make.cast().annotators, make.user("dan")]
     project = make.project_with_pairs("Plan", n_pairs=12, lead=lead)
     for user in people:
-        projects.add_member(project, user, Membership.Role.ANNOTATOR)
+        grant_role(project, user, Membership.Role.ANNOTATOR)
     return project, people
 
 

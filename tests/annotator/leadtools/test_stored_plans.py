@@ -10,6 +10,7 @@ from annotator import taskqueue
 from annotator.corpus import projects
 from annotator.leadtools import planning
 from annotator.models import Assignment, AssignmentPlan, Membership, PlannedAssignment
+from annotator.projects.roles import grant_role
 from tests import make
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]  # plans computed in-process
@@ -21,7 +22,7 @@ def setup():
     people = list(make.cast().annotators)
     project = make.project_with_pairs("Plan", n_pairs=12, lead=lead)
     for user in people:
-        projects.add_member(project, user, Membership.Role.ANNOTATOR)
+        grant_role(project, user, Membership.Role.ANNOTATOR)
     return project, people, lead
 
 
@@ -99,7 +100,7 @@ def test_applying_keeps_what_is_already_assigned(setup):
 def test_applying_refuses_a_plan_whose_annotators_changed(setup):
     project, people, lead = setup
     stored = planning.request_plan(project, lead, **choices(people))
-    projects.add_member(project, make.user("dan"), Membership.Role.ANNOTATOR)
+    grant_role(project, make.user("dan"), Membership.Role.ANNOTATOR)
     with pytest.raises(ValidationError, match="pairs or annotators changed since this preview"):
         planning.apply_stored_plan(stored)
     assert not Assignment.objects.exists()

@@ -71,8 +71,9 @@ def test_etpc_export_keeps_projection_and_sense_preserving(project):
 
 def test_the_whole_corpus_is_exported_before_anyone_annotates_with_string_ids_and_imported_labels():
     from annotator.corpus import projects
+    from annotator.projects import services as project_setup
 
-    project = projects.create_project("Corpus", tagset=make.vila())
+    project = project_setup.create_project(None, name="Corpus", tagset=make.vila())
     for n, (source_id, quality) in enumerate((("0012", 1), ("7", 0), ("x-3", None))):
         labels = {} if quality is None else {"mrpc_quality": quality, "mrpc_id1": "1", "mrpc_id2": "2"}
         projects.add_pair(project, source_id, tokens1=["a"], tokens2=["b"], position=n, corpus_labels=labels)
@@ -88,10 +89,15 @@ def test_the_whole_corpus_is_exported_before_anyone_annotates_with_string_ids_an
 
 def test_phrase_alignments_are_in_the_flat_export():
     from annotator.corpus import projects
+    from annotator.projects import services as project_setup
 
     ann = make.user("ann")
-    project = projects.create_project(
-        "Phr", tagset=make.vila(), annotators=[ann], layer_phrase_alignment=True
+    project = project_setup.create_project(
+        None,
+        name="Phr",
+        tagset=make.vila(),
+        annotators=[ann],
+        layer_phrase_alignment=True,
     )
     tree = "(S (NP (DT A) (NN cat)) (VBD sat))"
     pair = projects.add_pair(

@@ -10,6 +10,7 @@ from annotator.annotation import services as annotation_services
 from annotator.corpus import projects as old_projects
 from annotator.models import Membership, Phenomenon, Project, Tagset
 from annotator.projects import guidelines, members, services, tagsets, tokens
+from annotator.projects.roles import grant_role
 from tests import make
 
 pytestmark = pytest.mark.django_db
@@ -75,7 +76,7 @@ def test_an_invitation_works_once_and_expires(lead):
 def test_removing_a_member_keeps_their_work_and_can_move_their_open_pairs(lead):
     ann, ben = make.user("ann"), make.user("ben")
     project = make.project_with_pairs("P", n_pairs=2, lead=lead, annotators=(ann,))
-    old_projects.add_member(project, ben, "annotator")
+    grant_role(project, ben, "annotator")
     pair = project.pairs.first()
     ptype = project.tagset.types.get(name="Diathesis")
     annotation_services.add_phenomenon(pair, ann, ptype, scope1=[1], scope2=[0], base_version=None)
@@ -121,7 +122,7 @@ def test_type_validation(lead):
 def test_guidelines_render_safely_and_members_are_told_of_a_new_version(lead):
     ann = make.user("ann")
     project = services.create_project(lead, name="P")
-    old_projects.add_member(project, ann, "annotator")
+    grant_role(project, ann, "annotator")
     html = guidelines.render_markdown("**b** <script>alert(1)</script> [x](javascript:alert(1))")
     assert "<strong>b</strong>" in html and "<script" not in html and "&lt;script&gt;" in html
     assert "<a " not in html  # a javascript: link stays text

@@ -181,6 +181,25 @@ def test_the_api_creates_and_changes_a_project_through_the_same_rules(world):
     assert services.reannotation_rules(Project.objects.get(pk=pk))["fraction"] == 0.1
 
 
+def test_the_page_and_the_api_add_a_member_with_the_same_message(client, world):
+    from rest_framework.test import APIClient
+
+    project = world["project"]
+    client.force_login(world["lead"])
+    page = client.post(
+        reverse("annotator:member-add", kwargs={"project_pk": project.pk}),
+        {"username": "nobody", "role": "annotator"},
+    )
+    api = APIClient()
+    api.force_authenticate(world["lead"])
+    answer = api.post(
+        f"/api/projects/{project.pk}/members/", {"username": "nobody", "role": "annotator"}, format="json"
+    )
+    message = "No user named 'nobody': create the account or send an invitation link."
+    assert page.status_code == 422 and html.escape(message) in page.content.decode()
+    assert answer.status_code == 400 and answer.json()["username"] == [message]
+
+
 def test_an_import_into_a_new_project_asks_language_and_tagset_and_makes_the_importer_lead(client, world):
     from django.core.files.uploadedfile import SimpleUploadedFile
 

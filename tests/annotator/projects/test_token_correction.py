@@ -11,6 +11,7 @@ from annotator.core.trees import tree_nodes
 from annotator.corpus import projects
 from annotator.corpus.tree_parsing import parse_missing_trees, parser_source
 from annotator.models import Pair
+from annotator.projects import services as project_setup
 from annotator.projects import tokens
 from tests import make
 from tests.make import logged_in
@@ -28,8 +29,12 @@ def _model_or_skip(language="en"):
 
 def _project(language="en"):
     lead, anna = make.user("lena"), make.user("anna")
-    project = projects.create_project(
-        "T", tagset=make.vila(), leads=[lead], annotators=[anna], language=language
+    project = project_setup.create_project(
+        lead,
+        name="T",
+        tagset=make.vila(),
+        annotators=[anna],
+        language=language,
     )
     return project, lead, anna
 

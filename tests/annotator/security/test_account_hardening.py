@@ -13,7 +13,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotator.corpus import projects
+from annotator.accounts import services as accounts
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "right-password-123"
@@ -30,7 +30,7 @@ def fast(settings):
 
 @pytest.fixture
 def anna():
-    return projects.create_user("anna", PASSWORD, email="anna@example.org")
+    return accounts.create_account("anna", PASSWORD, email="anna@example.org")
 
 
 def token_of(user) -> str:

@@ -16,10 +16,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotator.corpus import jobs as corpus_jobs
-from annotator.corpus import projects, retention
+from annotator.corpus import retention
 from annotator.evaluation import lexicon_jobs
 from annotator.evaluation.lexicons import NAME_MAX, UnitRule, parse_lexicon
 from annotator.models import CorpusJob, EvaluationUnit, Lexicon
+from annotator.projects import services as project_setup
 from tests import make
 from tests.annotator.evaluation.lexicon_files import LEXICON, SENTENCES
 
@@ -35,8 +36,9 @@ def world(settings: Any, tmp_path: Path) -> dict[str, Any]:
     make.isolate_cache(settings)
     cache.clear()
     lead = make.user("lead")
-    project = projects.create_project(
-        "Lex",
+    project = project_setup.create_project(
+        None,
+        name="Lex",
         layer_evaluation=True,
         layer_pair_label=False,
         layer_phenomena=False,

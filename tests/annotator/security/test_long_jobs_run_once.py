@@ -15,6 +15,7 @@ from annotator.corpus import aligner_training as training
 from annotator.corpus import projects, tree_parsing
 from annotator.leadtools import explorer_rows
 from annotator.models import AlignerRun, ExplorerValue, Pair
+from annotator.projects import services as project_setup
 from tests import make
 from tests.make import logged_in
 
@@ -33,7 +34,7 @@ def world(settings: Any, monkeypatch: Any) -> Any:
     cache.clear()
     monkeypatch.setattr(run_once, "CHECK_EVERY", 0.0)  # every checkpoint reads the cancel flag
     cast = make.cast()
-    project = projects.create_project("Long", tagset=make.vila(), leads=[cast.lead])
+    project = project_setup.create_project(cast.lead, name="Long", tagset=make.vila())
     pairs = [
         projects.add_pair(project, f"p{n}", tokens1=s1.split(), tokens2=s2.split())
         for n, (s1, s2) in enumerate(SENTENCES * 4)

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
+from annotator.accounts import services as account_services
 from annotator.corpus import writing
 from annotator.projects import guidelines, members
 from tests import make
@@ -60,7 +61,7 @@ def test_an_import_cannot_create_a_user_the_rule_refuses(world, name):
 
 
 def test_a_good_name_still_makes_an_account(world):
-    user = members.create_account("lena.m-2", PASSWORD)
+    user = account_services.create_account("lena.m-2", PASSWORD)
     assert user.username == "lena.m-2"
 
 

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from annotator import access
-from annotator.corpus import projects
+from annotator.projects import services as project_setup
 from annotator.projects import tagsets
 from tests import make
 from tests.make import logged_in
@@ -26,7 +26,7 @@ NEW_TYPE = {
 @pytest.fixture
 def world():
     cast = make.cast()
-    alpha = projects.create_project("Alpha", tagset=make.vila(), leads=[cast.lead])
+    alpha = project_setup.create_project(cast.lead, name="Alpha", tagset=make.vila())
     own = tagsets.clone_tagset(alpha.tagset, cast.lead, name="Lena's types", project=alpha)
     return cast, alpha, own
 
@@ -43,7 +43,7 @@ def test_the_lead_edits_a_tagset_only_her_project_uses(world):
 
 def test_once_another_project_shares_it_only_an_admin_changes_it(world):
     cast, _alpha, own = world
-    projects.create_project("Beta", tagset=own, leads=[cast.other_lead])
+    project_setup.create_project(cast.other_lead, name="Beta", tagset=own)
     for lead in (cast.lead, cast.other_lead):
         refused = add_type(lead, own)
         assert refused.status_code == 403 and "used by 2 projects" in refused.content.decode()
