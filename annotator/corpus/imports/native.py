@@ -87,6 +87,32 @@ JSONL_PAIR_LINE = Obj(
 JSONL_HEADER = Obj({"section_annotators": MapOf(Str(40), ListOf(Str(150))), "workbench": Nullable(Obj({}))})
 
 
+def _join_pair_line(
+    line: dict[str, Any], doc: dict[str, Any], extras: dict[str, dict[str, Any]], workbench: dict[str, Any]
+) -> None:
+    """Add one pair line's annotations to the document, its workbench extras and its systems."""
+    pair_id = line["pair"]["id"]
+    if "workbench" in line:
+        extras["pairs"][pair_id] = line["workbench"]
+    for section in PER_PAIR_SECTIONS:
+        for annotator, entries in line.get(section, {}).items():
+            doc.setdefault(section, {}).setdefault(annotator, []).extend(entries)
+    for extra in ("phenomena_extra", "phrase_nodes"):
+        for annotator, entries in line.get(extra, {}).items():
+            extras[extra].setdefault(annotator, []).extend(entries)
+    for section in ("word_alignments", "pair_labels"):
+        for annotator, value in line.get(section, {}).items():
+            doc.setdefault(section, {}).setdefault(annotator, {})[pair_id] = value
+    for annotator, value in line.get("workbench_pair_labels", {}).items():
+        extras["pair_labels"].setdefault(annotator, {})[pair_id] = value
+    for kind, rows in line.get("gold", {}).items():
+        extras["gold"].setdefault(kind, []).extend(rows)
+    for name, alignment in line.get("systems", {}).items():
+        # a system the header does not describe is left for the schema check to name
+        system = workbench.setdefault("systems", {}).setdefault(name, {"alignments": {}})
+        system.setdefault("alignments", {})[pair_id] = alignment
+
+
 def from_jsonl(lines: list[dict[str, Any]]) -> dict[str, Any]:
     """Join a header line and per-pair lines back into the document `to_jsonl` split."""
     header, pair_lines = lines[0], lines[1:]
@@ -111,26 +137,7 @@ def from_jsonl(lines: list[dict[str, Any]]) -> dict[str, Any]:
         "gold": {},
     }
     for line in pair_lines:
-        pair_id = line["pair"]["id"]
-        if "workbench" in line:
-            extras["pairs"][pair_id] = line["workbench"]
-        for section in PER_PAIR_SECTIONS:
-            for annotator, entries in line.get(section, {}).items():
-                doc.setdefault(section, {}).setdefault(annotator, []).extend(entries)
-        for extra in ("phenomena_extra", "phrase_nodes"):
-            for annotator, entries in line.get(extra, {}).items():
-                extras[extra].setdefault(annotator, []).extend(entries)
-        for section in ("word_alignments", "pair_labels"):
-            for annotator, value in line.get(section, {}).items():
-                doc.setdefault(section, {}).setdefault(annotator, {})[pair_id] = value
-        for annotator, value in line.get("workbench_pair_labels", {}).items():
-            extras["pair_labels"].setdefault(annotator, {})[pair_id] = value
-        for kind, rows in line.get("gold", {}).items():
-            extras["gold"].setdefault(kind, []).extend(rows)
-        for name, alignment in line.get("systems", {}).items():
-            # a system the header does not describe is left for the schema check to name
-            system = workbench.setdefault("systems", {}).setdefault(name, {"alignments": {}})
-            system.setdefault("alignments", {})[pair_id] = alignment
+        _join_pair_line(line, doc, extras, workbench)
     for key in ("pair_labels", "phenomena_extra", "phrase_nodes"):
         extras[key] = {name: extras[key][name] for name in sorted(extras[key])}
     if header.get("workbench"):
