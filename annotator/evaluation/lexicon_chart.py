@@ -38,11 +38,11 @@ def threshold_svg(
         [("after re-evaluation", after, ' stroke-dasharray="5 3"')] if after else []
     )
     points = [
-        (p.threshold, p.value(measure))
+        (p.threshold, value)
         for _, series, _ in runs
         for pts in series.values()
         for p in pts
-        if p.value(measure) is not None
+        if (value := p.value(measure)) is not None
     ]
     if not points:
         return mark_safe(
@@ -71,9 +71,7 @@ def threshold_svg(
     for n, name in enumerate(names):
         colour = COLOURS[n % len(COLOURS)]
         for when, series, dash in runs:
-            parts += _curve(
-                series.get(name, ()), measure, x, y, colour=colour, dash=dash, label=f"{name}, {when}"
-            )
+            parts += _curve(series.get(name, ()), measure, x, y, colour, dash, f"{name}, {when}")
         parts.append(f'<rect x="{lx}" y="{height - 18}" width="10" height="10" rx="2" fill="{colour}"/>')
         parts.append(f'<text class="legend" x="{lx + 14}" y="{height - 9}">{escape(name)}</text>')
         lx += 30 + 7 * len(name)
@@ -116,7 +114,6 @@ def _curve(
     measure: str,
     x: Callable[[float], float],
     y: Callable[[float], float],
-    *,
     colour: str,
     dash: str,
     label: str,
