@@ -179,14 +179,19 @@ def _next_url(request: SignedInRequest, pair: Pair, assignment: Assignment | Non
 @require_GET
 def queue(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """The annotator's queue: counts, progress and their assigned pairs with their status, a page at a
-    time (the page is read with LIMIT/OFFSET, so a long queue costs what a short one does)."""
+    time. The queue is counted once (one aggregate, which also numbers the pages) and a page is read
+    through the queue-order index (`work.queue_page`)."""
     project = access.project_for_member(request.user, project_pk)
     if not access.is_annotator(request.user, project):
         raise PermissionDenied("Only the project's annotators have a queue.")
     postponed = _postponed(request, project.pk).pair_ids()
-    assignments = work.pair_assignments(request.user, project).select_related("pair")
-    page = Paginator(assignments, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
-    rows = list(page.object_list)
+    counts = work.queue_counts(request.user, project, postponed)
+    paginator = Paginator(work.pair_assignments(request.user, project), QUEUE_PAGE_SIZE)
+    paginator.count = counts.total  # the aggregate's total: the queue is not counted twice
+    page = paginator.get_page(request.GET.get("page"))
+    rows = work.queue_page(
+        request.user, project, page.start_index() - 1 if counts.total else 0, QUEUE_PAGE_SIZE
+    )
     for row in rows:  # shown only, never saved: a postponement lives in the session
         row.status = work.status_in_queue(row.status, row.pair_id, postponed)
     next_id = work.next_pair_id(request.user, project, postponed=postponed)
@@ -194,7 +199,7 @@ def queue(request: SignedInRequest, project_pk: int) -> HttpResponse:
         "project": project,
         "rows": rows,
         "page": page,
-        "counts": work.queue_counts(request.user, project, postponed),
+        "counts": counts,
         "next_id": next_id,
         "started": work.queue_started(request.user, project, postponed),
     }
@@ -211,7 +216,8 @@ def pair_edit(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpRe
     postponed = _postponed(request, pair.project_id)
     postponed.discard(pair.pk)
     state = EditorState(pair, request.user)
-    position, total = work.queue_position(request.user, pair.project, assignment)
+    counts = work.queue_counts(request.user, pair.project, postponed.pair_ids(), current=assignment)
+    position, total = counts.position, counts.total
     context = {
         "state": state,
         "pair": pair,
@@ -219,7 +225,7 @@ def pair_edit(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpRe
         "assignment": assignment,
         "position": position,
         "total": total,
-        "counts": work.queue_counts(request.user, pair.project, postponed.pair_ids()),
+        "counts": counts,
     }
     if request.htmx and request.htmx.target in REFRESHABLE:
         return render(request, f"{PAGE}#{request.htmx.target}", context)

@@ -20,7 +20,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Case, Count, F, IntegerField, Q, When
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from annotator.agreement import record_change
@@ -71,6 +71,15 @@ class QueueCounts:
     total: int
     done: int
     postponed: int
+    #: how many assignments come before the one the counts were taken at (`queue_counts(current=…)`)
+    before: int = 0
+    #: whether that assignment is in this queue
+    at_current: bool = False
+
+    @property
+    def position(self) -> int:
+        """1-based position of the assignment the counts were taken at; 0 when it is not in the queue."""
+        return self.before + 1 if self.at_current else 0
 
     @property
     def todo(self) -> int:
@@ -96,17 +105,27 @@ def status_in_queue(status: str, pair_id: int, postponed: Collection[int] = ()) 
     return status
 
 
-def queue_counts(user: Any, project: Project, postponed: Collection[int] = ()) -> QueueCounts:
-    counts = pair_assignments(user, project).aggregate(
-        total=Count("id"),
-        done=Count("id", filter=Q(status=Assignment.Status.DONE)),
-        postponed=Count(
+def queue_counts(
+    user: Any, project: Project, postponed: Collection[int] = (), current: Assignment | None = None
+) -> QueueCounts:
+    """The queue's counts in one aggregate over the queue-order index; with `current`, also how many
+    assignments come before it."""
+    counted: dict[str, Any] = {
+        "total": Count("id"),
+        "done": Count("id", filter=Q(status=Assignment.Status.DONE)),
+        "postponed": Count(
             "id",
             filter=Q(status=Assignment.Status.POSTPONED)
-            | (Q(pair_id__in=list(postponed)) & ~Q(status=Assignment.Status.DONE)),
+            | (Q(pair_id__in=sorted(postponed)) & ~Q(status=Assignment.Status.DONE)),
         ),
+    }
+    at_current = current is not None and _in_queue(user, project, current)
+    if current is not None and at_current:
+        counted["before"] = Count("id", filter=_before(current))
+    counts = pair_assignments(user, project).order_by().aggregate(**counted)
+    return QueueCounts(
+        counts["total"], counts["done"], counts["postponed"], counts.get("before", 0), at_current
     )
-    return QueueCounts(counts["total"], counts["done"], counts["postponed"])
 
 
 def assignment_for(user: Any, pair: Pair) -> Assignment | None:
@@ -139,25 +158,37 @@ def next_pair_id(
     user: Any, project: Project, current: Assignment | None = None, postponed: Collection[int] = ()
 ) -> int | None:
     """The pair to annotate next: open pairs after, then before the current one, then postponed ones
-    (after, then before). One query handing back one row, whatever the queue's length."""
-    held = Q(pair_id__in=list(postponed))
-    open_ = Q(status__in=OPEN) & ~held
-    aside = Q(status=Assignment.Status.POSTPONED) | (held & ~Q(status=Assignment.Status.DONE))
+    (after, then before). Each candidate is the first row of one status read through the queue-order
+    index (`assignment_pair_queue`) from the current one on, so the cost does not grow with the queue."""
+    held = sorted(postponed)
+    queue = pair_assignments(user, project)
     if current is not None and _in_queue(user, project, current):
-        after, before = _after(current), _before(current)
-        ranks = [When(open_ & after, then=0), When(open_ & before, then=1)]
-        ranks += [When(aside & after, then=2), When(aside & before, then=3)]
+        sides = [_after(current), _before(current)]
     else:
-        ranks = [When(open_, then=0), When(aside, then=2)]
-    found = (
-        pair_assignments(user, project)
-        .annotate(rank=Case(*ranks, default=None, output_field=IntegerField()))
-        .filter(rank__isnull=False)
-        .order_by("rank", "round", "queue_position", "id")
-        .values_list("pair_id", flat=True)
-        .first()
-    )
-    return int(found) if found is not None else None
+        sides = [Q()]
+    open_ = queue.exclude(pair_id__in=held)
+    aside = [queue.filter(status=Assignment.Status.POSTPONED)]
+    if held:
+        aside.append(queue.filter(pair_id__in=held).exclude(status=Assignment.Status.DONE))
+    for candidates in ([open_.filter(status=status) for status in OPEN], aside):
+        for side in sides:
+            found = [row for rows in candidates if (row := _first(rows.filter(side))) is not None]
+            if found:
+                return int(min(found)[3])
+    return None
+
+
+def _first(rows: Any) -> tuple[int, int, int, int] | None:
+    """(round, queue position, id, pair id) of the first of `rows` in queue order, or None."""
+    return rows.values_list("round", "queue_position", "id", "pair_id").first()
+
+
+def queue_page(user: Any, project: Project, offset: int, limit: int) -> list[Assignment]:
+    """`limit` of the user's pair assignments from `offset` on, in queue order, with their pairs. The
+    offset is counted on the queue-order index alone (a subquery of ids); just the page's rows are read."""
+    queue = pair_assignments(user, project)
+    page = queue.values("id")[offset : offset + limit]
+    return list(queue.filter(id__in=page).select_related("pair"))
 
 
 def previous_pair_id(user: Any, project: Project, current: Assignment) -> int | None:
@@ -168,21 +199,20 @@ def previous_pair_id(user: Any, project: Project, current: Assignment) -> int | 
 
 
 def queue_started(user: Any, project: Project, postponed: Collection[int] = ()) -> bool:
-    """Whether the annotator has begun: any of their pairs is no longer to do (or put aside)."""
-    return (
-        pair_assignments(user, project)
-        .filter(~Q(status=Assignment.Status.TODO) | Q(pair_id__in=list(postponed)))
-        .exists()
+    """Whether the annotator has begun: any of their pairs is no longer to do (or put aside). One
+    look-up per status on the (project, annotator, status) index."""
+    queue = pair_assignments(user, project).order_by()
+    begun = [s for s in Assignment.Status.values if s != Assignment.Status.TODO]
+    return queue.filter(status__in=begun).exists() or (
+        bool(postponed) and queue.filter(pair_id__in=sorted(postponed)).exists()
     )
 
 
 def queue_position(user: Any, project: Project, current: Assignment | None) -> tuple[int, int]:
-    """(1-based position of the current assignment, queue length), counted in the database."""
-    queue = pair_assignments(user, project)
-    if current is None or not _in_queue(user, project, current):
-        return 0, queue.count()
-    counts = queue.aggregate(total=Count("id"), before=Count("id", filter=_before(current)))
-    return counts["before"] + 1, counts["total"]
+    """(1-based position of the current assignment (0 outside the queue), queue length), counted in
+    the database."""
+    counts = queue_counts(user, project, current=current)
+    return counts.position, counts.total
 
 
 def suggestions(pair: Pair, user: Any) -> tuple[list[list[int]], str]:

@@ -39,12 +39,11 @@ def _empty_counts() -> dict[str, int]:
 
 
 def _queue_counts_by_project(user, project_ids: list[int], session: Any = None) -> dict[int, dict[str, int]]:
-    """The user's own assignment counts per project, in one query: pairs counted as the editor's queue
+    """The user's own assignment counts per project, in two queries: pairs counted as the editor's queue
     counts them (`worklist.queue_counts`: postponed in the database or in this session and not done),
     evaluation units apart, as the rating queue counts them (a rater with units and no pairs is shown
     the units only) (the first round's units finalized of all;
     re-evaluation units still open apart)."""
-    pairs = Q(pair__isnull=False)
     aside: set[int] = set()
     if session is not None:
         for project_id in project_ids:
@@ -52,23 +51,33 @@ def _queue_counts_by_project(user, project_ids: list[int], session: Any = None) 
     postponed = Q(status=Assignment.Status.POSTPONED) | (
         Q(pair_id__in=sorted(aside)) & ~Q(status=Assignment.Status.DONE)
     )
-    rows = (
-        Assignment.objects.filter(project_id__in=project_ids, annotator=user)
+    mine = Assignment.objects.filter(project_id__in=project_ids, annotator=user).order_by()
+    # pairs and units apart, each counted on its own partial index (`assignment_pair_queue` is read
+    # alone, without the table)
+    pair_rows = (
+        mine.filter(pair__isnull=False)
         .values("project_id")
         .annotate(
-            total=Count("id", filter=pairs),
-            done=Count("id", filter=pairs & Q(status=Assignment.Status.DONE)),
-            postponed=Count("id", filter=pairs & postponed),
-            units=Count("id", filter=Q(unit__isnull=False, round=INITIAL_ROUND)),
-            units_done=Count(
-                "id", filter=Q(unit__isnull=False, round=INITIAL_ROUND, status=Assignment.Status.DONE)
-            ),
-            reevaluation_open=Count(
-                "id",
-                filter=Q(unit__isnull=False) & ~Q(round=INITIAL_ROUND) & ~Q(status=Assignment.Status.DONE),
-            ),
+            total=Count("id"),
+            done=Count("id", filter=Q(status=Assignment.Status.DONE)),
+            postponed=Count("id", filter=postponed),
         )
     )
+    unit_rows = (
+        mine.filter(unit__isnull=False)
+        .values("project_id")
+        .annotate(
+            units=Count("id", filter=Q(round=INITIAL_ROUND)),
+            units_done=Count("id", filter=Q(round=INITIAL_ROUND, status=Assignment.Status.DONE)),
+            reevaluation_open=Count("id", filter=~Q(round=INITIAL_ROUND) & ~Q(status=Assignment.Status.DONE)),
+        )
+    )
+    units = {row["project_id"]: row for row in unit_rows}
+    rows = [
+        {**row, **units.pop(row["project_id"], {"units": 0, "units_done": 0, "reevaluation_open": 0})}
+        for row in pair_rows
+    ]
+    rows += [{"project_id": pk, "total": 0, "done": 0, "postponed": 0, **row} for pk, row in units.items()]
     counts: dict[int, dict[str, int]] = {}
     for row in rows:
         total, done, postponed = row["total"], row["done"], row["postponed"]
