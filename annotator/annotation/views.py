@@ -15,7 +15,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
@@ -44,6 +43,7 @@ from annotator.annotation.forms import (
 )
 from annotator.annotation.services import ConflictError
 from annotator.annotation.state import EditorState
+from annotator.core.counts import KnownCountPaginator
 from annotator.core.web_request import SignedInRequest
 from annotator.models import Assignment, Pair, Phenomenon, PhraseAlignment
 from annotator.projects import guidelines
@@ -179,15 +179,16 @@ def _next_url(request: SignedInRequest, pair: Pair, assignment: Assignment | Non
 @require_GET
 def queue(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """The annotator's queue: counts, progress and their assigned pairs with their status, a page at a
-    time. The queue is counted once (one aggregate, which also numbers the pages) and a page is read
-    through the queue-order index (`work.queue_page`)."""
+    time. The counts come from the tallies the database keeps (they also number the pages) and a page
+    is read through the queue-order index (`work.queue_page`)."""
     project = access.project_for_member(request.user, project_pk)
     if not access.is_annotator(request.user, project):
         raise PermissionDenied("Only the project's annotators have a queue.")
     postponed = _postponed(request, project.pk).pair_ids()
     counts = work.queue_counts(request.user, project, postponed)
-    paginator = Paginator(work.pair_assignments(request.user, project), QUEUE_PAGE_SIZE)
-    paginator.count = counts.total  # the aggregate's total: the queue is not counted twice
+    paginator = KnownCountPaginator(
+        work.pair_assignments(request.user, project), QUEUE_PAGE_SIZE, count=counts.total
+    )
     page = paginator.get_page(request.GET.get("page"))
     rows = work.queue_page(
         request.user, project, page.start_index() - 1 if counts.total else 0, QUEUE_PAGE_SIZE

@@ -20,14 +20,23 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
 from annotator.agreement import record_change
 from annotator.annotation import services as annotation_services
 from annotator.core.aligner import suggested_alignment
 from annotator.core.phrase_suggestions import suggested_phrase_alignment
-from annotator.models import AlignmentLink, Assignment, Pair, PairLabel, Phenomenon, PhraseAlignment, Project
+from annotator.models import (
+    AlignmentLink,
+    Assignment,
+    AssignmentCount,
+    Pair,
+    PairLabel,
+    Phenomenon,
+    PhraseAlignment,
+    Project,
+)
 
 OPEN = (Assignment.Status.TODO, Assignment.Status.IN_PROGRESS)
 MAX_TIME_STEP = 3600  # seconds accepted per report; a tab left open overnight is not work
@@ -108,24 +117,52 @@ def status_in_queue(status: str, pair_id: int, postponed: Collection[int] = ()) 
 def queue_counts(
     user: Any, project: Project, postponed: Collection[int] = (), current: Assignment | None = None
 ) -> QueueCounts:
-    """The queue's counts in one aggregate over the queue-order index; with `current`, also how many
-    assignments come before it."""
-    counted: dict[str, Any] = {
-        "total": Count("id"),
-        "done": Count("id", filter=Q(status=Assignment.Status.DONE)),
-        "postponed": Count(
-            "id",
-            filter=Q(status=Assignment.Status.POSTPONED)
-            | (Q(pair_id__in=sorted(postponed)) & ~Q(status=Assignment.Status.DONE)),
-        ),
-    }
-    at_current = current is not None and _in_queue(user, project, current)
-    if current is not None and at_current:
-        counted["before"] = Count("id", filter=_before(current))
-    counts = pair_assignments(user, project).order_by().aggregate(**counted)
-    return QueueCounts(
-        counts["total"], counts["done"], counts["postponed"], counts.get("before", 0), at_current
+    """The queue's counts, read from the tallies the database keeps (`AssignmentCount`: one row per
+    status, whatever the queue's length) plus the pairs put aside in this session (a look-up of those
+    pairs only); with `current`, also how many assignments come before it (counted on the queue-order
+    index up to it)."""
+    by_status = pair_tallies(user, [project.pk]).get(project.pk, {})
+    total = sum(by_status.values())
+    done = by_status.get(Assignment.Status.DONE, 0)
+    aside = by_status.get(Assignment.Status.POSTPONED, 0) + held_open(user, [project.pk], postponed).get(
+        project.pk, 0
     )
+    at_current = current is not None and _in_queue(user, project, current)
+    before = 0
+    if current is not None and at_current:
+        before = pair_assignments(user, project).filter(_before(current)).order_by().count()
+    return QueueCounts(total, done, aside, before, at_current)
+
+
+def pair_tallies(user: Any, project_ids: list[int]) -> dict[int, dict[str, int]]:
+    """Project id → status → how many of the user's pair assignments (any round) have it."""
+    rows = (
+        AssignmentCount.objects.filter(
+            project_id__in=project_ids, annotator=user, kind=AssignmentCount.Kind.PAIRS
+        )
+        .values_list("project_id", "status")
+        .annotate(n=Sum("n"))
+        .order_by()
+    )
+    out: dict[int, dict[str, int]] = {}
+    for project_id, status, n in rows:
+        out.setdefault(project_id, {})[status] = int(n)
+    return out
+
+
+def held_open(user: Any, project_ids: list[int], held: Collection[int]) -> dict[int, int]:
+    """Project id → how many of the pairs put aside in this session (`held`) are neither done nor
+    postponed in the database: the queue counts them as postponed too."""
+    if not held:
+        return {}
+    rows = (
+        Assignment.objects.filter(project_id__in=project_ids, annotator=user, pair_id__in=sorted(held))
+        .exclude(status__in=(Assignment.Status.DONE, Assignment.Status.POSTPONED))
+        .values_list("project_id")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    return {project_id: n for project_id, n in rows}
 
 
 def assignment_for(user: Any, pair: Pair) -> Assignment | None:
