@@ -106,7 +106,7 @@ def pair_assignments(user: Any, project: Project) -> Any:
     )
 
 
-def status_in_queue(status: str, pair_id: int, postponed: Collection[int] = ()) -> str:
+def status_in_queue(status: str, pair_id: int | None, postponed: Collection[int] = ()) -> str:
     """The status the queue shows: the assignment's, or postponed when the annotator put the unfinished
     pair aside in this session."""
     if pair_id in postponed and status != Assignment.Status.DONE:
