@@ -15,7 +15,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
@@ -44,6 +43,7 @@ from annotator.annotation.forms import (
 )
 from annotator.annotation.services import ConflictError
 from annotator.annotation.state import EditorState
+from annotator.core.counts import KnownCountPaginator
 from annotator.core.web_request import SignedInRequest
 from annotator.models import Assignment, Pair, Phenomenon, PhraseAlignment
 from annotator.projects import guidelines
@@ -179,14 +179,20 @@ def _next_url(request: SignedInRequest, pair: Pair, assignment: Assignment | Non
 @require_GET
 def queue(request: SignedInRequest, project_pk: int) -> HttpResponse:
     """The annotator's queue: counts, progress and their assigned pairs with their status, a page at a
-    time (the page is read with LIMIT/OFFSET, so a long queue costs what a short one does)."""
+    time. The counts come from the tallies the database keeps (they also number the pages) and a page
+    is read through the queue-order index (`work.queue_page`)."""
     project = access.project_for_member(request.user, project_pk)
     if not access.is_annotator(request.user, project):
         raise PermissionDenied("Only the project's annotators have a queue.")
     postponed = _postponed(request, project.pk).pair_ids()
-    assignments = work.pair_assignments(request.user, project).select_related("pair")
-    page = Paginator(assignments, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
-    rows = list(page.object_list)
+    counts = work.queue_counts(request.user, project, postponed)
+    paginator = KnownCountPaginator(
+        work.pair_assignments(request.user, project), QUEUE_PAGE_SIZE, count=counts.total
+    )
+    page = paginator.get_page(request.GET.get("page"))
+    rows = work.queue_page(
+        request.user, project, page.start_index() - 1 if counts.total else 0, QUEUE_PAGE_SIZE
+    )
     for row in rows:  # shown only, never saved: a postponement lives in the session
         row.status = work.status_in_queue(row.status, row.pair_id, postponed)
     next_id = work.next_pair_id(request.user, project, postponed=postponed)
@@ -194,7 +200,7 @@ def queue(request: SignedInRequest, project_pk: int) -> HttpResponse:
         "project": project,
         "rows": rows,
         "page": page,
-        "counts": work.queue_counts(request.user, project, postponed),
+        "counts": counts,
         "next_id": next_id,
         "started": work.queue_started(request.user, project, postponed),
     }
@@ -211,7 +217,8 @@ def pair_edit(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpRe
     postponed = _postponed(request, pair.project_id)
     postponed.discard(pair.pk)
     state = EditorState(pair, request.user)
-    position, total = work.queue_position(request.user, pair.project, assignment)
+    counts = work.queue_counts(request.user, pair.project, postponed.pair_ids(), current=assignment)
+    position, total = counts.position, counts.total
     context = {
         "state": state,
         "pair": pair,
@@ -219,7 +226,7 @@ def pair_edit(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpRe
         "assignment": assignment,
         "position": position,
         "total": total,
-        "counts": work.queue_counts(request.user, pair.project, postponed.pair_ids()),
+        "counts": counts,
     }
     if request.htmx and request.htmx.target in REFRESHABLE:
         return render(request, f"{PAGE}#{request.htmx.target}", context)

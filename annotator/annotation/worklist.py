@@ -20,14 +20,23 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Case, Count, F, IntegerField, Q, When
+from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
 from annotator.agreement import record_change
 from annotator.annotation import services as annotation_services
 from annotator.core.aligner import suggested_alignment
 from annotator.core.phrase_suggestions import suggested_phrase_alignment
-from annotator.models import AlignmentLink, Assignment, Pair, PairLabel, Phenomenon, PhraseAlignment, Project
+from annotator.models import (
+    AlignmentLink,
+    Assignment,
+    AssignmentCount,
+    Pair,
+    PairLabel,
+    Phenomenon,
+    PhraseAlignment,
+    Project,
+)
 
 OPEN = (Assignment.Status.TODO, Assignment.Status.IN_PROGRESS)
 MAX_TIME_STEP = 3600  # seconds accepted per report; a tab left open overnight is not work
@@ -71,6 +80,15 @@ class QueueCounts:
     total: int
     done: int
     postponed: int
+    #: how many assignments come before the one the counts were taken at (`queue_counts(current=…)`)
+    before: int = 0
+    #: whether that assignment is in this queue
+    at_current: bool = False
+
+    @property
+    def position(self) -> int:
+        """1-based position of the assignment the counts were taken at; 0 when it is not in the queue."""
+        return self.before + 1 if self.at_current else 0
 
     @property
     def todo(self) -> int:
@@ -88,7 +106,7 @@ def pair_assignments(user: Any, project: Project) -> Any:
     )
 
 
-def status_in_queue(status: str, pair_id: int, postponed: Collection[int] = ()) -> str:
+def status_in_queue(status: str, pair_id: int | None, postponed: Collection[int] = ()) -> str:
     """The status the queue shows: the assignment's, or postponed when the annotator put the unfinished
     pair aside in this session."""
     if pair_id in postponed and status != Assignment.Status.DONE:
@@ -96,17 +114,55 @@ def status_in_queue(status: str, pair_id: int, postponed: Collection[int] = ()) 
     return status
 
 
-def queue_counts(user: Any, project: Project, postponed: Collection[int] = ()) -> QueueCounts:
-    counts = pair_assignments(user, project).aggregate(
-        total=Count("id"),
-        done=Count("id", filter=Q(status=Assignment.Status.DONE)),
-        postponed=Count(
-            "id",
-            filter=Q(status=Assignment.Status.POSTPONED)
-            | (Q(pair_id__in=list(postponed)) & ~Q(status=Assignment.Status.DONE)),
-        ),
+def queue_counts(
+    user: Any, project: Project, postponed: Collection[int] = (), current: Assignment | None = None
+) -> QueueCounts:
+    """The queue's counts, read from the tallies the database keeps (`AssignmentCount`: one row per
+    status, whatever the queue's length) plus the pairs put aside in this session (a look-up of those
+    pairs only); with `current`, also how many assignments come before it (counted on the queue-order
+    index up to it)."""
+    by_status = pair_tallies(user, [project.pk]).get(project.pk, {})
+    total = sum(by_status.values())
+    done = by_status.get(Assignment.Status.DONE, 0)
+    aside = by_status.get(Assignment.Status.POSTPONED, 0) + held_open(user, [project.pk], postponed).get(
+        project.pk, 0
     )
-    return QueueCounts(counts["total"], counts["done"], counts["postponed"])
+    at_current = current is not None and _in_queue(user, project, current)
+    before = 0
+    if current is not None and at_current:
+        before = pair_assignments(user, project).filter(_before(current)).order_by().count()
+    return QueueCounts(total, done, aside, before, at_current)
+
+
+def pair_tallies(user: Any, project_ids: list[int]) -> dict[int, dict[str, int]]:
+    """Project id → status → how many of the user's pair assignments (any round) have it."""
+    rows = (
+        AssignmentCount.objects.filter(
+            project_id__in=project_ids, annotator=user, kind=AssignmentCount.Kind.PAIRS
+        )
+        .values_list("project_id", "status")
+        .annotate(n=Sum("n"))
+        .order_by()
+    )
+    out: dict[int, dict[str, int]] = {}
+    for project_id, status, n in rows:
+        out.setdefault(project_id, {})[status] = int(n)
+    return out
+
+
+def held_open(user: Any, project_ids: list[int], held: Collection[int]) -> dict[int, int]:
+    """Project id → how many of the pairs put aside in this session (`held`) are neither done nor
+    postponed in the database: the queue counts them as postponed too."""
+    if not held:
+        return {}
+    rows = (
+        Assignment.objects.filter(project_id__in=project_ids, annotator=user, pair_id__in=sorted(held))
+        .exclude(status__in=(Assignment.Status.DONE, Assignment.Status.POSTPONED))
+        .values_list("project_id")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    return {project_id: n for project_id, n in rows}
 
 
 def assignment_for(user: Any, pair: Pair) -> Assignment | None:
@@ -139,25 +195,37 @@ def next_pair_id(
     user: Any, project: Project, current: Assignment | None = None, postponed: Collection[int] = ()
 ) -> int | None:
     """The pair to annotate next: open pairs after, then before the current one, then postponed ones
-    (after, then before). One query handing back one row, whatever the queue's length."""
-    held = Q(pair_id__in=list(postponed))
-    open_ = Q(status__in=OPEN) & ~held
-    aside = Q(status=Assignment.Status.POSTPONED) | (held & ~Q(status=Assignment.Status.DONE))
+    (after, then before). Each candidate is the first row of one status read through the queue-order
+    index (`assignment_pair_queue`) from the current one on, so the cost does not grow with the queue."""
+    held = sorted(postponed)
+    queue = pair_assignments(user, project)
     if current is not None and _in_queue(user, project, current):
-        after, before = _after(current), _before(current)
-        ranks = [When(open_ & after, then=0), When(open_ & before, then=1)]
-        ranks += [When(aside & after, then=2), When(aside & before, then=3)]
+        sides = [_after(current), _before(current)]
     else:
-        ranks = [When(open_, then=0), When(aside, then=2)]
-    found = (
-        pair_assignments(user, project)
-        .annotate(rank=Case(*ranks, default=None, output_field=IntegerField()))
-        .filter(rank__isnull=False)
-        .order_by("rank", "round", "queue_position", "id")
-        .values_list("pair_id", flat=True)
-        .first()
-    )
-    return int(found) if found is not None else None
+        sides = [Q()]
+    open_ = queue.exclude(pair_id__in=held)
+    aside = [queue.filter(status=Assignment.Status.POSTPONED)]
+    if held:
+        aside.append(queue.filter(pair_id__in=held).exclude(status=Assignment.Status.DONE))
+    for candidates in ([open_.filter(status=status) for status in OPEN], aside):
+        for side in sides:
+            found = [row for rows in candidates if (row := _first(rows.filter(side))) is not None]
+            if found:
+                return int(min(found)[3])
+    return None
+
+
+def _first(rows: Any) -> tuple[int, int, int, int] | None:
+    """(round, queue position, id, pair id) of the first of `rows` in queue order, or None."""
+    return rows.values_list("round", "queue_position", "id", "pair_id").first()
+
+
+def queue_page(user: Any, project: Project, offset: int, limit: int) -> list[Assignment]:
+    """`limit` of the user's pair assignments from `offset` on, in queue order, with their pairs. The
+    offset is counted on the queue-order index alone (a subquery of ids); just the page's rows are read."""
+    queue = pair_assignments(user, project)
+    page = queue.values("id")[offset : offset + limit]
+    return list(queue.filter(id__in=page).select_related("pair"))
 
 
 def previous_pair_id(user: Any, project: Project, current: Assignment) -> int | None:
@@ -168,21 +236,20 @@ def previous_pair_id(user: Any, project: Project, current: Assignment) -> int | 
 
 
 def queue_started(user: Any, project: Project, postponed: Collection[int] = ()) -> bool:
-    """Whether the annotator has begun: any of their pairs is no longer to do (or put aside)."""
-    return (
-        pair_assignments(user, project)
-        .filter(~Q(status=Assignment.Status.TODO) | Q(pair_id__in=list(postponed)))
-        .exists()
+    """Whether the annotator has begun: any of their pairs is no longer to do (or put aside). One
+    look-up per status on the (project, annotator, status) index."""
+    queue = pair_assignments(user, project).order_by()
+    begun = [s for s in Assignment.Status.values if s != Assignment.Status.TODO]
+    return queue.filter(status__in=begun).exists() or (
+        bool(postponed) and queue.filter(pair_id__in=sorted(postponed)).exists()
     )
 
 
 def queue_position(user: Any, project: Project, current: Assignment | None) -> tuple[int, int]:
-    """(1-based position of the current assignment, queue length), counted in the database."""
-    queue = pair_assignments(user, project)
-    if current is None or not _in_queue(user, project, current):
-        return 0, queue.count()
-    counts = queue.aggregate(total=Count("id"), before=Count("id", filter=_before(current)))
-    return counts["before"] + 1, counts["total"]
+    """(1-based position of the current assignment (0 outside the queue), queue length), counted in
+    the database."""
+    counts = queue_counts(user, project, current=current)
+    return counts.position, counts.total
 
 
 def suggestions(pair: Pair, user: Any) -> tuple[list[list[int]], str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_not_required
-from django.db.models import Count, Q
+from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
@@ -17,7 +17,7 @@ from annotator.core.counts import sizes
 from annotator.corpus import tree_parsing
 from annotator.evaluation.rounds import INITIAL_ROUND
 from annotator.home import health
-from annotator.models import Assignment, Membership, Project
+from annotator.models import Assignment, AssignmentCount, Membership, Project
 from annotator.projects import guidelines
 
 
@@ -39,48 +39,49 @@ def _empty_counts() -> dict[str, int]:
 
 
 def _queue_counts_by_project(user, project_ids: list[int], session: Any = None) -> dict[int, dict[str, int]]:
-    """The user's own assignment counts per project, in one query: pairs counted as the editor's queue
-    counts them (`worklist.queue_counts`: postponed in the database or in this session and not done),
-    evaluation units apart, as the rating queue counts them (a rater with units and no pairs is shown
-    the units only) (the first round's units finalized of all;
-    re-evaluation units still open apart)."""
-    pairs = Q(pair__isnull=False)
+    """The user's own assignment counts per project, read from the tallies the database keeps
+    (`AssignmentCount`, a row per status: no query counts assignments). Pairs are counted as the
+    editor's queue counts them (`worklist.queue_counts`: postponed in the database or in this session
+    and not done), evaluation units apart, as the rating queue counts them (a rater with units and no
+    pairs is shown the units only) (the first round's units finalized of all; re-evaluation units
+    still open apart)."""
     aside: set[int] = set()
     if session is not None:
         for project_id in project_ids:
             aside |= worklist.Postponed(session, project_id).pair_ids()
-    postponed = Q(status=Assignment.Status.POSTPONED) | (
-        Q(pair_id__in=sorted(aside)) & ~Q(status=Assignment.Status.DONE)
-    )
-    rows = (
-        Assignment.objects.filter(project_id__in=project_ids, annotator=user)
-        .values("project_id")
-        .annotate(
-            total=Count("id", filter=pairs),
-            done=Count("id", filter=pairs & Q(status=Assignment.Status.DONE)),
-            postponed=Count("id", filter=pairs & postponed),
-            units=Count("id", filter=Q(unit__isnull=False, round=INITIAL_ROUND)),
-            units_done=Count(
-                "id", filter=Q(unit__isnull=False, round=INITIAL_ROUND, status=Assignment.Status.DONE)
-            ),
-            reevaluation_open=Count(
-                "id",
-                filter=Q(unit__isnull=False) & ~Q(round=INITIAL_ROUND) & ~Q(status=Assignment.Status.DONE),
-            ),
+    held = worklist.held_open(user, project_ids, aside)
+    pairs = worklist.pair_tallies(user, project_ids)
+    units: dict[int, dict[str, int]] = {}
+    unit_rows = (
+        AssignmentCount.objects.filter(
+            project_id__in=project_ids, annotator=user, kind=AssignmentCount.Kind.UNITS
         )
+        .values_list("project_id", "round", "status")
+        .annotate(n=Sum("n"))
+        .order_by()
     )
+    for project_id, unit_round, status, n in unit_rows:
+        entry = units.setdefault(project_id, {"units": 0, "units_done": 0, "reevaluation_open": 0})
+        done = status == Assignment.Status.DONE
+        if unit_round == INITIAL_ROUND:
+            entry["units"] += int(n)
+            entry["units_done"] += int(n) if done else 0
+        elif not done:
+            entry["reevaluation_open"] += int(n)
     counts: dict[int, dict[str, int]] = {}
-    for row in rows:
-        total, done, postponed = row["total"], row["done"], row["postponed"]
-        counts[row["project_id"]] = {
+    for project_id in {*pairs, *units}:
+        by_status = pairs.get(project_id, {})
+        total = sum(by_status.values())
+        done = by_status.get(Assignment.Status.DONE, 0)
+        postponed = by_status.get(Assignment.Status.POSTPONED, 0) + held.get(project_id, 0)
+        counts[project_id] = {
+            **_empty_counts(),
             "total": total,
             "done": done,
             "postponed": postponed,
             "todo": total - done - postponed,
             "percent": round(100 * done / total) if total else 0,
-            "units": row["units"],
-            "units_done": row["units_done"],
-            "reevaluation_open": row["reevaluation_open"],
+            **units.get(project_id, {}),
         }
     return counts
 

@@ -16,25 +16,31 @@ a live worker refreshes the project leaves it; `annotator.core.run_once`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
+from django.db.models import F, Q
 
 from annotator import taskqueue
+from annotator.agreement.document import DOCUMENT_FORMAT, pairs_document, project_annotators
 from annotator.core import run_once, sql
 from annotator.leadtools import disagreement
 from annotator.models import (
     AgreementState,
+    Assignment,
     ExplorerState,
     ExplorerValue,
     Membership,
     Pair,
+    ParaphraseType,
+    Phenomenon,
     Project,
 )
+from metrics.types import Options
 
 BATCH = 5000
 #: Part of the source mark: rows stored by an earlier version (without a column this one reads) are not
@@ -92,30 +98,28 @@ class DrawRanks:
         )
 
 
-def _values(
-    order: int, source_id: str, pair_id: int, row: Mapping[str, Any], keys: set[str], ranks: DrawRanks
-) -> Iterator[ExplorerValue]:
-    """The pair's entries: all / each two of its annotators × all types / each type on it (the all/all
-    entry carries the pair's draw ranks)."""
+def _values(order: int, pair_id: int, row: Mapping[str, Any]) -> Iterator[ExplorerValue]:
+    """The pair's entries: all / each two of its annotators × all types / each type on it. The all/all
+    entry marks the draw lists the pair is in with a rank of 0, numbered afterwards by `_number_ranks`."""
     who = row["annotators"]
-    pairs = [""] + [f"{a}|{b}" for n, a in enumerate(who) for b in who[n + 1 :] if f"{a}|{b}" in keys]
+    pairs = [""] + [f"{a}|{b}" for n, a in enumerate(who) for b in who[n + 1 :]]
     for annotator_pair in pairs:
         for ptype in ["", *row["types"]]:
             whole = not annotator_pair and not ptype
+            values = {
+                measure: disagreement.row_value(row, measure, annotator_pair=annotator_pair, ptype=ptype)
+                for measure in disagreement.MEASURES
+            }
             yield ExplorerValue(
                 pair_id=pair_id,
                 order=order,
-                source_rank=ranks.source[source_id],
-                compared_rank=ranks.compared.get(source_id) if whole else None,
-                label_rank=ranks.labels.get(source_id) if whole else None,
-                do_f1_rank=ranks.do_f1.get(source_id) if whole else None,
+                compared_rank=0 if whole and len(who) >= 2 else None,
+                label_rank=0 if whole and values["labels"] is not None else None,
+                do_f1_rank=0 if whole and values["do_f1"] is not None else None,
                 annotators=annotator_pair,
                 ptype=ptype,
                 row=dict(row) if whole else None,
-                **{
-                    measure: disagreement.row_value(row, measure, annotator_pair=annotator_pair, ptype=ptype)
-                    for measure in disagreement.MEASURES
-                },
+                **values,
             )
 
 
@@ -128,44 +132,167 @@ def _count(counts: dict[str, Any], value: ExplorerValue) -> None:
         entry[measure] += getattr(value, measure) is not None
 
 
+def _pair_batches(project: Project) -> Iterator[list[int]]:
+    """The project's pair pks in document order (position, pk), BATCH at a time (read by keyset)."""
+    rows = Pair.objects.filter(project=project).order_by("position", "pk")
+    after: tuple[int, int] | None = None
+    while True:
+        page = (
+            rows
+            if after is None
+            else rows.filter(Q(position__gt=after[0]) | Q(position=after[0], pk__gt=after[1]))
+        )
+        chunk = list(page.values_list("position", "pk")[:BATCH])
+        if not chunk:
+            return
+        yield [pk for _, pk in chunk]
+        after = chunk[-1]
+
+
+def _tagset_types(project: Project) -> list[dict[str, Any]]:
+    """The document's `tagset.types`: name and one-sidedness of the project's paraphrase types."""
+    if project.tagset_id is None:
+        return []
+    rows = ParaphraseType.objects.filter(tagset_id=project.tagset_id).order_by("position", "pk")
+    return [
+        {"name": name, "one_sided": sides == ParaphraseType.ScopeSides.ONE}
+        for name, sides in rows.values_list("name", "scope_sides")
+    ]
+
+
+def _with_phenomena(project: Project, names: Mapping[int, str]) -> list[str]:
+    """The annotators the project's document lists under `phenomena`: those with a phenomenon or a done
+    pair anywhere in the project (so a batch compares them on its pairs as the whole document does)."""
+    if not project.layer_phenomena:
+        return []
+    ids = set(
+        Phenomenon.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names))
+        .order_by()
+        .values_list("annotator_id", flat=True)
+        .distinct()
+    )
+    ids |= set(
+        Assignment.objects.filter(
+            project=project, pair__isnull=False, status=Assignment.Status.DONE, annotator_id__in=list(names)
+        )
+        .order_by()
+        .values_list("annotator_id", flat=True)
+        .distinct()
+    )
+    return [name for user_id, name in names.items() if user_id in ids]
+
+
+def batch_rows(
+    project: Project,
+    names: Mapping[int, str],
+    pair_pks: list[int],
+    types: list[dict[str, Any]],
+    with_phenomena: list[str],
+) -> tuple[list[tuple[int, str]], dict[str, dict[str, Any]]]:
+    """((pk, source id) of the pairs in document order, their `disagreement.pair_agreement` rows),
+    computed from the document of these pairs alone: each row depends on its pair's annotations only,
+    so the rows equal those of the whole project's document."""
+    doc = pairs_document(project, dict(names), pair_pks)
+    done = doc.pop("done")
+    pairs = doc.pop("pairs")
+    raw: dict[str, Any] = {
+        **doc,
+        "format": DOCUMENT_FORMAT,
+        "options": dataclasses.asdict(Options()),
+        "tagset": {"types": types},
+        "pairs": [{key: p[key] for key in ("id", "tokens1", "tokens2", "initial_alignment")} for p in pairs],
+    }
+    if "phenomena" in raw:
+        found = raw["phenomena"]
+        raw["phenomena"] = {
+            name: found.get(name, []) for name in names.values() if name in found or name in with_phenomena
+        }
+    return [(p["pk"], p["id"]) for p in pairs], disagreement.pair_agreement(raw, done=done)
+
+
 def refresh(project: Project) -> int:
-    """Recompute and store the project's explorer rows from its current annotations; the number stored."""
+    """Recompute and store the project's explorer rows from its current annotations; the number stored.
+
+    The project is read BATCH pairs at a time (`batch_rows`) and each batch's entries are written before
+    the next is read, so memory does not grow with the project; the draw ranks are numbered by the
+    database afterwards (`_number_ranks`), and entries of two annotators no pair compares are removed."""
     mark = source_mark(project)
-    _, rows = disagreement.project_rows(project)
-    keys = disagreement.annotator_pairs(rows.values())
-    pair_ids = dict(Pair.objects.filter(project=project).values_list("source_id", "pk").iterator(BATCH))
+    names = dict(project_annotators(project))
+    types = _tagset_types(project)
+    with_phenomena = _with_phenomena(project, names)
+    keys: dict[str, None] = {}
+    found_types: set[str] = set()
     counts: dict[str, Any] = {}
-    stored = 0
+    order = stored = n_compared = n_labels_differ = 0
     with transaction.atomic():
         ExplorerValue.objects.filter(project=project).delete()
-        batch: list[ExplorerValue] = []
-        ranks = DrawRanks.of({sid: row for sid, row in rows.items() if sid in pair_ids})
-        for order, (source_id, row) in enumerate(rows.items()):
-            if source_id not in pair_ids:
-                continue
-            for value in _values(order, source_id, pair_ids[source_id], row, set(keys), ranks):
-                value.project_id = project.pk
+        for pair_pks in _pair_batches(project):
+            pairs, rows = batch_rows(project, names, pair_pks, types, with_phenomena)
+            keys.update(dict.fromkeys(disagreement.annotator_pairs(rows.values())))
+            batch: list[ExplorerValue] = []
+            for pair_id, source_id in pairs:
+                row = rows[source_id]
+                found_types.update(row["types"])
+                for value in _values(order, pair_id, row):
+                    value.project_id = project.pk
+                    n_compared += value.compared_rank is not None
+                    n_labels_differ += value.label_rank is not None and value.labels == 0.0
+                    batch.append(value)
+                order += 1
+            ExplorerValue.objects.bulk_create(batch, batch_size=BATCH)
+            stored += len(batch)
+            for value in batch:
                 _count(counts, value)
-                batch.append(value)
-            if len(batch) >= BATCH:
-                ExplorerValue.objects.bulk_create(batch)
-                stored, batch = stored + len(batch), []
-        ExplorerValue.objects.bulk_create(batch)
-        stored += len(batch)
-        types = sorted({t for row in rows.values() for t in row["types"]})
+        unused = (
+            ExplorerValue.objects.filter(project=project)
+            .exclude(annotators="")
+            .exclude(annotators__in=list(keys))
+        )
+        stored -= unused.delete()[0]
+        counts = {who: entry for who, entry in counts.items() if not who or who in keys}
+        _number_ranks(project)
         ExplorerState.objects.update_or_create(
             project=project,
             defaults={
                 "source": mark,
-                "annotator_pairs": keys,
-                "types": types,
+                "annotator_pairs": list(keys),
+                "types": sorted(found_types),
                 "counts": counts,
-                "n_compared": len(ranks.compared),
-                "n_labels_differ": ranks.n_labels_differ,
+                "n_compared": n_compared,
+                "n_labels_differ": n_labels_differ,
             },
         )
     sql.analyze(ExplorerValue, stored)  # the re-annotation preview's counts and ranks plan on them
     return stored
+
+
+def _number_ranks(project: Project) -> None:
+    """The draw ranks (`DrawRanks`), numbered by the database over the stored entries: `source_rank` on
+    every entry of a pair, the pair's place among the project's pairs by source id (code point by code
+    point); on the all/all entries marked with a 0, `compared_rank` by source id, `label_rank` by
+    (labels, source id) and `do_f1_rank` by (DO F1, source id)."""
+    values, pairs = sql.table(ExplorerValue), sql.table(Pair)
+    collation = '"C"' if connection.vendor == "postgresql" else "BINARY"
+    by_source = f"p.{sql.column(Pair, 'source_id')} COLLATE {collation}"
+    project_id, pair_id = sql.column(ExplorerValue, "project"), sql.column(ExplorerValue, "pair")
+    sql.execute(
+        f"UPDATE {values} SET {sql.column(ExplorerValue, 'source_rank')} = r.n FROM ("
+        f"SELECT p.id AS pair_id, ROW_NUMBER() OVER (ORDER BY {by_source}) - 1 AS n FROM {pairs} p "
+        f"WHERE p.{sql.column(Pair, 'project')} = %s) AS r "
+        f"WHERE {values}.{project_id} = %s AND {values}.{pair_id} = r.pair_id",
+        [project.pk, project.pk],
+    )
+    whole = f"v.{project_id} = %s AND v.{sql.column(ExplorerValue, 'annotators')} = '' AND v.{sql.column(ExplorerValue, 'ptype')} = ''"
+    for rank, first in (("compared_rank", ""), ("label_rank", "labels"), ("do_f1_rank", "do_f1")):
+        column = sql.column(ExplorerValue, rank)
+        key = f"v.{sql.column(ExplorerValue, first)}, {by_source}" if first else by_source
+        sql.execute(
+            f"UPDATE {values} SET {column} = r.n FROM ("
+            f"SELECT v.id AS id, ROW_NUMBER() OVER (ORDER BY {key}) - 1 AS n FROM {values} v "
+            f"JOIN {pairs} p ON p.id = v.{pair_id} WHERE {whole} AND v.{column} IS NOT NULL) AS r "
+            f"WHERE {values}.id = r.id",
+            [project.pk],
+        )
 
 
 def refresh_once(project: Project) -> int | None:

@@ -84,6 +84,14 @@ class Assignment(models.Model):
         ]
         indexes = [
             models.Index(fields=["project", "annotator", "status"]),
+            # an annotator's queue of pairs in queue order: a page, the next pair and the counts read
+            # from the index alone, whatever the queue's length
+            models.Index(
+                fields=["project", "annotator", "round", "queue_position", "id"],
+                include=["status", "pair"],
+                condition=models.Q(pair__isnull=False),
+                name="assignment_pair_queue",
+            ),
             # a page of a rater's queue read through the index in working order, whatever its length
             models.Index(
                 models.F("project"),

@@ -49,7 +49,7 @@ def test_healthz_reports_database_and_broker(client, db):
 
 def test_home_query_count_does_not_grow_with_projects(client, world, django_assert_num_queries):
     client.force_login(world["admin"])
-    with django_assert_num_queries(6) as few:
+    with django_assert_num_queries(7) as few:
         client.get("/")
     for n in range(5):
         make.project_with_pairs(f"Extra {n}", lead=world["lead"])
