@@ -43,18 +43,15 @@ def build(n_pairs: int) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from annotator.corpus import projects
+    from annotator.accounts.services import create_account
     from annotator.models import Assignment, Pair, PairLabel, ParaphraseType, Phenomenon, Project, Tagset
+    from annotator.projects.services import create_project
 
     if Project.objects.filter(name=PROJECT).exists():
         return
     tagset = Tagset.objects.order_by("pk").first()
-    project = projects.create_project(PROJECT, tagset=tagset)
-    project.layer_pair_label = True
-    project.save(update_fields=["layer_pair_label"])
-    annotators = [projects.create_user(name, "bench-pass-123") for name in ("anna", "ben")]
-    for user in annotators:
-        projects.add_member(project, user, "annotator")
+    annotators = [create_account(name, "bench-pass-123") for name in ("anna", "ben")]
+    project = create_project(None, name=PROJECT, tagset=tagset, layer_pair_label=True, annotators=annotators)
     ptypes = list(ParaphraseType.objects.filter(tagset=tagset)[:2])
     tokens1, tokens2 = ["The", "film", "opened", "on", "Friday", "."], ["Film", "premiered", "Friday", "."]
     for start in range(0, n_pairs, BUILD_BATCH):

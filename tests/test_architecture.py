@@ -220,6 +220,7 @@ AGREEMENT_INTERNALS_STILL_IMPORTED = {
     "annotator.evaluation.reevaluation": {"document"},
     "annotator.evaluation.stats": {"document"},
     "annotator.leadtools.disagreement": {"document", "results"},
+    "annotator.leadtools.explorer_rows": {"document"},
     "annotator.leadtools.reannotation": {"computation", "current", "results"},
     "annotator.management.commands.load_demo": {"changes"},
     "annotator.management.commands.recompute_agreement": {"computation"},

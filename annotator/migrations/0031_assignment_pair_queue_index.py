@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotator", "0029_lexicon_jobs_and_cancelled_runs"),
+        ("annotator", "0030_kappa_c_chord"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
