@@ -39,8 +39,9 @@ WRITE = re.compile(r'^\s*(INSERT INTO|UPDATE|DELETE FROM)\s+"(annotator_\w*)"', 
 
 
 @pytest.fixture
-def sent(monkeypatch) -> list[tuple[str, tuple[Any, ...]]]:
-    """Every task `taskqueue.enqueue` is asked for (it still runs them)."""
+def sent(monkeypatch, eager_celery) -> list[tuple[str, tuple[Any, ...]]]:
+    """Every task `taskqueue.enqueue` is asked for (it still runs them, in-process even when REDIS_URL
+    names a broker: no worker serves these tests)."""
     calls: list[tuple[str, tuple[Any, ...]]] = []
     real = taskqueue.enqueue
 
@@ -194,7 +195,10 @@ def test_reading_the_agreement_writes_and_sends_nothing(team, sent, django_captu
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_demo_ends_with_an_interval_for_every_measure_its_api_returns(tmp_path, monkeypatch):
+def test_the_demo_ends_with_an_interval_for_every_measure_its_api_returns(
+    tmp_path, monkeypatch, eager_celery
+):
+    """`make run`'s demo: no broker, tasks in-process (forced here even when REDIS_URL is set)."""
     cache.clear()
     agreement_results.forget_memos()
     agreement_results.forget_phenomena_states()
