@@ -20,7 +20,7 @@ def test_concurrent_uploads_stay_within_the_hourly_limit(postgres_required, sett
     settings.UPLOADS_PER_HOUR = 4
     make.isolate_cache(settings)
     monkeypatch.setattr(corpus_jobs, "run_import", lambda job_id: None)  # record the jobs, run none
-    monkeypatch.setattr(corpus_jobs, "_send", lambda task, job_id: None)
+    monkeypatch.setattr(corpus_jobs, "send", lambda task, job_id: None)
     cast = make.cast()
     project = make.project_with_pairs("P", n_pairs=1, lead=cast.lead)
 
