@@ -115,9 +115,10 @@ def test_task_prunes_by_the_policy_and_keeps_latest_pinned_and_other_scopes(team
     recent = store_at(project, now - dt.timedelta(minutes=10))
     same_hour_old = store_at(project, (now - dt.timedelta(hours=5)).replace(minute=10))
     same_hour_new = store_at(project, (now - dt.timedelta(hours=5)).replace(minute=40))
-    pinned = store_at(project, now - dt.timedelta(days=20, hours=2), pinned=True, pin_note="paper")
-    same_day = store_at(project, now - dt.timedelta(days=20, hours=1))
-    older_same_day = store_at(project, now - dt.timedelta(days=20, hours=1, minutes=5))
+    noon = (now - dt.timedelta(days=20)).replace(hour=12, minute=0)  # one UTC day whatever the hour now
+    pinned = store_at(project, noon - dt.timedelta(hours=1), pinned=True, pin_note="paper")
+    same_day = store_at(project, noon)
+    older_same_day = store_at(project, noon - dt.timedelta(minutes=5))
     before = store_at(project, now - dt.timedelta(days=60), scope="before-reannotation-1")
     lone = store_at(other, now - dt.timedelta(days=90))  # the other project's latest
     taskqueue.enqueue("annotator.apply_agreement_retention")
