@@ -226,7 +226,84 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
     totals = SectionTotals(names, state.totals["totals"])
     before = totals.participants()
     match = state.totals["identical_match"]
-    changed: dict[str, tuple[Any, dict[str, Any], dict[str, Any]]] = {}  # pid → (row, inputs, contrib)
+    changed = _move_totals(totals, pairs_by_id, old_rows, new_inputs, names, match)
+    if not changed:
+        return Update("", {}, {}, [], {}, None)
+    if totals.participants() != before or totals.sense_marks:
+        return _full(project, "someone started a section" if not totals.sense_marks else "ETPC sense marks")
+    touched = {
+        s
+        for s in (*BY_PAIR, "done")
+        if totals.digest(s) != state.totals["totals"]["digests"].get(s, "0" * 64)
+    }
+    participants = totals.participants()
+    sections = {name: r.fingerprint for name, r in rows.items() if name != STATE}
+    digests = _section_fingerprints(state.totals["shared_fp"], totals)
+    previous = {pid: row.entry for pid, (row, _, _) in changed.items()}
+    entries = {
+        pid: _pair_entry(inputs, names, pid, None, previous[pid]) for pid, (_, inputs, _) in changed.items()
+    }
+    new_people = any(entries[pid]["annotators"] != previous[pid].get("annotators") for pid in changed)
+    agreement: PhenomenaAgreement | None = None
+    if "phenomena" in sections and ("phenomena" in touched or new_people):
+        agreement = _phenomena_update(project.pk, state, totals, participants["phenomena"], changed)
+    measures, pending = _touched_measures(sections, touched, totals, participants, agreement)
+    label_measures = measures.get("pair_labels")
+    if label_measures is None and "pair_labels" in sections:
+        label_measures = rows["pair_labels"].measures  # small: read for the label summary
+    sections = {name: digests.get(name, fingerprint) for name, fingerprint in sections.items()}
+    if agreement is not None:
+        for pid, (_, inputs, _) in changed.items():
+            entries[pid] = _pair_entry(inputs, names, pid, agreement, previous[pid])
+    extras = _extras(project, names, participants, totals, label_measures)
+    extras["kappa_c_work"] = _kappa_c_work(totals, changed, old_rows, pairs_by_id, names)
+    digest = state_fingerprint(state.totals["shared_fp"], totals)
+
+    def write() -> None:
+        for pid, (row, inputs, contrib) in changed.items():
+            row.inputs, row.contributions, row.entry = inputs, contrib, entries[pid]
+            row.save(update_fields=["inputs", "contributions", "entry"])
+        _write_sections(rows, measures, sections)
+        state.totals = {**state.totals, "totals": totals.as_json()}
+        state.fingerprint = digest
+        state.save(update_fields=["totals", "fingerprint", "updated_at"])
+
+    return Update(digest, measures, sections, pending, extras, write)
+
+
+def _extras(
+    project: Project,
+    names: list[str],
+    participants: dict[str, Any],
+    totals: SectionTotals,
+    label_measures: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The summary's annotators, pair-label summary and humans against the aligner."""
+    return {
+        "annotators": names,
+        "pair_labels": _label_summary(participants["pair_labels"], totals, label_measures)
+        if project.layer_pair_label
+        else None,
+        "machine": {
+            "aligner": aligner_from_totals(totals.machine, list(participants["word_alignments"])),
+            "systems": [],
+        }
+        if project.layer_word_alignment
+        else {},
+    }
+
+
+def _move_totals(
+    totals: SectionTotals,
+    pairs_by_id: dict[str, dict[str, Any]],
+    old_rows: dict[int, AgreementPairState],
+    new_inputs: dict[str, dict[str, Any]],
+    names: list[str],
+    match: Any,
+) -> dict[str, tuple[Any, dict[str, Any], dict[str, Any]]]:
+    """Move the totals by each changed pair's difference; pid → (its state row, new inputs, new
+    contributions) of the pairs whose inputs changed."""
+    changed: dict[str, tuple[Any, dict[str, Any], dict[str, Any]]] = {}
     for pid, pair in pairs_by_id.items():
         row = old_rows[pair["pk"]]
         old = normalised(row.inputs, names)
@@ -242,30 +319,22 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
         totals.add(pid, old, row.contributions, -1)
         totals.add(pid, new, contrib)
         changed[pid] = (row, new, contrib)
-    if not changed:
-        return Update("", {}, {}, [], {}, None)
-    if totals.participants() != before or totals.sense_marks:
-        return _full(project, "someone started a section" if not totals.sense_marks else "ETPC sense marks")
-    touched = {
-        s
-        for s in (*BY_PAIR, "done")
-        if totals.digest(s) != state.totals["totals"]["digests"].get(s, "0" * 64)
-    }
-    participants = totals.participants()
+    return changed
+
+
+def _touched_measures(
+    sections: dict[str, str],
+    touched: set[str],
+    totals: SectionTotals,
+    participants: dict[str, Any],
+    agreement: PhenomenaAgreement | None,
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The measures of the report sections the change touched, from the moved totals, and the
+    sections left pending (κ_C, run by the caller)."""
     measures: dict[str, dict[str, Any]] = {}
-    sections = {name: r.fingerprint for name, r in rows.items() if name != STATE}
-    digests = _section_fingerprints(state.totals["shared_fp"], totals)
     pending: list[str] = []
-    agreement: PhenomenaAgreement | None = None
-    previous = {pid: row.entry for pid, (row, _, _) in changed.items()}
-    entries = {
-        pid: _pair_entry(inputs, names, pid, None, previous[pid]) for pid, (_, inputs, _) in changed.items()
-    }
-    new_people = any(entries[pid]["annotators"] != previous[pid].get("annotators") for pid in changed)
-    if "phenomena" in sections and ("phenomena" in touched or new_people):
-        agreement = _phenomena_update(project.pk, state, totals, participants["phenomena"], changed)
-        if "phenomena" in touched:
-            measures["phenomena"] = agreement.report()  # plain JSON values (metrics' report contract)
+    if agreement is not None and "phenomena" in touched:
+        measures["phenomena"] = agreement.report()  # plain JSON values (metrics' report contract)
     if "word_alignments" in sections and "word_alignments" in touched:
         measures["word_alignments"] = alignment_report_from_counts(
             totals.alignment_counts(), participants["word_alignments"]
@@ -274,46 +343,20 @@ def update(project: Project, changes: list[tuple[int, int | None]]) -> Update | 
     if "pair_labels" in sections and "pair_labels" in touched:
         counts = PairLabelCounts.from_json(participants["pair_labels"], totals.labels.as_json())
         measures["pair_labels"] = pair_label_report_from_counts(counts)
-    label_measures = measures.get("pair_labels")
-    if label_measures is None and "pair_labels" in sections:
-        label_measures = rows["pair_labels"].measures  # small: read for the label summary
-    for name in sections:
-        if name in digests:
-            sections[name] = digests[name]
-    if agreement is not None:
-        for pid, (_, inputs, _) in changed.items():
-            entries[pid] = _pair_entry(inputs, names, pid, agreement, previous[pid])
-    extras = {
-        "annotators": names,
-        "pair_labels": _label_summary(participants["pair_labels"], totals, label_measures)
-        if project.layer_pair_label
-        else None,
-        "machine": {
-            "aligner": aligner_from_totals(totals.machine, list(participants["word_alignments"])),
-            "systems": [],
-        }
-        if project.layer_word_alignment
-        else {},
-        "kappa_c_work": _kappa_c_work(totals, changed, old_rows, pairs_by_id, names),
-    }
-    digest = state_fingerprint(state.totals["shared_fp"], totals)
+    return measures, pending
 
-    def write() -> None:
-        for pid, (row, inputs, contrib) in changed.items():
-            row.inputs, row.contributions, row.entry = inputs, contrib, entries[pid]
-            row.save(update_fields=["inputs", "contributions", "entry"])
-        for name, r in rows.items():
-            if name in measures:
-                r.measures, r.fingerprint = measures[name], sections[name]
-                r.save(update_fields=["measures", "fingerprint", "updated_at"])
-            elif name != STATE and r.fingerprint != sections[name]:  # e.g. κ_C, computed after this
-                r.fingerprint = sections[name]
-                r.save(update_fields=["fingerprint", "updated_at"])
-        state.totals = {**state.totals, "totals": totals.as_json()}
-        state.fingerprint = digest
-        state.save(update_fields=["totals", "fingerprint", "updated_at"])
 
-    return Update(digest, measures, sections, pending, extras, write)
+def _write_sections(
+    rows: dict[str, Any], measures: dict[str, dict[str, Any]], sections: dict[str, str]
+) -> None:
+    """Rewrite the sections with new measures, and the fingerprints of the others that moved."""
+    for name, r in rows.items():
+        if name in measures:
+            r.measures, r.fingerprint = measures[name], sections[name]
+            r.save(update_fields=["measures", "fingerprint", "updated_at"])
+        elif name != STATE and r.fingerprint != sections[name]:  # e.g. κ_C, computed after this
+            r.fingerprint = sections[name]
+            r.save(update_fields=["fingerprint", "updated_at"])
 
 
 def _phenomena_update(

@@ -469,34 +469,51 @@ def to_jsonl(doc: dict[str, Any]) -> list[dict[str, Any]]:
         if extra is not None:
             line["workbench"] = extra
         lines[pair["id"]] = line
+    _split_listed(doc, workbench, lines)
+    _split_by_pair(doc, workbench, lines)
+    return [header, *lines.values()]
 
-    def put(pair_id: str, part: str, annotator: str, value: Any, *, append: bool) -> None:
-        target = lines[pair_id].setdefault(part, {})
-        if append:
-            target.setdefault(annotator, []).append(value)
-        else:
-            target[annotator] = value
 
+def _put(
+    lines: dict[str, dict[str, Any]], pair_id: str, part: str, key: str, value: Any, *, append: bool
+) -> None:
+    target = lines[pair_id].setdefault(part, {})
+    if append:
+        target.setdefault(key, []).append(value)
+    else:
+        target[key] = value
+
+
+GOLD = "gold"
+
+
+def _split_listed(doc: dict[str, Any], workbench: dict[str, Any], lines: dict[str, dict[str, Any]]) -> None:
+    """Phenomena and phrase alignments (lists of entries naming their pair), with their workbench
+    extras, onto their pairs' lines."""
     for section, extra_key in (("phenomena", "phenomena_extra"), ("phrase_alignments", "phrase_nodes")):
         for annotator, entries in (doc.get(section) or {}).items():
             extras = workbench.get(extra_key, {}).get(annotator)
             for n, entry in enumerate(entries):
-                put(entry["pair"], section, annotator, entry, append=True)
+                _put(lines, entry["pair"], section, annotator, entry, append=True)
                 if extras is not None:
-                    put(entry["pair"], extra_key, annotator, extras[n], append=True)
-    for annotator, by_pair in (doc.get("word_alignments") or {}).items():
-        for pair_id, alignment in by_pair.items():
-            put(pair_id, "word_alignments", annotator, alignment, append=False)
-    for annotator, by_pair in (doc.get("pair_labels") or {}).items():
-        for pair_id, label in by_pair.items():
-            put(pair_id, "pair_labels", annotator, label, append=False)
-    for annotator, by_pair in workbench.get("pair_labels", {}).items():
-        for pair_id, label in by_pair.items():
-            put(pair_id, "workbench_pair_labels", annotator, label, append=False)
-    for kind, rows in workbench.get("gold", {}).items():
-        for row in rows:
-            lines[row["pair"]].setdefault("gold", {}).setdefault(kind, []).append(row)
-    for name, system in workbench.get("systems", {}).items():
-        for pair_id, alignment in system["alignments"].items():
-            put(pair_id, "systems", name, alignment, append=False)
-    return [header, *lines.values()]
+                    _put(lines, entry["pair"], extra_key, annotator, extras[n], append=True)
+
+
+def _split_by_pair(doc: dict[str, Any], workbench: dict[str, Any], lines: dict[str, dict[str, Any]]) -> None:
+    """The sections keyed by pair (word alignments, pair labels, the workbench's labels), the gold rows
+    and the systems' alignments onto their pairs' lines, in that order."""
+    keyed = (
+        ("word_alignments", doc.get("word_alignments") or {}),
+        ("pair_labels", doc.get("pair_labels") or {}),
+        ("workbench_pair_labels", workbench.get("pair_labels", {})),
+        (GOLD, {}),
+        ("systems", {name: system["alignments"] for name, system in workbench.get("systems", {}).items()}),
+    )
+    for part, by_key in keyed:
+        if part == GOLD:
+            for kind, rows in workbench.get("gold", {}).items():
+                for row in rows:
+                    lines[row["pair"]].setdefault("gold", {}).setdefault(kind, []).append(row)
+        for key, by_pair in by_key.items():
+            for pair_id, value in by_pair.items():
+                _put(lines, pair_id, part, key, value, append=False)
