@@ -502,7 +502,7 @@ def _split_listed(doc: dict[str, Any], workbench: dict[str, Any], lines: dict[st
 def _split_by_pair(doc: dict[str, Any], workbench: dict[str, Any], lines: dict[str, dict[str, Any]]) -> None:
     """The sections keyed by pair (word alignments, pair labels, the workbench's labels), the gold rows
     and the systems' alignments onto their pairs' lines, in that order."""
-    keyed = (
+    keyed: tuple[tuple[str, dict[str, Any]], ...] = (
         ("word_alignments", doc.get("word_alignments") or {}),
         ("pair_labels", doc.get("pair_labels") or {}),
         ("workbench_pair_labels", workbench.get("pair_labels", {})),
