@@ -85,7 +85,7 @@ def _project_document(project: Project) -> dict[str, Any]:
         "format": DOCUMENT_FORMAT,
         "annotators": [name for _, name in annotators],
         "options": dataclasses.asdict(Options()),
-        "tagset": {"types": _tagset_types(project)},
+        "tagset": {"types": tagset_types(project)},
         "pairs": [
             {
                 "id": p["id"],
@@ -151,7 +151,8 @@ def _pairs(project: Project, only: list[int] | None = None) -> dict[int, dict[st
     return out
 
 
-def _tagset_types(project: Project) -> list[dict[str, Any]]:
+def tagset_types(project: Project) -> list[dict[str, Any]]:
+    """The document's `tagset.types`: name and one-sidedness of the project's paraphrase types."""
     if project.tagset_id is None:
         return []
     rows = ParaphraseType.objects.filter(tagset_id=project.tagset_id).order_by("position", "pk")

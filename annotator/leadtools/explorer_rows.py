@@ -26,7 +26,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 
 from annotator import taskqueue
-from annotator.agreement.document import DOCUMENT_FORMAT, pairs_document, project_annotators
+from annotator.agreement.document import DOCUMENT_FORMAT, pairs_document, project_annotators, tagset_types
 from annotator.core import run_once, sql
 from annotator.leadtools import disagreement
 from annotator.models import (
@@ -36,7 +36,6 @@ from annotator.models import (
     ExplorerValue,
     Membership,
     Pair,
-    ParaphraseType,
     Phenomenon,
     Project,
 )
@@ -149,17 +148,6 @@ def _pair_batches(project: Project) -> Iterator[list[int]]:
         after = chunk[-1]
 
 
-def _tagset_types(project: Project) -> list[dict[str, Any]]:
-    """The document's `tagset.types`: name and one-sidedness of the project's paraphrase types."""
-    if project.tagset_id is None:
-        return []
-    rows = ParaphraseType.objects.filter(tagset_id=project.tagset_id).order_by("position", "pk")
-    return [
-        {"name": name, "one_sided": sides == ParaphraseType.ScopeSides.ONE}
-        for name, sides in rows.values_list("name", "scope_sides")
-    ]
-
-
 def _with_phenomena(project: Project, names: Mapping[int, str]) -> list[str]:
     """The annotators the project's document lists under `phenomena`: those with a phenomenon or a done
     pair anywhere in the project (so a batch compares them on its pairs as the whole document does)."""
@@ -218,7 +206,7 @@ def refresh(project: Project) -> int:
     database afterwards (`_number_ranks`), and entries of two annotators no pair compares are removed."""
     mark = source_mark(project)
     names = dict(project_annotators(project))
-    types = _tagset_types(project)
+    types = tagset_types(project)
     with_phenomena = _with_phenomena(project, names)
     keys: dict[str, None] = {}
     found_types: set[str] = set()
