@@ -231,14 +231,20 @@ def alignment_tables(
     alir = measures.get("spade.alir") or {}
     if alir.get("value") is not None:
         alip = measures.get("spade.alip") or {}
+        alir_ci = measures.get("spade.alir.ci95") or {}
+        alip_ci = measures.get("spade.alip.ci95") or {}
         spade = {
             "rows": [
-                (name, alir.get("by_annotator", {}).get(name), (alip.get("by_annotator") or {}).get(name))
+                (
+                    name,
+                    (alir.get("by_annotator", {}).get(name), _part(alir_ci, "by_annotator", name)),
+                    ((alip.get("by_annotator") or {}).get(name), _part(alip_ci, "by_annotator", name)),
+                )
                 for name in names
                 if name in alir.get("by_annotator", {})
             ],
-            "alir": alir.get("value"),
-            "alip": alip.get("value"),
+            "alir": (alir.get("value"), alir_ci.get("value")),
+            "alip": (alip.get("value"), alip_ci.get("value")),
         }
     return {
         "pairs": pairs,
@@ -252,15 +258,29 @@ def alignment_tables(
     }
 
 
+def _part(ci: Mapping[str, Any], part: str, name: str) -> Any:
+    """The interval of one annotator (pair) in a `<key>.ci95` entry, or None."""
+    return (ci.get(part) or {}).get(name)
+
+
 def label_tables(results: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any] | None:
+    """Cohen's κ per annotator pair and Fleiss' κ of the pair labels, each with its 95 % interval when
+    the current figures carry one (`pair_labels.cohen.ci95`, `pair_labels.fleiss.ci95`)."""
     labels = results.get("pair_labels")
     if not labels:
         return None
     pairs = annotator_pairs(names)
     cohen = labels["cohen"]
+    measures = (results.get("report") or {}).get("measures") or {}
+    cohen_ci = measures.get("pair_labels.cohen.ci95") or {}
     return {
-        "rows": [(p, cohen["by_pair"].get(p), cohen["n_items"].get(p)) for p in pairs],
+        "rows": [
+            (p, cohen["by_pair"].get(p), cohen["n_items"].get(p), _part(cohen_ci, "by_pair", p))
+            for p in pairs
+        ],
         "cohen_mean": cohen["value"],
+        "cohen_mean_ci": cohen_ci.get("value"),
+        "fleiss_ci": (measures.get("pair_labels.fleiss.ci95") or {}).get("value"),
         "fleiss": labels["fleiss"],
         "counts": [(name, labels["counts"].get(name)) for name in names],
         "disagreeing_pairs": labels.get("disagreeing_pairs", 0),
@@ -282,6 +302,8 @@ def evaluation_rows(measures: Measures) -> list[dict[str, Any]]:
                 "fleiss_after": measures.get(f"fleiss.after.{scale}") or {},
                 "cohen": (measures.get(f"cohen.{scale}") or {}).get("value"),
                 "ci": (measures.get(f"fleiss.{scale}.ci95") or {}).get("value"),
+                "after_ci": (measures.get(f"fleiss.after.{scale}.ci95") or {}).get("value"),
+                "cohen_ci": (measures.get(f"cohen.{scale}.ci95") or {}).get("value"),
             }
         )
     return rows
