@@ -235,6 +235,8 @@ def lead_summary_context(
                 "n_after": n_after,
                 "band_before": kappa_band(before),
                 "band_after": kappa_band(after),
+                "ci_before": (measures.get(f"fleiss.{scale}.ci95") or {}).get("value"),
+                "ci_after": (measures.get(f"fleiss.after.{scale}.ci95") or {}).get("value"),
             }
         )
     pairs: list[str] = []
@@ -251,15 +253,26 @@ def lead_summary_context(
                 entry = measures.get(f"{key}.{scale}") or {}
                 value = entry.get("by_pair", {}).get(pair)
                 n = (entry.get("n_items") or {}).get(pair) if isinstance(entry.get("n_items"), dict) else None
+                ci = ((measures.get(f"{key}.{scale}.ci95") or {}).get("by_pair") or {}).get(pair)
                 cells.append(
-                    {"scale": scale, "when": when, "value": value, "n": n, "band": kappa_band(value)}
+                    {
+                        "scale": scale,
+                        "when": when,
+                        "value": value,
+                        "n": n,
+                        "band": kappa_band(value),
+                        "ci": ci,
+                    }
                 )
         cohen.append({"pair": pair, "raters": pair.split("|"), "cells": cells})
     cohen_means = []
     for scale, _ in SCALES:
         for key, when in (("cohen", "before"), ("cohen.after", "after")):
             value = (measures.get(f"{key}.{scale}") or {}).get("value")
-            cohen_means.append({"scale": scale, "when": when, "value": value, "band": kappa_band(value)})
+            ci = (measures.get(f"{key}.{scale}.ci95") or {}).get("value")
+            cohen_means.append(
+                {"scale": scale, "when": when, "value": value, "band": kappa_band(value), "ci": ci}
+            )
     return {
         "has_measures": any(key.startswith(("fleiss.", "cohen.")) for key in measures),
         "fleiss_rows": fleiss,

@@ -83,3 +83,20 @@ def test_evaluation_kappas_show_their_intervals() -> None:
     html = render("evaluation", evaluation_rows=rows)
     for text in ("0.31–0.66", "0.41–0.71", "0.22–0.64"):
         assert text in html
+
+
+def test_the_evaluation_summary_shows_every_kappas_interval() -> None:
+    """The evaluation project's dashboard panel and the evaluation page render `_lead_summary.html`."""
+    from annotator.evaluation.stats import lead_summary_context
+
+    measures = {
+        "fleiss.G5": {"value": 0.5, "n_items": 10},
+        "fleiss.G5.ci95": entry([0.31, 0.66]),
+        "fleiss.after.G5": {"value": 0.6},
+        "fleiss.after.G5.ci95": entry([0.41, 0.71]),
+        "cohen.G5": entry(0.45, "by_pair", {"ann|ben": 0.45}),
+        "cohen.G5.ci95": entry([0.22, 0.64], "by_pair", {"ann|ben": [0.12, 0.74]}),
+    }
+    html = render_to_string("evaluation/_lead_summary.html", lead_summary_context(measures))
+    for text in ("0.31–0.66", "0.41–0.71", "0.22–0.64", "0.12–0.74"):
+        assert text in html
