@@ -189,19 +189,27 @@ PHRASE_TIERS = [("alignment.phrases", "Possible (S ∪ P)"), ("alignment.phrases
 def _prf_rows(
     measures: Measures, tiers: Sequence[tuple[str, str]], pairs: Sequence[str]
 ) -> list[dict[str, Any]]:
-    """Per tier: (P, R, F1) for each annotator pair and their means, plus the F1 interval if given."""
+    """Per tier: (value, 95 % interval or None) of P, R and F1 for each annotator pair (`by_pair`) and
+    of their means (`mean`)."""
     rows = []
     for prefix, label in tiers:
         if f"{prefix}.f1" not in measures:
             continue
-        entries = [measures.get(f"{prefix}.{part}") or {} for part in ("precision", "recall", "f1")]
+        parts = ("precision", "recall", "f1")
+        entries = [measures.get(f"{prefix}.{part}") or {} for part in parts]
+        cis = [measures.get(f"{prefix}.{part}.ci95") or {} for part in parts]
         rows.append(
             {
                 "label": label,
                 "key": prefix,
-                "by_pair": [tuple(e.get("by_pair", {}).get(p) for e in entries) for p in pairs],
-                "mean": tuple(e.get("value") for e in entries),
-                "ci": (measures.get(f"{prefix}.f1.ci95") or {}).get("value"),
+                "by_pair": [
+                    [
+                        (e.get("by_pair", {}).get(p), _part(c, "by_pair", p))
+                        for e, c in zip(entries, cis, strict=True)
+                    ]
+                    for p in pairs
+                ],
+                "mean": [(e.get("value"), c.get("value")) for e, c in zip(entries, cis, strict=True)],
             }
         )
     return rows

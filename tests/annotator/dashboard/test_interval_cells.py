@@ -100,3 +100,17 @@ def test_the_evaluation_summary_shows_every_kappas_interval() -> None:
     html = render_to_string("evaluation/_lead_summary.html", lead_summary_context(measures))
     for text in ("0.31–0.66", "0.41–0.71", "0.22–0.64", "0.12–0.74"):
         assert text in html
+
+
+def test_word_alignment_precision_recall_and_f1_show_their_intervals() -> None:
+    measures: dict[str, Any] = {}
+    for n, part in enumerate(("precision", "recall", "f1")):
+        measures[f"alignment.words.{part}"] = entry(0.9, "by_pair", {"ann|ben": 0.8})
+        measures[f"alignment.words.{part}.ci95"] = entry(
+            [0.5 + n / 100, 0.95], "by_pair", {"ann|ben": [0.3 + n / 100, 0.9]}
+        )
+    tables = alignment_tables(measures, NAMES, [])
+    assert tables is not None
+    html = render("alignment-agreement", alignment=tables)
+    for n in range(3):
+        assert f"{0.5 + n / 100:.2f}–0.95" in html and f"{0.3 + n / 100:.2f}–0.90" in html
