@@ -209,3 +209,17 @@ def stem_related(form1: str, form2: str) -> bool:
 def is_function(form: str) -> bool:
     """Punctuation, numbers' signs and closed-class words (case-folded form)."""
     return form in _FUNCTION or not any(ch.isalnum() for ch in form)
+
+
+CONTENT, FUNCTION, PUNCTUATION, NUMBER = range(4)
+
+
+@lru_cache(maxsize=200_000)
+def word_class(form: str) -> int:
+    """The class of a case-folded form: a number (`1,000`, `8.4`), punctuation, a function word, or a
+    content word (:data:`NUMBER`, :data:`PUNCTUATION`, :data:`FUNCTION`, :data:`CONTENT`)."""
+    if number_value(form) is not None:
+        return NUMBER
+    if not any(ch.isalnum() for ch in form):
+        return PUNCTUATION
+    return FUNCTION if form in _FUNCTION else CONTENT
