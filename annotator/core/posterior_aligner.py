@@ -68,9 +68,9 @@ class PosteriorSettings:
     gap_fill: bool = False
     gap_edges: bool = False  # the sentence's start and end count as links around a gap
     gap_confidence: float = 0.6  # a different-word pair's score is scaled by min(1, corpus links / this)
-    threshold_same: float = 0.3  # identical and variant forms
-    threshold_content: float = 0.5  # two different words, at least one of them a content word
-    threshold_function: float = 0.6  # two different function words or punctuation
+    threshold_same: float = 0.2  # identical and variant forms
+    threshold_content: float = 0.75  # two different words, at least one of them a content word
+    threshold_function: float = 0.7  # two different function words or punctuation
 
     def validate(self) -> None:
         if self.iterations < 1:
