@@ -22,6 +22,7 @@ says how two tokens of the two members are related, by their forms only:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 _IRREGULAR = {
@@ -223,3 +224,49 @@ def word_class(form: str) -> int:
     if not any(ch.isalnum() for ch in form):
         return PUNCTUATION
     return FUNCTION if form in _FUNCTION else CONTENT
+
+
+_ACRONYM_SKIP = frozenset({"of", "and", "the", "for", "&", "de"})
+
+
+def _is_subsequence(letters: str, word: str) -> bool:
+    rest = iter(word)
+    return all(letter in rest for letter in letters)
+
+
+def _spelled_by(acronym: str, tokens: Sequence[str], start: int) -> list[int] | None:
+    """The capitalised tokens from `start` that spell `acronym`: each begins with the next letter and may
+    give further letters from inside it (`America Online` → AOL), with `of`, `and`, `the` skipped between
+    them (`Securities and Exchange Commission` → SEC); at least two words; or None."""
+    if not acronym:
+        return []
+    if start >= len(tokens):
+        return None
+    token = tokens[start]
+    if token.casefold() in _ACRONYM_SKIP and start > 0:
+        return _spelled_by(acronym, tokens, start + 1)
+    if not (token[:1] == acronym[0] and token[1:].islower()):
+        return None
+    for taken in range(1, len(acronym) + 1):  # the letters this word gives, its initial alone first
+        if taken > 1 and not _is_subsequence(acronym[1:taken].lower(), token[1:]):
+            continue
+        rest = _spelled_by(acronym[taken:], tokens, start + 1)
+        if rest is not None:
+            return [start, *rest]
+    return None
+
+
+def acronym_links(tokens1: Sequence[str], tokens2: Sequence[str]) -> list[tuple[int, int]]:
+    """Links between an acronym (2–6 capital letters: `AOL`) and the capitalised words it abbreviates in
+    the other member (`America Online`), every word linked to it as the conventions have it."""
+    links: list[tuple[int, int]] = []
+    for flip, (short, long) in enumerate(((tokens1, tokens2), (tokens2, tokens1))):
+        for a, token in enumerate(short):
+            if not (2 <= len(token) <= 6 and token.isalpha() and token.isupper()):
+                continue
+            for start in range(len(long)):
+                words = _spelled_by(token, long, start)
+                if words and len(words) >= 2:
+                    links += [(b, a) if flip else (a, b) for b in words]
+                    break
+    return sorted(set(links))

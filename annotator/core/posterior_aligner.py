@@ -62,6 +62,8 @@ class PosteriorSettings:
     context_from_same_only: bool = True  # only links of the same word underneath give context
     reliable_count: float = 4.0
     stem_share: float = 0.6  # a shared derivational stem's bonus, as a share of evidence_bonus
+    acronyms: bool = True  # an acronym is linked to the words it abbreviates (`AOL` ⇄ `America Online`)
+    acronym_confidence: float = 0.9
     same_class: bool = True  # two different words are linked only within one word class
     function_support: bool = False  # a link between two function words needs a supported neighbour
     support_window: int = 1  # how far a supporting link may be (diagonally, on either side)
@@ -473,6 +475,22 @@ def align_scored(
             settings,
             None if cells.class1 is None or cells.class2 is None else (cells.class1[a:b], cells.class2[a:b]),
         )
+        if settings.acronyms:
+            result[n] = with_acronyms(result[n], t1, t2, settings.acronym_confidence)
         if k % 500 == 0:
             report("decoding", k, len(pairs))
     return result
+
+
+def with_acronyms(
+    links: list[ScoredLink], tokens1: Sequence[str], tokens2: Sequence[str], confidence: float
+) -> list[ScoredLink]:
+    """The links with each acronym linked to the words it abbreviates (`ev.acronym_links`) instead of
+    whatever its tokens were linked to: co-occurrence cannot pair `AOL` with two words."""
+    found = ev.acronym_links(tokens1, tokens2)
+    if not found:
+        return links
+    taken1 = {i for i, _ in found}
+    taken2 = {j for _, j in found}
+    kept = [link for link in links if link[0] not in taken1 and link[1] not in taken2]
+    return sorted(kept + [(i, j, confidence) for i, j in found])
