@@ -380,7 +380,9 @@ def decode(
     return sorted((i, j, round(min(s, 1.0), 3)) for i, j, s in links)
 
 
-def _supported(links: list[ScoredLink], function: np.ndarray, n1: int, n2: int, window: int) -> list[ScoredLink]:
+def _supported(
+    links: list[ScoredLink], function: np.ndarray, n1: int, n2: int, window: int
+) -> list[ScoredLink]:
     """The links, less those between two function words (or punctuation) that no neighbour supports.
 
     Sultan, Bethard & Sumner (2014) align stop words only on contextual evidence: `of` ⇄ `of` is right

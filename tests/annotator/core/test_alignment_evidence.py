@@ -44,7 +44,9 @@ def test_function_words_and_punctuation():
 
 
 def test_word_classes_number_punctuation_function_content():
-    assert [ev.word_class(w) for w in ("1,000", ".85", ",", "''", "of", "'s", "lawyer", "ADSL".casefold())] == [
+    assert [
+        ev.word_class(w) for w in ("1,000", ".85", ",", "''", "of", "'s", "lawyer", "ADSL".casefold())
+    ] == [
         ev.NUMBER,
         ev.NUMBER,
         ev.PUNCTUATION,
