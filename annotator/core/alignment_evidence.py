@@ -258,15 +258,18 @@ def _spelled_by(acronym: str, tokens: Sequence[str], start: int) -> list[int] | 
 
 def acronym_links(tokens1: Sequence[str], tokens2: Sequence[str]) -> list[tuple[int, int]]:
     """Links between an acronym (2–6 capital letters: `AOL`) and the capitalised words it abbreviates in
-    the other member (`America Online`), every word linked to it as the conventions have it."""
+    the other member (`America Online`), every word linked to it as the conventions have it. Only where
+    the one stands for the other: not when the acronym is in both members, nor when a spelled-out word
+    is in the acronym's member too (`Internet Explorer ( IE )` ⇄ `Internet Explorer`)."""
     links: list[tuple[int, int]] = []
     for flip, (short, long) in enumerate(((tokens1, tokens2), (tokens2, tokens1))):
+        in_short, in_long = set(short), set(long)
         for a, token in enumerate(short):
-            if not (2 <= len(token) <= 6 and token.isalpha() and token.isupper()):
-                continue
+            if not (2 <= len(token) <= 6 and token.isalpha() and token.isupper()) or token in in_long:
+                continue  # not an acronym, or the other member has it too (`IE` ⇄ `IE`)
             for start in range(len(long)):
                 words = _spelled_by(token, long, start)
-                if words and len(words) >= 2:
+                if words and len(words) >= 2 and not any(long[k] in in_short for k in words):
                     links += [(b, a) if flip else (a, b) for b in words]
                     break
     return sorted(set(links))

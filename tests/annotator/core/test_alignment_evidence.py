@@ -83,3 +83,9 @@ def test_an_acronym_is_linked_to_every_word_it_abbreviates_in_either_member(shor
 )
 def test_no_acronym_link_without_capitalised_words_spelling_it(short, long):
     assert ev.acronym_links([short], long.split()) == []
+
+
+def test_no_acronym_link_where_the_acronym_or_its_words_are_in_both_members():
+    # identical words link each other; the acronym stands for nothing missing
+    assert ev.acronym_links("Internet Explorer ( IE ) fell".split(), "Internet Explorer fell".split()) == []
+    assert ev.acronym_links("AOL lost".split(), "America Online ( AOL ) lost".split()) == []
