@@ -16,7 +16,9 @@ says how two tokens of the two members are related, by their forms only:
 - :func:`stem_related` — derivational variants sharing a long stem (`resignation`/`resign`,
   `succeed`/`successor`): weaker evidence, left to the statistics and the context to confirm;
 - :func:`is_function` — punctuation and closed-class words, whose links between different forms need
-  more than a shared position to be believed.
+  more than a shared position to be believed; :func:`word_class` — number, punctuation, function or
+  content word (two different words are linked only within one class);
+- :func:`acronym_links` — an acronym and the capitalised words that spell it (`AOL` / `America Online`).
 """
 
 from __future__ import annotations

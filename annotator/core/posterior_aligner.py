@@ -1,6 +1,6 @@
 """A deterministic monolingual word aligner with a confidence per link (no Django here).
 
-Three steps, each a public function so the bench can take any of them out (docs/aligner.md):
+Four steps, each a public function so the bench can take any of them out (docs/aligner.md):
 
 1. **Lexical evidence** (:func:`related_word_pairs`): which word types of the corpus are the same word
    underneath (identical, inflectional variants, one number, a name and its prefixed form, a shared
@@ -17,7 +17,10 @@ Three steps, each a public function so the bench can take any of them out (docs/
    2014's contextual evidence: a link between two words whose neighbours are linked is more likely).
    Links are taken greedily, best score first, one per word, while the score reaches the threshold
    of its kind (identical or variant forms; two different content words; a different function word
-   or punctuation). A link's **confidence** is its score, capped at 1.
+   or punctuation); two different words only within one word class (number, punctuation, function
+   word, content word). A link's **confidence** is its score, capped at 1.
+4. **Acronyms** (:func:`with_acronyms`): an acronym is linked to the capitalised words of the other
+   member that spell it (`AOL` ⇄ `America Online`), which co-occurrence cannot do.
 
 Every public function is pure; tokens in, links ``(i, j, confidence)`` out.
 """
