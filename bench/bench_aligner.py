@@ -64,9 +64,16 @@ ABLATIONS: dict[str, dict[str, object]] = {
         "variant_prior": 0.0,
         "stem_prior": 0.0,
     },
+    "no acronyms": {"acronyms": False},
     "no context (neighbours' links)": {"context": False},
     "no corpus reliability of different-word pairs": {"reliable_count": 1e-9},
-    "one threshold for every kind of link": {"threshold_function": 0.5, "threshold_same": 0.5},
+    "no word-class rule for different words": {"same_class": False},
+    "one threshold (0.5) for every kind of link": {
+        "threshold_function": 0.5,
+        "threshold_same": 0.5,
+        "threshold_content": 0.5,
+    },
+    "with neighbour support required of function-word links": {"function_support": True, "support_window": 2},
     "with gap filling between links": {"gap_fill": True},
 }
 

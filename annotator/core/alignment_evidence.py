@@ -16,12 +16,15 @@ says how two tokens of the two members are related, by their forms only:
 - :func:`stem_related` — derivational variants sharing a long stem (`resignation`/`resign`,
   `succeed`/`successor`): weaker evidence, left to the statistics and the context to confirm;
 - :func:`is_function` — punctuation and closed-class words, whose links between different forms need
-  more than a shared position to be believed.
+  more than a shared position to be believed; :func:`word_class` — number, punctuation, function or
+  content word (two different words are linked only within one class);
+- :func:`acronym_links` — an acronym and the capitalised words that spell it (`AOL` / `America Online`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 _IRREGULAR = {
@@ -209,3 +212,66 @@ def stem_related(form1: str, form2: str) -> bool:
 def is_function(form: str) -> bool:
     """Punctuation, numbers' signs and closed-class words (case-folded form)."""
     return form in _FUNCTION or not any(ch.isalnum() for ch in form)
+
+
+CONTENT, FUNCTION, PUNCTUATION, NUMBER = range(4)
+
+
+@lru_cache(maxsize=200_000)
+def word_class(form: str) -> int:
+    """The class of a case-folded form: a number (`1,000`, `8.4`), punctuation, a function word, or a
+    content word (:data:`NUMBER`, :data:`PUNCTUATION`, :data:`FUNCTION`, :data:`CONTENT`)."""
+    if number_value(form) is not None:
+        return NUMBER
+    if not any(ch.isalnum() for ch in form):
+        return PUNCTUATION
+    return FUNCTION if form in _FUNCTION else CONTENT
+
+
+_ACRONYM_SKIP = frozenset({"of", "and", "the", "for", "&", "de"})
+
+
+def _is_subsequence(letters: str, word: str) -> bool:
+    rest = iter(word)
+    return all(letter in rest for letter in letters)
+
+
+def _spelled_by(acronym: str, tokens: Sequence[str], start: int) -> list[int] | None:
+    """The capitalised tokens from `start` that spell `acronym`: each begins with the next letter and may
+    give further letters from inside it (`America Online` → AOL), with `of`, `and`, `the` skipped between
+    them (`Securities and Exchange Commission` → SEC); at least two words; or None."""
+    if not acronym:
+        return []
+    if start >= len(tokens):
+        return None
+    token = tokens[start]
+    if token.casefold() in _ACRONYM_SKIP and start > 0:
+        return _spelled_by(acronym, tokens, start + 1)
+    if not (token[:1] == acronym[0] and token[1:].islower()):
+        return None
+    for taken in range(1, len(acronym) + 1):  # the letters this word gives, its initial alone first
+        if taken > 1 and not _is_subsequence(acronym[1:taken].lower(), token[1:]):
+            continue
+        rest = _spelled_by(acronym[taken:], tokens, start + 1)
+        if rest is not None:
+            return [start, *rest]
+    return None
+
+
+def acronym_links(tokens1: Sequence[str], tokens2: Sequence[str]) -> list[tuple[int, int]]:
+    """Links between an acronym (2–6 capital letters: `AOL`) and the capitalised words it abbreviates in
+    the other member (`America Online`), every word linked to it as the conventions have it. Only where
+    the one stands for the other: not when the acronym is in both members, nor when a spelled-out word
+    is in the acronym's member too (`Internet Explorer ( IE )` ⇄ `Internet Explorer`)."""
+    links: list[tuple[int, int]] = []
+    for flip, (short, long) in enumerate(((tokens1, tokens2), (tokens2, tokens1))):
+        in_short, in_long = set(short), set(long)
+        for a, token in enumerate(short):
+            if not (2 <= len(token) <= 6 and token.isalpha() and token.isupper()) or token in in_long:
+                continue  # not an acronym, or the other member has it too (`IE` ⇄ `IE`)
+            for start in range(len(long)):
+                words = _spelled_by(token, long, start)
+                if words and len(words) >= 2 and not any(long[k] in in_short for k in words):
+                    links += [(b, a) if flip else (a, b) for b in words]
+                    break
+    return sorted(set(links))

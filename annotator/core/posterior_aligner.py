@@ -1,6 +1,6 @@
 """A deterministic monolingual word aligner with a confidence per link (no Django here).
 
-Three steps, each a public function so the bench can take any of them out (docs/aligner.md):
+Four steps, each a public function so the bench can take any of them out (docs/aligner.md):
 
 1. **Lexical evidence** (:func:`related_word_pairs`): which word types of the corpus are the same word
    underneath (identical, inflectional variants, one number, a name and its prefixed form, a shared
@@ -17,7 +17,10 @@ Three steps, each a public function so the bench can take any of them out (docs/
    2014's contextual evidence: a link between two words whose neighbours are linked is more likely).
    Links are taken greedily, best score first, one per word, while the score reaches the threshold
    of its kind (identical or variant forms; two different content words; a different function word
-   or punctuation). A link's **confidence** is its score, capped at 1.
+   or punctuation); two different words only within one word class (number, punctuation, function
+   word, content word). A link's **confidence** is its score, capped at 1.
+4. **Acronyms** (:func:`with_acronyms`): an acronym is linked to the capitalised words of the other
+   member that spell it (`AOL` ⇄ `America Online`), which co-occurrence cannot do.
 
 Every public function is pure; tokens in, links ``(i, j, confidence)`` out.
 """
@@ -62,12 +65,17 @@ class PosteriorSettings:
     context_from_same_only: bool = True  # only links of the same word underneath give context
     reliable_count: float = 4.0
     stem_share: float = 0.6  # a shared derivational stem's bonus, as a share of evidence_bonus
+    acronyms: bool = True  # an acronym is linked to the words it abbreviates (`AOL` ⇄ `America Online`)
+    acronym_confidence: float = 0.9
+    same_class: bool = True  # two different words are linked only within one word class
+    function_support: bool = False  # a link between two function words needs a supported neighbour
+    support_window: int = 1  # how far a supporting link may be (diagonally, on either side)
     gap_fill: bool = False
     gap_edges: bool = False  # the sentence's start and end count as links around a gap
     gap_confidence: float = 0.6  # a different-word pair's score is scaled by min(1, corpus links / this)
-    threshold_same: float = 0.3  # identical and variant forms
-    threshold_content: float = 0.5  # two different words, at least one of them a content word
-    threshold_function: float = 0.6  # two different function words or punctuation
+    threshold_same: float = 0.2  # identical and variant forms
+    threshold_content: float = 0.75  # two different words, at least one of them a content word
+    threshold_function: float = 0.7  # two different function words or punctuation
 
     def validate(self) -> None:
         if self.iterations < 1:
@@ -150,6 +158,8 @@ class _Cells:
     starts: np.ndarray  # first cell of each pair (len(pairs) + 1)
     function1: np.ndarray | None = None  # token i of member 1 is a function word (per cell)
     function2: np.ndarray | None = None
+    class1: np.ndarray | None = None  # token i's word class (per cell): `ev.word_class`
+    class2: np.ndarray | None = None
 
 
 def _cells(ids1: Sequence[np.ndarray], ids2: Sequence[np.ndarray]) -> _Cells:
@@ -284,6 +294,9 @@ def train_posteriors(
     function_word = np.array([ev.is_function(w) for w in words] or [False])
     cells.function1 = function_word[cells.w1]
     cells.function2 = function_word[cells.w2]
+    word_class = np.array([ev.word_class(w) for w in words] or [0], dtype=np.int8)
+    cells.class1 = word_class[cells.w1]
+    cells.class2 = word_class[cells.w2]
     # how often the corpus links each word pair (soft count): a pair of different words linked once,
     # in one sentence, is mostly EM pairing up leftovers rather than a paraphrase
     linked = np.bincount(key, weights=(forward + backward) / 2, minlength=len(unique))
@@ -320,9 +333,11 @@ def decode(
     function1: np.ndarray,
     function2: np.ndarray,
     settings: PosteriorSettings,
+    classes: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[ScoredLink]:
     """A pair's links with their confidence, sorted, from its cells' posteriors, kinds of evidence,
-    corpus link counts and function-word flags of the two tokens (each flat, n1 × n2)."""
+    corpus link counts, function-word flags and (optionally) word classes of the two tokens (each flat,
+    n1 × n2)."""
     kinds = kind.reshape(n1, n2)
     base = ((forward + backward) / 2).reshape(n1, n2)
     function1 = function1.reshape(n1, n2)[:, 0]
@@ -342,6 +357,12 @@ def decode(
     threshold = np.where(
         (same | stem) & ~(function & (kinds == IDENTICAL)), settings.threshold_same, threshold
     )
+    if settings.same_class and classes is not None:
+        # two different words are linked only within one class: a number with a number, a punctuation
+        # mark with a punctuation mark, a function word with a function word, a content word with a
+        # content word (`1,000`/`cache`, `official`/`,` and `yesterday`/`on` are leftovers paired up)
+        differ = classes[0].reshape(n1, n2) != classes[1].reshape(n1, n2)
+        threshold = np.where(differ & ~same, np.inf, threshold)
     # first the anchors: the same word underneath, a content word
     anchors = _greedy(np.where(same & ~function, score, 0.0), threshold)
     links = anchors
@@ -355,9 +376,34 @@ def decode(
             links = _greedy(score + settings.context_bonus * support, threshold)
     else:
         links = _greedy(score, threshold)
+    if settings.function_support:
+        links = _supported(links, function, n1, n2, settings.support_window)
     if settings.gap_fill:
         links += _fill_gaps(links, base, function1, function2, settings)
     return sorted((i, j, round(min(s, 1.0), 3)) for i, j, s in links)
+
+
+def _supported(
+    links: list[ScoredLink], function: np.ndarray, n1: int, n2: int, window: int
+) -> list[ScoredLink]:
+    """The links, less those between two function words (or punctuation) that no neighbour supports.
+
+    Sultan, Bethard & Sumner (2014) align stop words only on contextual evidence: `of` ⇄ `of` is right
+    in `Secretary of State` ⇄ `Secretary of State` and wrong in `constitutionality of outlawing` ⇄
+    `Defenders of the`. A function-word link is kept when a link one to `window` words before (or
+    after) it in both members is kept: a link with a content word, the sentence's start or end, or a
+    function-word link kept that way (so `of the` ⇄ `of the` holds when a content link holds it)."""
+    kept = {(i, j) for i, j, _s in links if not function[i, j]} | {(-1, -1), (n1, n2)}
+    waiting = [(i, j) for i, j, _s in links if function[i, j]]
+    changed = True
+    while changed:
+        changed = False
+        for i, j in list(waiting):
+            if any(abs(i - a) <= window and abs(j - b) <= window for a, b in kept):
+                kept.add((i, j))
+                waiting.remove((i, j))
+                changed = True
+    return [link for link in links if link[:2] in kept]
 
 
 def _fill_gaps(
@@ -432,7 +478,24 @@ def align_scored(
             cells.function1[a:b],
             cells.function2[a:b],
             settings,
+            None if cells.class1 is None or cells.class2 is None else (cells.class1[a:b], cells.class2[a:b]),
         )
+        if settings.acronyms:
+            result[n] = with_acronyms(result[n], t1, t2, settings.acronym_confidence)
         if k % 500 == 0:
             report("decoding", k, len(pairs))
     return result
+
+
+def with_acronyms(
+    links: list[ScoredLink], tokens1: Sequence[str], tokens2: Sequence[str], confidence: float
+) -> list[ScoredLink]:
+    """The links with each acronym linked to the words it abbreviates (`ev.acronym_links`) instead of
+    whatever its tokens were linked to: co-occurrence cannot pair `AOL` with two words."""
+    found = ev.acronym_links(tokens1, tokens2)
+    if not found:
+        return links
+    taken1 = {i for i, _ in found}
+    taken2 = {j for _, j in found}
+    kept = [link for link in links if link[0] not in taken1 and link[1] not in taken2]
+    return sorted(kept + [(i, j, confidence) for i, j in found])

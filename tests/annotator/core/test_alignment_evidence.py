@@ -41,3 +41,51 @@ def test_derivational_stems_need_five_shared_letters_covering_most_of_the_shorte
 
 def test_function_words_and_punctuation():
     assert ev.is_function("the") and ev.is_function(",") and not ev.is_function("lawyer")
+
+
+def test_word_classes_number_punctuation_function_content():
+    assert [
+        ev.word_class(w) for w in ("1,000", ".85", ",", "''", "of", "'s", "lawyer", "ADSL".casefold())
+    ] == [
+        ev.NUMBER,
+        ev.NUMBER,
+        ev.PUNCTUATION,
+        ev.PUNCTUATION,
+        ev.FUNCTION,
+        ev.FUNCTION,
+        ev.CONTENT,
+        ev.CONTENT,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("short", "long", "words"),
+    [
+        ("AOL", "No wonder America Online lost", [2, 3]),  # a word may give letters from inside it
+        ("SEC", "the Securities and Exchange Commission said", [1, 3, 4]),  # `and` skipped
+        ("NASA", "the National Aeronautics and Space Administration", [1, 2, 4, 5]),  # initials first
+    ],
+)
+def test_an_acronym_is_linked_to_every_word_it_abbreviates_in_either_member(short, long, words):
+    tokens = long.split()
+    assert ev.acronym_links([short, "said"], tokens) == [(0, k) for k in words]
+    assert ev.acronym_links(tokens, [short, "said"]) == [(k, 0) for k in words]
+
+
+@pytest.mark.parametrize(
+    ("short", "long"),
+    [
+        ("AT", "At the time"),  # one word is not an abbreviation of two letters
+        ("AOL", "America online"),  # a lower-case word is not part of a name
+        ("US", "the UN Security"),  # an all-capital word is not spelled out
+        ("Aol", "America Online"),  # not all capitals: not an acronym
+    ],
+)
+def test_no_acronym_link_without_capitalised_words_spelling_it(short, long):
+    assert ev.acronym_links([short], long.split()) == []
+
+
+def test_no_acronym_link_where_the_acronym_or_its_words_are_in_both_members():
+    # identical words link each other; the acronym stands for nothing missing
+    assert ev.acronym_links("Internet Explorer ( IE ) fell".split(), "Internet Explorer fell".split()) == []
+    assert ev.acronym_links("AOL lost".split(), "America Online ( AOL ) lost".split()) == []

@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from annotator.core.posterior_aligner import PosteriorSettings, align_scored
 from annotator.core.statistical_aligner import (
     AlignerSettings,
     alignment_quality,
@@ -99,3 +100,21 @@ def test_training_twice_on_the_same_corpus_gives_the_same_links_and_confidences(
     assert first == second
     assert all(0 < c <= 1 for links in first for _i, _j, c in links)
     assert train_and_align(CORPUS) == [[(i, j) for i, j, _c in links] for links in first]
+
+
+def test_two_different_words_are_linked_only_within_one_word_class():
+    # `1,000` and `cache` are each other's only leftover in every pair: EM pairs them, the class rule not
+    corpus = [("Intel sells 1,000 .".split(), "Intel sells cache .".split())] * 20
+    links = {(i, j) for i, j, _c in align_scored(corpus)[0]}
+    assert links == {(0, 0), (1, 1), (3, 3)}
+    kept = {(i, j) for i, j, _c in align_scored(corpus, PosteriorSettings(same_class=False))[0]}
+    assert (2, 2) in kept
+
+
+def test_an_acronym_is_linked_to_the_words_it_abbreviates_with_the_acronym_confidence():
+    corpus = [("America Online lost subscribers .".split(), "AOL lost subscribers .".split())] * 3
+    links = align_scored(corpus, PosteriorSettings(acronym_confidence=0.9))[0]
+    assert (0, 0, 0.9) in links and (1, 0, 0.9) in links
+    assert {(2, 1), (3, 2), (4, 3)} <= {(i, j) for i, j, _c in links}
+    without = align_scored(corpus, PosteriorSettings(acronyms=False))[0]
+    assert not {(0, 0), (1, 0)} <= {(i, j) for i, j, _c in without}
