@@ -1,6 +1,6 @@
 """Benchmark of the phenomena recommender (issue 34): trained on ETPC's even pair ids, scored on the odd.
 
-    .venv/bin/python bench/bench_recommender.py [--precision P]
+    .venv/bin/python bench/bench_recommender.py [--precision P] [--floor F]
 
 Reads the real ETPC files (`../shared/corpora/etpc`: paraphrase_types.xml, textual_np_pos.xml) and the
 MRPC files for the pairs' tokens, as the ETPC import does. The pairs with phenomena in the positive file
@@ -69,6 +69,12 @@ def main() -> int:
     parser.add_argument(
         "--precision", type=float, default=None, help="precision the training aims at per type (default 0.7)"
     )
+    parser.add_argument(
+        "--floor",
+        type=float,
+        default=None,
+        help="least precision of a type the model suggests (default 0.35)",
+    )
     args = parser.parse_args()
     if not (ETPC / "textual_np_pos.xml").exists() or not MRPC.exists():
         print(f"skipped: {ETPC} or {MRPC} not found (the corpora are not on this machine)")
@@ -88,6 +94,7 @@ def main() -> int:
     train_pairs = rec.pair_inputs([(p, *tokens[p], None) for p in train_ids])
     analysed = time.perf_counter()
     kwargs = {} if args.precision is None else {"precision": args.precision}
+    kwargs |= {} if args.floor is None else {"floor": args.floor}
     model = rec.train(train_pairs, gold, rec.ETPC_ROLES, **kwargs)
     seconds = time.perf_counter() - started
     cpu_seconds = time.process_time() - started_cpu
