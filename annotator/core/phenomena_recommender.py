@@ -508,7 +508,7 @@ class Recommender:
         ]
         todo = [n for n, rule in enumerate(by_rule) if not rule]
         proba = self.probabilities([cands[n] for n in todo]) if todo else None
-        classes = list(self.types) if use_model else []
+        classes = self.columns() if use_model else []
         rows = dict(zip(todo, proba if proba is not None else [], strict=True))
         for n, (p, c) in enumerate(cands):
             if by_rule[n]:
@@ -529,6 +529,11 @@ class Recommender:
                 if code and self.roles.fits(code, c.scope1, c.scope2):
                     out.append(Suggestion(p.pair, code, c.scope1, c.scope2, "rule", 1.0))
         return _without_halves(out)
+
+    def columns(self) -> list[str]:
+        """The type of each column of :meth:`probabilities`; a version stored before the model had one
+        regression per type has one multiclass model, whose classes include "none"."""
+        return list(self.types) or [str(k) for k in self.classifier.classes_]
 
     def probabilities(self, cands: Sequence[tuple[PairInput, Candidate]]) -> Any:
         """Per candidate, the classifier's probability that it overlaps a phenomenon of each type

@@ -193,3 +193,16 @@ def test_one_sided_halves_of_a_two_member_suggestion_are_left_out() -> None:
     other_type, other_pair, outside = sugg("5", (3,), ()), sugg("6", (), (2,), "q"), sugg("6", (), (5,))
     kept = rec._without_halves([whole, left, right, other_type, other_pair, outside])
     assert kept == [whole, other_type, other_pair, outside]
+
+
+def test_a_version_stored_with_one_multiclass_model_still_suggests() -> None:
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    cands = [(SOLD, c) for c in rec.candidates(SOLD)]
+    vectorizer = DictVectorizer()
+    x = vectorizer.fit_transform([rec.features(p, c) for p, c in cands])
+    y = ["6" if c.kind == "gap2" else rec.NONE for _, c in cands]
+    old = rec.Recommender(ETPC_ROLES, vectorizer, LogisticRegression(C=100).fit(x, y), thresholds={"6": 0.5})
+    assert old.columns() == ["6", rec.NONE]
+    assert by_type(old.suggest([SOLD], combine="model"))["6"] == [((3, 4), (2,))]
