@@ -7,22 +7,26 @@ Two sources, combined (docs/recommender.md):
   same lemma inside the gaps that identical tokens leave. The links of the longest monotone chain are the
   pair's *anchors*; the others moved.
   - identity: every anchor between identical forms, one phenomenon per pair;
-  - inflectional: an anchor between two forms of one lemma;
+  - inflectional: an anchor between two forms of one lemma; a verb anchored with auxiliaries before
+    it in one member only takes them into its scope ("had lost" ~ "lost", as ETPC scopes it);
   - change of format: an anchor between forms that differ in case only;
-  - change of order: each run of member-1 tokens whose links left the monotone chain, with its
-    counterparts;
+  - change of order: one per pair, the runs of member-1 tokens whose links left the monotone chain
+    and hold a content word found once in each member, with their counterparts;
   - between two consecutive anchors, the tokens neither links (a *gap*): on one side only → addition/
     deletion (punctuation changes when every token is punctuation); on both sides → a same-polarity
     substitution (named entities when most tokens are proper nouns).
-- **A model** (scikit-learn logistic regression over features of the same candidates — the gaps, a
-  one-sided gap widened by the anchor beside it, the moved runs, the lemma and case links) trained on a
-  project's phenomena: each candidate is labelled with the type of the annotated phenomenon it overlaps
-  most (IAPTA partial overlap), or "none". It decides the types the rules cannot tell apart (the three
-  same-polarity substitutions, synthetic/analytic, addition/deletion against a larger substitution).
+- **A model** (scikit-learn, one logistic regression per type over features of the same candidates —
+  the gaps, a one-sided gap widened by the anchor beside it, the moved runs, the lemma, case and
+  auxiliary links) trained on a project's phenomena: a candidate is an example of every type whose
+  annotated phenomena it overlaps (IAPTA partial overlap, :func:`labels`). It decides the types the
+  rules cannot tell apart (the three same-polarity substitutions, synthetic/analytic, addition/deletion
+  against a larger substitution).
 
 ``combine="both"`` (default) takes the rules' type for the candidates of the roles the training found
-precise (``Recommender.trusted_rules``) and the model's for all others; ``"rules"`` and ``"model"``
-take one source only (the benchmark's ablation). Types are named by *role* (:data:`ROLES`); a :class:`TypeRoles` maps roles to a tagset's
+precise (``Recommender.trusted_rules``) and the model's for all others, and the rule's again where the
+model suggests nothing for a role whose rule did better than the model on the training pairs
+(``Recommender.fallback_rules``); ``"rules"`` and ``"model"`` take one source only (the benchmark's
+ablation). Types are named by *role* (:data:`ROLES`); a :class:`TypeRoles` maps roles to a tagset's
 codes, and a type without a role is reachable through the model only.
 """
 
@@ -53,7 +57,8 @@ Combine = Literal["rules", "model", "both"]
 Link = tuple[int, int]
 PUNCT = "PUNCT"
 CONTENT = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
-MIN_EXAMPLES = 3  # a type with fewer training candidates is learnt as "none"
+MIN_EXAMPLES = 3  # a type that fewer training candidates overlap is not learnt
+FOLDS = 2  # out-of-fold predictions for choosing thresholds and rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,16 +298,15 @@ def candidates(p: PairInput) -> list[Candidate]:
         out.append(
             Candidate("identity", tuple(i for i, _ in identical), tuple(j for _, j in identical), "identity")
         )
+    auxiliaries = _auxiliaries(t1, t2, anchors)
+    with_auxiliary = {(c.scope1[-1], c.scope2[-1]) for c in auxiliaries}
     for i, j in anchors:
-        if t1[i].form != t2[j].form:
+        if t1[i].form != t2[j].form and (i, j) not in with_auxiliary:
             same_case = t1[i].form.casefold() == t2[j].form.casefold()
             kind, role = ("case", "format") if same_case else ("lemma", "inflectional")
             out.append(Candidate(kind, (i,), (j,), role))
-    moved = [(i, j) for i, j in links if (i, j) not in chain]
-    for run in _runs(i for i, _ in moved):
-        counterpart = tuple(sorted(j for i, j in moved if i in run))
-        content = any(t1[i].pos in CONTENT for i in run)  # a moved "the" or "," is a second occurrence
-        out.append(Candidate("order", run, counterpart, "order" if content else None))
+    out += auxiliaries
+    out += _order(t1, t2, [(i, j) for i, j in links if (i, j) not in chain])
     bounds = [(-1, -1), *anchors, (len(t1), len(t2))]
     for (a1, a2), (b1, b2) in zip(bounds, bounds[1:], strict=False):
         u1 = tuple(i for i in range(a1 + 1, b1) if i not in linked1)
@@ -334,6 +338,42 @@ def candidates(p: PairInput) -> list[Candidate]:
     return out
 
 
+def _order(t1: Sequence[Token], t2: Sequence[Token], moved: Sequence[Link]) -> list[Candidate]:
+    """One change-of-order candidate per pair: the runs of moved member-1 tokens that hold a content
+    word occurring once in each member (a moved "the", "," or repeated word is a second occurrence,
+    not a move), with their counterparts."""
+    forms1, forms2 = Counter(t.form for t in t1), Counter(t.form for t in t2)
+    real = {i for i, j in moved if t1[i].pos in CONTENT and forms1[t1[i].form] == 1 == forms2[t2[j].form]}
+    kept = {i for run in _runs(i for i, _ in moved) if real.intersection(run) for i in run}
+    if not kept:
+        return []
+    return [Candidate("order", tuple(sorted(kept)), tuple(sorted(j for i, j in moved if i in kept)), "order")]
+
+
+AUXILIARY = "AUX"
+
+
+def _auxiliaries(t1: Sequence[Token], t2: Sequence[Token], anchors: Sequence[Link]) -> list[Candidate]:
+    """Inflectional candidates of a verb form built with an auxiliary on one side only ("had lost" /
+    "lost"): an anchored verb with auxiliaries right before it in one member and none in the other;
+    the scope takes the auxiliaries and the verb on that side and the verb on the other (ETPC)."""
+    out: list[Candidate] = []
+    for i, j in anchors:
+        if t1[i].pos != "VERB" or t2[j].pos != "VERB":
+            continue
+        aux1, aux2 = _aux_before(t1, i), _aux_before(t2, j)
+        if bool(aux1) != bool(aux2):
+            out.append(Candidate("auxiliary", (*aux1, i), (*aux2, j), "inflectional"))
+    return out
+
+
+def _aux_before(tokens: Sequence[Token], k: int) -> tuple[int, ...]:
+    start = k
+    while start > 0 and tokens[start - 1].pos == AUXILIARY:
+        start -= 1
+    return tuple(range(start, k))
+
+
 def _mostly_proper(tokens: Sequence[Token], scope: Sequence[int]) -> bool:
     return sum(tokens[k].pos == "PROPN" for k in scope) * 2 > len(scope)
 
@@ -352,6 +392,9 @@ def features(p: PairInput, c: Candidate) -> dict[str, float]:
     f[f"n1={_bucket(len(c.scope1))}"] = 1.0
     f[f"n2={_bucket(len(c.scope2))}"] = 1.0
     f[f"kind={c.kind}|n1={_bucket(len(c.scope1))}|n2={_bucket(len(c.scope2))}"] = 1.0
+    shared = _pair_overlap(p)  # how much of the pair's content the members share: the pair's kind
+    f["pair_shared"] = shared
+    f[f"kind={c.kind}|pair_shared={round(shared * 5)}"] = 1.0
     f["len_diff"] = math.tanh((len(c.scope1) - len(c.scope2)) / 3)
     sides = ((1, p.tokens1, c.scope1), (2, p.tokens2, c.scope2))
     lemmas: list[set[str]] = []
@@ -386,6 +429,13 @@ def features(p: PairInput, c: Candidate) -> dict[str, float]:
     return f
 
 
+def _pair_overlap(p: PairInput) -> float:
+    """The share of the pair's content lemmas found in both members (Jaccard)."""
+    one = {t.lemma for t in p.tokens1 if t.pos in CONTENT}
+    two = {t.lemma for t in p.tokens2 if t.pos in CONTENT}
+    return len(one & two) / len(one | two) if one | two else 1.0
+
+
 def _head_pos(tokens: Sequence[Token], scope: Sequence[int]) -> str:
     content = [
         tokens[k].pos for k in scope if tokens[k].pos in ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")
@@ -405,22 +455,19 @@ class Annotated:
     scope2: frozenset[int]
 
 
-def label(c: Candidate, annotated: Sequence[Annotated], roles: TypeRoles) -> str:
-    """The type of the annotated phenomenon the candidate overlaps most (tokens shared over the
-    candidate's tokens, IAPTA partial overlap), or :data:`NONE`. Only the identity candidate can be
-    labelled identity: every anchor lies in the pair's identity phenomenon, so any candidate that
-    holds an anchor overlaps it."""
-    best, best_share = NONE, 0.0
-    size = len(c.scope1) + len(c.scope2)
+def labels(c: Candidate, annotated: Sequence[Annotated], roles: TypeRoles) -> set[str]:
+    """The types of the annotated phenomena the candidate overlaps (IAPTA partial overlap: a shared
+    token in member 1 or in member 2), what the model learns to say of it. Identity is the identity
+    candidate's alone, and the identity candidate's only label: every anchor lies in the pair's
+    identity phenomenon, so any candidate that holds an anchor overlaps it, and the identity candidate
+    holds every anchor, so it overlaps every phenomenon that has one."""
     identity = roles.code("identity")
-    for a in annotated:
-        if a.type == identity and c.kind != "identity":
-            continue
-        shared = len(a.scope1.intersection(c.scope1)) + len(a.scope2.intersection(c.scope2))
-        share = shared / (size + len(a.scope1) + len(a.scope2))  # Dice: a whole-sentence phenomenon loses
-        if shared and share > best_share:
-            best, best_share = a.type, share
-    return best
+    return {
+        a.type
+        for a in annotated
+        if (a.type == identity) == (c.kind == "identity")
+        and (a.scope1.intersection(c.scope1) or a.scope2.intersection(c.scope2))
+    }
 
 
 # -- the model -------------------------------------------------------------------------------------
@@ -434,7 +481,10 @@ class Recommender:
     (share of their candidates that overlap an annotated phenomenon of the role's type ≥ ``precision``);
     the model decides the other roles' candidates. ``thresholds``: per type, the least probability at
     which the model suggests it, chosen on out-of-fold predictions for the best F1 at a precision of at
-    least the training's ``floor`` (a type that never gets there is not suggested by the model)."""
+    least the training's ``floor`` (a type that never gets there is not suggested by the model).
+    ``fallback_rules``: the roles whose rule had a better F1 on the training pairs than the model's
+    out-of-fold suggestions of the role's type; a candidate of such a role that the model suggests no
+    type for gets the rule's."""
 
     roles: TypeRoles
     vectorizer: Any = None
@@ -442,8 +492,10 @@ class Recommender:
     precision: float = 0.7
     trusted_rules: frozenset[str] = frozenset()
     thresholds: Mapping[str, float] = field(default_factory=dict)
+    fallback_rules: frozenset[str] = frozenset()
     trained_on: int = 0  # pairs
     examples: int = 0  # candidates
+    types: tuple[str, ...] = ()  # the type of each of the classifier's columns
 
     def suggest(self, pairs: Sequence[PairInput], *, combine: Combine = "both") -> list[Suggestion]:
         """Suggestions for each pair, in pair order (``combine``: see the module docstring)."""
@@ -456,7 +508,7 @@ class Recommender:
         ]
         todo = [n for n, rule in enumerate(by_rule) if not rule]
         proba = self.probabilities([cands[n] for n in todo]) if todo else None
-        classes = [str(k) for k in self.classifier.classes_] if use_model else []
+        classes = self.columns() if use_model else []
         rows = dict(zip(todo, proba if proba is not None else [], strict=True))
         for n, (p, c) in enumerate(cands):
             if by_rule[n]:
@@ -464,18 +516,28 @@ class Recommender:
                 if code and self.roles.fits(code, c.scope1, c.scope2):
                     out.append(Suggestion(p.pair, code, c.scope1, c.scope2, "rule", 1.0))
                 continue
-            ranked = sorted(zip(rows[n], classes, strict=True), reverse=True)
-            score, k = next(
-                ((s, k) for s, k in ranked if self.roles.fits(k, c.scope1, c.scope2)), (0.0, NONE)
-            )
-            if k != NONE and score >= self.thresholds.get(
-                k, 2.0
-            ):  # the likeliest type that fits, if sure enough
-                out.append(Suggestion(p.pair, k, c.scope1, c.scope2, "model", round(float(score), 3)))
+            passing = [
+                (float(score), k)
+                for score, k in zip(rows[n], classes, strict=True)
+                if score >= self.thresholds.get(k, 2.0) and self.roles.fits(k, c.scope1, c.scope2)
+            ]
+            if passing:  # the likeliest type that fits, among those the model is sure enough of
+                score, k = max(passing)
+                out.append(Suggestion(p.pair, k, c.scope1, c.scope2, "model", round(score, 3)))
+            elif combine == "both" and c.rule_role in self.fallback_rules:  # the model passes: the rule
+                code = self.roles.code(c.rule_role)
+                if code and self.roles.fits(code, c.scope1, c.scope2):
+                    out.append(Suggestion(p.pair, code, c.scope1, c.scope2, "rule", 1.0))
         return _without_halves(out)
 
+    def columns(self) -> list[str]:
+        """The type of each column of :meth:`probabilities`; a version stored before the model had one
+        regression per type has one multiclass model, whose classes include "none"."""
+        return list(self.types) or [str(k) for k in self.classifier.classes_]
+
     def probabilities(self, cands: Sequence[tuple[PairInput, Candidate]]) -> Any:
-        """The classifier's probability of each class (columns: ``classifier.classes_``) per candidate."""
+        """Per candidate, the classifier's probability that it overlaps a phenomenon of each type
+        (columns: :attr:`types`)."""
         return self.classifier.predict_proba(
             _int32(self.vectorizer.transform([features(p, c) for p, c in cands]))
         )
@@ -500,9 +562,11 @@ def _without_halves(suggestions: list[Suggestion]) -> list[Suggestion]:
 
 
 def _classifier() -> Any:
-    from sklearn.linear_model import SGDClassifier
+    """One logistic regression per type (a candidate may overlap phenomena of several types)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
 
-    return SGDClassifier(loss="log_loss", alpha=1e-4, max_iter=30, tol=None, average=True, random_state=0)
+    return OneVsRestClassifier(LogisticRegression(solver="liblinear", dual=True, C=0.5))
 
 
 def _threshold(scores: Any, hits: Sequence[bool], floor: float) -> float:
@@ -527,50 +591,80 @@ def _threshold(scores: Any, hits: Sequence[bool], floor: float) -> float:
     return best
 
 
+def _f1(scores: Any, hits: Sequence[bool], threshold: float) -> float:
+    """F1 of suggesting the candidates scored at least ``threshold`` (against the candidates that hit)."""
+    chosen = [hit for score, hit in zip(scores, hits, strict=True) if score >= threshold]
+    right, total = sum(chosen), sum(hits)
+    return 2 * right / (len(chosen) + total) if right else 0.0
+
+
+def _rule_choices(
+    ex: _Examples, roles: TypeRoles, precision: float, floor: float, model_f1: Mapping[str, float]
+) -> tuple[set[str], set[str]]:
+    """The roles whose rule is trusted (right at least ``precision`` of the time on the training
+    candidates) and those whose rule falls back where the model suggests nothing (right at least
+    ``floor`` of the time, and its F1 above the model's out-of-fold F1 for the role's type)."""
+    trusted, fallback = set(), set()
+    for role in ROLES:
+        code = roles.code(role)
+        if not code:
+            continue
+        hits = [code in h for h in ex.hits]
+        mine = [hit for hit, rc in zip(hits, ex.rule_codes, strict=True) if rc == code]
+        if not mine:
+            continue
+        rule_precision, rule_f1 = sum(mine) / len(mine), 2 * sum(mine) / (len(mine) + sum(hits))
+        if rule_precision >= precision:
+            trusted.add(role)
+        if rule_precision >= floor and rule_f1 > model_f1.get(code, 0.0):
+            fallback.add(role)
+    return trusted, fallback
+
+
 def train(
     pairs: Sequence[PairInput],
     annotated: Mapping[str, Sequence[Annotated]],
     roles: TypeRoles,
     *,
     precision: float = 0.7,
-    floor: float = 0.5,
+    floor: float = 0.35,
     progress: Callable[[float], None] | None = None,
 ) -> Recommender:
     """Fit the model on the candidates of ``pairs`` labelled by ``annotated`` (pair id → phenomena),
-    then choose which rules to trust and each type's threshold on two-fold out-of-fold predictions.
+    then choose each type's threshold (precision at least ``floor``), the rules to trust (precision
+    at least ``precision``) and the rules to fall back on, on two-fold out-of-fold predictions.
 
     Pairs without annotated phenomena are skipped (nobody looked at them). Raises ``ValueError`` when
-    fewer than two labels occur (nothing to learn).
+    no type overlaps at least :data:`MIN_EXAMPLES` candidates and not all of them (nothing to learn).
     """
     import numpy as np
     from sklearn.feature_extraction import DictVectorizer
 
     ex = _examples(pairs, annotated, roles, progress)
-    frequency = Counter(ex.ys)
-    ys = [y if frequency[y] >= MIN_EXAMPLES else NONE for y in ex.ys]
-    if len(set(ys)) < 2:
+    frequency = Counter(code for hits in ex.hits for code in hits)
+    types = sorted(code for code, n in frequency.items() if MIN_EXAMPLES <= n < len(ex.hits))
+    if not types:
         raise ValueError(
-            f"nothing to learn: the {ex.used} annotated pairs give {len(ys)} candidate spans, fewer than two "
-            f"labels with {MIN_EXAMPLES} spans each; annotate phenomena on more pairs"
+            f"nothing to learn: the {ex.used} annotated pairs give {len(ex.hits)} candidate spans, and no "
+            f"type overlaps {MIN_EXAMPLES} of them (and not all); annotate phenomena on more pairs"
         )
     vectorizer = DictVectorizer()
     x = _int32(vectorizer.fit_transform(ex.xs))
-    y = np.array(ys)
-    classifier = _classifier().fit(x, y)
-    classes = [str(k) for k in classifier.classes_]
-    oof = _out_of_fold(classifier, x, y, np.array(ex.fold), classes, progress)
-    top = oof.argmax(axis=1)  # the argmax ignores scope sides here; close enough for choosing thresholds
-    thresholds = {
-        code: _threshold(np.where(top == col, oof[:, col], 0.0), [code in h for h in ex.hits], floor)
-        for col, code in enumerate(classes)
-        if code != NONE
-    }
-    trusted = set()
-    for role in ROLES:
-        code = roles.code(role)
-        mine = [code in h for h, rc in zip(ex.hits, ex.rule_codes, strict=True) if code and rc == code]
-        if mine and sum(mine) / len(mine) >= precision:
-            trusted.add(role)
+    y = np.array([[code in hits for code in types] for hits in ex.hits], dtype=np.int8)
+    classifier = _fit(x, y)
+    oof = _out_of_fold(classifier, x, y, np.array(ex.fold), progress)
+
+    def hits_of(code: str) -> list[bool]:
+        return [code in h for h in ex.hits]
+
+    thresholds = {code: _threshold(oof[:, col], hits_of(code), floor) for col, code in enumerate(types)}
+    trusted, fallback = _rule_choices(
+        ex,
+        roles,
+        precision,
+        floor,
+        {code: _f1(oof[:, col], hits_of(code), thresholds[code]) for col, code in enumerate(types)},
+    )
     if progress:
         progress(1.0)
     return Recommender(
@@ -580,18 +674,19 @@ def train(
         precision,
         frozenset(trusted),
         {k: v for k, v in thresholds.items() if v <= 1.0},
+        fallback_rules=frozenset(fallback),
         trained_on=ex.used,
-        examples=len(ys),
+        examples=len(ex.hits),
+        types=tuple(types),
     )
 
 
 @dataclass
 class _Examples:
-    """The training candidates: features, label, the types of the annotated phenomena each overlaps,
-    the type its rule would give, and its fold (by annotated pair, alternating)."""
+    """The training candidates: features, the types of the annotated phenomena each overlaps
+    (:func:`labels`), the type its rule would give, and its fold (by annotated pair, in turn)."""
 
     xs: list[dict[str, float]] = field(default_factory=list)
-    ys: list[str] = field(default_factory=list)
     hits: list[set[str]] = field(default_factory=list)
     rule_codes: list[str | None] = field(default_factory=list)
     fold: list[int] = field(default_factory=list)
@@ -605,7 +700,6 @@ def _examples(
     progress: Callable[[float], None] | None,
 ) -> _Examples:
     ex = _Examples()
-    identity = roles.code("identity")
     for n, p in enumerate(pairs):
         gold = annotated.get(p.pair)
         if not gold:
@@ -613,45 +707,42 @@ def _examples(
         ex.used += 1
         for c in candidates(p):
             ex.xs.append(features(p, c))
-            ex.ys.append(label(c, gold, roles))
-            ex.hits.append(
-                {
-                    a.type
-                    for a in gold
-                    if (a.type != identity or c.kind == "identity")
-                    and (a.scope1.intersection(c.scope1) or a.scope2.intersection(c.scope2))
-                }
-            )
+            ex.hits.append(labels(c, gold, roles))
             ex.rule_codes.append(roles.code(c.rule_role) if roles.code(c.rule_role) else None)
-            ex.fold.append(ex.used % 2)
+            ex.fold.append(ex.used % FOLDS)
         if progress and n % 200 == 0:
             progress(0.4 * n / len(pairs))
     return ex
 
 
+def _fit(x: Any, y: Any) -> Any:
+    """The classifier fitted on ``x`` and the 0/1 matrix ``y`` (a column that is all one value gives
+    that value, with no warning)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "label not present": the column is constant
+        return _classifier().fit(x, y)
+
+
 def _out_of_fold(
-    classifier: Any,
-    x: Any,
-    y: Any,
-    folds: Any,
-    classes: list[str],
-    progress: Callable[[float], None] | None,
+    classifier: Any, x: Any, y: Any, folds: Any, progress: Callable[[float], None] | None
 ) -> Any:
-    """Each candidate's class probabilities from a model fitted on the other fold (the full model's
-    where the other fold has fewer than two labels)."""
+    """Each candidate's probabilities from a model fitted on the other fold (the full model's where
+    the other fold is empty)."""
     import numpy as np
 
-    oof = np.zeros((len(y), len(classes)))
-    for k in (0, 1):
+    oof = np.zeros(y.shape)
+    for k in range(FOLDS):
         part = folds == k
-        if len(set(y[~part])) < 2 or not part.any():
+        if not part.any():
+            continue
+        if part.all():
             oof[part] = classifier.predict_proba(x[part])
             continue
-        model = _classifier().fit(x[~part], y[~part])
-        columns = [classes.index(str(c)) for c in model.classes_]
-        oof[np.ix_(part, columns)] = model.predict_proba(x[part])
+        oof[part] = _fit(x[~part], y[~part]).predict_proba(x[part])
         if progress:
-            progress(0.4 + 0.3 * (k + 1))
+            progress(0.4 + 0.6 * (k + 1) / FOLDS)
     return oof
 
 

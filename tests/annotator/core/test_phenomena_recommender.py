@@ -51,7 +51,7 @@ def by_type(suggestions: list[rec.Suggestion]) -> dict[str, list[tuple[tuple[int
 def test_rules_find_identity_inflection_substitution_and_addition() -> None:
     got = by_type(rec.Recommender(ETPC_ROLES).suggest([SOLD], combine="rules"))
     assert got["29"] == [((0, 5, 6, 7), (0, 3, 4, 7))]  # identical anchors, one phenomenon
-    assert got["1"] == [((2,), (1,))]  # selling ~ sold: one lemma
+    assert got["1"] == [((1, 2), (1,))]  # was selling ~ sold: one lemma, with its auxiliary (ETPC)
     assert got["5"] == [((3, 4), (2,))]  # the chain ~ it: a gap on both sides
     assert ((), (5, 6)) in got["25"]  # "in 1998" only in member 2
     assert ((1,), ()) in got["25"]  # "was" only in member 1
@@ -76,12 +76,51 @@ def test_suggestions_respect_the_types_scope_sides() -> None:
         assert ETPC_ROLES.fits(s.type, s.scope1, s.scope2), s
 
 
-def test_label_never_gives_identity_to_a_candidate_that_only_holds_an_anchor() -> None:
+def test_labels_keep_identity_for_the_identity_candidate_alone() -> None:
     identity = Annotated("29", frozenset({0, 6}), frozenset({0, 4}))
-    widened = rec.Candidate("widened", (6,), (4, 5, 6), None)
-    assert rec.label(widened, [identity], ETPC_ROLES) == rec.NONE
     added = Annotated("25", frozenset(), frozenset({5, 6}))
-    assert rec.label(widened, [identity, added], ETPC_ROLES) == "25"
+    named = Annotated("7", frozenset({6}), frozenset({6}))
+    widened = rec.Candidate("widened", (6,), (4, 5, 6), None)
+    assert rec.labels(widened, [identity], ETPC_ROLES) == set()
+    assert rec.labels(widened, [identity, added, named], ETPC_ROLES) == {"25", "7"}  # both, to learn
+    whole = rec.Candidate("identity", (0, 6), (0, 4), "identity")
+    assert rec.labels(whole, [identity, added, named], ETPC_ROLES) == {"29"}
+
+
+def test_an_auxiliary_on_one_side_makes_the_verb_form_inflectional() -> None:
+    one = [
+        tok("They", pos="PRON"),
+        tok("had", "have", "AUX"),
+        tok("lost", "lose", "VERB"),
+        tok("it", pos="PRON"),
+    ]
+    two = [tok("They", pos="PRON"), tok("lost", "lose", "VERB"), tok("it", pos="PRON")]
+    got = by_type(rec.Recommender(ETPC_ROLES).suggest([pair("p", one, two)], combine="rules"))
+    assert got["1"] == [((1, 2), (1,))]  # "had lost" ~ "lost", as ETPC scopes it
+    both = [tok("They", pos="PRON"), tok("have", "have", "AUX"), tok("lost", "lose", "VERB")]
+    got = by_type(rec.Recommender(ETPC_ROLES).suggest([pair("q", one[:3], both)], combine="rules"))
+    assert got["1"] == [((1,), (1,))]  # auxiliaries on both sides: "had" ~ "have" alone
+
+
+def test_moved_words_make_one_change_of_order_and_repeated_words_none() -> None:
+    one = [
+        tok("Smith", pos="PROPN"),
+        tok("and", pos="CCONJ"),
+        tok("Jones", pos="PROPN"),
+        tok("and", pos="CCONJ"),
+    ]
+    two = [
+        tok("Jones", pos="PROPN"),
+        tok("and", pos="CCONJ"),
+        tok("Smith", pos="PROPN"),
+        tok("and", pos="CCONJ"),
+    ]
+    p = PairInput("p", tuple(one), tuple(two), links=((0, 2), (1, 1), (2, 0), (3, 3)))
+    got = by_type(rec.Recommender(ETPC_ROLES).suggest([p], combine="rules"))
+    assert got["26"] == [((0, 1), (1, 2))]  # one phenomenon: the run that moved with "Smith"
+    again = [tok("the", pos="DET"), tok("cat", pos="NOUN"), tok("the", pos="DET"), tok("cat", pos="NOUN")]
+    q = PairInput("q", tuple(again), tuple(again[2:]), links=((1, 1), (2, 0)))  # "cat" twice in member 1
+    assert "26" not in by_type(rec.Recommender(ETPC_ROLES).suggest([q], combine="rules"))
 
 
 def training_set() -> tuple[list[PairInput], dict[str, list[Annotated]]]:
@@ -154,3 +193,16 @@ def test_one_sided_halves_of_a_two_member_suggestion_are_left_out() -> None:
     other_type, other_pair, outside = sugg("5", (3,), ()), sugg("6", (), (2,), "q"), sugg("6", (), (5,))
     kept = rec._without_halves([whole, left, right, other_type, other_pair, outside])
     assert kept == [whole, other_type, other_pair, outside]
+
+
+def test_a_version_stored_with_one_multiclass_model_still_suggests() -> None:
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    cands = [(SOLD, c) for c in rec.candidates(SOLD)]
+    vectorizer = DictVectorizer()
+    x = vectorizer.fit_transform([rec.features(p, c) for p, c in cands])
+    y = ["6" if c.kind == "gap2" else rec.NONE for _, c in cands]
+    old = rec.Recommender(ETPC_ROLES, vectorizer, LogisticRegression(C=100).fit(x, y), thresholds={"6": 0.5})
+    assert old.columns() == ["6", rec.NONE]
+    assert by_type(old.suggest([SOLD], combine="model"))["6"] == [((3, 4), (2,))]
