@@ -201,7 +201,7 @@ def export_to_file(
 
 def _stream_writer(
     format: str, project: Project, **options: Any
-) -> tuple[str, str, Callable[[BinaryIO], None]] | None:
+) -> tuple[str, str, Callable[[_Capped], None]] | None:
     """(file name, content type, write) of a format written as it is read, or None."""
     if format == "native" and options.get("jsonl"):
         history = bool(options.get("history"))
