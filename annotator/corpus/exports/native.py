@@ -673,14 +673,17 @@ def _section_annotators(project: Project, names: dict[int, str]) -> dict[str, li
     done = set(
         Assignment.objects.filter(
             project=project, pair__isnull=False, status=Assignment.Status.DONE, annotator_id__in=list(names)
-        ).values_list("annotator_id", flat=True)
+        )
+        .order_by()
+        .values_list("annotator_id", flat=True)
+        .distinct()
     )
 
     def having(model: Any) -> set[int]:
         rows = model.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names))
         if model is PairLabel:
             rows = rows.exclude(label="")
-        return set(rows.values_list("annotator_id", flat=True).distinct())
+        return set(rows.order_by().values_list("annotator_id", flat=True).distinct())
 
     sections = (
         ("phenomena", project.layer_phenomena, lambda: having(Phenomenon) | done),
