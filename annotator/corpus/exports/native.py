@@ -704,6 +704,12 @@ def _pair_lines(project: Project, chunk: int) -> Iterator[dict[str, Any]]:
     restricted to those pairs."""
     names = dict(project_annotators(project))
     members = _annotator_names(project)
+    # Tables the project has no rows in are not read again for every chunk.
+    gold = any(
+        model.objects.filter(pair__project=project, is_gold=True).exists()
+        for model in (PairLabel, Phenomenon, AlignmentLink, PhraseAlignment)
+    )
+    systems = AlignmentSystem.objects.filter(project=project).exists()
     ordered = Pair.objects.filter(project=project).order_by("position", "pk")
     after: tuple[int, int] | None = None
     while True:
@@ -714,14 +720,22 @@ def _pair_lines(project: Project, chunk: int) -> Iterator[dict[str, Any]]:
         if not keys:
             return
         after = keys[-1]
-        yield from to_jsonl(_chunk_document(project, names, members, [pk for _, pk in keys]))[1:]
+        doc = _chunk_document(project, names, members, [pk for _, pk in keys], gold=gold, systems=systems)
+        yield from to_jsonl(doc)[1:]
 
 
 def _chunk_document(
-    project: Project, names: dict[int, str], members: dict[int, str], pks: list[int]
+    project: Project,
+    names: dict[int, str],
+    members: dict[int, str],
+    pks: list[int],
+    *,
+    gold: bool = True,
+    systems: bool = True,
 ) -> dict[str, Any]:
     """The native document's per-pair parts for the pairs `pks` (what `to_jsonl` splits into lines);
-    `names`: the document's annotators, `members`: `_annotator_names`."""
+    `names`: the document's annotators, `members`: `_annotator_names`; `gold`, `systems`: False when the
+    project has no gold rows, no systems (they are not read)."""
     part = pairs_document(project, names, pks)
     pairs = {p["pk"]: p for p in part["pairs"]}
     source_ids = {pk: p["id"] for pk, p in pairs.items()}
@@ -738,7 +752,7 @@ def _chunk_document(
         "pair_labels": _pair_labels(project, source_ids, pks),
         "phenomena_extra": _phenomena_extra(project, members, pks),
         "phrase_nodes": _phrase_nodes(project, members, pks),
-        "gold": _gold(project, source_ids, pks),
-        "systems": _systems(project, pks),
+        "gold": _gold(project, source_ids, pks) if gold else {},
+        "systems": _systems(project, pks) if systems else {},
     }
     return doc
