@@ -264,7 +264,7 @@ class ExplorerViewSet(LeadTool):
             "types": state.types if state is not None else [],
             "n_compared": ordered.n_compared(),
             "current": explorer_rows.is_current(state),
-            "paused": explorer_rows.is_paused(project),
+            "paused": explorer_rows.is_paused(project) and not explorer_rows.is_current(state),
             "results": results,
         }
         return Response(ls.ExplorerPageSerializer(body).data)

@@ -255,7 +255,7 @@ def explorer(request: SignedInRequest, project_pk: int) -> HttpResponse:
         "measures": disagreement.MEASURES,
         "n_compared": ordered.n_compared(),
         "recomputing": not explorer_rows.is_current(state),
-        "paused": explorer_rows.is_paused(project),
+        "paused": explorer_rows.is_paused(project) and not explorer_rows.is_current(state),
         "query": _query_without_page(request),
     }
     if request.htmx and request.htmx.target == "explorer-results":
