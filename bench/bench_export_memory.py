@@ -1,6 +1,6 @@
 """Peak memory and time of writing each export format to a file (`exports.export_to_file`, what the export
 job runs) on a synthetic project: N pairs (default 100,000), each with two phenomena and four links of
-one annotator.
+one annotator, whose assignments of them are done.
 
     python bench/bench_export_memory.py --pairs 100000
 
@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 PROJECT = "bench-export"
-FORMATS = [("csv", {}), ("pharaoh", {"annotator": "anna"}), ("etpc", {"annotator": "anna"}), ("conll", {"annotator": "anna"}), ("jsonl", {})]  # fmt: skip
+FORMATS = [("csv", {}), ("pharaoh", {"annotator": "anna"}), ("etpc", {"annotator": "anna"}), ("conll", {"annotator": "anna"}), ("jsonl", {}), ("native", {"jsonl": True})]  # fmt: skip
 
 
 def setup_django(database: str) -> None:
@@ -42,14 +42,14 @@ def build(n_pairs: int) -> None:
 
     call_command("migrate", verbosity=0)
     from annotator.accounts import services as accounts
-    from annotator.models import AlignmentLink, Pair, ParaphraseType, Phenomenon, Project, Tagset
+    from annotator.models import AlignmentLink, Assignment, Pair, ParaphraseType, Phenomenon, Project, Tagset
     from annotator.projects import services as project_setup
 
     if Project.objects.filter(name=PROJECT).exists():
         return
     tagset = Tagset.objects.order_by("pk").first()
-    project = project_setup.create_project(None, name=PROJECT, tagset=tagset)
     anna = accounts.create_account("anna", "bench-pass-123")
+    project = project_setup.create_project(None, name=PROJECT, tagset=tagset, annotators=[anna])
     ptypes = list(ParaphraseType.objects.filter(tagset=tagset)[:2])
     tokens1, tokens2 = ["The", "film", "opened", "on", "Friday", "."], ["Film", "premiered", "Friday", "."]
     for start in range(0, n_pairs, 10_000):
@@ -67,6 +67,10 @@ def build(n_pairs: int) -> None:
             (AlignmentLink(pair=p, annotator=anna, i=i, j=i) for p in pairs for i in range(4)),
             batch_size=5000,
         )
+        Assignment.objects.bulk_create(
+            (Assignment(project=project, annotator=anna, pair=p, status=Assignment.Status.DONE,
+                        queue_position=start + n) for n, p in enumerate(pairs)), batch_size=5000
+        )  # fmt: skip
         print(f"built {min(n_pairs, start + 10_000):,} pairs", file=sys.stderr)
 
 
@@ -95,7 +99,8 @@ def measure(format: str, options: dict[str, object]) -> dict[str, object]:
         size = written.size
     seconds = time.perf_counter() - started
     peak = _status_kib("VmHWM")
-    return {"format": format, "seconds": round(seconds, 1), "rss_before_mib": round(before / 1024),
+    name = f"{format}-jsonl" if format == "native" and options.get("jsonl") else format
+    return {"format": name, "seconds": round(seconds, 1), "rss_before_mib": round(before / 1024),
             "rss_peak_mib": round(peak / 1024), "file_mib": round(size / 2**20, 1)}  # fmt: skip
 
 
@@ -119,7 +124,7 @@ def main() -> None:
             check=True, capture_output=True, text=True,
         )  # fmt: skip
         row = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"{row['format']:8} {row['file_mib']:8} MiB file  {row['seconds']:7} s  "
+        print(f"{row['format']:12} {row['file_mib']:8} MiB file  {row['seconds']:7} s  "
               f"RSS {row['rss_before_mib']} → {row['rss_peak_mib']} MiB")  # fmt: skip
 
 

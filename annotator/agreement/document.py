@@ -307,10 +307,15 @@ def _system_phrase_alignments(project: Project) -> dict[str, list[dict[str, Any]
 
 
 def _phrase_alignments(
-    project: Project, names: dict[int, str], pairs: dict[int, dict[str, Any]]
+    project: Project, names: dict[int, str], pairs: dict[int, dict[str, Any]], only: list[int] | None = None
 ) -> dict[str, list[dict[str, Any]]]:
     rows = (
-        PhraseAlignment.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names))
+        _only(
+            PhraseAlignment.objects.filter(
+                pair__project=project, is_gold=False, annotator_id__in=list(names)
+            ),
+            only,
+        )
         .order_by("pair__position", "pair_id", "pk")
         .values_list("annotator_id", "pair_id", "node1", "node2", "sure")
     )
@@ -423,3 +428,31 @@ def pairs_document(project: Project, names: dict[int, str], pair_pks: list[int])
         names[user_id]: {pairs[pk]["id"] for pk in pks if pk in pairs} for user_id, pks in done.items()
     }
     return doc
+
+
+def document_header(project: Project) -> dict[str, Any]:
+    """The document without `pairs` and the per-pair sections (phenomena, word and phrase alignments,
+    pair labels), keys in `project_document`'s order: what a reader going through the pairs a chunk at a
+    time (`pairs_document`, `pairs_phrase_alignments`) needs besides."""
+    names = dict(project_annotators(project))
+    doc: dict[str, Any] = {
+        "format": DOCUMENT_FORMAT,
+        "annotators": list(names.values()),
+        "options": dataclasses.asdict(Options()),
+        "tagset": {"types": tagset_types(project)},
+    }
+    if project.layer_phrase_alignment:
+        systems = _system_phrase_alignments(project)
+        if systems:
+            doc["system_phrase_alignments"] = systems
+    if project.layer_evaluation:
+        doc["evaluations"] = _evaluations(project, names)
+    return doc
+
+
+def pairs_phrase_alignments(
+    project: Project, names: dict[int, str], pairs: dict[int, dict[str, Any]]
+) -> dict[str, list[dict[str, Any]]]:
+    """The `phrase_alignments` section restricted to `pairs` (pk → the entries of `pairs_document`'s
+    "pairs", with their tree nodes)."""
+    return _phrase_alignments(project, names, pairs, list(pairs))

@@ -264,9 +264,36 @@ class ExplorerViewSet(LeadTool):
             "types": state.types if state is not None else [],
             "n_compared": ordered.n_compared(),
             "current": explorer_rows.is_current(state),
+            "paused": explorer_rows.is_paused(project) and not explorer_rows.is_current(state),
             "results": results,
         }
         return Response(ls.ExplorerPageSerializer(body).data)
+
+    @extend_schema(
+        summary="Stop the explorer's refresh (leads only)",
+        description="A running refresh stops before its next batch of 5,000 pairs and is rolled back: the "
+        "values stay those of the previous refresh. None is asked for until POST refresh/ (or an hour).",
+        request=None,
+        responses={200: ls.ExplorerRefreshSerializer, **INVALID},
+    )
+    @action(detail=False, methods=["post"])
+    def cancel(self, request: Request, project_pk: str) -> Response:
+        project = self.project()
+        running = explorer_rows.cancel_refresh(project)
+        body = {"running": running, "current": explorer_rows.rows_current(project), "paused": True}
+        return Response(ls.ExplorerRefreshSerializer(body).data)
+
+    @extend_schema(
+        summary="Refresh the explorer again after a cancel (leads only)",
+        request=None,
+        responses={200: ls.ExplorerRefreshSerializer, **INVALID},
+    )
+    @action(detail=False, methods=["post"])
+    def refresh(self, request: Request, project_pk: str) -> Response:
+        project = self.project()
+        state = explorer_rows.resume_refresh(project)
+        body = {"running": False, "current": explorer_rows.is_current(state), "paused": False}
+        return Response(ls.ExplorerRefreshSerializer(body).data)
 
     @extend_schema(
         summary="Two annotators' versions of a pair compared (leads only)",

@@ -196,7 +196,19 @@ class ExplorerPageSerializer(serializers.Serializer):
     current = serializers.BooleanField(
         help_text="False while the values are being recomputed after a change (they are the earlier ones)."
     )
+    paused = serializers.BooleanField(
+        help_text="True when a lead stopped the refresh (POST cancel/): the values stay the earlier ones "
+        "until POST refresh/."
+    )
     results = ExplorerRowSerializer(many=True)
+
+
+class ExplorerRefreshSerializer(serializers.Serializer):
+    """The explorer refresh after a cancel or a new request."""
+
+    running = serializers.BooleanField(help_text="Whether a refresh was running when it was asked to stop.")
+    current = serializers.BooleanField(help_text="Whether the stored values are current.")
+    paused = serializers.BooleanField(help_text="True: no refresh is asked for until POST refresh/.")
 
 
 class ComparedPhenomenonSerializer(serializers.Serializer):

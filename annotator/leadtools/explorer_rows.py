@@ -11,13 +11,16 @@ set by every annotation change), its newest pair and its annotators — is what 
 from. When it is not, `ensure_fresh` asks for a refresh (`annotator.refresh_explorer`: at once without
 a broker, by a worker with one; the page says "recomputing…" meanwhile and shows the rows it has).
 A refresh runs once at a time per project (`refresh_once`, the task's body: a task delivered again while
-a live worker refreshes the project leaves it; `annotator.core.run_once`).
+a live worker refreshes the project leaves it; `annotator.core.run_once`). A lead can stop it
+(`cancel_refresh`): a running refresh stops between two batches and its transaction is rolled back, so
+the rows stay those of the previous refresh; a queued one stops when it starts. No refresh is asked for
+then until the lead asks again (`resume_refresh`) or PAUSE_SECONDS have passed.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +49,9 @@ BATCH = 5000
 #: current, so the first request after an upgrade has them rebuilt.
 ROWS_VERSION = "rows3"
 REFRESH_TASK = "annotator.refresh_explorer"
+QUEUED_KEY = "leadtools:explorer-refresh:{}"  # a refresh was asked for in the last minute
+PAUSED_KEY = "leadtools:explorer-paused:{}"  # the lead stopped the refresh: ask for none meanwhile
+PAUSE_SECONDS = 3600
 
 
 def source_mark(project: Project) -> str:
@@ -198,12 +204,13 @@ def batch_rows(
     return [(p["pk"], p["id"]) for p in pairs], disagreement.pair_agreement(raw, done=done)
 
 
-def refresh(project: Project) -> int:
+def refresh(project: Project, checkpoint: Callable[[], None] | None = None) -> int:
     """Recompute and store the project's explorer rows from its current annotations; the number stored.
 
     The project is read BATCH pairs at a time (`batch_rows`) and each batch's entries are written before
     the next is read, so memory does not grow with the project; the draw ranks are numbered by the
-    database afterwards (`_number_ranks`), and entries of two annotators no pair compares are removed."""
+    database afterwards (`_number_ranks`), and entries of two annotators no pair compares are removed.
+    `checkpoint` is called before each batch: what it raises (a cancel) rolls the whole refresh back."""
     mark = source_mark(project)
     names = dict(project_annotators(project))
     types = tagset_types(project)
@@ -215,6 +222,8 @@ def refresh(project: Project) -> int:
     with transaction.atomic():
         ExplorerValue.objects.filter(project=project).delete()
         for pair_pks in _pair_batches(project):
+            if checkpoint is not None:
+                checkpoint()
             pairs, rows = batch_rows(project, names, pair_pks, types, with_phenomena)
             keys.update(dict.fromkeys(disagreement.annotator_pairs(rows.values())))
             batch: list[ExplorerValue] = []
@@ -236,6 +245,8 @@ def refresh(project: Project) -> int:
             .exclude(annotators="")
             .exclude(annotators__in=list(keys))
         )
+        if checkpoint is not None:
+            checkpoint()
         stored -= unused.delete()[0]
         counts = {who: entry for who, entry in counts.items() if not who or who in keys}
         _number_ranks(project)
@@ -283,13 +294,44 @@ def _number_ranks(project: Project) -> None:
         )
 
 
+def _run_name(project_id: int) -> str:
+    return f"explorer-refresh:{project_id}"
+
+
 def refresh_once(project: Project) -> int | None:
-    """`refresh`, unless a live run refreshes the project already (None: this call leaves it to that run)."""
-    claim = run_once.claim(f"explorer-refresh:{project.pk}")
+    """`refresh`, unless a live run refreshes the project already or the refresh is cancelled (None: this
+    call leaves it to that run, or stopped and kept the rows there were)."""
+    claim = run_once.claim(_run_name(project.pk))
     if claim is None:
         return None
     with run_once.running(claim):
-        return refresh(project)
+        try:
+            return refresh(project, checkpoint=claim.check)
+        except run_once.Cancelled:
+            return None
+
+
+def cancel_refresh(project: Project) -> bool:
+    """Stop the project's explorer refresh: a running one before its next batch (rolled back, the rows
+    stay those of the previous refresh), a queued one when it starts; and ask for none until
+    `resume_refresh` or PAUSE_SECONDS. Whether a refresh was running."""
+    name = _run_name(project.pk)
+    run_once.request_cancel(name)
+    cache.set(PAUSED_KEY.format(project.pk), 1, PAUSE_SECONDS)
+    cache.delete(QUEUED_KEY.format(project.pk))
+    return run_once.holder(name) is not None
+
+
+def resume_refresh(project: Project) -> ExplorerState | None:
+    """Let the project's explorer be refreshed again after `cancel_refresh`, and ask for it now if its
+    rows are not current (`ensure_fresh`)."""
+    cache.delete(PAUSED_KEY.format(project.pk))
+    return ensure_fresh(project)
+
+
+def is_paused(project: Project) -> bool:
+    """Whether the lead stopped the project's explorer refresh (`cancel_refresh`)."""
+    return bool(cache.get(PAUSED_KEY.format(project.pk)))
 
 
 def ensure_fresh(project: Project) -> ExplorerState | None:
@@ -304,14 +346,21 @@ def ensure_fresh(project: Project) -> ExplorerState | None:
         state = ExplorerState.objects.get(project=project)
         state.current = True  # type: ignore[attr-defined]
         return state
-    if cache.add(f"leadtools:explorer-refresh:{project.pk}", 1, timeout=60):
+    if not is_paused(project) and cache.add(QUEUED_KEY.format(project.pk), 1, timeout=60):
+        run_once.clear_cancel(_run_name(project.pk))  # a cancel was for the refreshes asked for before
         try:
             taskqueue.enqueue(REFRESH_TASK, project.pk)
         except taskqueue.QueueUnavailable:
-            cache.delete(f"leadtools:explorer-refresh:{project.pk}")
+            cache.delete(QUEUED_KEY.format(project.pk))
     if state is not None:
         state.current = False  # type: ignore[attr-defined]
     return state
+
+
+def rows_current(project: Project) -> bool:
+    """Whether the project's stored rows are current (without asking for a refresh)."""
+    state = ExplorerState.objects.filter(project=project).first()
+    return state is not None and state.source == source_mark(project)
 
 
 def is_current(state: ExplorerState | None) -> bool:

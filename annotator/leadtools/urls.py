@@ -12,6 +12,7 @@ urlpatterns = [
     path(PROJECT + "planner/reassign/", leadtools.planner_reassign, name="planner-reassign"),
     path(PROJECT + "explorer/", leadtools.explorer, name="explorer"),
     path(PROJECT + "explorer/<int:pair_pk>/", leadtools.explorer_pair, name="explorer-pair"),
+    path(PROJECT + "explorer/refresh/", leadtools.explorer_refresh, name="explorer-refresh"),
     path(PROJECT + "reannotation/", leadtools.reannotation_view, name="reannotation"),
     path(ADJ, leadtools.adjudicate, name="adjudicate"),
     path(ADJ + "take/", leadtools.adjudicate_take, name="adjudicate-take"),

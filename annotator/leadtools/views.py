@@ -255,11 +255,23 @@ def explorer(request: SignedInRequest, project_pk: int) -> HttpResponse:
         "measures": disagreement.MEASURES,
         "n_compared": ordered.n_compared(),
         "recomputing": not explorer_rows.is_current(state),
+        "paused": explorer_rows.is_paused(project) and not explorer_rows.is_current(state),
         "query": _query_without_page(request),
     }
     if request.htmx and request.htmx.target == "explorer-results":
         return render(request, "leadtools/explorer.html#explorer-results", context)
     return render(request, "leadtools/explorer.html", context)
+
+
+@require_http_methods(["POST"])
+def explorer_refresh(request: SignedInRequest, project_pk: int) -> HttpResponse:
+    """Stop the explorer's refresh (`cancel`: the values stay the previous ones), or ask for it again."""
+    project = access.project_for_lead(request.user, project_pk)
+    if "cancel" in request.POST:
+        explorer_rows.cancel_refresh(project)
+    else:
+        explorer_rows.resume_refresh(project)
+    return redirect("annotator:explorer", project_pk=project.pk)
 
 
 def _per_annotator_pair(row: dict[str, Any], filters: dict[str, Any]) -> list[tuple[str, float | None]]:

@@ -20,7 +20,7 @@ from annotator.corpus.exports.conll import conll_text, write_conll
 from annotator.corpus.exports.csv import phenomena_csv, write_csv
 from annotator.corpus.exports.etpc import etpc_xml, write_etpc
 from annotator.corpus.exports.jsonl import jsonl_bytes, write_jsonl
-from annotator.corpus.exports.native import write_native
+from annotator.corpus.exports.native import write_native, write_native_jsonl
 from annotator.corpus.exports.pharaoh import pharaoh_text, write_pharaoh
 from annotator.models import Project
 
@@ -58,7 +58,7 @@ def export_project(
     """The project in the format; raises ValidationError (`check_options`), ValueError or
     report.NoSnapshot with a message for the user."""
     check_options(format, annotator=annotator, gold=gold)
-    slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in project.name).strip("-") or "project"
+    slug = _slug(project)
     who = "gold" if gold else (annotator or "all")
     if format == "native":
         out = io.StringIO()
@@ -169,17 +169,17 @@ def export_to_file(
     **options: Any,
 ) -> ExportedFile:
     """Write the export into `directory` (created if needed), at most `max_bytes` long. The `STREAMED`
-    formats are written as they are read (memory does not grow with the project); the native document
-    and the agreement report are built, then written. Raises what `export_project` raises,
-    ExportTooLarge, and ExportCancelled once `cancelled()` is true (the partial file removed either way)."""
+    formats and the native JSON Lines file are written as they are read (memory does not grow with the
+    project); the native JSON document and the agreement report are built, then written. Raises what
+    `export_project` raises, ExportTooLarge, and ExportCancelled once `cancelled()` is true (the partial
+    file removed either way)."""
     directory.mkdir(parents=True, exist_ok=True)
-    annotator, gold = options.get("annotator"), options.get("gold", False)
-    streamed = STREAMED.get(format)
-    exported = None if streamed else export_project(format, project, **options)
-    if streamed is not None:
-        check_options(format, annotator=annotator, gold=gold)
-        path = directory / _filename(project, streamed.ext, what=streamed.what, **options)
-        content_type = streamed.content_type
+    writer = _stream_writer(format, project, **options)
+    exported = None if writer else export_project(format, project, **options)
+    if writer is not None:
+        check_options(format, annotator=options.get("annotator"), gold=options.get("gold", False))
+        name, content_type, write = writer
+        path = directory / name
     else:
         assert exported is not None
         path, content_type = directory / exported.filename, exported.content_type
@@ -187,10 +187,8 @@ def export_to_file(
         with path.open("wb") as raw:
             capped = _Capped(raw, max_bytes, cancelled)
             capped.check()
-            if streamed is not None:
-                # the phenomena CSV without the gold flag holds every annotator's and the gold layer
-                layer = (True if gold else None) if format == "csv" else gold
-                streamed.write(project, capped, annotator=annotator, gold=layer)
+            if writer is not None:
+                write(capped)
             else:
                 assert exported is not None
                 capped.write(exported.data)
@@ -201,9 +199,34 @@ def export_to_file(
     return ExportedFile(path, capped.size, content_type)
 
 
+def _stream_writer(
+    format: str, project: Project, **options: Any
+) -> tuple[str, str, Callable[[_Capped], None]] | None:
+    """(file name, content type, write) of a format written as it is read, or None."""
+    if format == "native" and options.get("jsonl"):
+        history = bool(options.get("history"))
+        name = f"{_slug(project)}.jsonl"
+        return name, "application/json", lambda out: write_native_jsonl(project, out, history=history)
+    streamed = STREAMED.get(format)
+    if streamed is None:
+        return None
+    annotator, gold = options.get("annotator"), options.get("gold", False)
+    # the phenomena CSV without the gold flag holds every annotator's and the gold layer
+    layer = (True if gold else None) if format == "csv" else gold
+    return (
+        _filename(project, streamed.ext, what=streamed.what, **options),
+        streamed.content_type,
+        lambda out: streamed.write(project, out, annotator=annotator, gold=layer),
+    )
+
+
 def _filename(
     project: Project, ext: str, *, what: str = "", annotator: str | None = None, gold: bool = False, **_: Any
 ) -> str:
-    slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in project.name).strip("-") or "project"
     who = "gold" if gold else (annotator or "all")
-    return f"{slug}-{what + '-' if what else ''}{who}.{ext}"
+    return f"{_slug(project)}-{what + '-' if what else ''}{who}.{ext}"
+
+
+def _slug(project: Project) -> str:
+    """The project's name as a file name's first part."""
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in project.name).strip("-") or "project"

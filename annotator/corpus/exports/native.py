@@ -50,11 +50,19 @@ from __future__ import annotations
 import copy
 import json
 from collections import defaultdict
-from typing import Any, TextIO
+from collections.abc import Iterable, Iterator
+from typing import Any, Protocol, TextIO
 
 from django.db.models import BooleanField, ExpressionWrapper, Q
 
-from annotator.agreement.document import evaluation_item_ids, project_document
+from annotator.agreement.document import (
+    document_header,
+    evaluation_item_ids,
+    pairs_document,
+    pairs_phrase_alignments,
+    project_annotators,
+    project_document,
+)
 from annotator.models import (
     AlignerRun,
     AlignmentLink,
@@ -104,16 +112,14 @@ PAIR_FIELDS = [
 IMPORTED_TREE = "imported"  # `tree_source` of imported (gold) trees, stored as "" in `Pair.tree_source`
 FINISHED_RUNS = (AlignerRun.Status.SUCCEEDED, AlignerRun.Status.FAILED)
 PER_PAIR = ("pairs", "pair_labels", "phenomena_extra", "phrase_nodes", "gold")
+ROWS_PER_READ = 5000  # rows of a long list (assignments, history) read at a time
+PAIRS_PER_CHUNK = 2000  # pairs whose lines are read and written at a time (JSON Lines)
 
 
 def native_document(project: Project, *, history: bool = False) -> dict[str, Any]:
     """The project as one document: the metrics part from `project_document`, plus "workbench"."""
     doc = project_document(project)
-    names = dict(
-        Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR).values_list(
-            "user_id", "user__username"
-        )
-    )
+    names = _annotator_names(project)
     source_ids = dict(Pair.objects.filter(project=project).values_list("pk", "source_id"))
     doc["workbench"] = {
         "version": VERSION,
@@ -128,23 +134,29 @@ def native_document(project: Project, *, history: bool = False) -> dict[str, Any
         "gold": _gold(project, source_ids),
         "evaluation_units": _units(project),
         "judgements": _judgements(project),
-        "assignments": _assignments(project, source_ids),
+        "assignments": _assignments(project),
         "aligner_runs": _aligner_runs(project),
         "systems": _systems(project),
     }
     if history:
-        doc["workbench"]["history"] = _history(project, source_ids)
+        doc["workbench"]["history"] = _history(project)
     return doc
 
 
 def write_native(project: Project, out: TextIO, *, jsonl: bool = False, history: bool = False) -> None:
-    doc = native_document(project, history=history)
     if jsonl:
-        for line in to_jsonl(doc):
-            out.write(json.dumps(line, ensure_ascii=False))
-            out.write("\n")
+        write_native_jsonl(project, _Encoded(out), history=history)
     else:
-        json.dump(doc, out, ensure_ascii=False)
+        json.dump(native_document(project, history=history), out, ensure_ascii=False)
+
+
+def _annotator_names(project: Project) -> dict[int, str]:
+    """User id → username of the project's annotators."""
+    return dict(
+        Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR).values_list(
+            "user_id", "user__username"
+        )
+    )
 
 
 def _project(project: Project) -> dict[str, Any]:
@@ -174,11 +186,18 @@ def _members(project: Project) -> dict[str, list[str]]:
     return {key: sorted(value) for key, value in out.items()}
 
 
-def _pairs(project: Project) -> dict[str, dict[str, Any]]:
-    """Each pair's extras. A pair without a stored initial alignment says so: its `initial_alignment`
-    in the metrics part is κ_C's identical-token fallback, which an import must not store."""
+def _only(rows: Any, only: list[int] | None) -> Any:
+    """The rows of the pairs `only` (pks), or all when None."""
+    return rows if only is None else rows.filter(pair_id__in=only)
+
+
+def _pairs(project: Project, only: list[int] | None = None) -> dict[str, dict[str, Any]]:
+    """Each pair's extras (`only`: of these pair pks). A pair without a stored initial alignment says so:
+    its `initial_alignment` in the metrics part is κ_C's identical-token fallback, which an import must
+    not store."""
+    pairs = Pair.objects.filter(project=project)
     rows = (
-        Pair.objects.filter(project=project)
+        (pairs if only is None else pairs.filter(pk__in=only))
         .order_by("position", "pk")
         .annotate(unstored=ExpressionWrapper(Q(initial_alignment__isnull=True), output_field=BooleanField()))
         .values_list("source_id", *PAIR_FIELDS, "unstored")
@@ -203,8 +222,9 @@ def _aligner_runs(project: Project) -> list[dict[str, Any]]:
     return [dict(row) for row in rows]
 
 
-def _systems(project: Project) -> dict[str, dict[str, Any]]:
-    """Registered systems with their imported alignments, by name; pairs in pair order."""
+def _systems(project: Project, only: list[int] | None = None) -> dict[str, dict[str, Any]]:
+    """Registered systems with their imported alignments (`only`: on these pair pks), by name; pairs in
+    pair order."""
     systems: dict[str, dict[str, Any]] = {
         name: {"description": description, "alignments": {}}
         for name, description in AlignmentSystem.objects.filter(project=project)
@@ -212,7 +232,7 @@ def _systems(project: Project) -> dict[str, dict[str, Any]]:
         .values_list("name", "description")
     }
     rows = (
-        SystemAlignment.objects.filter(system__project=project)
+        _only(SystemAlignment.objects.filter(system__project=project), only)
         .order_by("system__name", "pair__position", "pair_id")
         .values_list("system__name", "pair__source_id", "sure", "possible", "phrases")
     )
@@ -221,9 +241,11 @@ def _systems(project: Project) -> dict[str, dict[str, Any]]:
     return systems
 
 
-def _pair_labels(project: Project, source_ids: dict[int, str]) -> dict[str, dict[str, dict[str, str]]]:
+def _pair_labels(
+    project: Project, source_ids: dict[int, str], only: list[int] | None = None
+) -> dict[str, dict[str, dict[str, str]]]:
     rows = (
-        PairLabel.objects.filter(pair__project=project, is_gold=False)
+        _only(PairLabel.objects.filter(pair__project=project, is_gold=False), only)
         .exclude(label="", comment="")
         .order_by("annotator__username", "pair__position", "pair_id")
         .values_list("annotator__username", "pair_id", "label", "comment")
@@ -234,10 +256,15 @@ def _pair_labels(project: Project, source_ids: dict[int, str]) -> dict[str, dict
     return dict(out)
 
 
-def _phenomena_extra(project: Project, names: dict[int, str]) -> dict[str, list[Any]]:
+def _phenomena_extra(
+    project: Project, names: dict[int, str], only: list[int] | None = None
+) -> dict[str, list[Any]]:
     """sense_preserving and comment of each phenomenon, in the order of the document's "phenomena"."""
     rows = (
-        Phenomenon.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names))
+        _only(
+            Phenomenon.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names)),
+            only,
+        )
         .order_by("pair__position", "pair_id", "pk")
         .values_list("annotator_id", "sense_preserving", "comment")
     )
@@ -247,9 +274,16 @@ def _phenomena_extra(project: Project, names: dict[int, str]) -> dict[str, list[
     return {name: out[name] for name in sorted(out)}
 
 
-def _phrase_nodes(project: Project, names: dict[int, str]) -> dict[str, list[list[Any]]]:
+def _phrase_nodes(
+    project: Project, names: dict[int, str], only: list[int] | None = None
+) -> dict[str, list[list[Any]]]:
     rows = (
-        PhraseAlignment.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names))
+        _only(
+            PhraseAlignment.objects.filter(
+                pair__project=project, is_gold=False, annotator_id__in=list(names)
+            ),
+            only,
+        )
         .order_by("pair__position", "pair_id", "pk")
         .values_list("annotator_id", "node1", "node2")
     )
@@ -293,14 +327,18 @@ def _has_content(section: Any) -> bool:
     return section is not None
 
 
-def _gold(project: Project, source_ids: dict[int, str]) -> dict[str, list[dict[str, Any]]]:
+def _gold(
+    project: Project, source_ids: dict[int, str], only: list[int] | None = None
+) -> dict[str, list[dict[str, Any]]]:
     base = {"pair__project": project, "is_gold": True}
     order = ("pair__position", "pair_id", "pk")
 
     def rows(model: Any, *fields: str) -> list[dict[str, Any]]:
         out = []
         for row in (
-            model.objects.filter(**base).order_by(*order).values("annotator__username", "pair_id", *fields)
+            _only(model.objects.filter(**base), only)
+            .order_by(*order)
+            .values("annotator__username", "pair_id", *fields)
         ):
             row["annotator"] = row.pop("annotator__username")
             row["pair"] = source_ids[row.pop("pair_id")]
@@ -377,13 +415,18 @@ def _judgements(project: Project) -> list[dict[str, Any]]:
     return sorted(out, key=lambda j: (order[j["item"]], j["rater"], j["step"], j["phase"]))
 
 
-def _assignments(project: Project, source_ids: dict[int, str]) -> list[dict[str, Any]]:
+def _assignments(project: Project) -> list[dict[str, Any]]:
+    return list(_iter_assignments(project))
+
+
+def _iter_assignments(project: Project) -> Iterator[dict[str, Any]]:
+    """The project's assignments one at a time (read a block of rows at a time)."""
     rows = (
         Assignment.objects.filter(project=project)
         .order_by("annotator__username", "round", "queue_position", "pair__position", "unit__position", "pk")
         .values(
             "annotator__username",
-            "pair_id",
+            "pair__source_id",
             "unit__source_id",
             "phase",
             "round",
@@ -393,24 +436,29 @@ def _assignments(project: Project, source_ids: dict[int, str]) -> list[dict[str,
             "time_spent",
         )
     )
-    out = []
-    for row in rows:
+    for row in rows.iterator(chunk_size=ROWS_PER_READ):
         entry: dict[str, Any] = {"annotator": row["annotator__username"]}
-        pair_id = row["pair_id"]
-        entry.update({"pair": source_ids[pair_id]} if pair_id else {"unit": row["unit__source_id"]})
+        pair = row["pair__source_id"]
+        entry.update({"pair": pair} if pair is not None else {"unit": row["unit__source_id"]})
         entry.update(
-            (k, v) for k, v in row.items() if k not in ("annotator__username", "pair_id", "unit__source_id")
+            (k, v)
+            for k, v in row.items()
+            if k not in ("annotator__username", "pair__source_id", "unit__source_id")
         )
-        out.append(entry)
-    return out
+        yield entry
 
 
-def _history(project: Project, source_ids: dict[int, str]) -> list[dict[str, Any]]:
+def _history(project: Project) -> list[dict[str, Any]]:
+    return list(_iter_history(project))
+
+
+def _iter_history(project: Project) -> Iterator[dict[str, Any]]:
+    """The project's annotation history one entry at a time, oldest first."""
     rows = (
         AnnotationHistory.objects.filter(project=project)
         .order_by("at", "pk")
         .values(
-            "pair_id",
+            "pair__source_id",
             "unit__source_id",
             "owner__username",
             "actor__username",
@@ -422,9 +470,9 @@ def _history(project: Project, source_ids: dict[int, str]) -> list[dict[str, Any
             "at",
         )
     )
-    return [
+    return (
         {
-            "pair": source_ids.get(row["pair_id"]) if row["pair_id"] else None,
+            "pair": row["pair__source_id"],
             "unit": row["unit__source_id"],
             "owner": row["owner__username"],
             "actor": row["actor__username"],
@@ -435,8 +483,8 @@ def _history(project: Project, source_ids: dict[int, str]) -> list[dict[str, Any
             "after": row["after"],
             "at": row["at"].isoformat(),
         }
-        for row in rows
-    ]
+        for row in rows.iterator(chunk_size=ROWS_PER_READ)
+    )
 
 
 # ---- JSON Lines -------------------------------------------------------------------------------------
@@ -517,3 +565,194 @@ def _split_by_pair(doc: dict[str, Any], workbench: dict[str, Any], lines: dict[s
         for key, by_pair in by_key.items():
             for pair_id, value in by_pair.items():
                 _put(lines, pair_id, part, key, value, append=False)
+
+
+# ---- JSON Lines, written as read ---------------------------------------------------------------------
+
+
+class Writer(Protocol):
+    def write(self, data: bytes, /) -> Any: ...
+
+
+class _Encoded:
+    """A text file seen as a binary one (UTF-8)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def write(self, data: bytes, /) -> Any:
+        return self.out.write(data.decode("utf-8"))
+
+
+class _Listed:
+    """A JSON array written an item at a time."""
+
+    def __init__(self, items: Iterable[Any]) -> None:
+        self.items = items
+
+
+class _Object:
+    """A JSON object written a member at a time (its values may be _Listed or _Object)."""
+
+    def __init__(self, members: Iterable[tuple[str, Any]]) -> None:
+        self.members = members
+
+
+def _dumps(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+def _write_value(out: Writer, value: Any) -> None:
+    """`value` as `json.dumps(…, ensure_ascii=False)` writes it, byte for byte."""
+    if isinstance(value, _Listed):
+        out.write(b"[")
+        for n, item in enumerate(value.items):
+            out.write(b", " + _dumps(item) if n else _dumps(item))
+        out.write(b"]")
+    elif isinstance(value, _Object):
+        out.write(b"{")
+        for n, (key, member) in enumerate(value.members):
+            out.write((b", " if n else b"") + _dumps(key) + b": ")
+            _write_value(out, member)
+        out.write(b"}")
+    else:
+        out.write(_dumps(value))
+
+
+def write_native_jsonl(
+    project: Project, out: Writer, *, history: bool = False, chunk: int | None = None
+) -> None:
+    """The JSON Lines variant (the bytes of `to_jsonl(native_document(…))`, one line each), written as it
+    is read: the header's long lists (assignments, history) a block of rows at a time, then the pairs'
+    lines `chunk` (PAIRS_PER_CHUNK) pairs at a time, so memory does not grow with the project."""
+    _write_value(out, _Object(_header(project, history=history)))
+    out.write(b"\n")
+    for line in _pair_lines(project, chunk or PAIRS_PER_CHUNK):
+        out.write(_dumps(line) + b"\n")
+
+
+def _header(project: Project, *, history: bool) -> Iterator[tuple[str, Any]]:
+    """The header line's members in `to_jsonl`'s order."""
+    head = document_header(project)
+    yield from head.items()
+    workbench: list[tuple[str, Any]] = [
+        ("version", VERSION),
+        ("project", _project(project)),
+        ("tagset", _tagset(project)),
+        ("members", _members(project)),
+        ("sections", _switched_off_sections(project, head | _layer_keys(project))),
+        ("evaluation_units", _units(project)),
+        ("judgements", _judgements(project)),
+        ("assignments", _Listed(_iter_assignments(project))),
+        ("aligner_runs", _aligner_runs(project)),
+        ("systems", _systems(project, only=[])),
+    ]
+    if history:
+        workbench.append(("history", _Listed(_iter_history(project))))
+    yield "workbench", _Object(workbench)
+    yield "jsonl", 1
+    yield "section_annotators", _section_annotators(project, dict(project_annotators(project)))
+
+
+def _layer_keys(project: Project) -> dict[str, Any]:
+    """The per-pair sections the project's document has (values unread: `_switched_off_sections` only
+    asks which are there)."""
+    on = {
+        "phenomena": project.layer_phenomena,
+        "word_alignments": project.layer_word_alignment,
+        "phrase_alignments": project.layer_phrase_alignment,
+        "evaluations": project.layer_evaluation,
+        "pair_labels": project.layer_pair_label,
+    }
+    return {section: None for section, layer in on.items() if layer}
+
+
+def _section_annotators(project: Project, names: dict[int, str]) -> dict[str, list[str]]:
+    """Which annotators each per-pair section of the whole document lists, in its order: those with a
+    row of it, and for phenomena and word alignments also those with a finished pair."""
+    done = set(
+        Assignment.objects.filter(
+            project=project, pair__isnull=False, status=Assignment.Status.DONE, annotator_id__in=list(names)
+        )
+        .order_by()
+        .values_list("annotator_id", flat=True)
+        .distinct()
+    )
+
+    def having(model: Any) -> set[int]:
+        rows = model.objects.filter(pair__project=project, is_gold=False, annotator_id__in=list(names))
+        if model is PairLabel:
+            rows = rows.exclude(label="")
+        return set(rows.order_by().values_list("annotator_id", flat=True).distinct())
+
+    sections = (
+        ("phenomena", project.layer_phenomena, lambda: having(Phenomenon) | done),
+        ("word_alignments", project.layer_word_alignment, lambda: having(AlignmentLink) | done),
+        ("phrase_alignments", project.layer_phrase_alignment, lambda: having(PhraseAlignment)),
+        ("pair_labels", project.layer_pair_label, lambda: having(PairLabel)),
+    )
+    out: dict[str, list[str]] = {}
+    for section, on, listed in sections:
+        if on:
+            users = listed()
+            out[section] = [name for user_id, name in names.items() if user_id in users]
+    return out
+
+
+def _pair_lines(project: Project, chunk: int) -> Iterator[dict[str, Any]]:
+    """The pairs' lines, in pair order, built `chunk` pairs at a time by `to_jsonl` from the document
+    restricted to those pairs."""
+    names = dict(project_annotators(project))
+    members = _annotator_names(project)
+    # Tables the project has no rows in are not read again for every chunk.
+    gold = any(
+        model.objects.filter(pair__project=project, is_gold=True).exists()
+        for model in (PairLabel, Phenomenon, AlignmentLink, PhraseAlignment)
+    )
+    systems = AlignmentSystem.objects.filter(project=project).exists()
+    ordered = Pair.objects.filter(project=project).order_by("position", "pk")
+    after: tuple[int, int] | None = None
+    while True:
+        page = ordered
+        if after is not None:
+            page = page.filter(Q(position__gt=after[0]) | Q(position=after[0], pk__gt=after[1]))
+        keys = list(page.values_list("position", "pk")[:chunk])
+        if not keys:
+            return
+        after = keys[-1]
+        doc = _chunk_document(project, names, members, [pk for _, pk in keys], gold=gold, systems=systems)
+        yield from to_jsonl(doc)[1:]
+
+
+def _chunk_document(
+    project: Project,
+    names: dict[int, str],
+    members: dict[int, str],
+    pks: list[int],
+    *,
+    gold: bool = True,
+    systems: bool = True,
+) -> dict[str, Any]:
+    """The native document's per-pair parts for the pairs `pks` (what `to_jsonl` splits into lines);
+    `names`: the document's annotators, `members`: `_annotator_names`; `gold`, `systems`: False when the
+    project has no gold rows, no systems (they are not read)."""
+    part = pairs_document(project, names, pks)
+    pairs = {p["pk"]: p for p in part["pairs"]}
+    source_ids = {pk: p["id"] for pk, p in pairs.items()}
+    doc: dict[str, Any] = {
+        "pairs": [
+            {key: p[key] for key in ("id", "tokens1", "tokens2", "initial_alignment")} for p in pairs.values()
+        ]
+    }
+    doc.update((s, part[s]) for s in ("phenomena", "word_alignments", "pair_labels") if s in part)
+    if project.layer_phrase_alignment:
+        doc["phrase_alignments"] = pairs_phrase_alignments(project, names, pairs)
+    doc["workbench"] = {
+        "pairs": _pairs(project, pks),
+        "pair_labels": _pair_labels(project, source_ids, pks),
+        "phenomena_extra": _phenomena_extra(project, members, pks),
+        "phrase_nodes": _phrase_nodes(project, members, pks),
+        "gold": _gold(project, source_ids, pks) if gold else {},
+        "systems": _systems(project, pks) if systems else {},
+    }
+    return doc

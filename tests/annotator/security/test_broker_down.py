@@ -8,9 +8,11 @@ here the error is the one redis-py and kombu really raise.)"""
 from __future__ import annotations
 
 import socket
+import time
 from typing import Any
 
 import pytest
+import redis
 from celery import Celery
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -91,3 +93,46 @@ def test_an_export_through_the_api_with_the_broker_down_fails_and_is_never_left_
     job = CorpusJob.objects.get(kind="export")
     assert_failed_saying_so(job)
     assert not CorpusJob.objects.filter(status=CorpusJob.Status.QUEUED).exists()
+
+
+@pytest.fixture
+def redis_down(broker_down: Celery, settings: Any) -> None:
+    """As in production, where one REDIS_URL is the broker and the cache: both at the closed port."""
+    url = broker_down.conf.broker_url
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}}
+    with pytest.raises(redis.exceptions.ConnectionError):
+        cache.get("anything")  # the cache is down too
+
+
+@pytest.mark.parametrize("format", ["native", "jsonl"])
+def test_an_export_with_the_whole_redis_down_answers_at_once_saying_so(
+    world: dict[str, Any], redis_down: None, django_capture_on_commit_callbacks: Any, format: str
+) -> None:
+    started = time.monotonic()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = make.api_client(world["lead"]).post(
+            "/api/jobs/export/", {"project": world["project"].pk, "format": format}, format="json"
+        )
+    assert time.monotonic() - started < 5
+    assert response.status_code < 500
+    assert_failed_saying_so(CorpusJob.objects.get(kind="export"))
+
+
+def test_an_import_with_the_whole_redis_down_answers_at_once_saying_so(
+    world: dict[str, Any],
+    redis_down: None,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    monkeypatch.setattr(corpus_jobs, "INLINE_LIMIT", 10)  # the upload goes to a worker
+    before = counts()
+    started = time.monotonic()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = logged_in(world["lead"]).post(
+            reverse("annotator:corpus-jobs", args=[world["project"].pk]),
+            {"format": "mrpc", "annotator": "", "files": SimpleUploadedFile("train.txt", TWO_ROWS)},
+        )
+    assert time.monotonic() - started < 5
+    assert response.status_code == 302
+    assert_failed_saying_so(CorpusJob.objects.get(kind="import"))
+    assert counts() == before

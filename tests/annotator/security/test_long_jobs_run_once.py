@@ -10,11 +10,12 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
+from annotator.annotation import services as ann
 from annotator.core import run_once
 from annotator.corpus import aligner_training as training
 from annotator.corpus import projects, tree_parsing
 from annotator.leadtools import explorer_rows
-from annotator.models import AlignerRun, ExplorerValue, Pair
+from annotator.models import AlignerRun, ExplorerState, ExplorerValue, Pair
 from annotator.projects import services as project_setup
 from tests import make
 from tests.make import logged_in
@@ -182,9 +183,9 @@ def test_an_explorer_refresh_delivered_again_while_one_runs_is_left_to_it(world,
     real = explorer_rows.refresh
     second: list[Any] = []
 
-    def delivered_again_meanwhile(p: Any) -> int:
+    def delivered_again_meanwhile(p: Any, **options: Any) -> int:
         second.append(explorer_rows.refresh_once(p))
-        return real(p)
+        return real(p, **options)
 
     monkeypatch.setattr(explorer_rows, "refresh", delivered_again_meanwhile)
     stored = explorer_rows.refresh_once(project)
@@ -192,6 +193,84 @@ def test_an_explorer_refresh_delivered_again_while_one_runs_is_left_to_it(world,
     assert run_once.holder(f"explorer-refresh:{project.pk}") is None  # the claim goes with the run
     monkeypatch.setattr(explorer_rows, "refresh", real)
     assert explorer_rows.refresh_once(project) == stored  # a later refresh runs
+
+
+def explorer_stored(project: Any) -> tuple[Any, ...]:
+    """The project's stored explorer rows and state, as they are."""
+    values = list(ExplorerValue.objects.filter(project=project).order_by("pk").values())
+    state = ExplorerState.objects.filter(project=project).values("source", "counts", "n_compared").get()
+    return values, state
+
+
+def changed_since_the_refresh(world: Any) -> Any:
+    """The project after a refresh and then one more annotation: its rows are not current."""
+    project = world["project"]
+    explorer_rows.refresh(project)
+    before = explorer_stored(project)
+    ann.set_pair_label(world["pairs"][0], world["cast"].anna, "paraphrase", base_version=None)
+    assert not explorer_rows.rows_current(project)
+    return before
+
+
+def test_a_cancel_stops_the_explorer_refresh_between_batches_and_keeps_the_previous_rows(world, monkeypatch):
+    project = world["project"]
+    before = changed_since_the_refresh(world)
+    monkeypatch.setattr(explorer_rows, "BATCH", 2)  # 12 pairs: 6 batches
+    real, read = explorer_rows.batch_rows, []
+
+    def the_lead_cancels_during_the_second(*args: Any) -> Any:
+        read.append(args[2])
+        if len(read) == 2:
+            assert explorer_rows.cancel_refresh(project) is True  # it was running
+        return real(*args)
+
+    monkeypatch.setattr(explorer_rows, "batch_rows", the_lead_cancels_during_the_second)
+    assert explorer_rows.refresh_once(project) is None
+    assert len(read) == 2  # stopped before its third batch
+    assert explorer_stored(project) == before  # rolled back: the previous refresh's rows
+    name = f"explorer-refresh:{project.pk}"
+    assert run_once.holder(name) is None and cache.get(run_once.CANCEL_KEY.format(name)) is None
+    monkeypatch.setattr(explorer_rows, "batch_rows", real)
+    explorer_rows.resume_refresh(project)  # no broker here: refreshed within the call
+    assert explorer_rows.rows_current(project) and not explorer_rows.is_paused(project)
+
+
+def test_the_lead_stops_the_queued_explorer_refresh_from_the_page_and_asks_again(world, task_queue):
+    project = world["project"]
+    before = changed_since_the_refresh(world)
+    client = logged_in(world["cast"].lead)
+    page = reverse("annotator:explorer", args=[project.pk])
+    answer = client.get(page).content.decode()
+    assert (
+        task_queue.sent == [(explorer_rows.REFRESH_TASK, (project.pk,))] and "data-explorer-cancel" in answer
+    )
+    url = reverse("annotator:explorer-refresh", args=[project.pk])
+    assert client.post(url, {"cancel": "1"}).status_code == 302
+    assert explorer_rows.refresh_once(project) is None  # the queued task, delivered now, stops at once
+    assert explorer_stored(project) == before
+    answer = client.get(page).content.decode()
+    assert "The refresh was stopped" in answer and "recomputing…" not in answer
+    assert len(task_queue.sent) == 1  # none asked for while it is stopped
+    assert client.post(url).status_code == 302
+    assert task_queue.sent[1:] == [(explorer_rows.REFRESH_TASK, (project.pk,))]
+    assert explorer_rows.refresh_once(project) == ExplorerValue.objects.filter(project=project).count()
+    assert explorer_rows.rows_current(project)
+    assert logged_in(world["cast"].anna).post(url, {"cancel": "1"}).status_code in (403, 404)
+
+
+def test_the_api_stops_the_explorer_refresh_and_asks_again(world, task_queue):
+    project = world["project"]
+    before = changed_since_the_refresh(world)
+    client = make.api_client(world["cast"].lead)
+    base = f"/api/projects/{project.pk}/explorer"
+    assert client.get(f"{base}/").json()["current"] is False
+    answer = client.post(f"{base}/cancel/")
+    assert answer.status_code == 200 and answer.json() == {"running": False, "current": False, "paused": True}
+    assert explorer_rows.refresh_once(project) is None and explorer_stored(project) == before
+    assert client.get(f"{base}/").json()["paused"] is True and len(task_queue.sent) == 1
+    answer = client.post(f"{base}/refresh/")
+    assert answer.status_code == 200 and answer.json()["paused"] is False and len(task_queue.sent) == 2
+    assert make.api_client(world["cast"].anna).post(f"{base}/cancel/").status_code == 403
 
 
 def test_the_api_cancels_the_projects_queued_training_and_parsing(world, monkeypatch, task_queue):

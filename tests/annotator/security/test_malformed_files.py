@@ -11,6 +11,7 @@ import copy
 import io
 import json
 import random
+import time
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from annotator.corpus.exports.native import to_jsonl, write_native
 from annotator.corpus.services import import_corpus
 from annotator.models import Pair
 from tests import make
+from tests.json_shapes import ADVERSARIAL
 from tests.make import TWO_ROWS, counts, relation, relations_file
 
 pytestmark = pytest.mark.django_db
@@ -288,3 +290,19 @@ def test_an_unknown_gold_part_is_not_read(valid_document: dict[str, Any], rows: 
     doc = copy.deepcopy(valid_document)
     doc.setdefault("workbench", {}).setdefault("gold", {})["from_a_newer_exporter"] = rows
     no_internal_error("native", [("doc.json", json.dumps(doc).encode())])
+
+
+@pytest.mark.parametrize("shape", sorted(ADVERSARIAL))
+def test_a_hostile_line_of_an_upload_is_refused_in_linear_time(shape: str) -> None:
+    """Issue 30: a 200 KB JSON Lines line of escaped quotes held a worker for 132 s (quadratic pre-scan)."""
+    header = json.dumps({"jsonl": 1, "format": "paraphrase-agreement/1"})
+
+    def seconds(size: int) -> float:
+        data = (header + "\n" + ADVERSARIAL[shape](size) + "\n").encode()
+        started = time.perf_counter()
+        refused(data, "doc.jsonl")
+        return time.perf_counter() - started
+
+    small, large = seconds(16 * 1024), seconds(256 * 1024)
+    assert large < 5, (shape, large)
+    assert large < 16 * 8 * small + 0.5, (shape, small, large)  # linear (16×) with room for noise
