@@ -423,3 +423,22 @@ def pairs_document(project: Project, names: dict[int, str], pair_pks: list[int])
         names[user_id]: {pairs[pk]["id"] for pk in pks if pk in pairs} for user_id, pks in done.items()
     }
     return doc
+
+
+def word_alignment_inputs(
+    project: Project, pair_pks: list[int] | None = None
+) -> tuple[dict[int, dict[str, Any]], dict[str, dict[str, dict[str, list[list[int]]]]]]:
+    """(pair pk → its document fields, annotator → pair id → `{sure, possible}`) of the project's pairs
+    (`pair_pks`: only these), as the document's `word_alignments` section holds them, the annotators
+    named by their user ids (as text) in id order (`annotator.agreement.pair_parts`)."""
+    ids = sorted(
+        set(
+            Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR).values_list(
+                "user_id", flat=True
+            )
+        )
+    )
+    names = {user_id: str(user_id) for user_id in ids}
+    pairs = _pairs(project, pair_pks)
+    done = _done_pairs(project, names, pair_pks)
+    return pairs, _word_alignments(project, names, pairs, done, pair_pks)

@@ -82,11 +82,11 @@ def _locked_sheet(pair: Pair, annotator: Any, is_gold: bool, *, lock_pair: bool 
     return sheet
 
 
-def _begin(
-    pair: Pair, annotator: Any, base_version: int | None, is_gold: bool, *, lock_pair: bool = False
-) -> PairLabel:
-    """Lock the sheet and check the client's version; the sheet comes back at its new version."""
-    sheet = _locked_sheet(pair, annotator, is_gold, lock_pair=lock_pair)
+def _begin(pair: Pair, annotator: Any, base_version: int | None, is_gold: bool) -> PairLabel:
+    """Lock the sheet and check the client's version; the sheet comes back at its new version. A
+    non-gold save locks the pair's row first (PostgreSQL): the agreement sums it moves read the other
+    annotators' work on the pair, and every save takes the pair's lock before the sheet's."""
+    sheet = _locked_sheet(pair, annotator, is_gold, lock_pair=not is_gold)
     current = sheet.version - 1
     if base_version is not None and base_version != current:
         raise ConflictError(current)  # the transaction rolls back, bump included
@@ -159,7 +159,7 @@ def set_pair_label(
     """Set the pair-level decision (paraphrase / non-paraphrase, or "" to clear). Returns the new version."""
     if label not in ("", *PairLabel.Label.values):
         raise ValidationError({"label": f"Label must be paraphrase or non_paraphrase, not {label!r}."})
-    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold, lock_pair=not is_gold)
+    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
     before = {"label": sheet.label}
     sheet.label = label
     _record(pair, sheet, "update", actor or annotator, annotator.pk, before, {"label": label})

@@ -377,6 +377,8 @@ def mark_done(assignment: Assignment, pair: Pair, user: Any) -> list[str]:
     problems = completeness_problems(pair, user)
     if not problems:
         with transaction.atomic():
+            # the pair's row first, as every save takes it: the agreement sums read the pair's work
+            list(Pair.objects.select_for_update().filter(pk=pair.pk).values_list("pk"))
             assignment.status = Assignment.Status.DONE
             assignment.finished_at = timezone.now()
             assignment.save(update_fields=["status", "finished_at"])
