@@ -28,6 +28,7 @@ from typing import Any
 from django.db import connection
 
 from annotator.agreement.document import word_alignment_inputs
+from annotator.core.aligner import baseline_alignment
 from annotator.core.machine_agreement import aligner_from_totals, pair_machine_counts
 from annotator.models import AgreementPairPart, Pair, Project
 from metrics.alignment import (
@@ -112,23 +113,82 @@ def _stored(cells: Mapping[Cell, int]) -> list[list[Any]]:
     return [[m, a, k, n] for (m, a, k), n in sorted(cells.items())]
 
 
-def pair_changed(project_id: int, pair_id: int) -> dict[Cell, int]:
-    """The pair's word alignments may have changed: compute its part afresh, keep it, and return the
-    difference from the part it had (the caller adds it to the totals, in the same transaction). On
-    PostgreSQL the pair's row is locked first, so two saves of one pair compute their parts in turn."""
-    project = Project.objects.only("pk", "layer_word_alignment", "layer_phrase_alignment").get(pk=project_id)
-    if not project.layer_word_alignment:
-        return {}
-    if connection.vendor == "postgresql":
-        list(Pair.objects.select_for_update().filter(pk=pair_id).values_list("pk"))
-    pairs, sheets = word_alignment_inputs(project, [pair_id])
-    pair = pairs.get(pair_id)
+def _changed_part(
+    pair: Mapping[str, Any],
+    sheets: Mapping[str, Mapping[str, Any]],
+    annotator: str,
+    before: Mapping[Cell, int] | None,
+) -> dict[Cell, int]:
+    """The pair's part after `annotator`'s alignment of it changed: the counts of every annotator pair
+    afresh, and each annotator's own cells (`_own_cells`) afresh for `annotator` only, the others' as
+    `before` has them (their alignments did not change; all afresh when the pair had no part)."""
+    out: dict[Cell, int] = {}
+    if len(sheets) >= 2:
+        alignments = {a: _word_alignment(e) for a, e in sheets.items()}
+        counts = alignment_pair_counts(_metrics_pair(pair), alignments, identical_match=_identical_match())
+        _count_cells(counts, out)
+    if before is None:
+        _own_cells(pair, sheets, out)
+        return out
+    out.update({c: n for c, n in before.items() if c[0] != WORDS and c[1] != annotator})
+    _own_cells(pair, {a: e for a, e in sheets.items() if a == annotator}, out)
+    return out
+
+
+#: The word alignments of one pair by the project's annotators, as `annotator.agreement.document` reads
+#: them: (annotator, i, j, sure) of their non-gold links, and (annotator, NULL, NULL, NULL) for a pair
+#: whose assignment they finished (an empty alignment when they made no link).
+PAIR_ALIGNMENTS = """
+SELECT l.annotator_id, l.i, l.j, l.sure FROM annotator_alignmentlink l
+WHERE l.pair_id = %(pair)s AND l.is_gold = %(false)s AND EXISTS (
+  SELECT 1 FROM annotator_membership m
+  WHERE m.project_id = %(project)s AND m.user_id = l.annotator_id AND m.role = 'annotator')
+UNION ALL
+SELECT a.annotator_id, NULL, NULL, NULL FROM annotator_assignment a
+WHERE a.pair_id = %(pair)s AND a.status = 'done' AND EXISTS (
+  SELECT 1 FROM annotator_membership m
+  WHERE m.project_id = %(project)s AND m.user_id = a.annotator_id AND m.role = 'annotator')
+"""
+
+
+def _pair_inputs(project_id: int, pair_id: int) -> tuple[dict[str, Any] | None, dict[str, dict[str, Any]]]:
+    """(the pair's document fields, annotator → their alignment of it, annotators in id order), or None
+    for the pair when the project has no word-alignment layer (two queries)."""
+    row = (
+        Pair.objects.filter(pk=pair_id, project__layer_word_alignment=True)
+        .values_list("source_id", "tokens1", "tokens2", "initial_alignment")
+        .first()
+    )
+    if row is None:
+        return None, {}
+    source_id, tokens1, tokens2, initial = row
+    pair = {
+        "id": source_id,
+        "tokens1": tokens1,
+        "tokens2": tokens2,
+        "initial_alignment": baseline_alignment(initial, tokens1, tokens2),
+    }
+    found: dict[int, dict[str, list[list[int]]]] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(PAIR_ALIGNMENTS, {"pair": pair_id, "project": project_id, "false": False})
+        for annotator_id, i, j, sure in cursor.fetchall():
+            sheet = found.setdefault(annotator_id, {"sure": [], "possible": []})
+            if i is not None:
+                sheet["sure" if sure else "possible"].append([i, j])
+    return pair, {str(a): {k: sorted(v) for k, v in found[a].items()} for a in sorted(found)}
+
+
+def pair_changed(project_id: int, pair_id: int, annotator_id: int) -> dict[Cell, int]:
+    """The annotator's word alignment of the pair may have changed: compute the pair's part afresh, keep
+    it, and return the difference from the part it had (the caller adds it to the totals, in the same
+    transaction). The caller holds the pair's row lock on PostgreSQL (every save takes it,
+    `annotator.annotation.services`), so two saves of one pair compute their parts in turn."""
+    pair, mine = _pair_inputs(project_id, pair_id)
     if pair is None:
         return {}
-    mine = {a: by[pair["id"]] for a, by in sheets.items() if pair["id"] in by}
-    after = pair_cells(pair, mine, identical_match=_identical_match())
     row = AgreementPairPart.objects.filter(pair_id=pair_id).values_list("pk", "cells").first()
     before = _cells(row[1]) if row is not None else {}
+    after = _changed_part(pair, mine, str(annotator_id), before if row is not None else None)
     if after == before:
         return {}
     if row is None:

@@ -109,15 +109,23 @@ def _start_assignment(pair: Pair, annotator: Any) -> None:
     )
 
 
-def _finish(sheet: PairLabel, pair: Pair, *changed: str, label_before: str | None = None) -> int:
+def _finish(
+    sheet: PairLabel, pair: Pair, *changed: str, label_before: str | None = None, aligned: bool = False
+) -> int:
     """Save any of the sheet's own fields the change set (its version was bumped by `_begin`) and record
-    the change for the agreement (`label_before`: the annotator's label before a label save)."""
+    the change for the agreement (`label_before`: the annotator's label before a label save; `aligned`:
+    the save changed the sheet's word alignment)."""
     if changed:
         sheet.save(update_fields=["updated_at", *changed])
     label_of = (
         None if label_before is None or sheet.is_gold else (sheet.annotator_id, label_before, sheet.label)
     )
-    record_change(pair.project_id, pair.pk, label_of=label_of)
+    record_change(
+        pair.project_id,
+        pair.pk,
+        label_of=label_of,
+        aligned_by=sheet.annotator_id if aligned and not sheet.is_gold else None,
+    )
     return sheet.version
 
 
@@ -413,7 +421,7 @@ def set_links(
                 before,
                 history.snapshot(link, LINK_FIELDS),
             )
-    return _finish(sheet, pair)
+    return _finish(sheet, pair, aligned=True)
 
 
 @transaction.atomic
@@ -469,7 +477,7 @@ def remove_links(
                 None,
             )
             link.delete()
-    return _finish(sheet, pair)
+    return _finish(sheet, pair, aligned=True)
 
 
 @transaction.atomic

@@ -383,5 +383,5 @@ def mark_done(assignment: Assignment, pair: Pair, user: Any) -> list[str]:
             assignment.finished_at = timezone.now()
             assignment.save(update_fields=["status", "finished_at"])
             # A done pair counts as word-aligned by its annotator even without links (agreement.py).
-            record_change(pair.project_id, pair.pk)
+            record_change(pair.project_id, pair.pk, aligned_by=assignment.annotator_id)
     return problems

@@ -270,3 +270,24 @@ def test_the_migration_fills_the_word_alignment_parts_of_existing_projects():
     migration.fill_parts(apps, None)
     assert sums.kept_cells(project.pk) == kept == sums.project_cells(project.pk)
     assert pair_parts.kept_parts(project.pk) == parts
+
+
+def test_a_link_save_moves_the_sums_in_five_statements():
+    """A link save reads the pair (with its project's layer) and its word alignments, reads and writes
+    the pair's part and moves the totals (one INSERT … ON CONFLICT DO UPDATE): five statements of its
+    fourteen."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    anns = tuple(make.user(f"q{k}") for k in range(4))
+    project = make.project_with_pairs(n_pairs=1, lead=make.user("lead"), annotators=anns)
+    pair = project.pairs.get()
+    for k, who in enumerate(anns):
+        annotation_services.set_links(pair, who, [(1, 0), (k, 1)], sure=True, base_version=None)
+    with CaptureQueriesContext(connection) as link:
+        annotation_services.set_links(pair, anns[0], [(2, 2)], sure=False, base_version=None)
+    statements = [q["sql"] for q in link.captured_queries]
+    markers = ("layer_word_alignment", "UNION ALL", "annotator_agreementpairpart", "annotator_agreementsum")
+    assert sum(any(m in sql for m in markers) for sql in statements) == 5, statements
+    assert len(statements) == 14, statements
+    assert sums.kept_cells(project.pk) == sums.project_cells(project.pk)
