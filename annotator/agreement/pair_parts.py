@@ -12,9 +12,11 @@ pair_machine_counts`). The `AgreementSum` rows, per project (annotators by user 
 - ``machine.aligner``, annotators ``"a"``, key the index of `pair_machine_counts`' list.
 
 What one pair adds (`pair_cells`, pure) is kept on the pair's `AgreementPairPart` row. A save that may
-change the pair's word alignments (links, a pair marked done) locks the pair's row, reads its current
-alignments, computes its part afresh, reads the part it had (one row) and moves the totals by the
-difference (`sums.add`, one INSERT … ON CONFLICT DO UPDATE), all in the save's transaction. A report
+change an annotator's word alignment of the pair (links, a pair marked done; the save holds the pair's
+row lock) reads the pair's current alignments, reads the part it had (one row), computes the counts of
+every annotator pair of the pair and that annotator's own counts afresh (the others' own counts are the
+part's), and moves the totals by the difference (`sums.add`, one INSERT … ON CONFLICT DO UPDATE), all
+in the save's transaction (`pair_changed`). A report
 reads the totals (`alignment_figures`, `aligner_figures`); the counts of an annotator pair oriented by
 user id are turned round when the report's order (by name) is the other one: every count of the
 measures is symmetric under that swap (test ↔ reference).
