@@ -22,21 +22,28 @@ def record_change(
     pair_id: int | None = None,
     *,
     label_of: tuple[int, str, str] | None = None,
+    aligned_by: int | None = None,
     relabelled: bool = False,
 ) -> None:
     """Record, in the changing transaction, that the project's annotations changed.
 
     `pair_id`: the one pair that changed (None: anything may have changed). `label_of`: (annotator id,
-    label before, label after) when the save set that annotator's pair label. `relabelled`: labels of any pair may
-    have changed (an import): the sums are rebuilt.
+    label before, label after) when the save set that annotator's pair label. `aligned_by`: the
+    annotator whose word alignment of the pair the save may have changed (links, a finished
+    assignment): the pair's part of the word-alignment sums is computed afresh. `relabelled`: the annotations or
+    automatic alignments of any pair may have changed (an import, a new automatic alignment): the sums
+    are rebuilt.
     """
     import annotator.agreement.changes as changes
+    import annotator.agreement.pair_parts as pair_parts
     import annotator.agreement.sums as sums
 
     if relabelled:
         sums.rebuild(project_id)
     elif pair_id is not None and label_of is not None:
         sums.label_changed(project_id, pair_id, *label_of)
+    elif pair_id is not None and aligned_by is not None:
+        sums.add(project_id, pair_parts.pair_changed(project_id, pair_id, aligned_by))
     changes.project_changed(project_id, pair_id)
 
 

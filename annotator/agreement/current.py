@@ -12,9 +12,10 @@ disagreement, who worked on it) lives on the pair's state row (`AgreementPairSta
 the computation that last changed the pair (`annotator.agreement.incremental`), so reading one pair's
 value reads one row and an update writes only the pairs it changed.
 
-The pair-label figures (Cohen's and Fleiss' κ, disagreeing pairs, label counts) are not taken from the
-stored sections but read from the sums the database keeps (`annotator.agreement.sums`), so they include
-every committed save.
+The pair-label figures (Cohen's and Fleiss' κ, disagreeing pairs, label counts), the word alignment
+P/R/F1 and the humans against the automatic alignment are not taken from the stored sections but read
+from the sums the database keeps (`annotator.agreement.sums`, `annotator.agreement.pair_parts`), so they
+include every committed save.
 
 The 95 % confidence intervals (`<key>.ci95`) are the section row `intervals` (`INTERVALS`), computed by
 their own task (`computation.compute_intervals`); `current` adds them to the measures only when the row's
@@ -163,11 +164,7 @@ def current(project: Project | int) -> Current | None:
     meta = summary["computation"]
     results = {key: value for key, value in summary.items() if key != "computation"}
     results["report"] = {"format": REPORT_FORMAT, "measures": dict(sorted(measures.items()))}
-    if results.get("pair_labels") is not None:
-        kept = sums.pair_label_figures(project_id)  # as the database keeps them now
-        measures.update(kept["measures"])
-        results["report"]["measures"] = dict(sorted(measures.items()))
-        results["pair_labels"] = pair_label_summary(measures, kept["counts"])
+    _with_kept_sums(project_id, results, measures, "word_alignments" in keys)
     intervals = rows.get(INTERVALS)
     if intervals and digests[INTERVALS] == fingerprint and not results.get("pending"):
         measures.update(intervals)  # computed for exactly these figures
@@ -180,6 +177,31 @@ def current(project: Project | int) -> Current | None:
         computation=meta["id"],
         report=meta.get("report"),
     )
+
+
+def _with_kept_sums(
+    project_id: int, results: dict[str, Any], measures: dict[str, Any], aligned: bool
+) -> None:
+    """Put the figures of the sums the database keeps (as they are now: every committed save) in
+    `results` and its report's `measures`: pair labels, word alignments (`aligned`: the project's report
+    has the section) and the humans against the automatic alignment."""
+    kept = sums.kept_figures(project_id)
+    if results.get("pair_labels") is not None:
+        measures.update(kept["pair_labels"]["measures"])
+        results["pair_labels"] = pair_label_summary(measures, kept["pair_labels"]["counts"])
+    if aligned:
+        measures.update(kept["alignment"])
+    machine = results.get("machine") or {}
+    if "aligner" in machine:
+        tree = {row["annotator"]: row["tree_phrase"] for row in machine["aligner"] if "tree_phrase" in row}
+        results["machine"] = {
+            **machine,
+            "aligner": [
+                {**row, **({"tree_phrase": tree[row["annotator"]]} if row["annotator"] in tree else {})}
+                for row in kept["aligner"](tree)
+            ],
+        }
+    results["report"]["measures"] = dict(sorted(measures.items()))
 
 
 def _latest_report(project_id: int) -> Current | None:

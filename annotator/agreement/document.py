@@ -456,3 +456,22 @@ def pairs_phrase_alignments(
     """The `phrase_alignments` section restricted to `pairs` (pk → the entries of `pairs_document`'s
     "pairs", with their tree nodes)."""
     return _phrase_alignments(project, names, pairs, list(pairs))
+
+
+def word_alignment_inputs(
+    project: Project, pair_pks: list[int] | None = None
+) -> tuple[dict[int, dict[str, Any]], dict[str, dict[str, dict[str, list[list[int]]]]]]:
+    """(pair pk → its document fields, annotator → pair id → `{sure, possible}`) of the project's pairs
+    (`pair_pks`: only these), as the document's `word_alignments` section holds them, the annotators
+    named by their user ids (as text) in id order (`annotator.agreement.pair_parts`)."""
+    ids = sorted(
+        set(
+            Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR).values_list(
+                "user_id", flat=True
+            )
+        )
+    )
+    names = {user_id: str(user_id) for user_id in ids}
+    pairs = _pairs(project, pair_pks)
+    done = _done_pairs(project, names, pair_pks)
+    return pairs, _word_alignments(project, names, pairs, done, pair_pks)

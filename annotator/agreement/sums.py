@@ -19,8 +19,9 @@ locks the pair's row with its sheet, so two annotators saving the same pair at o
 other's label. A change that may touch any pair (an import, a change of who is an annotator) rebuilds
 the project's rows (`rebuild`); `project_cells` and `pair_cells` sum them afresh in Python, which the
 property test holds equal to what the statement keeps.
-The figures are read with one indexed query (`pair_label_figures`), so a read right after a save's
-response includes it.
+The figures are read with one indexed query (`pair_label_figures`; `kept_figures` with the word
+alignment measures kept the same way, `annotator.agreement.pair_parts`), so a read right after a save's
+response includes it. A rebuild also recomputes every pair's word-alignment part.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+import annotator.agreement.pair_parts as pair_parts
+from annotator.agreement.pair_parts import project_parts, store_parts
 from annotator.models import AgreementSum, Membership, PairLabel
 from metrics.pair_labels import PairLabelCounts, pair_label_report_from_counts
 
@@ -76,7 +79,7 @@ def difference(before: Mapping[int, str], after: Mapping[int, str]) -> dict[Cell
     return {cell: n for cell, n in out.items() if n}
 
 
-def _add(project_id: int, cells: Mapping[Cell, int]) -> None:
+def add(project_id: int, cells: Mapping[Cell, int]) -> None:
     """Move the project's totals by `cells` in one statement (rows in a fixed order: concurrent saves
     lock the rows they share in the same order)."""
     if not cells:
@@ -174,7 +177,12 @@ def label_changed(project_id: int, pair_id: int, annotator_id: int, old: str, ne
 
 
 def project_cells(project_id: int) -> dict[Cell, int]:
-    """The totals summed afresh from the project's labels."""
+    """The totals summed afresh from the project's annotations."""
+    return summed((*_label_cells(project_id), *project_parts(project_id).values()))
+
+
+def _label_cells(project_id: int) -> list[dict[Cell, int]]:
+    """What each pair's labels add to the totals."""
     annotators = _annotator_ids(project_id)
     by_pair: dict[int, dict[int, str]] = {}
     rows = (
@@ -184,7 +192,7 @@ def project_cells(project_id: int) -> dict[Cell, int]:
     )
     for pair_id, annotator_id, label in rows:
         by_pair.setdefault(pair_id, {})[annotator_id] = label
-    return summed(pair_cells(labels) for labels in by_pair.values())
+    return [pair_cells(labels) for labels in by_pair.values()]
 
 
 def summed(parts: Iterable[Mapping[Cell, int]]) -> dict[Cell, int]:
@@ -198,8 +206,10 @@ def summed(parts: Iterable[Mapping[Cell, int]]) -> dict[Cell, int]:
 def rebuild(project_id: int) -> int:
     """Replace the project's totals by ones summed afresh from its annotations; returns how many cells
     the kept totals had wrong (0 when they had not drifted)."""
-    fresh = project_cells(project_id)
+    parts = project_parts(project_id)
+    fresh = summed((*_label_cells(project_id), *parts.values()))
     kept = kept_cells(project_id)
+    store_parts(project_id, parts)
     AgreementSum.objects.filter(project_id=project_id).delete()
     AgreementSum.objects.bulk_create(
         [
@@ -217,8 +227,8 @@ def kept_cells(project_id: int) -> dict[Cell, int]:
 
 
 def _kept_rows(project_id: int) -> list[tuple[str, str, str, int, str | None]]:
-    """The project's non-zero cells, each `pair_labels.labelled` one with its annotator's name (every
-    annotator of a contingency cell has one: they labelled that pair), in one query."""
+    """The project's non-zero cells, each cell of one annotator with their name (every annotator of a
+    cell of two has one: they labelled or aligned that pair), in one query."""
     user = get_user_model()
     sums_table = connection.ops.quote_name(AgreementSum._meta.db_table)
     users = connection.ops.quote_name(user._meta.db_table)
@@ -226,17 +236,34 @@ def _kept_rows(project_id: int) -> list[tuple[str, str, str, int, str | None]]:
     with connection.cursor() as cursor:
         cursor.execute(
             f'SELECT s."measure", s."annotators", s."key", s."value", u.{name} FROM {sums_table} s '
-            f'LEFT JOIN {users} u ON s."measure" = %s AND CAST(u."id" AS TEXT) = s."annotators" '
+            f'LEFT JOIN {users} u ON s."measure" IN (%s, %s, %s) AND CAST(u."id" AS TEXT) = s."annotators" '
             f'WHERE s."project_id" = %s AND s."value" <> 0',
-            [LABELLED, project_id],
+            [LABELLED, pair_parts.ALIGNED, pair_parts.MACHINE, project_id],
         )
         return [tuple(row) for row in cursor.fetchall()]  # type: ignore[misc]
+
+
+def kept_figures(project_id: int) -> dict[str, Any]:
+    """The figures of the kept totals, read in one query: `pair_labels` (`pair_label_figures`),
+    `alignment` (the ``alignment.*`` report keys, `pair_parts.alignment_figures`) and `aligner`
+    (`pair_parts.aligner_figures`, a function of the annotators to add: those with a tree phrase row)."""
+    rows = _kept_rows(project_id)
+    names = {a: name for m, a, _, _, name in rows if name is not None and m != LABELLED}
+    cells = [row[:4] for row in rows if row[0] in pair_parts.MEASURES]
+    return {
+        "pair_labels": _pair_label_figures(rows),
+        "alignment": pair_parts.alignment_figures(cells, names),
+        "aligner": lambda extra=(): pair_parts.aligner_figures(cells, names, extra),
+    }
 
 
 def pair_label_figures(project_id: int) -> dict[str, Any]:
     """The ``pair_labels.*`` report keys and each annotator's label counts, from the kept totals (the
     annotators in document order: by name)."""
-    rows = _kept_rows(project_id)
+    return _pair_label_figures(_kept_rows(project_id))
+
+
+def _pair_label_figures(rows: list[tuple[str, str, str, int, str | None]]) -> dict[str, Any]:
     names: dict[str, str] = {}
     labelled: dict[str, dict[str, int]] = {}
     for measure, annotators, key, n, username in rows:

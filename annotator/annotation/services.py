@@ -82,11 +82,11 @@ def _locked_sheet(pair: Pair, annotator: Any, is_gold: bool, *, lock_pair: bool 
     return sheet
 
 
-def _begin(
-    pair: Pair, annotator: Any, base_version: int | None, is_gold: bool, *, lock_pair: bool = False
-) -> PairLabel:
-    """Lock the sheet and check the client's version; the sheet comes back at its new version."""
-    sheet = _locked_sheet(pair, annotator, is_gold, lock_pair=lock_pair)
+def _begin(pair: Pair, annotator: Any, base_version: int | None, is_gold: bool) -> PairLabel:
+    """Lock the sheet and check the client's version; the sheet comes back at its new version. A
+    non-gold save locks the pair's row first (PostgreSQL): the agreement sums it moves read the other
+    annotators' work on the pair, and every save takes the pair's lock before the sheet's."""
+    sheet = _locked_sheet(pair, annotator, is_gold, lock_pair=not is_gold)
     current = sheet.version - 1
     if base_version is not None and base_version != current:
         raise ConflictError(current)  # the transaction rolls back, bump included
@@ -109,15 +109,23 @@ def _start_assignment(pair: Pair, annotator: Any) -> None:
     )
 
 
-def _finish(sheet: PairLabel, pair: Pair, *changed: str, label_before: str | None = None) -> int:
+def _finish(
+    sheet: PairLabel, pair: Pair, *changed: str, label_before: str | None = None, aligned: bool = False
+) -> int:
     """Save any of the sheet's own fields the change set (its version was bumped by `_begin`) and record
-    the change for the agreement (`label_before`: the annotator's label before a label save)."""
+    the change for the agreement (`label_before`: the annotator's label before a label save; `aligned`:
+    the save changed the sheet's word alignment)."""
     if changed:
         sheet.save(update_fields=["updated_at", *changed])
     label_of = (
         None if label_before is None or sheet.is_gold else (sheet.annotator_id, label_before, sheet.label)
     )
-    record_change(pair.project_id, pair.pk, label_of=label_of)
+    record_change(
+        pair.project_id,
+        pair.pk,
+        label_of=label_of,
+        aligned_by=sheet.annotator_id if aligned and not sheet.is_gold else None,
+    )
     return sheet.version
 
 
@@ -159,7 +167,7 @@ def set_pair_label(
     """Set the pair-level decision (paraphrase / non-paraphrase, or "" to clear). Returns the new version."""
     if label not in ("", *PairLabel.Label.values):
         raise ValidationError({"label": f"Label must be paraphrase or non_paraphrase, not {label!r}."})
-    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold, lock_pair=not is_gold)
+    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
     before = {"label": sheet.label}
     sheet.label = label
     _record(pair, sheet, "update", actor or annotator, annotator.pk, before, {"label": label})
@@ -413,7 +421,7 @@ def set_links(
                 before,
                 history.snapshot(link, LINK_FIELDS),
             )
-    return _finish(sheet, pair)
+    return _finish(sheet, pair, aligned=True)
 
 
 @transaction.atomic
@@ -469,7 +477,7 @@ def remove_links(
                 None,
             )
             link.delete()
-    return _finish(sheet, pair)
+    return _finish(sheet, pair, aligned=True)
 
 
 @transaction.atomic

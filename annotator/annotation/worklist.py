@@ -377,9 +377,11 @@ def mark_done(assignment: Assignment, pair: Pair, user: Any) -> list[str]:
     problems = completeness_problems(pair, user)
     if not problems:
         with transaction.atomic():
+            # the pair's row first, as every save takes it: the agreement sums read the pair's work
+            list(Pair.objects.select_for_update().filter(pk=pair.pk).values_list("pk"))
             assignment.status = Assignment.Status.DONE
             assignment.finished_at = timezone.now()
             assignment.save(update_fields=["status", "finished_at"])
             # A done pair counts as word-aligned by its annotator even without links (agreement.py).
-            record_change(pair.project_id, pair.pk)
+            record_change(pair.project_id, pair.pk, aligned_by=assignment.annotator_id)
     return problems

@@ -232,7 +232,7 @@ def _train_and_store(run: AlignerRun, progress: _Progress) -> dict[str, Any]:
             ],
             batch_size=BATCH,
         )
-        record_change(project.pk)  # κ_C's baseline changed
+        record_change(project.pk, relabelled=True)  # κ_C's baseline and the humans' counts against it
     kept = len(rows) - len(replaceable)
     n_links = sum(len(links[p.pk]) for p in replaceable)
     progress("done", len(rows), len(rows))

@@ -3,6 +3,7 @@
 from annotator.models.agreement import (
     AgreementChange,
     AgreementHeadline,
+    AgreementPairPart,
     AgreementPairState,
     AgreementSection,
     AgreementSnapshot,
@@ -38,6 +39,7 @@ from annotator.models.work import Assignment, ReannotationRound
 __all__ = [
     "AgreementChange",
     "AgreementHeadline",
+    "AgreementPairPart",
     "AgreementPairState",
     "AgreementSection",
     "AgreementSnapshot",

@@ -107,6 +107,23 @@ class AgreementSum(models.Model):
         return f"{self.project_id} {self.measure} {self.annotators} {self.key} = {self.value}"
 
 
+class AgreementPairPart(models.Model):
+    """What one pair adds to the project's agreement sums that are computed from its word alignments
+    (`annotator.agreement.pair_parts`): the `AgreementSum` cells it contributes, as
+    `[[measure, annotators, key, value], …]`. A save of the pair reads this row for what the pair added
+    before, so that it moves the totals by the difference without recomputing the old state."""
+
+    project = models.ForeignKey(Project, related_name="+", on_delete=models.CASCADE)
+    pair = models.OneToOneField("annotator.Pair", related_name="agreement_part", on_delete=models.CASCADE)
+    cells = models.JSONField(default=list)
+
+    class Meta:
+        indexes = [models.Index(fields=["project"])]
+
+    def __str__(self) -> str:
+        return f"agreement part of pair {self.pair_id}"
+
+
 class AgreementChange(models.Model):
     """A change to annotations not yet taken into the agreement state: one row per save (written in the
     save's transaction), the pair it touched, or no pair when anything may have changed (an import, a

@@ -43,3 +43,38 @@ def test_concurrent_label_saves_of_one_pair_keep_the_sums_exact(postgres_require
         thread.join(120)
     assert errors == []
     assert sums.kept_cells(project.pk) == sums.project_cells(project.pk)
+
+
+def test_concurrent_link_saves_of_one_pair_keep_the_word_alignment_sums_exact(postgres_required):
+    from annotator.agreement import pair_parts
+
+    anns = tuple(make.user(name) for name in ("ana", "bo", "cy"))
+    project = make.project_with_pairs(n_pairs=1, lead=make.user("lead"), annotators=anns)
+    pair = project.pairs.get()
+    rounds = 8
+    barrier = threading.Barrier(len(anns))
+    errors: list[BaseException] = []
+
+    def annotator(k: int) -> None:
+        try:
+            for r in range(rounds):
+                barrier.wait(30)
+                link = [((r + k) % 6, r % 4)]
+                if r % 3 == 2:
+                    annotation_services.remove_links(pair, anns[k], link, base_version=None)
+                else:
+                    annotation_services.set_links(pair, anns[k], link, sure=r % 2 == 0, base_version=None)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+            barrier.abort()
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=annotator, args=(k,)) for k in range(len(anns))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert errors == []
+    assert sums.kept_cells(project.pk) == sums.project_cells(project.pk)
+    assert pair_parts.kept_parts(project.pk) == pair_parts.project_parts(project.pk)

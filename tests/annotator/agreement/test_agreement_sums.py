@@ -15,13 +15,23 @@ from django.core.management import call_command
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from annotator.agreement import rebuild, sums
+from annotator.agreement import pair_parts, rebuild, sums
 from annotator.agreement.computation import recompute
 from annotator.agreement.document import project_document
 from annotator.agreement.results import pair_label_agreement
 from annotator.annotation import services as annotation_services
-from annotator.models import AgreementChange, AgreementSum, Membership, Phenomenon
+from annotator.annotation import worklist
+from annotator.core.machine_agreement import machine_agreement
+from annotator.models import (
+    AgreementChange,
+    AgreementPairPart,
+    AgreementSum,
+    Assignment,
+    Membership,
+    Phenomenon,
+)
 from annotator.projects.roles import grant_role
+from metrics.alignment import alignment_report
 from metrics.document import parse_document
 from metrics.pair_labels import pair_label_report
 from tests import make
@@ -36,6 +46,8 @@ edit = st.one_of(
     st.tuples(st.just("unphenomenon"), st.integers(0, 2), st.integers(0, 3), st.just(0)),
     st.tuples(st.just("link"), st.integers(0, 2), st.integers(0, 3), st.integers(0, 3)),
     st.tuples(st.just("unlink"), st.integers(0, 2), st.integers(0, 3), st.integers(0, 3)),
+    st.tuples(st.just("possible"), st.integers(0, 2), st.integers(0, 3), st.integers(0, 5)),
+    st.tuples(st.just("done"), st.integers(0, 2), st.integers(0, 3), st.just(0)),
     st.tuples(st.just("leave"), st.just(0), st.integers(0, 3), st.just(0)),
     st.tuples(st.just("join"), st.just(0), st.integers(0, 3), st.just(0)),
 )
@@ -56,6 +68,11 @@ def apply(edit_: tuple, project, pairs: list, anns: tuple, ptype) -> None:
             annotation_services.delete_phenomenon(mine, base_version=None)
     elif kind == "link":
         annotation_services.set_links(pair, who, [(arg, 0)], sure=True, base_version=None)
+    elif kind == "possible":
+        annotation_services.set_links(pair, who, [(arg, arg % 4)], sure=False, base_version=None)
+    elif kind == "done":
+        assignment = Assignment.objects.filter(pair=pair, annotator=who).order_by("-round", "-id").first()
+        worklist.mark_done(assignment, pair, who)
     elif kind == "unlink":
         annotation_services.remove_links(pair, who, [(arg, 0)], base_version=None)
     elif kind == "leave":
@@ -73,6 +90,16 @@ def library_figures(project) -> dict:
     doc.setdefault("pair_labels", {})
     measures = pair_label_report(parse_document(doc))
     return {"measures": measures, "counts": pair_label_agreement(doc, measures)["counts"]}
+
+
+def kept_alignment(project) -> tuple[dict, list]:
+    kept = sums.kept_figures(project.pk)
+    return kept["alignment"], kept["aligner"]()
+
+
+def library_alignment(project) -> tuple[dict, list]:
+    doc = project_document(project)
+    return alignment_report(parse_document(doc)), machine_agreement(doc)["aligner"]
 
 
 @settings(
@@ -103,10 +130,14 @@ def test_kept_sums_equal_rebuilt_and_the_library_on_the_whole_document(edits):
         apply(edit_, project, pairs, anns, ptype)
     kept = sums.kept_cells(project.pk)
     assert kept == sums.project_cells(project.pk)
+    assert pair_parts.kept_parts(project.pk) == pair_parts.project_parts(project.pk)
     figures = kept_figures(project)
     assert figures == library_figures(project)  # exactly: the same counts reach the same formulas
+    alignment = kept_alignment(project)
+    assert alignment == library_alignment(project)
     rebuild(project.pk)
     assert sums.kept_cells(project.pk) == kept and kept_figures(project) == figures
+    assert kept_alignment(project) == alignment
 
 
 def test_a_read_right_after_a_save_includes_it():
@@ -134,6 +165,48 @@ def test_a_read_right_after_a_save_includes_it():
     assert labels["fleiss"]["n_items"] == 2
     measures = after["snapshot"]["results"]["report"]["measures"]
     assert measures["pair_labels.cohen"]["n_items"] == {"ana|bo": 2}
+
+
+@pytest.mark.parametrize("ordered_by_id", [True, False])
+def test_kept_word_alignment_figures_are_the_library_s(ordered_by_id):
+    """Non-trivial counts, with the annotators' names in and against the order of their ids (the kept
+    counts of an annotator pair are turned round for the report)."""
+    names = ("ana", "bo", "cy") if ordered_by_id else ("cy", "bo", "ana")
+    anns = tuple(make.user(name) for name in names)
+    project = make.project_with_pairs(n_pairs=2, lead=make.user("lead"), annotators=anns)
+    first, second = project.pairs.order_by("position")
+    links = {0: [(1, 0), (4, 2)], 1: [(1, 0), (2, 1), (5, 3)], 2: [(0, 0), (4, 2), (5, 3)]}
+    for k, who in enumerate(anns):
+        annotation_services.set_links(first, who, links[k], sure=True, base_version=None)
+        annotation_services.set_links(first, who, [(3, 3)], sure=k != 1, base_version=None)
+    annotation_services.set_links(second, anns[0], [(1, 0)], sure=True, base_version=None)
+    annotation_services.set_links(second, anns[2], [(1, 0), (2, 1)], sure=False, base_version=None)
+    alignment, aligner = kept_alignment(project)
+    assert (alignment, aligner) == library_alignment(project)
+    assert alignment["alignment.words.f1"]["value"] is not None
+    assert sorted(row["pairs"] for row in aligner) == [1, 2, 2]
+
+
+def test_a_read_right_after_a_link_save_includes_it():
+    lead, ana, bo = make.user("lead"), make.user("ana"), make.user("bo")
+    project = make.project_with_pairs(n_pairs=2, lead=lead, annotators=(ana, bo))
+    first, second = project.pairs.order_by("position")
+    annotation_services.set_links(first, ana, [(1, 0), (2, 1)], sure=True, base_version=None)
+    annotation_services.set_links(first, bo, [(1, 0)], sure=True, base_version=None)
+    recompute(project.pk)
+    url = f"/api/projects/{project.pk}/agreement/"
+    before = make.api_client(lead).get(url).json()["snapshot"]["results"]
+    assert before["report"]["measures"]["alignment.words.precision"]["by_pair"] == {"ana|bo": 0.5}
+
+    response = make.api_client(bo).post(
+        "/api/links/", {"pair": first.pk, "links": [[2, 1]], "sure": True, "base_version": 2}, format="json"
+    )
+    assert response.status_code in (200, 201), response.content
+    assert AgreementChange.objects.filter(project=project).exists()  # no computation has run since
+    after = make.api_client(lead).get(url).json()["snapshot"]["results"]
+    assert after["report"]["measures"]["alignment.words.precision"]["by_pair"] == {"ana|bo": 1.0}
+    rows = {row["annotator"]: row for row in after["machine"]["aligner"]}
+    assert rows["bo"]["pairs"] == 1 and rows["bo"]["word"] == rows["ana"]["word"]
 
 
 def test_gold_labels_and_non_annotators_stay_out():
@@ -177,3 +250,44 @@ def test_the_migration_fills_the_sums_of_existing_projects():
     AgreementSum.objects.all().delete()
     migration.fill_sums(apps, None)
     assert sums.kept_cells(project.pk) == kept == sums.project_cells(project.pk)
+
+
+def test_the_migration_fills_the_word_alignment_parts_of_existing_projects():
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("annotator.migrations.0032_agreement_pair_parts")
+    anns = (make.user("ana"), make.user("bo"), make.user("cy"))
+    project = make.project_with_pairs(n_pairs=2, lead=make.user("lead"), annotators=anns)
+    for k, pair in enumerate(project.pairs.order_by("position")):
+        for a, who in enumerate(anns[k:]):
+            annotation_services.set_links(pair, who, [(1, 0), (a, 1)], sure=a != 1, base_version=None)
+    kept, parts = sums.kept_cells(project.pk), pair_parts.kept_parts(project.pk)
+    assert any(measure == pair_parts.WORDS for measure, _, _ in kept)
+    AgreementSum.objects.filter(project=project, measure__in=pair_parts.MEASURES).delete()
+    AgreementPairPart.objects.all().delete()
+    migration.fill_parts(apps, None)
+    assert sums.kept_cells(project.pk) == kept == sums.project_cells(project.pk)
+    assert pair_parts.kept_parts(project.pk) == parts
+
+
+def test_a_link_save_moves_the_sums_in_five_statements():
+    """A link save reads the pair (with its project's layer) and its word alignments, reads and writes
+    the pair's part and moves the totals (one INSERT … ON CONFLICT DO UPDATE): five statements of its
+    fourteen."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    anns = tuple(make.user(f"q{k}") for k in range(4))
+    project = make.project_with_pairs(n_pairs=1, lead=make.user("lead"), annotators=anns)
+    pair = project.pairs.get()
+    for k, who in enumerate(anns):
+        annotation_services.set_links(pair, who, [(1, 0), (k, 1)], sure=True, base_version=None)
+    with CaptureQueriesContext(connection) as link:
+        annotation_services.set_links(pair, anns[0], [(2, 2)], sure=False, base_version=None)
+    statements = [q["sql"] for q in link.captured_queries]
+    markers = ("layer_word_alignment", "UNION ALL", "annotator_agreementpairpart", "annotator_agreementsum")
+    assert sum(any(m in sql for m in markers) for sql in statements) == 5, statements
+    assert len(statements) == 14, statements
+    assert sums.kept_cells(project.pk) == sums.project_cells(project.pk)
