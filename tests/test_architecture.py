@@ -198,19 +198,9 @@ LAYER_OF = {area: level for level, areas in enumerate(LAYERS) for area in areas}
 #: Imports still against the layer order, `importer -> imported` with the reason each stays; the list
 #: only shrinks (code moves to where it belongs).
 IMPORTS_AGAINST_THE_LAYERS: dict[str, str] = {
-    "annotator.agreement.computation -> annotator.corpus.aligner_training": "the aligner's baseline read",
-    "annotator.agreement.computation -> annotator.corpus.systems": "systems' and gold alignments read",
-    "annotator.celery -> annotator.home": "the heartbeat lives in the health page's module",
-    "annotator.celery -> annotator.home.health": "the heartbeat lives in the health page's module",
     "annotator.corpus.services -> annotator.evaluation": "the import creates evaluation units",
     "annotator.corpus.services -> annotator.evaluation.services": "the import creates evaluation units",
-    "annotator.dashboard.views -> annotator.home": "the probes live in the health page's module",
-    "annotator.dashboard.views -> annotator.home.health": "the probes live in the health page's module",
-    "annotator.models.corpus -> annotator.core.posterior_aligner": "the default suggestion threshold",
-    "annotator.projects.members -> annotator.leadtools": "removing a member hands over their work",
-    "annotator.projects.members -> annotator.leadtools.planning": "removing a member hands over their work",
     "annotator.projects.tokens -> annotator.corpus": "token correction re-parses the pair",
-    "annotator.projects.tokens -> annotator.corpus.aligner_training": "token correction drops automatic links",
     "annotator.projects.tokens -> annotator.corpus.tree_parsing": "token correction re-parses the pair",
 }
 

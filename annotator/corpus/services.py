@@ -24,12 +24,12 @@ from django.db import IntegrityError, transaction
 
 from annotator.agreement import record_change
 from annotator.core import validation
-from annotator.core.languages import tokenizer_for
 from annotator.core.tagsets import ETPC_NAME, PALETTE
 from annotator.core.trees import TreeError, tree_nodes
 from annotator.corpus.imports import etpc, mrpc, pharaoh, ptb, units
 from annotator.corpus.imports.problems import ImportReport, Parsed, Problem
 from annotator.corpus.imports.records import PairRecord
+from annotator.corpus.languages import tokenizer_for
 from annotator.corpus.native import import_native
 from annotator.corpus.writing import (
     BATCH,

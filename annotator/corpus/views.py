@@ -26,7 +26,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import trigger_client_event
 
 from annotator import access
-from annotator.core import counts
+from annotator.core import counts, machine_alignments
 from annotator.core.forms import OwnIds
 from annotator.core.statistical_aligner import SYMMETRIZATIONS
 from annotator.core.web_request import SignedInRequest
@@ -307,7 +307,7 @@ def aligner_context(
         "train_form": form or TrainForm(),
         "threshold_form": threshold_form
         or ThresholdForm(initial={"suggestion_threshold": project.suggestion_threshold}),
-        "baseline": training.baseline_summary(project),
+        "baseline": machine_alignments.baseline_summary(project),
     }
 
 
