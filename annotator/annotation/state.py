@@ -62,7 +62,7 @@ def member_tokens(tokens: Sequence[str], aligned: set[int]) -> list[Token]:
 def tokens_html(rows: Sequence[Token]) -> SafeString:
     """The member's token strip. Built here rather than in a template loop: with 60 tokens it is the
     hottest markup of the page and of every phenomenon or link save. The phenomena are drawn under the
-    tokens by the editor's script (static/editor/lanes.js) from the list of phenomena, as labelled lanes.
+    tokens by the editor's script (static/annotation/lanes.js) from the list of phenomena, as labelled lanes.
     """
     parts = []
     for t in rows:

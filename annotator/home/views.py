@@ -103,7 +103,7 @@ def home(request: HttpRequest) -> HttpResponse:
         }
         for project in projects
     ]
-    return render(request, "core/home.html", {"projects": rows})
+    return render(request, "home/home.html", {"projects": rows})
 
 
 @require_GET
@@ -124,7 +124,7 @@ def project_detail(request: HttpRequest, project_pk: int) -> HttpResponse:
         context["english_typology"] = project.language != "en" and bool(
             project.tagset and project.tagset.builtin
         )
-    return render(request, "core/project_detail.html", context)
+    return render(request, "home/project_detail.html", context)
 
 
 @login_not_required
