@@ -19,9 +19,9 @@ from django.utils.safestring import SafeString, mark_safe
 
 from annotator.annotation import phenomenon_suggestions
 from annotator.annotation import services as annotation_services
+from annotator.annotation.bidi import plain_bidi, visible_bidi
 from annotator.annotation.token_display import display_token, display_tokens
 from annotator.core.aligner import is_likely, suggested_alignment, suggestion_confidences
-from annotator.core.bidi import plain_bidi, visible_bidi
 from annotator.core.phrase_suggestions import suggested_phrase_alignment
 from annotator.models import (
     AlignmentLink,

@@ -28,8 +28,9 @@ from django.utils import timezone
 
 from annotator import taskqueue
 from annotator.agreement import record_change
+from annotator.annotation import history
 from annotator.annotation.services import ConflictError
-from annotator.core import counts, history
+from annotator.core import counts
 from annotator.evaluation import decision_trees
 from annotator.evaluation.reevaluation import has_started, initial_phase_complete, open_unit_for_revisit
 from annotator.evaluation.rounds import INITIAL_ROUND, REEVALUATION_ROUND, Status, Step, new_assignment
