@@ -8,7 +8,7 @@ import django
 from celery import Celery, signals
 from django.conf import settings
 
-from annotator.home import health
+from annotator.core import health
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
 
@@ -19,7 +19,7 @@ app.autodiscover_tasks(["annotator"])
 
 @signals.worker_ready.connect
 def _start_heartbeat(sender: Any, **_: object) -> None:
-    """Write this worker's heartbeat to Redis every few seconds (`annotator.home.health`), so /healthz,
+    """Write this worker's heartbeat to Redis every few seconds (`annotator.core.health`), so /healthz,
     the compose health check and the dashboards know whether a worker is alive, without asking it."""
     if settings.REDIS_URL:
         health.start_heartbeat(settings.REDIS_URL, settings.CELERY_TASK_DEFAULT_QUEUE, sender.hostname)

@@ -13,7 +13,7 @@ from annotator.accounts import forms as account_forms
 AREAS = ("home", "accounts", "projects", "annotation", "evaluation", "dashboard", "corpus", "leadtools")
 
 urlpatterns = [
-    path("accounts/login/", auth_views.LoginView.as_view(template_name="core/login.html"), name="login"),
+    path("accounts/login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     # Password change (signed in) and reset by e-mail (EMAIL_BACKEND; the console by default)
     path(

@@ -40,13 +40,10 @@ sys.path.insert(0, str(ROOT))
 
 from annotator.core.aligner import identical_token_alignment  # noqa: E402
 from annotator.core.atomic_phrases import atomic_phrase_pairs  # noqa: E402
-from annotator.core.posterior_aligner import (  # noqa: E402
-    DEFAULT_SUGGESTION_THRESHOLD,
-    PosteriorSettings,
-    align_scored,
-)
+from annotator.core.posterior_aligner import PosteriorSettings, align_scored  # noqa: E402
 from annotator.core.statistical_aligner import AlignerSettings, alignment_quality, train_and_align  # noqa: E402
 from annotator.corpus.imports.mrpc import parse_mrpc  # noqa: E402
+from annotator.models.corpus import DEFAULT_SUGGESTION_THRESHOLD  # noqa: E402
 
 MRPC = ROOT.parent / "shared" / "corpora" / "mrpc"
 FILES = ["msr_paraphrase_train.txt", "msr_paraphrase_test.txt"]

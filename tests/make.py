@@ -51,6 +51,7 @@ from annotator.agreement import computation
 from annotator.annotation import services as annotation_services
 from annotator.core.tagsets import VILA_NAME, install_builtin_tagsets
 from annotator.corpus import projects
+from annotator.corpus.projects import create_unit
 from annotator.evaluation import services as evaluation
 from annotator.leadtools import adjudication
 from annotator.models import (
@@ -436,7 +437,7 @@ SUBSTITUTIONS = [
 def unit(
     project: Project, source_id: str = "u1", substitutions: list[tuple[str, str, str]] | None = None
 ) -> EvaluationUnit:
-    return evaluation.create_unit(
+    return create_unit(
         project, source_id, SENTENCE, PHRASE, START, START + len(PHRASE), substitutions or SUBSTITUTIONS
     )
 

@@ -177,6 +177,104 @@ def test_metrics_never_imports_django_or_annotator():
     assert offenders == []
 
 
+#: The layers of the app, from the bottom up. A module may import modules of its own layer and of the
+#: layers below, never one above; the package root `annotator` (the Celery app's bootstrap) is no layer.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("settings", "models"),
+    ("core",),
+    ("celery", "taskqueue"),
+    ("access",),
+    ("agreement",),
+    ("accounts",),
+    ("projects",),
+    ("corpus",),
+    ("annotation",),
+    ("evaluation",),
+    ("leadtools",),
+    ("dashboard",),
+    ("api", "home", "demo", "management", "templatetags", "tasks", "urls", "apps", "admin", "wsgi", "asgi"),
+)
+LAYER_OF = {area: level for level, areas in enumerate(LAYERS) for area in areas}
+#: Imports still against the layer order, `importer -> imported` with the reason each stays; the list
+#: only shrinks (code moves to where it belongs).
+IMPORTS_AGAINST_THE_LAYERS: dict[str, str] = {}
+
+
+def area_of(module: str) -> str | None:
+    """`annotator.corpus.exports.csv` → `corpus`, `annotator.taskqueue` → `taskqueue`; None for the root."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def imports_against_the_layers(graph: dict[str, set[str]]) -> list[str]:
+    """`importer -> imported` for every import from a layer to a layer above it."""
+    found = []
+    for name, targets in graph.items():
+        low = area_of(name)
+        for target in targets:
+            high = area_of(target)
+            if low and high and LAYER_OF[high] > LAYER_OF[low]:
+                found.append(f"{name} -> {target}")
+    return sorted(found)
+
+
+def test_every_area_has_a_layer():
+    areas = {area_of(name) for name in source_modules("annotator")} - {None}
+    assert sorted(areas - set(LAYER_OF)) == []
+
+
+def test_imports_follow_the_layer_order():
+    """An import from an area to one above it fails, naming both modules (imports inside functions
+    count); the listed ones may only leave the list."""
+    found = imports_against_the_layers(import_graph("annotator"))
+    new = [edge for edge in found if edge not in IMPORTS_AGAINST_THE_LAYERS]
+    gone = sorted(set(IMPORTS_AGAINST_THE_LAYERS) - set(found))
+    assert not new, "imports against the layer order (docs/architecture.md): " + "; ".join(new)
+    assert not gone, f"no longer against the layer order, drop from IMPORTS_AGAINST_THE_LAYERS: {gone}"
+
+
+def test_the_layer_rule_sees_a_deferred_import_upwards(tmp_path, monkeypatch):
+    package = tmp_path / "annotator"
+    (package / "core").mkdir(parents=True)
+    (package / "api").mkdir()
+    for init in (package, package / "core", package / "api"):
+        (init / "__init__.py").write_text("")
+    (package / "api" / "views.py").write_text("from annotator.core import text\n")
+    (package / "core" / "text.py").write_text("def f():\n    from annotator.api import views\n")
+    monkeypatch.setattr(f"{__name__}.REPO", tmp_path)
+    assert imports_against_the_layers(import_graph("annotator")) == [
+        "annotator.core.text -> annotator.api",
+        "annotator.core.text -> annotator.api.views",
+    ]
+
+
+def structure() -> dict[str, object]:
+    """The figures of the structure: modules per area, imports between areas (a module importing
+    another area counts once per area) and the imports against the layer order."""
+    graph = import_graph("annotator")
+    modules: dict[str, int] = {}
+    between: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        area = area_of(name) or "annotator"
+        modules[area] = modules.get(area, 0) + 1
+        for target in targets:
+            other = area_of(target)
+            if other and other != area:
+                between.setdefault(f"{area} -> {other}", set()).add(name)
+    against = imports_against_the_layers(graph)
+    return {
+        "modules per area": dict(sorted(modules.items())),
+        "area arrows": len(between),
+        "area arrows both ways": sorted(
+            arrow for arrow in between if " -> ".join(reversed(arrow.split(" -> "))) in between
+        ),
+        "module -> area imports": sum(len(names) for names in between.values()),
+        "imports against the layers": len(against),
+        "modules importing upwards": len({edge.split(" -> ")[0] for edge in against}),
+        "against": against,
+    }
+
+
 #: Modules still raising PermissionDenied themselves, each with the count it raises; the list only
 #: shrinks (a decision moved into access.py leaves it).
 PERMISSION_DECISIONS_OUTSIDE_ACCESS = {"annotator/annotation/views.py": 2}
@@ -346,3 +444,12 @@ def test_functions_are_short():
                     found[f"{name}:{node.name}"] = length
     too_long = {key: n for key, n in found.items() if n > LONG_FUNCTIONS.get(key, MAX_FUNCTION_LINES)}
     assert not too_long, f"functions over {MAX_FUNCTION_LINES} lines: {too_long}"
+
+
+if __name__ == "__main__":  # python tests/test_architecture.py prints the figures
+    for key, value in structure().items():
+        print(
+            f"{key}:",
+            *(value if isinstance(value, list) else [value]),
+            sep="\n  " if isinstance(value, list) else " ",
+        )

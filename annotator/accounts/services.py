@@ -25,7 +25,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from annotator.core.usernames import check_new_username
+from annotator.accounts.usernames import check_new_username
 
 
 @transaction.atomic
@@ -39,7 +39,7 @@ def create_account(
 ) -> Any:
     """A new user account, the one way an account with a password is made (the admin's and the lead's
     forms, sign-up through an invitation, the demo, the test world): the username must pass the
-    username rule (`annotator.core.usernames`) and the password the site's password validators
+    username rule (`annotator.accounts.usernames`) and the password the site's password validators
     (AUTH_PASSWORD_VALIDATORS); the errors of both come together, by field."""
     User = get_user_model()
     username = username.strip()

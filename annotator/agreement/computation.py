@@ -35,6 +35,7 @@ from django.utils import timezone
 from annotator import taskqueue
 from annotator.agreement import current, incremental, kappa_c_chunks, kappa_c_section
 from annotator.agreement.document import automatic_phrase_alignments, project_document
+from annotator.agreement.machine_agreement import aligner_from_totals, machine_agreement
 from annotator.agreement.results import (
     KAPPA_C,
     Fingerprints,
@@ -60,9 +61,7 @@ from annotator.agreement.scheduling import (
     take_claim,
 )
 from annotator.core import counts
-from annotator.core.machine_agreement import aligner_from_totals, machine_agreement
-from annotator.corpus.aligner_training import baseline_summary
-from annotator.corpus.systems import gold_alignments, system_alignments
+from annotator.core.machine_alignments import baseline_summary, gold_alignments, system_alignments
 from annotator.models import (
     AgreementHeadline,
     AgreementSection,

@@ -30,6 +30,7 @@ from django.db import transaction
 
 from annotator.agreement.current import INTERVALS, SUMMARY
 from annotator.agreement.document import project_annotators
+from annotator.agreement.machine_agreement import aligner_from_totals
 from annotator.agreement.pairstate import (
     BY_PAIR,
     SectionTotals,
@@ -45,7 +46,6 @@ from annotator.agreement.results import (
     phenomenon_from_entry,
     report_section_names,
 )
-from annotator.core.machine_agreement import aligner_from_totals
 from annotator.models import (
     AgreementChange,
     AgreementPairState,

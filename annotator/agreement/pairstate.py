@@ -11,7 +11,7 @@ keeps, over all pairs (`SectionTotals`):
 - the sufficient statistics of the additive measures, all integer counts:
   word alignments — per annotator pair the `metrics.alignment.AlignmentCounts` of each measure summed over
   the pairs both aligned (`alignment_report_from_counts`); humans vs the automatic alignment — per
-  annotator word and phrase counts and pairs compared (`annotator.core.machine_agreement`); pair labels
+  annotator word and phrase counts and pairs compared (`annotator.agreement.machine_agreement`); pair labels
   — `metrics.pair_labels.PairLabelCounts` (confusion counts per annotator pair for Cohen's κ, the
   multiset of rating rows for Fleiss' κ, disagreeing pairs) and each annotator's label counts.
 
@@ -29,8 +29,8 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from annotator.agreement.machine_agreement import pair_machine_counts
 from annotator.agreement.results import canonical_json
-from annotator.core.machine_agreement import pair_machine_counts
 from metrics.alignment import (
     AlignmentCounts,
     alignment_counts_by_pair,

@@ -20,8 +20,8 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotator.agreement import record_change
-from annotator.annotation import recommender
-from annotator.core import history, sql, validation
+from annotator.annotation import history, recommender
+from annotator.core import sql, validation
 from annotator.models import (
     AlignmentLink,
     Assignment,

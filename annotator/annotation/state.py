@@ -19,10 +19,10 @@ from django.utils.safestring import SafeString, mark_safe
 
 from annotator.annotation import phenomenon_suggestions
 from annotator.annotation import services as annotation_services
+from annotator.annotation.bidi import plain_bidi, visible_bidi
+from annotator.annotation.token_display import display_token, display_tokens
 from annotator.core.aligner import is_likely, suggested_alignment, suggestion_confidences
-from annotator.core.bidi import plain_bidi, visible_bidi
 from annotator.core.phrase_suggestions import suggested_phrase_alignment
-from annotator.core.token_display import display_token, display_tokens
 from annotator.models import (
     AlignmentLink,
     Pair,
@@ -62,7 +62,7 @@ def member_tokens(tokens: Sequence[str], aligned: set[int]) -> list[Token]:
 def tokens_html(rows: Sequence[Token]) -> SafeString:
     """The member's token strip. Built here rather than in a template loop: with 60 tokens it is the
     hottest markup of the page and of every phenomenon or link save. The phenomena are drawn under the
-    tokens by the editor's script (static/editor/lanes.js) from the list of phenomena, as labelled lanes.
+    tokens by the editor's script (static/annotation/lanes.js) from the list of phenomena, as labelled lanes.
     """
     parts = []
     for t in rows:

@@ -49,7 +49,7 @@ from annotator.models import Assignment, Pair, Phenomenon, PhraseAlignment
 from annotator.projects import guidelines
 
 QUEUE_PAGE_SIZE = 100
-PAGE = "editor/pair_edit.html"
+PAGE = "annotation/pair_edit.html"
 # Message slots inside a swap target come back with it (cleared); the others are cleared out of band.
 NESTED = {
     "pair-label": {"label-message"},
@@ -204,7 +204,7 @@ def queue(request: SignedInRequest, project_pk: int) -> HttpResponse:
         "next_id": next_id,
         "started": work.queue_started(request.user, project, postponed),
     }
-    return render(request, "editor/queue.html", context)
+    return render(request, "annotation/queue.html", context)
 
 
 @require_GET

@@ -1,4 +1,5 @@
-"""The REST API's shared ground: thin DRF views over `annotator.access` (who may) and `annotator.services` (what happens).
+"""The REST API's shared ground: thin DRF views over `annotator.access` (who may) and the areas'
+services (what happens).
 
 Every write calls the same service function as the UI, so the rules, the history, the optimistic
 concurrency and the recompute trigger are the UI's. Errors map uniformly:

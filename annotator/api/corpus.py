@@ -25,6 +25,7 @@ from rest_framework.response import Response
 
 from annotator.agreement import current_figures
 from annotator.api.leadtools import INVALID, PROJECT_PK, LeadTool
+from annotator.core import machine_alignments
 from annotator.core.auto_trees import BACKENDS as PARSERS
 from annotator.core.statistical_aligner import SYMMETRIZATIONS
 from annotator.corpus import aligner_training as training
@@ -81,7 +82,7 @@ class AlignerViewSet(LeadTool):
         return Response(
             {
                 "runs": AlignerRunSerializer(runs, many=True).data,
-                "baseline": training.baseline_summary(project),
+                "baseline": machine_alignments.baseline_summary(project),
             }
         )
 

@@ -25,6 +25,7 @@ from annotator.api.common import (
     user_by_name,
     validated,
 )
+from annotator.corpus.projects import create_unit
 from annotator.evaluation import services as evaluation
 from annotator.models import (
     EvaluationItem,
@@ -71,7 +72,7 @@ class EvaluationUnitViewSet(
         data.is_valid(raise_exception=True)
         fields = data.validated_data
         project = project_to_lead(request.user, fields["project"])
-        unit = evaluation.create_unit(
+        unit = create_unit(
             project,
             fields["source_id"],
             fields["source_sentence"],

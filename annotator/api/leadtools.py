@@ -43,6 +43,7 @@ from annotator.api.common import (
 from annotator.core import counts
 from annotator.leadtools import adjudication, disagreement, explorer_rows, forms, planning, reannotation
 from annotator.models import AssignmentPlan, Pair, Project, ReannotationRound
+from annotator.projects import members
 
 INVALID = {400: OpenApiResponse(description="Invalid input: {field: [message]}.")}
 GOLD_ERRORS = {**INVALID, 409: CONFLICT}
@@ -157,7 +158,7 @@ class PlannerViewSet(LeadTool):
             raise ValidationError(form_errors(form))
         ids = [form.cleaned_data["from_user"], form.cleaned_data["to_user"]]
         users = get_user_model().objects.in_bulk(ids)
-        result = planning.reassign(
+        result = members.reassign(
             project, users[ids[0]], users[ids[1]], remove_member=form.cleaned_data["remove_member"]
         )
         return Response(

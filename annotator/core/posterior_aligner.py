@@ -36,7 +36,6 @@ import numpy as np
 from annotator.core import alignment_evidence as ev
 
 Progress = Callable[[str, int, int], None]
-DEFAULT_SUGGESTION_THRESHOLD = 0.8  # a project's default: links at least this confident are shown strongly
 ScoredLink = tuple[int, int, float]
 
 # Kinds of evidence between two word types (codes in the per-cell arrays); NONE: only the statistics.

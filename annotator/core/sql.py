@@ -6,8 +6,8 @@ statements every save or API request runs (who the token belongs to, may the use
 lock and bump the annotator's sheet, mark the project changed, read the sheet's links), the bulk
 inserts of an import, and what the ORM cannot say (PostgreSQL's advisory locks, the health probe, the
 elements of a stored JSON list as a subquery).
-Plain inserts and the paraphrase-type lookup went back to the ORM: measured on the save path, the
-hand-written versions saved tens of microseconds per save, within the noise of one request.
+Plain inserts and the paraphrase-type lookup use the ORM: on the save path a hand-written version
+would save tens of microseconds per save, within the noise of one request.
 
 Each statement is built from the models' `_meta` (a renamed column or a new field cannot drift from
 the models) by a builder whose docstring gives the ORM equivalent and the statement as rendered on

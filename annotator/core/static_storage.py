@@ -15,7 +15,7 @@ from django.contrib.staticfiles.storage import ManifestStaticFilesStorage
 from whitenoise.storage import CompressedManifestStaticFilesStorage
 
 #: Folders under static/ whose JavaScript files are ES modules importing each other by relative path.
-MODULE_GLOBS = ("editor/*.js",)
+MODULE_GLOBS = ("annotation/*.js",)
 
 # Django's own patterns for `import … from "./x.js";`, `export … from`, `import "./x.js";`, `import()`.
 _JS_MODULE_PATTERNS = ManifestStaticFilesStorage._js_module_import_aggregation_patterns[1]  # type: ignore[attr-defined]  # private in the stubs

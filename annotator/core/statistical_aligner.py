@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from annotator.core import nltk_import
+from annotator.core.aligner import SOURCE as IDENTICAL_SOURCE
 from annotator.core.aligner import identical_token_alignment
 from annotator.core.posterior_aligner import PosteriorSettings, align_scored
 
@@ -49,6 +50,14 @@ Progress = Callable[[str, int, int], None]
 SYMMETRIZATIONS = ("per-kind", "intersection", "grow-diag-final")
 BACKENDS = ("posterior", "eflomal", "ibm1", "ibm2")
 ScoredLink = tuple[int, int, float]
+
+
+def is_automatic_source(source: str) -> bool:
+    """Whether an initial alignment came from the workbench's own aligners (so a new run may replace it)."""
+    if source == IDENTICAL_SOURCE:
+        return True
+    backend = source.split("/", 1)[0]
+    return "/" in source and backend in BACKENDS
 
 
 @dataclass(frozen=True)

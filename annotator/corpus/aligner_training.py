@@ -26,7 +26,7 @@ import time
 from typing import Any
 
 from django.db import transaction
-from django.db.models import BooleanField, Count, ExpressionWrapper, Max, Q
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from annotator import taskqueue
@@ -48,14 +48,6 @@ PROGRESS_EVERY = 0.3  # seconds between progress writes
 
 class TrainingError(ValueError):
     """A run that cannot start, said in the lead's words."""
-
-
-def is_automatic_source(source: str) -> bool:
-    """Whether an initial alignment came from the workbench's own aligners (so a new run may replace it)."""
-    if source == IDENTICAL_SOURCE:
-        return True
-    backend = source.split("/", 1)[0]
-    return "/" in source and backend in BACKENDS
 
 
 def _replaceable(project: Project) -> Any:
@@ -261,27 +253,3 @@ def set_suggestion_threshold(project: Project, threshold: float) -> None:
 
 def latest_run(project: Project) -> AlignerRun | None:
     return AlignerRun.objects.filter(project=project).order_by("-version").first()
-
-
-def baseline_summary(project: Project) -> dict[str, Any]:
-    """Which starting point κ_C uses, in counts of pairs per source (for the dashboard)."""
-    rows = (
-        Pair.objects.filter(project=project)
-        .values(
-            "initial_alignment_source",
-            "initial_alignment_version",
-            unstored=ExpressionWrapper(Q(initial_alignment__isnull=True), output_field=BooleanField()),
-        )
-        .annotate(n=Count("id"))
-        .order_by("-n")
-    )
-    sources = []
-    for row in rows:
-        if row["unstored"]:
-            label = f"{IDENTICAL_SOURCE} (built-in fallback, not stored)"
-        elif is_automatic_source(row["initial_alignment_source"]) and row["initial_alignment_version"]:
-            label = f"{row['initial_alignment_source']} v{row['initial_alignment_version']}"
-        else:
-            label = row["initial_alignment_source"] or "imported"
-        sources.append({"source": label, "pairs": row["n"]})
-    return {"sources": sources}

@@ -142,3 +142,17 @@ class ExportForm(OwnIds, forms.Form):
             "history": data["history"],
             "report_format": data["variant"] if data["variant"] in ("csv", "html") else "json",
         }
+
+
+class TokensForm(forms.Form):
+    tokens1 = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}), label="Member 1 tokens (space-separated)"
+    )
+    tokens2 = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}), label="Member 2 tokens (space-separated)"
+    )
+    drop_imported = forms.BooleanField(
+        required=False,
+        label="Drop what was imported",
+        help_text="This pair's imported trees or initial alignment fit the old tokens: drop them.",
+    )

@@ -24,13 +24,14 @@ from django.db import IntegrityError, transaction
 
 from annotator.agreement import record_change
 from annotator.core import validation
-from annotator.core.languages import tokenizer_for
 from annotator.core.tagsets import ETPC_NAME, PALETTE
 from annotator.core.trees import TreeError, tree_nodes
 from annotator.corpus.imports import etpc, mrpc, pharaoh, ptb, units
 from annotator.corpus.imports.problems import ImportReport, Parsed, Problem
 from annotator.corpus.imports.records import PairRecord
+from annotator.corpus.languages import tokenizer_for
 from annotator.corpus.native import import_native
+from annotator.corpus.projects import create_unit
 from annotator.corpus.writing import (
     BATCH,
     Cancelled,
@@ -44,7 +45,6 @@ from annotator.corpus.writing import (
     write_pairs,
     write_phenomena,
 )
-from annotator.evaluation import services as evaluation
 from annotator.models import (
     AlignmentLink,
     EvaluationUnit,
@@ -418,7 +418,7 @@ def _write_links(ctx: Context, valid: list[tuple[Pair, pharaoh.AlignmentRecord]]
 
 
 def import_units(ctx: Context, sources: Sequence[Source]) -> None:
-    """Evaluation units and their items (through the evaluation service, which checks them)."""
+    """Evaluation units and their items (through `annotator.corpus.projects.create_unit`, which checks them)."""
 
     parsed: Parsed[units.UnitRecord] = Parsed()
     for name, data in sources:
@@ -450,7 +450,7 @@ def import_units(ctx: Context, sources: Sequence[Source]) -> None:
             continue
         try:
             with transaction.atomic():
-                evaluation.create_unit(
+                create_unit(
                     ctx.project,
                     record.source_id,
                     record.source_sentence,

@@ -1,5 +1,5 @@
 """Registered alignment systems: a lead names a system and imports its alignments, which the workbench
-scores against each annotator and against gold (`annotator.core.machine_agreement`, stored with each
+scores against each annotator and against gold (`annotator.agreement.machine_agreement`, stored with each
 agreement snapshot). A system's alignments are nobody's annotations: they live in `SystemAlignment`.
 
 Formats (all-or-nothing: any problem and nothing is written, each problem as `FILE:LINE: field: message`):
@@ -22,7 +22,7 @@ from django.db import transaction
 from annotator.agreement import record_change
 from annotator.core import validation
 from annotator.corpus.imports.pharaoh import parse_pharaoh
-from annotator.models import AlignmentLink, AlignmentSystem, Pair, Project, SystemAlignment
+from annotator.models import AlignmentSystem, Pair, Project, SystemAlignment
 
 FORMATS = ("pharaoh", "native")
 
@@ -205,29 +205,3 @@ def store_system_alignments(system: AlignmentSystem, alignments: Mapping[str, Ma
     )
     record_change(system.project_id)
     return len(alignments)
-
-
-def system_alignments(project: Project) -> dict[str, dict[str, dict[str, Any]]]:
-    """{system name: {pair id: {sure, possible, phrases}}} of the project's systems."""
-    out: dict[str, dict[str, dict[str, Any]]] = {
-        name: {} for name in AlignmentSystem.objects.filter(project=project).values_list("name", flat=True)
-    }
-    rows = SystemAlignment.objects.filter(system__project=project).values_list(
-        "system__name", "pair__source_id", "sure", "possible", "phrases"
-    )
-    for name, pid, sure, possible, phrases in rows:
-        out[name][pid] = {"sure": sure, "possible": possible, "phrases": phrases}
-    return out
-
-
-def gold_alignments(project: Project) -> dict[str, dict[str, list[list[int]]]]:
-    """The gold layer's word alignment of each pair that has gold links."""
-
-    out: dict[str, dict[str, list[list[int]]]] = {}
-    rows = AlignmentLink.objects.filter(pair__project=project, is_gold=True).values_list(
-        "pair__source_id", "i", "j", "sure"
-    )
-    for pid, i, j, sure in rows:
-        entry = out.setdefault(pid, {"sure": [], "possible": []})
-        entry["sure" if sure else "possible"].append([i, j])
-    return out

@@ -42,4 +42,10 @@ urlpatterns = [
     path("projects/<int:project_pk>/corpus/trees/redo/", corpus.corpus_trees_redo, name="corpus-trees-redo"),
     path("projects/<int:project_pk>/corpus/systems/", corpus.corpus_systems, name="corpus-systems"),
     path("corpus/import/", corpus.corpus_import, name="corpus-import"),
+    path("projects/<int:project_pk>/pairs/<int:pair_pk>/tokens/", corpus.pair_tokens, name="pair-tokens"),
+    path(
+        "projects/<int:project_pk>/pairs/<int:pair_pk>/trees/remove/",
+        corpus.pair_trees_remove,
+        name="pair-trees-remove",
+    ),
 ]

@@ -26,16 +26,17 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import trigger_client_event
 
 from annotator import access
-from annotator.core import counts
+from annotator.core import counts, machine_alignments
 from annotator.core.forms import OwnIds
 from annotator.core.statistical_aligner import SYMMETRIZATIONS
 from annotator.core.web_request import SignedInRequest
 from annotator.corpus import aligner_training as training
 from annotator.corpus import forms as f
-from annotator.corpus import jobs, retention, systems, tree_parsing
+from annotator.corpus import jobs, retention, systems, tokens, tree_parsing
 from annotator.corpus.exports.report import NoSnapshot, report_html
 from annotator.corpus.retention import UploadLimitExceeded
 from annotator.models import AlignerRun, AlignmentSystem, CorpusJob, Project
+from annotator.projects.forms import add_service_errors
 
 JOBS_SHOWN = 20
 RUNS_SHOWN = 5
@@ -307,7 +308,7 @@ def aligner_context(
         "train_form": form or TrainForm(),
         "threshold_form": threshold_form
         or ThresholdForm(initial={"suggestion_threshold": project.suggestion_threshold}),
-        "baseline": training.baseline_summary(project),
+        "baseline": machine_alignments.baseline_summary(project),
     }
 
 
@@ -440,3 +441,48 @@ def corpus_trees_redo(request: SignedInRequest, project_pk: int) -> HttpResponse
     if request.POST.get("back") == "project":
         return redirect("annotator:project-detail", project_pk=project.pk)
     return redirect("annotator:corpus-jobs", project_pk=project.pk)
+
+
+# ---- tokens --------------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def pair_tokens(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
+    initial = {"tokens1": " ".join(pair.tokens1), "tokens2": " ".join(pair.tokens2)}
+    form = f.TokensForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            tokens.correct_tokens(
+                pair,
+                form.cleaned_data["tokens1"].split(),
+                form.cleaned_data["tokens2"].split(),
+                drop_imported=form.cleaned_data["drop_imported"],
+            )
+        except ValidationError as error:
+            add_service_errors(form, error)
+        else:
+            messages.success(request, f"Tokens of pair {pair.source_id} saved. {tokens.FOLLOW}")
+            return redirect("annotator:pair-tokens", project_pk=pair.project_id, pair_pk=pair.pk)
+    context = {
+        "project": pair.project,
+        "pair": pair,
+        "form": form,
+        "may_correct": tokens.may_correct(pair),
+        "imported": tokens.imported_derivations(pair),
+        "why": tokens.WHY,
+        "follow": tokens.FOLLOW,
+        "n_annotations": tokens.annotation_count(pair),
+    }
+    return render(request, "corpus/pair_tokens.html", context, status=422 if form.errors else 200)
+
+
+@require_POST
+def pair_trees_remove(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
+    """Remove one pair's automatic trees (imported trees and trees under phrase alignments stay)."""
+    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
+    if tokens.remove_automatic_trees(pair):
+        messages.success(request, f"Automatic trees of pair {pair.source_id} removed.")
+    else:
+        messages.info(request, f"Pair {pair.source_id} keeps its trees: they are imported or phrase-aligned.")
+    return redirect("annotator:pair-tokens", project_pk=pair.project_id, pair_pk=pair.pk)

@@ -99,7 +99,7 @@ class InvalidUsername(ValueError):
 def ensure_user(username: str) -> Any:
     """The user with this name; created with an unusable password (they log in once an admin sets one).
 
-    A new name goes through the username rule (`annotator.core.usernames`: Django's validators, NFKC, no
+    A new name goes through the username rule (`annotator.accounts.usernames`: Django's validators, NFKC, no
     name equal to an existing one after case folding) first: `InvalidUsername`.
     """
     try:

@@ -27,12 +27,12 @@ from annotator import access, taskqueue
 from annotator.agreement import computation, current, kappa_c_chunks, retention, scheduling
 from annotator.agreement.statistics import statistics_or_request
 from annotator.annotation import phenomenon_suggestions, recommender
+from annotator.core import health
 from annotator.core.web_request import SignedInRequest
 from annotator.dashboard import tables as dashboard
 from annotator.dashboard.comparison import compare_type_frequencies
 from annotator.dashboard.paper_tables import statistics_tables
 from annotator.evaluation.stats import lead_summary_context, project_precision, rater_progress
-from annotator.home import health
 from annotator.models import Project
 
 TEMPLATE = "dashboard/dashboard.html"

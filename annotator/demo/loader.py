@@ -19,6 +19,7 @@ from annotator.core.aligner import identical_token_alignment as align
 from annotator.core.tagsets import VILA_NAME
 from annotator.core.trees import parse_tree
 from annotator.corpus import projects
+from annotator.corpus.projects import create_unit
 from annotator.demo.data import EVALUATION_UNITS, GUIDELINES, PAIRS
 from annotator.evaluation import services as evaluation
 from annotator.models import Assignment, Pair, ParaphraseType, Project, Tagset
@@ -222,7 +223,7 @@ def load_evaluation_project(users: dict[str, Any]) -> Project:
     )
     for spec in EVALUATION_UNITS:
         start = spec["source"].index(spec["phrase"])
-        evaluation.create_unit(
+        create_unit(
             project,
             spec["id"],
             spec["source"],

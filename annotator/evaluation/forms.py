@@ -19,6 +19,7 @@ from django.core.exceptions import ValidationError
 
 from annotator import taskqueue
 from annotator.core.forms import OwnIds
+from annotator.corpus.projects import create_unit
 from annotator.corpus.retention import UploadLimitExceeded, UploadTooLarge, check_upload_size
 from annotator.evaluation import lexicon_jobs, reevaluation
 from annotator.evaluation import services as evaluation
@@ -146,7 +147,7 @@ class UnitForm(ServiceForm):
         source_id = data["source_id"].strip() or self._free_id()
         start = data["phrase_start"]
         substitutions = [(f"e{k}", p, s) for k, (p, s) in enumerate(data["substitutions"], 1)]
-        unit = evaluation.create_unit(
+        unit = create_unit(
             project,
             source_id,
             data["source_sentence"],

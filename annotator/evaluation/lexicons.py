@@ -41,7 +41,7 @@ from django.db import transaction
 from django.db.models import Count
 
 from annotator.core import counts
-from annotator.evaluation.services import create_unit
+from annotator.corpus.projects import create_unit
 from annotator.evaluation.stats import Labels, PrecisionRow, precision_row, project_labels
 from annotator.models import Lexicon, LexiconItem, Project
 

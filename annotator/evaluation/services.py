@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -28,8 +28,9 @@ from django.utils import timezone
 
 from annotator import taskqueue
 from annotator.agreement import record_change
+from annotator.annotation import history
 from annotator.annotation.services import ConflictError
-from annotator.core import counts, history
+from annotator.core import counts
 from annotator.evaluation import decision_trees
 from annotator.evaluation.reevaluation import has_started, initial_phase_complete, open_unit_for_revisit
 from annotator.evaluation.rounds import INITIAL_ROUND, REEVALUATION_ROUND, Status, Step, new_assignment
@@ -44,97 +45,6 @@ ASSIGNMENT_FIELDS = ["step", "status", "round"]
 
 
 # ---- units ----------------------------------------------------------------------------------------
-
-
-@transaction.atomic
-def create_unit(
-    project: Project,
-    source_id: str,
-    source_sentence: str,
-    phrase: str,
-    phrase_start: int,
-    phrase_end: int,
-    substitutions: Sequence[tuple[str, str, str]],
-    *,
-    position: int | None = None,
-) -> EvaluationUnit:
-    """Build a unit: the source sentence with the marked phrase and one item per substitution.
-
-    `substitutions` are `(item_id, paraphrase, candidate_source)`; each item's sentence is the source
-    with `source_sentence[phrase_start:phrase_end]` replaced by the paraphrase.
-    """
-    source_id = str(source_id).strip()
-    _check_unit(project, source_id, source_sentence, phrase, phrase_start, phrase_end)
-    if position is None:
-        position = counts.n_units(project)
-    unit = EvaluationUnit.objects.create(
-        project=project,
-        source_id=source_id,
-        position=position,
-        source_sentence=source_sentence,
-        phrase=phrase,
-        phrase_start=phrase_start,
-        phrase_end=phrase_end,
-    )
-    items = [_item(unit, n, substitution) for n, substitution in enumerate(substitutions)]
-    if not items:
-        raise ValidationError({"substitutions": f"Unit {source_id} needs at least one substitution."})
-    seen = Counter(item.source_id for item in items)
-    dupes = [name for name, count in seen.items() if count > 1]
-    if dupes:
-        raise ValidationError({"substitutions": f"Unit {source_id}: item id {dupes[0]!r} is used twice."})
-    EvaluationItem.objects.bulk_create(items)
-    return unit
-
-
-def _check_unit(project: Project, source_id: str, sentence: str, phrase: str, start: int, end: int) -> None:
-    if not source_id:
-        raise ValidationError({"source_id": "The unit needs an id."})
-    if EvaluationUnit.objects.filter(project=project, source_id=source_id).exists():
-        raise ValidationError({"source_id": f"Unit {source_id!r} already exists in {project.name}."})
-    if not sentence.strip():
-        raise ValidationError({"source_sentence": f"Unit {source_id}: the source sentence is empty."})
-    if not (0 <= start < end <= len(sentence)):
-        raise ValidationError(
-            {
-                "phrase_start": f"Unit {source_id}: characters {start}–{end} are not a span of the "
-                f"{len(sentence)}-character source sentence."
-            }
-        )
-    if sentence[start:end] != phrase:
-        raise ValidationError(
-            {
-                "phrase": f"Unit {source_id}: characters {start}–{end} of the source sentence read "
-                f"{sentence[start:end]!r}, not the phrase {phrase!r}."
-            }
-        )
-
-
-def _item(unit: EvaluationUnit, n: int, substitution: Sequence[str]) -> EvaluationItem:
-    if len(substitution) != 3:
-        raise ValidationError(
-            {
-                "substitutions": f"Unit {unit.source_id}, substitution {n + 1}: expected "
-                "(item id, paraphrase, candidate source)."
-            }
-        )
-    item_id, paraphrase, candidate_source = (str(part).strip() for part in substitution)
-    if not item_id or not paraphrase:
-        missing = "an item id" if not item_id else "a paraphrase"
-        raise ValidationError(
-            {"substitutions": f"Unit {unit.source_id}, substitution {n + 1} has no {missing}."}
-        )
-    s, start, end = unit.source_sentence, unit.phrase_start, unit.phrase_end
-    return EvaluationItem(
-        unit=unit,
-        source_id=item_id,
-        position=n,
-        paraphrase=paraphrase,
-        sentence=s[:start] + paraphrase + s[end:],
-        substitution_start=start,
-        substitution_end=start + len(paraphrase),
-        candidate_source=candidate_source,
-    )
 
 
 # ---- assigning units to raters --------------------------------------------------------------------

@@ -13,10 +13,10 @@ from django.views.decorators.http import require_GET
 
 from annotator import access
 from annotator.annotation import worklist
+from annotator.core import health
 from annotator.core.counts import sizes
 from annotator.corpus import tree_parsing
 from annotator.evaluation.rounds import INITIAL_ROUND
-from annotator.home import health
 from annotator.models import Assignment, AssignmentCount, Membership, Project
 from annotator.projects import guidelines
 
@@ -103,7 +103,7 @@ def home(request: HttpRequest) -> HttpResponse:
         }
         for project in projects
     ]
-    return render(request, "core/home.html", {"projects": rows})
+    return render(request, "home/home.html", {"projects": rows})
 
 
 @require_GET
@@ -124,14 +124,14 @@ def project_detail(request: HttpRequest, project_pk: int) -> HttpResponse:
         context["english_typology"] = project.language != "en" and bool(
             project.tagset and project.tagset.builtin
         )
-    return render(request, "core/project_detail.html", context)
+    return render(request, "home/project_detail.html", context)
 
 
 @login_not_required
 @never_cache
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
-    """The database, the broker and the workers' last heartbeat, each reported (annotator.home.health);
+    """The database, the broker and the workers' last heartbeat, each reported (annotator.core.health);
     200 when the database and the broker answer, 503 otherwise. Anyone sees the states; worker and queue
     names and error details only admins."""
     status, body = health.report()

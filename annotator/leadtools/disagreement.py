@@ -1,6 +1,6 @@
 """Agreement pair by pair, for the disagreement explorer and the re-annotation rules.
 
-`pair_agreement(doc)` takes the interchange document of a project (`annotator.agreement.project_document`)
+`pair_agreement(doc)` takes the interchange document of a project (`annotator.agreement.document.project_document`)
 and returns, for every pair, the values of every two annotators who worked on it:
 
 - `do_f1["a|b"]`: the DO-measure F1 of Vila et al. (2015, §4.3) restricted to the pair, i.e.

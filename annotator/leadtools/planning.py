@@ -53,7 +53,6 @@ from annotator.projects.roles import grant_role
 
 SELECTIONS = ("all", "sample", "filter")
 PER_PAIR = ("everyone", "one", "k")
-UNFINISHED = (Assignment.Status.TODO, Assignment.Status.IN_PROGRESS, Assignment.Status.POSTPONED)
 
 
 @dataclass(frozen=True)
@@ -682,48 +681,6 @@ def assign_whole_project(
 def _user(user_id: int) -> Any:
 
     return get_user_model().objects.get(pk=user_id)
-
-
-@dataclass(frozen=True)
-class Reassignment:
-    moved: int
-    already_held: int
-    removed_from_project: bool
-
-
-@transaction.atomic
-def reassign(project: Project, from_user: Any, to_user: Any, *, remove_member: bool = False) -> Reassignment:
-    """Move `from_user`'s unfinished pair assignments (to do, in progress, postponed) to `to_user`.
-
-    Finished work stays with its author. A pair (and round) `to_user` already holds is not duplicated:
-    `from_user`'s row for it is dropped and counted in `already_held`. Moved rows start afresh (to do,
-    no time spent) because `to_user` has not started them. With `remove_member`, `from_user` stops
-    being an annotator of the project, which also leaves their work out of agreement.
-    """
-    if from_user.pk == to_user.pk:
-        raise ValidationError({"to_user": "Choose a different annotator to take the work over."})
-    if not project.memberships.filter(user=to_user, role=Membership.Role.ANNOTATOR).exists():
-        raise ValidationError({"to_user": f"{to_user} is not an annotator of this project."})
-    rows = Assignment.objects.select_for_update().filter(
-        project=project, annotator=from_user, pair__isnull=False, status__in=UNFINISHED
-    )
-    held = set(
-        Assignment.objects.filter(project=project, annotator=to_user, pair__isnull=False).values_list(
-            "pair_id", "round"
-        )
-    )
-    duplicate = [row.pk for row in rows if (row.pair_id, row.round) in held]
-    Assignment.objects.filter(pk__in=duplicate).delete()
-    moved = (
-        Assignment.objects.filter(
-            project=project, annotator=from_user, pair__isnull=False, status__in=UNFINISHED
-        )
-        .exclude(pk__in=duplicate)
-        .update(annotator=to_user, status=Assignment.Status.TODO, started_at=None, time_spent=0)
-    )
-    if remove_member:
-        Membership.objects.filter(project=project, user=from_user, role=Membership.Role.ANNOTATOR).delete()
-    return Reassignment(moved=moved, already_held=len(duplicate), removed_from_project=remove_member)
 
 
 def assignment_summary(project: Project) -> list[dict[str, Any]]:

@@ -28,6 +28,7 @@ from annotator.core.web_request import SignedInRequest
 from annotator.leadtools import adjudication, disagreement, explorer_rows, planning, reannotation
 from annotator.leadtools import forms as f
 from annotator.models import AssignmentPlan, ExplorerState, Pair, ParaphraseType, Project, ReannotationRound
+from annotator.projects import members
 
 # ---- planner --------------------------------------------------------------------------------------
 
@@ -164,7 +165,7 @@ def planner_reassign(request: SignedInRequest, project_pk: int) -> HttpResponse:
     if form.is_valid():
         users = _users([form.cleaned_data["from_user"], form.cleaned_data["to_user"]])
         try:
-            result = planning.reassign(
+            result = members.reassign(
                 project,
                 users[form.cleaned_data["from_user"]],
                 users[form.cleaned_data["to_user"]],

@@ -6,7 +6,8 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from annotator.core.posterior_aligner import DEFAULT_SUGGESTION_THRESHOLD
+#: A project's default: automatic links at least this confident are shown strongly.
+DEFAULT_SUGGESTION_THRESHOLD = 0.8
 
 
 class Tagset(models.Model):

@@ -196,19 +196,5 @@ class GuidelinesForm(forms.Form):
     note = forms.CharField(max_length=200, required=False, label="What changed (annotators see this)")
 
 
-class TokensForm(forms.Form):
-    tokens1 = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 2}), label="Member 1 tokens (space-separated)"
-    )
-    tokens2 = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 2}), label="Member 2 tokens (space-separated)"
-    )
-    drop_imported = forms.BooleanField(
-        required=False,
-        label="Drop what was imported",
-        help_text="This pair's imported trees or initial alignment fit the old tokens: drop them.",
-    )
-
-
 class SignUpForm(AccountForm):
     pass

@@ -2,7 +2,7 @@
 
 Roles are per project: lead, annotator, rater (a person may hold several). Removing a member ends
 their roles only: everything they annotated or judged stays, attributed to them; their unfinished
-assignments can move to another annotator (`annotator.leadtools.planning.reassign`). A project keeps
+assignments can move to another annotator (`reassign`, also the planner's). A project keeps
 at least one lead. An invitation link is single use and expires; it makes whoever opens it (after
 signing up or logging in) a member in the invitation's role.
 """
@@ -21,7 +21,6 @@ from django.utils import timezone
 
 from annotator.accounts import services as accounts
 from annotator.core import counts
-from annotator.leadtools import planning
 from annotator.models import Assignment, Invitation, Membership, Project
 from annotator.projects.roles import check_role, grant_role
 
@@ -88,6 +87,48 @@ def _keep_a_lead(project: Project, leaving: Any) -> None:
         )
 
 
+@dataclass(frozen=True)
+class Reassignment:
+    moved: int
+    already_held: int
+    removed_from_project: bool
+
+
+@transaction.atomic
+def reassign(project: Project, from_user: Any, to_user: Any, *, remove_member: bool = False) -> Reassignment:
+    """Move `from_user`'s unfinished pair assignments (to do, in progress, postponed) to `to_user`.
+
+    Finished work stays with its author. A pair (and round) `to_user` already holds is not duplicated:
+    `from_user`'s row for it is dropped and counted in `already_held`. Moved rows start afresh (to do,
+    no time spent) because `to_user` has not started them. With `remove_member`, `from_user` stops
+    being an annotator of the project, which also leaves their work out of agreement.
+    """
+    if from_user.pk == to_user.pk:
+        raise ValidationError({"to_user": "Choose a different annotator to take the work over."})
+    if not project.memberships.filter(user=to_user, role=Membership.Role.ANNOTATOR).exists():
+        raise ValidationError({"to_user": f"{to_user} is not an annotator of this project."})
+    rows = Assignment.objects.select_for_update().filter(
+        project=project, annotator=from_user, pair__isnull=False, status__in=UNFINISHED
+    )
+    held = set(
+        Assignment.objects.filter(project=project, annotator=to_user, pair__isnull=False).values_list(
+            "pair_id", "round"
+        )
+    )
+    duplicate = [row.pk for row in rows if (row.pair_id, row.round) in held]
+    Assignment.objects.filter(pk__in=duplicate).delete()
+    moved = (
+        Assignment.objects.filter(
+            project=project, annotator=from_user, pair__isnull=False, status__in=UNFINISHED
+        )
+        .exclude(pk__in=duplicate)
+        .update(annotator=to_user, status=Assignment.Status.TODO, started_at=None, time_spent=0)
+    )
+    if remove_member:
+        Membership.objects.filter(project=project, user=from_user, role=Membership.Role.ANNOTATOR).delete()
+    return Reassignment(moved=moved, already_held=len(duplicate), removed_from_project=remove_member)
+
+
 @dataclass
 class Removal:
     moved: int
@@ -101,7 +142,7 @@ def remove_member(project: Project, user: Any, *, reassign_to: Any = None) -> Re
     _keep_a_lead(project, user)
     moved = 0
     if reassign_to is not None:
-        moved = planning.reassign(project, user, reassign_to).moved
+        moved = reassign(project, user, reassign_to).moved
     kept = Assignment.objects.filter(project=project, annotator=user, status__in=UNFINISHED).count()
     Membership.objects.filter(project=project, user=user).delete()
     return Removal(moved=moved, kept_open=kept)

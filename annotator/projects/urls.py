@@ -41,10 +41,4 @@ urlpatterns = [
         name="guidelines-acknowledge",
     ),
     path("projects/<int:project_pk>/pairs/", views.pair_list, name="pair-list"),
-    path("projects/<int:project_pk>/pairs/<int:pair_pk>/tokens/", views.pair_tokens, name="pair-tokens"),
-    path(
-        "projects/<int:project_pk>/pairs/<int:pair_pk>/trees/remove/",
-        views.pair_trees_remove,
-        name="pair-trees-remove",
-    ),
 ]

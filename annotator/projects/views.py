@@ -26,7 +26,7 @@ from annotator.core.tagsets import PALETTE
 from annotator.core.web_request import SignedInRequest
 from annotator.models import Invitation, Membership, Pair, ParaphraseType, Phenomenon, Tagset
 from annotator.projects import forms as f
-from annotator.projects import guidelines, members, services, tagsets, tokens
+from annotator.projects import guidelines, members, services, tagsets
 
 
 def _user_in(project: Any, user_pk: int) -> Any:
@@ -528,51 +528,6 @@ def guidelines_acknowledge(request: SignedInRequest, project_pk: int) -> HttpRes
     ):
         target = reverse("annotator:project-guidelines", args=[project.pk])  # only this site's pages
     return redirect(target)
-
-
-# ---- tokens --------------------------------------------------------------------------------------
-
-
-@require_http_methods(["GET", "POST"])
-def pair_tokens(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
-    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
-    initial = {"tokens1": " ".join(pair.tokens1), "tokens2": " ".join(pair.tokens2)}
-    form = f.TokensForm(request.POST or None, initial=initial)
-    if request.method == "POST" and form.is_valid():
-        try:
-            tokens.correct_tokens(
-                pair,
-                form.cleaned_data["tokens1"].split(),
-                form.cleaned_data["tokens2"].split(),
-                drop_imported=form.cleaned_data["drop_imported"],
-            )
-        except ValidationError as error:
-            f.add_service_errors(form, error)
-        else:
-            messages.success(request, f"Tokens of pair {pair.source_id} saved. {tokens.FOLLOW}")
-            return redirect("annotator:pair-tokens", project_pk=pair.project_id, pair_pk=pair.pk)
-    context = {
-        "project": pair.project,
-        "pair": pair,
-        "form": form,
-        "may_correct": tokens.may_correct(pair),
-        "imported": tokens.imported_derivations(pair),
-        "why": tokens.WHY,
-        "follow": tokens.FOLLOW,
-        "n_annotations": tokens.annotation_count(pair),
-    }
-    return render(request, "projects/pair_tokens.html", context, status=422 if form.errors else 200)
-
-
-@require_POST
-def pair_trees_remove(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpResponse:
-    """Remove one pair's automatic trees (imported trees and trees under phrase alignments stay)."""
-    pair = access.pair_for_lead(request.user, project_pk, pair_pk)
-    if tokens.remove_automatic_trees(pair):
-        messages.success(request, f"Automatic trees of pair {pair.source_id} removed.")
-    else:
-        messages.info(request, f"Pair {pair.source_id} keeps its trees: they are imported or phrase-aligned.")
-    return redirect("annotator:pair-tokens", project_pk=pair.project_id, pair_pk=pair.pk)
 
 
 def pair_list(request: SignedInRequest, project_pk: int) -> HttpResponse:

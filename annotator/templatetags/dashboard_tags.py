@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from annotator.core.measure_docs import anchor_for
+from annotator.dashboard.measure_docs import anchor_for
 
 register = template.Library()
 

@@ -9,7 +9,7 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from annotator.core.bidi import plain_bidi, visible_bidi
+from annotator.annotation.bidi import plain_bidi, visible_bidi
 
 register = template.Library()
 

@@ -4,7 +4,7 @@ The pages are derived from the URLconf: every named URL is either checked here (
 who uses it) or listed in `NOT_PAGES` with the reason it is no page (an action that only takes POST,
 a download, a redirect, a JSON endpoint). `test_every_named_url_is_checked_or_said_to_be_no_page`
 fails when a new URL appears in neither, and `test_post_only_urls_refuse_get` holds the claim that
-the POST-only ones are no GET page. The editor's tabs are checked in test_editor_keyboard.py; here
+the POST-only ones are no GET page. The editor's tabs are checked in test_annotation_keyboard.py; here
 also the states of the evaluation cards (an open question, a follow-up, a saved label) and of the
 import/export jobs (a finished and a failed one).
 """

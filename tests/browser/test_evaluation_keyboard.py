@@ -12,7 +12,7 @@ import pytest
 
 from annotator.models import Judgement
 from tests import make
-from tests.browser.test_editor_keyboard import COUNT_POINTER, Keys
+from tests.browser.test_annotation_keyboard import COUNT_POINTER, Keys
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

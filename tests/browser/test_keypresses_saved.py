@@ -4,7 +4,7 @@ suggestion and (b) from the default aligner's suggestions (trained on the full M
 presses and seconds are counted. Both runs must end exactly at the gold links (checked in the
 database). The figures go to artifacts/keypresses.json, which bench/bench_aligner.py prints.
 
-The key plan is the editor's keyboard model (static/editor/cursor.js, keys.js): Shift+1 / Shift+2 put
+The key plan is the editor's keyboard model (static/annotation/cursor.js, keys.js): Shift+1 / Shift+2 put
 the cursor in a member, ← → Home End move it, Space selects the cursor's token, S / P link the
 selected tokens of both members as sure / possible, Delete unlinks them; "Accept all" is reached with
 Tab and pressed with Enter. Links are grouped by their member-1 token (one selection, one key for all

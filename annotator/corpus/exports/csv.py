@@ -3,7 +3,7 @@
 Columns: pair, annotator, gold, type_code, type, class, scope1, scope2, projection, key1, key2,
 sense_preserving, comment, scope1_text, scope2_text. Token indices are space-separated 0-based indices;
 the *_text columns repeat the tokens they name. UTF-8, comma-separated, standard CSV quoting; a text
-cell that a spreadsheet would run as a formula starts with an apostrophe (`annotator.core.spreadsheet`).
+cell that a spreadsheet would run as a formula starts with an apostrophe (`annotator.corpus.spreadsheet`).
 Written as the rows are read (`write_csv`, `ROWS_PER_CHUNK` at a time): memory does not grow with the
 project.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 import io
 from typing import BinaryIO
 
-from annotator.core.spreadsheet import SafeWriter
 from annotator.corpus.exports.etpc import phenomena_of
+from annotator.corpus.spreadsheet import SafeWriter
 from annotator.models import Phenomenon, Project
 
 COLUMNS = [

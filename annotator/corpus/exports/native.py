@@ -1,7 +1,7 @@
 """The native format: one JSON document per project (or JSON Lines for large ones) holding everything.
 
 The document IS the metrics interchange document (spec §9 of `shared/specs/agreement-metrics.md`), built
-by `annotator.agreement.project_document`, so `python -m metrics report FILE.json` re-analyses an
+by `annotator.agreement.document.project_document`, so `python -m metrics report FILE.json` re-analyses an
 exported project offline with the dashboard's numbers. Everything else a lossless round trip needs is
 under one extension key that the metrics library ignores:
 

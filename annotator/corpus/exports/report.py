@@ -26,7 +26,7 @@ from django.templatetags.static import static
 
 from annotator.agreement import current
 from annotator.agreement.statistics import project_statistics
-from annotator.core.spreadsheet import SafeWriter
+from annotator.corpus.spreadsheet import SafeWriter
 from annotator.models import Project
 
 

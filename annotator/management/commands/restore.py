@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.core import backup
+from annotator.management import backup
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""`annotator.agreement.project_document`: the database as the metrics interchange document (spec §9)."""
+"""`annotator.agreement.document.project_document`: the database as the metrics interchange document (spec §9)."""
 
 from __future__ import annotations
 

@@ -37,12 +37,12 @@ def collect(root: Path) -> dict[str, str]:
 
 def test_editor_modules_import_each_other_by_hashed_name(tmp_path):
     paths = collect(tmp_path)
-    modules = sorted(p.name for p in (REPO / "static" / "editor").glob("*.js"))
+    modules = sorted(p.name for p in (REPO / "static" / "annotation").glob("*.js"))
     assert "editor.js" in modules and len(modules) > 5
     for name in modules:
-        hashed = tmp_path / paths[f"editor/{name}"]
+        hashed = tmp_path / paths[f"annotation/{name}"]
         imports = IMPORT.findall(hashed.read_text())
-        source_imports = IMPORT.findall((REPO / "static" / "editor" / name).read_text())
+        source_imports = IMPORT.findall((REPO / "static" / "annotation" / name).read_text())
         assert len(imports) == len(source_imports), f"{name}: an import was not rewritten"
         for target in imports:
             assert HASHED.search(target), f"{name} imports the unhashed {target}"
@@ -56,11 +56,11 @@ def test_a_changed_module_changes_the_hash_of_its_importers(tmp_path, settings):
         if path.is_file():
             (copy / path.relative_to(REPO / "static")).parent.mkdir(parents=True, exist_ok=True)
             (copy / path.relative_to(REPO / "static")).write_bytes(path.read_bytes())
-    state = copy / "editor" / "state.js"
+    state = copy / "annotation" / "state.js"
     state.write_text(state.read_text() + "\n// changed\n")
     settings.STATICFILES_DIRS = [copy]
     after = collect(tmp_path / "after")
-    assert before["editor/state.js"] != after["editor/state.js"]
-    assert before["editor/editor.js"] != after["editor/editor.js"], (
+    assert before["annotation/state.js"] != after["annotation/state.js"]
+    assert before["annotation/editor.js"] != after["annotation/editor.js"], (
         "a browser would keep the old entry module"
     )

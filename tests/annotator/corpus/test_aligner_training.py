@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from annotator.annotation import services as annotation_services
 from annotator.annotation import worklist as work
+from annotator.core import machine_alignments
 from annotator.corpus import aligner_training as training
 from annotator.corpus import projects
 from annotator.models import AlignerRun, AlignmentLink, Pair
@@ -99,10 +100,10 @@ def test_one_run_at_a_time_and_none_without_pairs(world):
 
 def test_baseline_summary_names_each_source_with_its_version(world):
     project, *_ = world
-    before = training.baseline_summary(project)["sources"]
+    before = machine_alignments.baseline_summary(project)["sources"]
     assert {"source": "identical-tokens (built-in fallback, not stored)", "pairs": 24} in before
     _train(project)
-    after = training.baseline_summary(project)["sources"]
+    after = machine_alignments.baseline_summary(project)["sources"]
     assert {"source": "eflomal/intersection v1", "pairs": 24} in after
     assert {"source": "imported", "pairs": 1} in after
 

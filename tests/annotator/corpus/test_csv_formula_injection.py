@@ -11,10 +11,10 @@ from django.core.exceptions import ValidationError
 from annotator.accounts import services as accounts
 from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
-from annotator.core.spreadsheet import safe_cell
 from annotator.core.tagsets import VILA_NAME
 from annotator.corpus import projects
 from annotator.corpus.exports import FORMATS, export_project
+from annotator.corpus.spreadsheet import safe_cell
 from annotator.models import Tagset
 from annotator.projects import services as project_setup
 

@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from annotator.annotation import services as annotation_services
 from annotator.core.auto_trees import ParserUnavailable, parse_members
-from annotator.core.languages import tokenizer_for
 from annotator.corpus import projects, tree_parsing
+from annotator.corpus.languages import tokenizer_for
 from annotator.corpus.tree_parsing import (
     ParsingError,
     parse_missing_trees,

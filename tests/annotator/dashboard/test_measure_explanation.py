@@ -6,7 +6,7 @@ import pytest
 from django.conf import settings as settings_module
 from django.urls import reverse
 
-from annotator.core.measure_docs import MEASURE_ANCHORS, anchor_for, section
+from annotator.dashboard.measure_docs import MEASURE_ANCHORS, anchor_for, section
 from tests import make
 
 pytestmark = pytest.mark.django_db

@@ -5,6 +5,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from annotator.annotation.services import ConflictError
+from annotator.corpus.projects import create_unit
 from annotator.evaluation import services as evaluation
 from annotator.models import AgreementState, AnnotationHistory, Assignment, Judgement
 from tests import make
@@ -35,7 +36,7 @@ def test_create_unit_builds_paraphrased_sentences_with_substitution_offsets():
 def test_create_unit_rejects_offsets_that_do_not_mark_the_phrase():
     project = make.evaluation_project(n_units=0)
     with pytest.raises(ValidationError) as err:
-        evaluation.create_unit(project, "u9", make.SENTENCE, "put off", 0, 7, make.SUBSTITUTIONS)
+        create_unit(project, "u9", make.SENTENCE, "put off", 0, 7, make.SUBSTITUTIONS)
     assert "read 'The cou', not the phrase 'put off'" in err.value.message_dict["phrase"][0]
     assert not project.units.exists()
 

@@ -9,6 +9,7 @@ from annotator.annotation import services as annotation_services
 from annotator.corpus import projects
 from annotator.leadtools import planning
 from annotator.models import Assignment, Membership
+from annotator.projects import members
 from annotator.projects.roles import grant_role
 from tests import make
 
@@ -151,7 +152,7 @@ def test_reassign_moves_only_unfinished_work(setup):
     rows[0].save()
     rows[1].status, rows[1].time_spent = Assignment.Status.POSTPONED, 30
     rows[1].save()
-    result = planning.reassign(project, anna, ben)
+    result = members.reassign(project, anna, ben)
     assert (result.moved, result.already_held) == (2, 1)  # p4 was already ben's
     assert list(Assignment.objects.filter(annotator=anna).values_list("pair_id", flat=True)) == [pairs[0].pk]
     moved = Assignment.objects.get(annotator=ben, pair=pairs[1])
@@ -163,7 +164,7 @@ def test_reassign_moves_only_unfinished_work(setup):
 def test_reassign_can_remove_the_annotator_from_the_project(setup):
     project, people = setup
     projects.assign_pairs(project, people[:1], project.pairs.all()[:2])
-    result = planning.reassign(project, people[0], people[1], remove_member=True)
+    result = members.reassign(project, people[0], people[1], remove_member=True)
     assert result.removed_from_project
     assert not project.memberships.filter(user=people[0], role=Membership.Role.ANNOTATOR).exists()
 
@@ -171,7 +172,7 @@ def test_reassign_can_remove_the_annotator_from_the_project(setup):
 def test_reassign_to_oneself_or_an_outsider_is_refused(setup):
     project, people = setup
     with pytest.raises(ValidationError):
-        planning.reassign(project, people[0], people[0])
+        members.reassign(project, people[0], people[0])
     with pytest.raises(ValidationError) as err:
-        planning.reassign(project, people[0], make.user("zed"))
+        members.reassign(project, people[0], make.user("zed"))
     assert "not an annotator" in err.value.message_dict["to_user"][0]

@@ -1,4 +1,5 @@
-"""Services of the project set-up area: projects, members and invitations, tagsets, guidelines, tokens."""
+"""Services of the project set-up area: projects, members and invitations, tagsets, guidelines (and token
+correction, a corpus service)."""
 
 from datetime import timedelta
 
@@ -8,8 +9,9 @@ from django.utils import timezone
 
 from annotator.annotation import services as annotation_services
 from annotator.corpus import projects as old_projects
+from annotator.corpus import tokens
 from annotator.models import Membership, Phenomenon, Project, Tagset
-from annotator.projects import guidelines, members, services, tagsets, tokens
+from annotator.projects import guidelines, members, services, tagsets
 from annotator.projects.roles import grant_role
 from tests import make
 

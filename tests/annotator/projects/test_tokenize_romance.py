@@ -2,9 +2,9 @@
 
 import pytest
 
-from annotator.core.languages import tokenizer_for
 from annotator.core.tokenize import tokenize
 from annotator.core.tokenize_romance import tokenize_romance
+from annotator.corpus.languages import tokenizer_for
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 
 from annotator.annotation import services as annotation_services
-from annotator.core.bidi import BIDI_CONTROLS, visible_bidi
+from annotator.annotation.bidi import BIDI_CONTROLS, visible_bidi
 from annotator.models import Pair
 from tests import make
 

@@ -1,7 +1,7 @@
 """The JSON pre-check costs linear time and bounded memory on adversarial shapes.
 
-Its cost used to be quadratic on an unterminated string of escaped quotes (a 128 KB anonymous body held
-a web worker for a minute). These tests compare a large body with a small one of the same shape, so a
+A quadratic pass over an unterminated string of escaped quotes would let a 128 KB anonymous body hold a
+web worker for a minute. These tests compare a large body with a small one of the same shape, so a
 quadratic pass fails them on any machine; `bench/bench_json_precheck.py` prints the absolute figures.
 """
 

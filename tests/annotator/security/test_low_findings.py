@@ -94,7 +94,7 @@ def test_a_nul_in_the_url_is_a_clear_400(world, path):
 
 
 def test_healthz_names_no_worker_or_queue_to_anonymous_callers(world, monkeypatch):
-    from annotator.home import health
+    from annotator.core import health
 
     full = {
         "ok": True,

@@ -8,7 +8,7 @@ import pytest
 
 from annotator import access
 from annotator.annotation import services as annotation_services
-from annotator.evaluation import services as evaluation
+from annotator.corpus.projects import create_unit
 from annotator.models import (
     AlignmentLink,
     Assignment,
@@ -157,9 +157,7 @@ def test_a_phenomenon_cannot_be_changed_to_a_type_of_another_tagset(world):
 
 
 def _unit(project):
-    return evaluation.create_unit(
-        project, "u1", "The film opened .", "opened", 9, 15, [("s1", "premiered", "x")]
-    )
+    return create_unit(project, "u1", "The film opened .", "opened", 9, 15, [("s1", "premiered", "x")])
 
 
 def test_a_unit_cannot_be_created_in_another_leads_project(world):

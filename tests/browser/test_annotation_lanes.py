@@ -17,8 +17,8 @@ from annotator.corpus import projects
 from annotator.models import Tagset
 from annotator.projects import services as project_setup
 from tests import make
-from tests.browser.test_editor import edit_url
-from tests.browser.test_editor_layout import QUOTED1, QUOTED2, chunked_tree
+from tests.browser.test_annotation import edit_url
+from tests.browser.test_annotation_layout import QUOTED1, QUOTED2, chunked_tree
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

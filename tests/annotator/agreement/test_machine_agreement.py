@@ -2,7 +2,7 @@
 
 import pytest
 
-from annotator.core.machine_agreement import compare, machine_agreement
+from annotator.agreement.machine_agreement import compare, machine_agreement
 
 TOKENS = {"p1": ("He bought a car .".split(), "He purchased a vehicle .".split())}
 DOC = {

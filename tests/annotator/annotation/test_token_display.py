@@ -1,7 +1,7 @@
 """Treebank escapes are displayed as the characters they stand for; the stored token is unchanged."""
 
 from annotator.annotation.state import Token, scope_text, tokens_html
-from annotator.core.token_display import display_token, display_tokens
+from annotator.annotation.token_display import display_token, display_tokens
 
 
 def test_treebank_quotes_and_brackets_show_as_characters():

@@ -1,7 +1,7 @@
 """Health of the deployment: the database, the broker and the workers' heartbeat, reported separately.
 
 `/healthz` answers `report()` as JSON; docker-compose's health checks run the same checks (the web's
-through `/healthz`, the worker's with `python -m annotator.home.health --worker NAME`, which needs no
+through `/healthz`, the worker's with `python -m annotator.core.health --worker NAME`, which needs no
 Django); the dashboard says its figures are stale from `figures_freshness()`.
 
 The heartbeat: every Celery worker's main process writes the time into a Redis hash, one field per
@@ -239,7 +239,7 @@ def _duration(seconds: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m annotator.home.health --worker celery@HOST`: exit 0 when that worker (or, without
+    """`python -m annotator.core.health --worker celery@HOST`: exit 0 when that worker (or, without
     --worker, any worker of CELERY_QUEUE) beat within WORKER_STALE_SECONDS; print the status as JSON."""
 
     parser = argparse.ArgumentParser(description=main.__doc__)

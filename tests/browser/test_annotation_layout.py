@@ -15,7 +15,7 @@ from annotator.models import Tagset
 from annotator.projects import services as project_setup
 from tests import make
 from tests.browser.axe import axe_violations, describe
-from tests.browser.test_editor import LONG1, LONG2, edit_url
+from tests.browser.test_annotation import LONG1, LONG2, edit_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from annotator.home import health
+from annotator.core import health
 from tests import make
 
 pytestmark = pytest.mark.django_db

@@ -16,8 +16,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotator import taskqueue
+from annotator.core.statistical_aligner import is_automatic_source
 from annotator.corpus import tree_parsing
-from annotator.corpus.aligner_training import is_automatic_source
 from annotator.models import AlignmentLink, Pair, PairLabel, Phenomenon, PhraseAlignment
 
 WHY = (

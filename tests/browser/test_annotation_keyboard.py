@@ -12,8 +12,8 @@ import pytest
 from annotator.models import AlignmentLink, Assignment, PairLabel, Phenomenon, PhraseAlignment
 from tests import make
 from tests.browser.axe import axe_violations, describe
-from tests.browser.test_editor import edit_url, saved
-from tests.browser.test_editor import world as world  # the same project, tagset and pairs
+from tests.browser.test_annotation import edit_url, saved
+from tests.browser.test_annotation import world as world  # the same project, tagset and pairs
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -13,9 +13,9 @@ import pytest
 
 from annotator.models import AlignmentLink, Assignment, Phenomenon
 from tests import make
-from tests.browser.test_editor import edit_url, saved, tok
-from tests.browser.test_editor import world as world  # the same project, tagset and pairs
-from tests.browser.test_editor_keyboard import COUNT_POINTER, Keys, focused
+from tests.browser.test_annotation import edit_url, saved, tok
+from tests.browser.test_annotation import world as world  # the same project, tagset and pairs
+from tests.browser.test_annotation_keyboard import COUNT_POINTER, Keys, focused
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

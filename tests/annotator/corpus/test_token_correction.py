@@ -8,11 +8,10 @@ from django.urls import reverse
 from annotator.annotation import services as annotation_services
 from annotator.core.auto_trees import ParserUnavailable, parse_members
 from annotator.core.trees import tree_nodes
-from annotator.corpus import projects
+from annotator.corpus import projects, tokens
 from annotator.corpus.tree_parsing import parse_missing_trees, parser_source
 from annotator.models import Pair
 from annotator.projects import services as project_setup
-from annotator.projects import tokens
 from tests import make
 from tests.make import logged_in
 

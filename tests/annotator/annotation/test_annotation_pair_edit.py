@@ -22,7 +22,7 @@ def test_page_shows_both_members_as_selectable_tokens_and_the_grouped_palette():
     assert 'data-group="Morpholexicon-based changes"' in html
     assert 'aria-expanded="true" title="Show or hide the Morpholexicon-based changes types">' in html
     assert 'class="psub-name">Morphology-based changes' in html
-    assert 'data-shortcut="1"' in html and "static/editor/editor.js" in html
+    assert 'data-shortcut="1"' in html and "static/annotation/editor.js" in html
 
 
 def test_opening_shows_the_initial_alignment_as_suggestions_and_records_nothing():
