@@ -3,7 +3,7 @@
 Word alignment P/R/F1 (docs/measures.md#word-alignment, #phrase-alignment) per annotator pair is a
 ratio of counts summed over the pairs both annotators aligned (`metrics.alignment.AlignmentCounts` of
 each measure, `alignment_pair_counts`), and the humans against the automatic alignment are each
-annotator's counts summed over the pairs they aligned (`annotator.core.machine_agreement.
+annotator's counts summed over the pairs they aligned (`annotator.agreement.machine_agreement.
 pair_machine_counts`). The `AgreementSum` rows, per project (annotators by user id):
 
 - ``word_alignments.counts``, annotators ``"a|b"`` (smaller id first, ``a`` the test, ``b`` the
@@ -30,8 +30,8 @@ from typing import Any
 from django.db import connection
 
 from annotator.agreement.document import word_alignment_inputs
+from annotator.agreement.machine_agreement import aligner_from_totals, pair_machine_counts
 from annotator.core.aligner import baseline_alignment
-from annotator.core.machine_agreement import aligner_from_totals, pair_machine_counts
 from annotator.models import AgreementPairPart, Pair, Project
 from metrics.alignment import (
     AlignmentCounts,

@@ -214,18 +214,13 @@ def _value(measures: Mapping[str, Any], key: str) -> tuple[float | None, Any]:
     return entry.get("value"), entry.get("n_items")
 
 
-def lead_summary_context(
-    measures: Mapping[str, Any] | None,
-    precision: Mapping[str, Any] | None = None,
-    progress: Sequence[ProgressRow] = (),
-) -> dict[str, Any]:
-    """Context of `evaluation/_lead_summary.html` from a snapshot's `results["measures"]` and our rows."""
-    measures = measures or {}
-    fleiss = []
+def _fleiss_rows(measures: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Fleiss' κ per scale, before and after re-evaluation, with their 95 % intervals."""
+    rows = []
     for scale, title in SCALES:
         before, n_before = _value(measures, f"fleiss.{scale}")
         after, n_after = _value(measures, f"fleiss.after.{scale}")
-        fleiss.append(
+        rows.append(
             {
                 "scale": scale,
                 "title": title,
@@ -239,46 +234,54 @@ def lead_summary_context(
                 "ci_after": (measures.get(f"fleiss.after.{scale}.ci95") or {}).get("value"),
             }
         )
+    return rows
+
+
+def _cohen_cell(
+    measures: Mapping[str, Any], key: str, scale: str, when: str, pair: str | None
+) -> dict[str, Any]:
+    """One cell of the Cohen's κ table: a rater pair's value (`pair`) or the mean over pairs (None)."""
+    entry = measures.get(f"{key}.{scale}") or {}
+    ci = measures.get(f"{key}.{scale}.ci95") or {}
+    if pair is None:
+        value, n, interval = entry.get("value"), None, ci.get("value")
+    else:
+        value = entry.get("by_pair", {}).get(pair)
+        n = (entry.get("n_items") or {}).get(pair) if isinstance(entry.get("n_items"), dict) else None
+        interval = (ci.get("by_pair") or {}).get(pair)
+    return {"scale": scale, "when": when, "value": value, "n": n, "band": kappa_band(value), "ci": interval}
+
+
+def lead_summary_context(
+    measures: Mapping[str, Any] | None,
+    precision: Mapping[str, Any] | None = None,
+    progress: Sequence[ProgressRow] = (),
+) -> dict[str, Any]:
+    """Context of `evaluation/_lead_summary.html` from a snapshot's `results["measures"]` and our rows."""
+    measures = measures or {}
+    when_keys = (("cohen", "before"), ("cohen.after", "after"))
     pairs: list[str] = []
     for scale, _ in SCALES:
-        for key in ("cohen", "cohen.after"):
+        for key, _when in when_keys:
             for pair in (measures.get(f"{key}.{scale}") or {}).get("by_pair", {}):
                 if pair not in pairs:
                     pairs.append(pair)
-    cohen = []
-    for pair in pairs:
-        cells = []
-        for scale, _ in SCALES:
-            for key, when in (("cohen", "before"), ("cohen.after", "after")):
-                entry = measures.get(f"{key}.{scale}") or {}
-                value = entry.get("by_pair", {}).get(pair)
-                n = (entry.get("n_items") or {}).get(pair) if isinstance(entry.get("n_items"), dict) else None
-                ci = ((measures.get(f"{key}.{scale}.ci95") or {}).get("by_pair") or {}).get(pair)
-                cells.append(
-                    {
-                        "scale": scale,
-                        "when": when,
-                        "value": value,
-                        "n": n,
-                        "band": kappa_band(value),
-                        "ci": ci,
-                    }
-                )
-        cohen.append({"pair": pair, "raters": pair.split("|"), "cells": cells})
-    cohen_means = []
-    for scale, _ in SCALES:
-        for key, when in (("cohen", "before"), ("cohen.after", "after")):
-            value = (measures.get(f"{key}.{scale}") or {}).get("value")
-            ci = (measures.get(f"{key}.{scale}.ci95") or {}).get("value")
-            cohen_means.append(
-                {"scale": scale, "when": when, "value": value, "band": kappa_band(value), "ci": ci}
-            )
+    cohen = [
+        {
+            "pair": pair,
+            "raters": pair.split("|"),
+            "cells": [_cohen_cell(measures, k, scale, w, pair) for scale, _ in SCALES for k, w in when_keys],
+        }
+        for pair in pairs
+    ]
     return {
         "has_measures": any(key.startswith(("fleiss.", "cohen.")) for key in measures),
-        "fleiss_rows": fleiss,
+        "fleiss_rows": _fleiss_rows(measures),
         "scales": [scale for scale, _ in SCALES],
         "cohen_rows": cohen,
-        "cohen_means": cohen_means,
+        "cohen_means": [
+            _cohen_cell(measures, k, scale, w, None) for scale, _ in SCALES for k, w in when_keys
+        ],
         "precision": precision or {"before": [], "after": None},
         "progress": list(progress),
     }

@@ -131,7 +131,7 @@ def rid(pk: int, prefix: str) -> str:
 
 @register.filter
 def show_bidi(text: Any) -> str:
-    """The text escaped, with bidirectional control characters shown as ⟨U+202E⟩ (see core.bidi)."""
+    """The text escaped, with bidirectional control characters shown as ⟨U+202E⟩ (see annotation.bidi)."""
     return visible_bidi("" if text is None else str(text))
 
 

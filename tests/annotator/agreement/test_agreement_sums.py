@@ -21,7 +21,7 @@ from annotator.agreement.document import project_document
 from annotator.agreement.results import pair_label_agreement
 from annotator.annotation import services as annotation_services
 from annotator.annotation import worklist
-from annotator.core.machine_agreement import machine_agreement
+from annotator.agreement.machine_agreement import machine_agreement
 from annotator.models import (
     AgreementChange,
     AgreementPairPart,
