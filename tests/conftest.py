@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -189,20 +190,26 @@ def worker_redis_url(url: str, worker: str) -> str:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Under pytest-xdist each worker gets its own Redis database (see `worker_redis_url`), for the
-    settings, the Celery app and the workers and stacks the tests start (they read REDIS_URL)."""
-    worker, url = os.environ.get("PYTEST_XDIST_WORKER", ""), redis_url()
-    if not (worker and url):
+    """Under pytest-xdist each worker gets its own Redis database (see `worker_redis_url`) and its own
+    VAR_DIR (job files are named by ids that every worker's test database reuses), for the settings,
+    the Celery app and the workers and stacks the tests start (they read REDIS_URL and VAR_DIR)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker:
         return
     from django.conf import settings
 
     from annotator.celery import app
 
-    own = worker_redis_url(url, worker)
-    os.environ["REDIS_URL"] = own
-    settings.REDIS_URL = settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = own
-    settings.CACHES["default"]["LOCATION"] = own
-    app.conf.broker_url = app.conf.result_backend = own
+    var = Path(tempfile.mkdtemp(prefix=f"workbench-{worker}-"))
+    os.environ["VAR_DIR"] = str(var)
+    settings.VAR_DIR, settings.MEDIA_ROOT = var, var / "media"
+    config.add_cleanup(lambda: shutil.rmtree(var, ignore_errors=True))
+    if url := redis_url():
+        own = worker_redis_url(url, worker)
+        os.environ["REDIS_URL"] = own
+        settings.REDIS_URL = settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = own
+        settings.CACHES["default"]["LOCATION"] = own
+        app.conf.broker_url = app.conf.result_backend = own
 
 
 @pytest.fixture
