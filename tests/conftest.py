@@ -52,13 +52,13 @@ def unavailable(flag: str, reason: str) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With `--dist loadgroup`, the tests of a module that share a module- or class-scoped fixture (a
-    started stack, a generated corpus) run on one worker, which builds that fixture once; the other
-    tests are spread one by one."""
+    """With `--dist loadgroup`, the tests of a module that share a module- or class-scoped fixture of
+    this suite (a started stack, a generated corpus) run on one worker, which builds that fixture once;
+    the other tests are spread one by one. Plugins' fixtures (baseid "") are per worker anyway."""
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
         defs = info.name2fixturedefs.values() if info else ()
-        if any(d.scope in {"module", "class"} for chain in defs for d in chain):
+        if any(d.scope in {"module", "class"} and d.baseid for chain in defs for d in chain):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
