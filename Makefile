@@ -5,6 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
+TEST_WORKERS ?= auto
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 STATIC_STAMP := staticfiles/staticfiles.json
@@ -67,10 +68,11 @@ run: demo $(if $(filter 0,$(DEBUG)),$(STATIC_STAMP))
 	$(PY) manage.py runserver --skip-checks $(HOST):$(PORT)
 
 ## test: the whole suite; service/browser/corpus tests skip unless configured (REQUIRE_*=1 makes them fail)
+## It runs on TEST_WORKERS processes (pytest-xdist; `auto`: one per CPU core, `0`: in this process).
 test: $(STAMP) $(if $(shell command -v npm),$(NODE_STAMP))
 	$(VENV)/bin/ruff check .
 	$(PY) manage.py makemigrations --check --dry-run > /dev/null
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadgroup
 
 ## bench: speed targets of the issues, printed as tables with ratios to the peer libraries/tools
 bench: $(STAMP)

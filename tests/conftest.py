@@ -10,11 +10,13 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -43,6 +45,21 @@ def unavailable(flag: str, reason: str) -> None:
     if required(flag):
         pytest.fail(f"{reason} (required because {flag}=1)")
     pytest.skip(reason)
+
+
+# ---- parallel runs (pytest-xdist, `make test`) ---------------------------------------------------
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With `--dist loadgroup`, the tests of a module that share a module- or class-scoped fixture of
+    this suite (a started stack, a generated corpus) run on one worker, which builds that fixture once;
+    the other tests are spread one by one. Plugins' fixtures (baseid "") are per worker anyway."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs.values() if info else ()
+        if any(d.scope in {"module", "class"} and d.baseid for chain in defs for d in chain):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
 # ---- shared corpora and specs ---------------------------------------------------------------------
@@ -156,6 +173,43 @@ def postgres_required(settings: Any) -> None:
 
 def redis_url() -> str:
     return os.environ.get("REDIS_URL", "")
+
+
+def worker_redis_url(url: str, worker: str) -> str:
+    """REDIS_URL for one pytest-xdist worker: the database number of `url` plus the worker's index (gw0
+    keeps it, gw1 takes the next), so two workers never share keys (their test databases reuse ids)."""
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    database = base + int(worker.removeprefix("gw"))
+    if database > 15:
+        raise pytest.UsageError(
+            f"REDIS_URL={url}: xdist worker {worker} would use Redis database {database}; "
+            "start from a database number that leaves one free per worker (Redis has 16, 0-15)"
+        )
+    return urlunsplit(parts._replace(path=f"/{database}"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist each worker gets its own Redis database (see `worker_redis_url`) and its own
+    VAR_DIR (job files are named by ids that every worker's test database reuses), for the settings,
+    the Celery app and the workers and stacks the tests start (they read REDIS_URL and VAR_DIR)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker:
+        return
+    from django.conf import settings
+
+    from annotator.celery import app
+
+    var = Path(tempfile.mkdtemp(prefix=f"workbench-{worker}-"))
+    os.environ["VAR_DIR"] = str(var)
+    settings.VAR_DIR, settings.MEDIA_ROOT = var, var / "media"
+    config.add_cleanup(lambda: shutil.rmtree(var, ignore_errors=True))
+    if url := redis_url():
+        own = worker_redis_url(url, worker)
+        os.environ["REDIS_URL"] = own
+        settings.REDIS_URL = settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = own
+        settings.CACHES["default"]["LOCATION"] = own
+        app.conf.broker_url = app.conf.result_backend = own
 
 
 @pytest.fixture
