@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from annotator.agreement import pair_parts, rebuild, sums
 from annotator.agreement.computation import recompute
 from annotator.agreement.document import project_document
+from annotator.agreement.machine_agreement import machine_agreement
 from annotator.agreement.results import pair_label_agreement
 from annotator.annotation import services as annotation_services
 from annotator.annotation import worklist
-from annotator.agreement.machine_agreement import machine_agreement
 from annotator.models import (
     AgreementChange,
     AgreementPairPart,
