@@ -13,10 +13,11 @@ stream in — so storage grows with time, not with the number of saves. A report
 also stored on demand (`current.current_report`: pinning, a re-annotation round's "before").
 
 The 95 % confidence intervals of the measures (`compute_intervals`, docs/measures.md#intervals) are
-computed by their own task, sent once per stored full report whose κ_C is final (so at the report
-cadence, never per save), on the low-priority κ_C queue; they are stored as one section row with the
-fingerprint of the figures they belong to, and `current.current` shows them only while that fingerprint
-is the current one.
+computed by their own task once the figures settle (`send_intervals`: with a broker at most one task per
+project and window of AGREEMENT_REPORT_INTERVAL_SECONDS, due after its window, on the low-priority κ_C
+queue; without one at once when no other save waits), never per save under a stream; they are stored as
+one section row with the fingerprint of the figures they belong to (`current.figures_fingerprint`), and
+`current.current` shows them only while that fingerprint is the current one.
 """
 
 from __future__ import annotations
