@@ -13,10 +13,12 @@ pair_machine_counts`). The `AgreementSum` rows, per project (annotators by user 
 
 What one pair adds (`pair_cells`, pure) is kept on the pair's `AgreementPairPart` row. A save that may
 change an annotator's word alignment of the pair (links, a pair marked done; the save holds the pair's
-row lock) reads the pair's current alignments, reads the part it had (one row), computes the counts of
-every annotator pair of the pair and that annotator's own counts afresh (the others' own counts are the
-part's), and moves the totals by the difference (`sums.add`, one INSERT … ON CONFLICT DO UPDATE), all
-in the save's transaction (`pair_changed`). A report
+row lock) reads the pair with the part it had (one statement) and the pair's current alignments
+(another), computes afresh only the cells that annotator's alignment enters — the counts of the
+annotator pairs they are in and their own counts against the automatic alignment, in one preparation
+of the pair's alignments (`_saver_cells`); the other cells are the part's, since no other alignment
+changed — keeps the part and moves the totals by the difference (`sums.add`, one INSERT … ON CONFLICT
+DO UPDATE each), all in the save's transaction (`pair_changed`). A report
 reads the totals (`alignment_figures`, `aligner_figures`); the counts of an annotator pair oriented by
 user id are turned round when the report's order (by name) is the other one: every count of the
 measures is symmetric under that swap (test ↔ reference).
@@ -132,8 +134,9 @@ def _saver_cells(
     out: dict[Cell, int] = {(ALIGNED, annotator, ""): 1}
     automatic = pair.get("initial_alignment")
     match = _identical_match()
-    joint = automatic is not None and match == MACHINE_MATCH
-    alignments = {AUTOMATIC: WordAlignment(frozenset((i, j) for i, j in automatic))} if joint else {}
+    alignments: dict[str, WordAlignment] = {}
+    if automatic is not None and match == MACHINE_MATCH:
+        alignments[AUTOMATIC] = WordAlignment(frozenset((i, j) for i, j in automatic))
     alignments.update({a: _word_alignment(e) for a, e in sheets.items()})
     counts = alignment_pair_counts(_metrics_pair(pair), alignments, identical_match=match, only=annotator)
     against = counts.pop((AUTOMATIC, annotator), None)
