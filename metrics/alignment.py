@@ -469,13 +469,18 @@ def alignment_report(doc: Document, *, memo: PairwiseMemo | None = None) -> dict
 
 
 def alignment_pair_counts(
-    pair: Pair, alignments: Mapping[str, WordAlignment], *, identical_match: str = "exact"
+    pair: Pair,
+    alignments: Mapping[str, WordAlignment],
+    *,
+    identical_match: str = "exact",
+    only: str | None = None,
 ) -> dict[tuple[str, str], dict[str, AlignmentCounts]]:
     """The counts one document pair adds to each annotator pair's totals in :func:`alignment_report`.
 
     ``alignments``: annotator → their alignment of ``pair``, in document annotator order (only the
     annotators who aligned it). Keys ``(a, b)`` with ``a`` before ``b`` in that order; the values summed
-    over the pairs both aligned are the ``totals`` of :func:`alignment_report_from_counts`.
+    over the pairs both aligned are the ``totals`` of :func:`alignment_report_from_counts`. ``only``:
+    just the annotator pairs that include that annotator (the others' counts are not computed).
     """
     _check_match(identical_match)
     names = tuple(alignments)
@@ -486,6 +491,7 @@ def alignment_pair_counts(
     return {
         (a, b): _pair_counts(prepared[a][pair.id], prepared[b][pair.id])
         for a, b in doc.annotator_pairs(names)
+        if only is None or only in (a, b)
     }
 
 

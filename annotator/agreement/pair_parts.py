@@ -13,10 +13,12 @@ pair_machine_counts`). The `AgreementSum` rows, per project (annotators by user 
 
 What one pair adds (`pair_cells`, pure) is kept on the pair's `AgreementPairPart` row. A save that may
 change an annotator's word alignment of the pair (links, a pair marked done; the save holds the pair's
-row lock) reads the pair's current alignments, reads the part it had (one row), computes the counts of
-every annotator pair of the pair and that annotator's own counts afresh (the others' own counts are the
-part's), and moves the totals by the difference (`sums.add`, one INSERT … ON CONFLICT DO UPDATE), all
-in the save's transaction (`pair_changed`). A report
+row lock) reads the pair with the part it had (one statement) and the pair's current alignments
+(another), computes afresh only the cells that annotator's alignment enters — the counts of the
+annotator pairs they are in and their own counts against the automatic alignment, in one preparation
+of the pair's alignments (`_saver_cells`); the other cells are the part's, since no other alignment
+changed — keeps the part and moves the totals by the difference (`sums.add`, one INSERT … ON CONFLICT
+DO UPDATE each), all in the save's transaction (`pair_changed`). A report
 reads the totals (`alignment_figures`, `aligner_figures`); the counts of an annotator pair oriented by
 user id are turned round when the report's order (by name) is the other one: every count of the
 measures is symmetric under that swap (test ↔ reference).
@@ -31,6 +33,7 @@ from django.db import connection
 
 from annotator.agreement.document import word_alignment_inputs
 from annotator.agreement.machine_agreement import aligner_from_totals, pair_machine_counts
+from annotator.core import sql
 from annotator.core.aligner import baseline_alignment
 from annotator.models import AgreementPairPart, Pair, Project
 from metrics.alignment import (
@@ -115,25 +118,57 @@ def _stored(cells: Mapping[Cell, int]) -> list[list[Any]]:
     return [[m, a, k, n] for (m, a, k), n in sorted(cells.items())]
 
 
+#: The name the automatic alignment takes beside the annotators (user ids) in `_saver_cells`, and the
+#: identical-link convention of `pair_machine_counts` (its `word_alignment_counts`' default).
+AUTOMATIC = "automatic"
+MACHINE_MATCH = "exact"
+
+
+def _saver_cells(
+    pair: Mapping[str, Any], sheets: Mapping[str, Mapping[str, Any]], annotator: str
+) -> dict[Cell, int]:
+    """The cells of the part that involve `annotator` (their own, and every annotator pair they are in),
+    computed in one preparation of the pair's alignments; with the identical-link convention of
+    `pair_machine_counts`, the automatic alignment is prepared with them (as the test side of
+    (automatic, annotator), `metrics.alignment`'s generous words and phrase pairs are its counts)."""
+    out: dict[Cell, int] = {(ALIGNED, annotator, ""): 1}
+    automatic = pair.get("initial_alignment")
+    match = _identical_match()
+    alignments: dict[str, WordAlignment] = {}
+    if automatic is not None and match == MACHINE_MATCH:
+        alignments[AUTOMATIC] = WordAlignment(frozenset((i, j) for i, j in automatic))
+    alignments.update({a: _word_alignment(e) for a, e in sheets.items()})
+    counts = alignment_pair_counts(_metrics_pair(pair), alignments, identical_match=match, only=annotator)
+    against = counts.pop((AUTOMATIC, annotator), None)
+    _count_cells(counts, out)
+    if automatic is None:
+        return out
+    if against is not None:
+        machine = [*_ints(against["alignment.words"]), *_ints(against["alignment.phrases"]), 1]
+    else:
+        machine = pair_machine_counts(automatic, sheets[annotator], pair["tokens1"], pair["tokens2"])
+    out.update({(MACHINE, annotator, str(k)): n for k, n in enumerate(machine) if n})
+    return out
+
+
+def _ints(c: AlignmentCounts) -> list[int]:
+    return [c.precision_hits, c.n_test, c.recall_hits, c.n_reference]
+
+
 def _changed_part(
     pair: Mapping[str, Any],
     sheets: Mapping[str, Mapping[str, Any]],
     annotator: str,
     before: Mapping[Cell, int] | None,
 ) -> dict[Cell, int]:
-    """The pair's part after `annotator`'s alignment of it changed: the counts of every annotator pair
-    afresh, and each annotator's own cells (`_own_cells`) afresh for `annotator` only, the others' as
-    `before` has them (their alignments did not change; all afresh when the pair had no part)."""
-    out: dict[Cell, int] = {}
-    if len(sheets) >= 2:
-        alignments = {a: _word_alignment(e) for a, e in sheets.items()}
-        counts = alignment_pair_counts(_metrics_pair(pair), alignments, identical_match=_identical_match())
-        _count_cells(counts, out)
+    """The pair's part after `annotator`'s alignment of it changed: the cells that involve `annotator`
+    afresh (`_saver_cells`), the others as `before` has them (no other alignment changed; all afresh
+    when the pair had no part)."""
     if before is None:
-        _own_cells(pair, sheets, out)
-        return out
-    out.update({c: n for c, n in before.items() if c[0] != WORDS and c[1] != annotator})
-    _own_cells(pair, {a: e for a, e in sheets.items() if a == annotator}, out)
+        return pair_cells(pair, sheets, identical_match=_identical_match())
+    out = {c: n for c, n in before.items() if annotator not in c[1].split("|")}
+    if annotator in sheets:
+        out.update(_saver_cells(pair, sheets, annotator))
     return out
 
 
@@ -152,23 +187,52 @@ WHERE a.pair_id = %(pair)s AND a.status = 'done' AND EXISTS (
   WHERE m.project_id = %(project)s AND m.user_id = a.annotator_id AND m.role = 'annotator')
 """
 
+PAIR_FIELDS = ("source_id", "tokens1", "tokens2", "initial_alignment")
+PART_FIELDS = ("id", "cells")
 
-def _pair_inputs(project_id: int, pair_id: int) -> tuple[dict[str, Any] | None, dict[str, dict[str, Any]]]:
-    """(the pair's document fields, annotator → their alignment of it, annotators in id order), or None
-    for the pair when the project has no word-alignment layer (two queries)."""
-    row = (
-        Pair.objects.filter(pk=pair_id, project__layer_word_alignment=True)
-        .values_list("source_id", "tokens1", "tokens2", "initial_alignment")
-        .first()
+
+@sql.statement
+def pair_and_part_sql() -> str:
+    """The pair's document fields and its part (NULLs without one), when its project has the word
+    alignment layer: `Pair.objects.filter(pk=…, project__layer_word_alignment=True)` with
+    `AgreementPairPart.objects.filter(pair_id=…)` in one statement."""
+    pair, part = sql.table(Pair), sql.table(AgreementPairPart)
+    return (
+        f"SELECT {sql.columns(Pair, 'p', PAIR_FIELDS)}, {sql.columns(AgreementPairPart, 'pp', PART_FIELDS)} "
+        f"FROM {pair} p INNER JOIN {sql.table(Project)} pr ON pr.{sql.column(Project, 'id')} = "
+        f"p.{sql.column(Pair, 'project')} LEFT OUTER JOIN {part} pp ON "
+        f"pp.{sql.column(AgreementPairPart, 'pair')} = p.{sql.column(Pair, 'id')} "
+        f"WHERE p.{sql.column(Pair, 'id')} = %s AND pr.{sql.column(Project, 'layer_word_alignment')} = %s"
     )
+
+
+@sql.statement
+def keep_part_sql() -> str:
+    """Write the pair's part, whether or not it had one (`update_or_create` in one statement)."""
+    part = sql.table(AgreementPairPart)
+    project, pair, cells = (sql.column(AgreementPairPart, f) for f in ("project", "pair", "cells"))
+    return (
+        f"INSERT INTO {part} ({project}, {pair}, {cells}) VALUES (%s, %s, %s) "
+        f"ON CONFLICT ({pair}) DO UPDATE SET {cells} = EXCLUDED.{cells}"
+    )
+
+
+def _pair_inputs(
+    project_id: int, pair_id: int
+) -> tuple[dict[str, Any] | None, dict[str, dict[str, Any]], dict[Cell, int] | None]:
+    """(the pair's document fields, annotator → their alignment of it, annotators in id order, the part
+    it had), the pair None when the project has no word-alignment layer (two queries)."""
+    row = sql.fetch_one(pair_and_part_sql(), [pair_id, True])
     if row is None:
-        return None, {}
-    source_id, tokens1, tokens2, initial = row
+        return None, {}, None
+    width = sql.width(Pair, PAIR_FIELDS)
+    stored = sql.instance(Pair, row[:width], PAIR_FIELDS)
+    before = _cells(sql.instance(AgreementPairPart, row[width:], PART_FIELDS).cells) if row[width] else None
     pair = {
-        "id": source_id,
-        "tokens1": tokens1,
-        "tokens2": tokens2,
-        "initial_alignment": baseline_alignment(initial, tokens1, tokens2),
+        "id": stored.source_id,
+        "tokens1": stored.tokens1,
+        "tokens2": stored.tokens2,
+        "initial_alignment": baseline_alignment(stored.initial_alignment, stored.tokens1, stored.tokens2),
     }
     found: dict[int, dict[str, list[list[int]]]] = {}
     with connection.cursor() as cursor:
@@ -177,28 +241,27 @@ def _pair_inputs(project_id: int, pair_id: int) -> tuple[dict[str, Any] | None, 
             sheet = found.setdefault(annotator_id, {"sure": [], "possible": []})
             if i is not None:
                 sheet["sure" if sure else "possible"].append([i, j])
-    return pair, {str(a): {k: sorted(v) for k, v in found[a].items()} for a in sorted(found)}
+    sheets = {str(a): {k: sorted(v) for k, v in found[a].items()} for a in sorted(found)}
+    return pair, sheets, before
 
 
 def pair_changed(project_id: int, pair_id: int, annotator_id: int) -> dict[Cell, int]:
-    """The annotator's word alignment of the pair may have changed: compute the pair's part afresh, keep
-    it, and return the difference from the part it had (the caller adds it to the totals, in the same
-    transaction). The caller holds the pair's row lock on PostgreSQL (every save takes it,
-    `annotator.annotation.services`), so two saves of one pair compute their parts in turn."""
-    pair, mine = _pair_inputs(project_id, pair_id)
+    """The annotator's word alignment of the pair may have changed: compute what the pair's part owes to
+    that annotator afresh, keep the part, and return the difference from the part it had (the caller
+    adds it to the totals, in the same transaction; four statements with the caller's). The caller
+    holds the pair's row lock on PostgreSQL (every save takes it, `annotator.annotation.services`), so
+    two saves of one pair compute their parts in turn."""
+    pair, mine, before = _pair_inputs(project_id, pair_id)
     if pair is None:
         return {}
-    row = AgreementPairPart.objects.filter(pair_id=pair_id).values_list("pk", "cells").first()
-    before = _cells(row[1]) if row is not None else {}
-    after = _changed_part(pair, mine, str(annotator_id), before if row is not None else None)
-    if after == before:
+    after = _changed_part(pair, mine, str(annotator_id), before)
+    old = before or {}
+    if after == old:
         return {}
-    if row is None:
-        AgreementPairPart.objects.create(project_id=project_id, pair_id=pair_id, cells=_stored(after))
-    else:
-        AgreementPairPart.objects.filter(pk=row[0]).update(cells=_stored(after))
+    cells = AgreementPairPart._meta.get_field("cells").get_db_prep_save(_stored(after), connection)
+    sql.execute(keep_part_sql(), [project_id, pair_id, cells])
     out = dict(after)
-    for cell, n in before.items():
+    for cell, n in old.items():
         out[cell] = out.get(cell, 0) - n
     return {cell: n for cell, n in out.items() if n}
 

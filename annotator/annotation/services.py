@@ -15,8 +15,6 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import DateTimeField, Subquery, Value
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotator.agreement import record_change
@@ -24,7 +22,6 @@ from annotator.annotation import history, recommender
 from annotator.core import sql, validation
 from annotator.models import (
     AlignmentLink,
-    Assignment,
     Pair,
     PairLabel,
     ParaphraseType,
@@ -100,13 +97,7 @@ def _start_assignment(pair: Pair, annotator: Any) -> None:
     """The annotator saved work on the pair: their current assignment (latest round) moves from to do
     (or postponed) to in progress. This is the only way a pair becomes in progress — opening, paging
     past or postponing a pair writes nothing (`worklist`)."""
-    latest = Assignment.objects.filter(annotator=annotator, pair=pair).order_by("-round", "-id").values("pk")
-    Assignment.objects.filter(
-        pk__in=Subquery(latest[:1]), status__in=(Assignment.Status.TODO, Assignment.Status.POSTPONED)
-    ).update(
-        status=Assignment.Status.IN_PROGRESS,
-        started_at=Coalesce("started_at", Value(timezone.now(), output_field=DateTimeField())),
-    )
+    sql.start_assignment(pair.pk, annotator.pk, timezone.now())
 
 
 def _finish(

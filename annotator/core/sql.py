@@ -283,6 +283,48 @@ def mark_changed(project_id: int, now: datetime) -> int:
     return execute(mark_changed_sql(), [_datetime(now), project_id])
 
 
+# ---- the annotator's assignment ---------------------------------------------------------------------
+
+
+@statement
+def start_assignment_sql() -> str:
+    """The annotator's latest assignment of the pair (highest round, then id) moves from to do or
+    postponed to in progress, keeping the time it first started (every non-gold save runs it).
+
+    ORM equivalent::
+
+        latest = Assignment.objects.filter(annotator_id=a, pair_id=p).order_by("-round", "-id").values("pk")
+        Assignment.objects.filter(pk__in=Subquery(latest[:1]), status__in=(todo, postponed)).update(
+            status=in_progress, started_at=Coalesce("started_at", Value(now)))
+
+    Rendered::
+
+        UPDATE "annotator_assignment" SET "status" = %s, "started_at" = COALESCE("started_at", %s)
+        WHERE "id" = (SELECT u."id" FROM "annotator_assignment" u WHERE u."annotator_id" = %s
+        AND u."pair_id" = %s ORDER BY u."round" DESC, u."id" DESC LIMIT 1) AND "status" IN (%s, %s)
+    """
+
+    def col(name: str) -> str:
+        return column(Assignment, name)
+
+    latest = (
+        f"SELECT u.{col('id')} FROM {table(Assignment)} u WHERE u.{col('annotator')} = %s "
+        f"AND u.{col('pair')} = %s ORDER BY u.{col('round')} DESC, u.{col('id')} DESC LIMIT 1"
+    )
+    return (
+        f"UPDATE {table(Assignment)} SET {col('status')} = %s, "
+        f"{col('started_at')} = COALESCE({col('started_at')}, %s) "
+        f"WHERE {col('id')} = ({latest}) AND {col('status')} IN (%s, %s)"
+    )
+
+
+def start_assignment(pair_id: int, annotator_id: int, now: datetime) -> int:
+    """How many assignments moved to in progress (0 or 1)."""
+    status = Assignment.Status
+    params = [status.IN_PROGRESS.value, _datetime(now), annotator_id, pair_id]
+    return execute(start_assignment_sql(), [*params, status.TODO.value, status.POSTPONED.value])
+
+
 # ---- who may annotate a pair -------------------------------------------------------------------------
 
 PAIR_PROJECT_FIELDS = tuple(

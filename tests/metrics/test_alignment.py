@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 
 from metrics.alignment import (
     AlignmentLink,
+    alignment_pair_counts,
     alignment_report,
     harmonic_mean,
+    phrase_alignment_counts,
     phrase_alignment_scores,
     word_alignment_counts,
     word_alignment_scores,
@@ -110,6 +112,24 @@ def test_phrase_scores_swap_and_identical_annotators_agree(case: tuple) -> None:
     assert (p_ab, r_ab, f_ab) == (r_ba, p_ba, f_ba)
     p, r, f1 = phrase_alignment_scores(a.P, a.P, t1, t2)
     assert p in (1.0, None) and r in (1.0, None)
+
+
+@settings(max_examples=100, deadline=None)
+@given(alignment_pairs(), alignment_pairs())
+def test_pair_counts_of_one_annotator_are_those_of_all_and_of_one_comparison(one: tuple, two: tuple) -> None:
+    """`only` keeps the annotator pairs that include that annotator, with the counts of them all; an
+    alignment of sure links only as the test side gives the generous word counts and the phrase
+    counts of comparing the two directly (what the link save uses for the automatic alignment)."""
+    a, b, t1, t2 = one
+    c = WordAlignment(frozenset(lk for lk in two[0].S if lk[0] < len(t1) and lk[1] < len(t2)))
+    pair = Pair("p", tuple(t1), tuple(t2))
+    alignments = {"c": c, "a": a, "b": b}
+    every = alignment_pair_counts(pair, alignments)
+    mine = alignment_pair_counts(pair, alignments, only="a")
+    assert mine == {k: v for k, v in every.items() if "a" in k} and set(mine) == {("c", "a"), ("a", "b")}
+    words, phrases = mine["c", "a"]["alignment.words"], mine["c", "a"]["alignment.phrases"]
+    assert words == word_alignment_counts(c, a, t1, t2)
+    assert phrases == phrase_alignment_counts(c.P, a.P, t1, t2)
 
 
 def test_phrase_level_cohn_extraction_example() -> None:

@@ -14,7 +14,8 @@ from types import SimpleNamespace
 import pytest
 from django.core import checks
 from django.db import connection, connections, transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import DateTimeField, Exists, F, OuterRef, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -93,6 +94,39 @@ def test_mark_changed_counts_and_stores_as_the_orm_update(world):
     assert sql.mark_changed(project.pk, now) == 1
     assert AgreementState.objects.get(project=project).changed_at == now
     assert AgreementState.objects.filter(project=project).update(changed_at=now) == 1
+
+
+# ---- the annotator's assignment ---------------------------------------------------------------------
+
+
+def _orm_start_assignment(pair_id, annotator_id, now):
+    latest = Assignment.objects.filter(annotator_id=annotator_id, pair_id=pair_id).order_by("-round", "-id")
+    todo, postponed = Assignment.Status.TODO, Assignment.Status.POSTPONED
+    return Assignment.objects.filter(
+        pk__in=Subquery(latest.values("pk")[:1]), status__in=(todo, postponed)
+    ).update(
+        status=Assignment.Status.IN_PROGRESS,
+        started_at=Coalesce("started_at", Value(now, output_field=DateTimeField())),
+    )
+
+
+def test_start_assignment_moves_what_the_orm_update_moves(world):
+    """Every status, started or not, with a later round of the same pair: the same count, the same rows."""
+    pair, who = world.pair, world.anna
+    Assignment.objects.create(project=world.project, annotator=who, pair=pair, round=1)
+    mine = Assignment.objects.filter(pair=pair, annotator=who)
+    assert mine.count() == 2
+    earlier = timezone.now() - timedelta(hours=1)
+    for status in Assignment.Status:
+        for started in (None, earlier):
+            mine.update(status=status, started_at=started)
+            now = timezone.now()
+            with transaction.atomic():
+                by_orm = _orm_start_assignment(pair.pk, who.pk, now)
+                orm_rows = [_row(a) for a in mine.order_by("pk")]
+                transaction.set_rollback(True)
+            assert sql.start_assignment(pair.pk, who.pk, now) == by_orm
+            assert [_row(a) for a in mine.order_by("pk")] == orm_rows
 
 
 # ---- who may annotate a pair ------------------------------------------------------------------------
@@ -236,6 +270,7 @@ RENDERED = [
     (sql.bump_sheet_sql, ()),
     (sql.lock_pair_and_bump_sheet_sql, ()),
     (sql.mark_changed_sql, ()),
+    (sql.start_assignment_sql, ()),
     (sql.pair_for_annotation_sql, ()),
     (sql.token_with_user_sql, ()),
     (sql.select_sql, (AlignmentLink, ("pair", "annotator", "is_gold"), ("pair", "i", "j"))),
