@@ -137,6 +137,7 @@ PAGES: dict[str, tuple[str, list[URL]]] = {
 # URL names that are no page to check, with the reason.
 POST_ONLY = {
     "logout",
+    "annotator:explorer-refresh",
     "annotator:corpus-job-delete",
     "annotator:account-token-issue",
     "annotator:account-token-revoke",
