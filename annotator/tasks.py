@@ -98,14 +98,11 @@ def finish_kappa_c(self: Task, parts: list[str], project_id: int, run_id: int) -
 
 
 @shared_task(name="annotator.compute_agreement_intervals", **RETRYING)
-def compute_agreement_intervals(
-    project_id: int, fingerprint: str | None = None, slot: int | None = None
-) -> str:
+def compute_agreement_intervals(project_id: int) -> str:
     """Compute and store the 95 % confidence intervals of the project's current figures
-    (`computation.compute_intervals`): sent, with the figures' fingerprint and its window, once the
-    figures settle (`computation.send_intervals`), on the low-priority κ_C queue. Stores nothing when
-    the figures moved meanwhile (the computation that moved them sends its own task)."""
-    return computation.compute_intervals(project_id, fingerprint, slot)
+    (`computation.compute_intervals`): sent once per stored full report whose κ_C is final, on the
+    low-priority κ_C queue. Stores nothing when the figures moved meanwhile (a newer report sends it)."""
+    return computation.compute_intervals(project_id)
 
 
 @shared_task(name="annotator.compute_statistics", **RETRYING)

@@ -13,11 +13,10 @@ stream in — so storage grows with time, not with the number of saves. A report
 also stored on demand (`current.current_report`: pinning, a re-annotation round's "before").
 
 The 95 % confidence intervals of the measures (`compute_intervals`, docs/measures.md#intervals) are
-computed by their own task once the figures settle (`send_intervals`: with a broker at most one task per
-project and window of AGREEMENT_REPORT_INTERVAL_SECONDS, due after its window, on the low-priority κ_C
-queue; without one at once when no other save waits), never per save under a stream; they are stored as
-one section row with the fingerprint of the figures they belong to (`current.figures_fingerprint`), and
-`current.current` shows them only while that fingerprint is the current one.
+computed by their own task, sent once per stored full report whose κ_C is final (so at the report
+cadence, never per save), on the low-priority κ_C queue; they are stored as one section row with the
+fingerprint of the figures they belong to, and `current.current` shows them only while that fingerprint
+is the current one.
 """
 
 from __future__ import annotations
@@ -56,7 +55,6 @@ from annotator.agreement.results import (
 from annotator.agreement.retention import maybe_apply_in_process
 from annotator.agreement.scheduling import (
     RERUN_KEY,
-    SCHEDULED_KEY,
     LivenessKeeper,
     ProjectLock,
     setting,
@@ -116,7 +114,6 @@ def recompute(project_id: int, *, full: bool = False, claim: int | None = None) 
     finally:
         keeper.stop()
         lock.release()
-    transaction.on_commit(lambda: send_intervals(project_id))  # the figures' intervals, if they have none
     return outcome
 
 
@@ -482,6 +479,8 @@ def _store(
         snapshot = AgreementSnapshot.objects.create(
             project=project, fingerprint=digest, results=results, duration_ms=duration_ms
         )
+    if snapshot is not None and not pending:  # the intervals of these figures, once it is committed
+        transaction.on_commit(lambda: send_intervals(project.pk))
     row = AgreementHeadline.objects.create(  # the trend's row, kept when retention prunes the full report
         project=project,
         computed_at=snapshot.computed_at if snapshot is not None else timezone.now(),
@@ -496,55 +495,14 @@ def _store(
 
 
 INTERVALS_TASK = "annotator.compute_agreement_intervals"
-#: Cache key, per project and window (`intervals_window`), of the intervals task sent in that window.
-INTERVALS_KEY = "agreement:intervals:{}:{}"
-_SEND_ERRORS: tuple[type[BaseException], ...] = (taskqueue.QueueUnavailable, *taskqueue.BROKER_ERRORS)
-
-
-def settle_seconds() -> float:
-    """How long the figures stay unchanged before their intervals are computed: the time saves are
-    coalesced into one recompute (AGREEMENT_COALESCE_SECONDS, 0.3 s)."""
-    return float(setting("AGREEMENT_COALESCE_SECONDS", 0.3))
-
-
-def intervals_window() -> float:
-    """The windows the intervals tasks are sent in, at most one per project and window: the report
-    cadence (AGREEMENT_REPORT_INTERVAL_SECONDS, 60 s), at least `settle_seconds`."""
-    return max(float(setting("AGREEMENT_REPORT_INTERVAL_SECONDS", 60)), settle_seconds(), 0.01)
 
 
 def send_intervals(project_id: int) -> None:
-    """After a computation commits (`recompute`): when the figures it leaves are final and have no
-    intervals, send the task that computes them (`compute_intervals`) with the figures' fingerprint.
-
-    With a broker, at most one task per project and window (`intervals_window`, a cache key added only
-    if absent), due `settle_seconds` after the window ends and carrying the window: it computes the
-    figures of the window's last computation, or does nothing when a later window's computation moved
-    them (that window sent its own task). So a stream of saves queues at most two tasks at a time and
-    computes intervals at most once per window, and the figures get theirs at most a window and
-    `settle_seconds` after the last computation. Without a broker (no delay to wait for) the task runs
-    now, unless more saves wait for a recompute (a rerun mark or a scheduled recompute): that one sends.
-    A broker that cannot be reached is logged: the next computation sends again."""
-    figures = current.figures_fingerprint(project_id)
-    if figures is None or current.intervals_fingerprint(project_id) == figures:
-        return
+    """Send the task that computes the project's confidence intervals (`compute_intervals`); without a
+    broker it runs now. A broker that cannot be reached is logged: the next stored report sends again."""
     try:
-        if taskqueue.runs_in_process():
-            if not (cache.get(RERUN_KEY.format(project_id)) or cache.get(SCHEDULED_KEY.format(project_id))):
-                taskqueue.enqueue(INTERVALS_TASK, project_id, figures)
-            return
-        window, now = intervals_window(), time.time()
-        slot = int(now // window)
-        key = INTERVALS_KEY.format(project_id, slot)
-        if not cache.add(key, figures, timeout=int(2 * window + settle_seconds()) + 60):
-            return  # this window's task is queued: it computes the figures of its last computation
-        countdown = (slot + 1) * window + settle_seconds() - now
-        try:
-            taskqueue.enqueue(INTERVALS_TASK, project_id, figures, slot, countdown=countdown)
-        except taskqueue.QueueUnavailable:
-            cache.delete(key)  # let the next computation try again
-            raise
-    except _SEND_ERRORS as exc:
+        taskqueue.enqueue(INTERVALS_TASK, project_id)
+    except taskqueue.QueueUnavailable as exc:
         log.warning("intervals of project %s not sent: %s", project_id, exc)
 
 
@@ -554,47 +512,37 @@ def intervals_seed(doc: dict[str, Any]) -> int:
     return int((doc.get("options") or {}).get("mc_seed", 0))
 
 
-def _moved_since(project: Project, fingerprint: str | None, slot: int | None) -> bool:
-    """Whether the figures moved since the intervals task was sent (`send_intervals`): for a task of a
-    window, whether a computation stored after the window (its own task follows); otherwise whether the
-    figures' fingerprint is no longer `fingerprint`."""
-    if slot is not None:
-        at = current.latest_computation_at(project)
-        return at is not None and int(at.timestamp() // intervals_window()) > slot
-    return fingerprint is not None and current.figures_fingerprint(project) != fingerprint
-
-
-def compute_intervals(project_id: int, fingerprint: str | None = None, slot: int | None = None) -> str:
+def compute_intervals(project_id: int) -> str:
     """Compute and store the 95 % confidence intervals of the project's current figures (every measure
     key that carries a number gets `<key>.ci95`, `metrics.report.report_confidence_intervals`, seeded by
-    `intervals_seed`) as the section row `intervals` with the figures' fingerprint
-    (`current.figures_fingerprint`). `fingerprint` and `slot`: what `send_intervals` sent the task for.
+    `intervals_seed`) as the section row `intervals` with the figures' fingerprint.
 
     Returns "stored"; "unchanged" (stored already for these figures); "pending" (no figures yet, or
-    κ_C is provisional: the computation that makes it final sends this task again); "moved" (the figures
-    moved since the task was sent, `_moved_since`, or the annotations changed since the figures: nothing
-    is stored, the computation that follows sends the task again); "deleted" (no such project)."""
+    κ_C is provisional: the report that makes it final sends this task again); "moved" (the annotations
+    changed since the figures: nothing is stored, the recompute that follows sends it again when its
+    report is stored); "deleted" (no such project)."""
     started = time.perf_counter()
     project = Project.objects.filter(pk=project_id).first()
     if project is None:
         return "deleted"
-    if _moved_since(project, fingerprint, slot):
-        return "moved"
-    figures = current.figures_fingerprint(project)
-    if figures is None:
+    state = current.summary_state(project)
+    if state is None or state[1]:
         return "pending"
-    if current.intervals_fingerprint(project) == figures:
+    digest = state[0]
+    if current.intervals_fingerprint(project) == digest:
         return "unchanged"
     with gc_paused():
         doc = project_document(project)
+        if document_fingerprint(project, doc) != digest:
+            return "moved"
         now = current.current(project)
-        if now is None or document_fingerprint(project, doc) != now.fingerprint:
+        if now is None or now.fingerprint != digest:
             return "moved"
         measures = {k: v for k, v in now.results["report"]["measures"].items() if not k.endswith(".ci95")}
         intervals = report_confidence_intervals(trusted_document(doc), measures, seed=intervals_seed(doc))
-    if current.figures_fingerprint(project) != figures:
-        return "moved"  # a save or a computation while they were computed
-    current.store_intervals(project, intervals, fingerprint=figures)
+    if current.summary_state(project) != (digest, []):
+        return "moved"
+    current.store_intervals(project, intervals, fingerprint=digest)
     log.info(
         "intervals of project %s: %d keys in %.1f s",
         project_id,

@@ -205,18 +205,14 @@ def every_report(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
 
 
 def test_the_worker_stores_the_intervals_of_the_settled_figures(every_report, worker):
-    """A computation that leaves the figures without intervals sends the intervals task (the κ_C queue,
-    due after its window: here the coalescing delay); the worker stores those of the settled figures and
-    the agreement then shows them, equal to `build_report(..., ci=True)`'s."""
+    """Every stored report sends the intervals task (the κ_C queue); the worker stores those of the
+    settled figures and the agreement then shows them, equal to `build_report(..., ci=True)`'s."""
     project, _, _ = team()
     snapshot = settled(project)
     deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if current.intervals_fingerprint(project) == current.figures_fingerprint(project):
-            break
+    while time.monotonic() < deadline and current.intervals_fingerprint(project) != snapshot.fingerprint:
         time.sleep(0.2)
-    shown = current.figures_fingerprint(project)
-    assert current.intervals_fingerprint(project) == shown, worker.log.read_text()[-3000:]
+    assert current.intervals_fingerprint(project) == snapshot.fingerprint, worker.log.read_text()[-3000:]
     now = current.current(project)
     assert now is not None and now.fingerprint == snapshot.fingerprint
     measures = now.results["report"]["measures"]

@@ -1,9 +1,7 @@
-"""The confidence intervals of the current figures: computed by their own task once the figures settle
-(`computation.send_intervals`: with a broker one task per project and window, due after the window; without
-one at once when no other save waits), stored with the figures' fingerprint (which covers the sums the
-database keeps) and shown by `current.current` (so the API, the dashboard and the report export) only
-while that fingerprint is the current one; equal to `python -m metrics report --ci --ci-seed
-<options.mc_seed>` on the exported document."""
+"""The confidence intervals of the current figures: computed by their own task once per stored full report
+whose κ_C is final, stored with the figures' fingerprint and shown by `current.current` (so the API, the
+dashboard and the report export) only while that fingerprint is the current one; equal to
+`python -m metrics report --ci --ci-seed <options.mc_seed>` on the exported document."""
 
 from __future__ import annotations
 
@@ -28,7 +26,6 @@ from annotator.agreement import results as agreement_results
 from annotator.agreement.computation import INTERVALS_TASK, compute_intervals, intervals_seed, recompute
 from annotator.agreement.document import project_document
 from annotator.annotation import services as annotation_services
-from annotator.celery import app
 from annotator.corpus.exports.report import report_document
 from annotator.dashboard.tables import phenomena_tables
 from annotator.demo import loader as demo
@@ -54,25 +51,6 @@ def sent(monkeypatch, eager_celery) -> list[tuple[str, tuple[Any, ...]]]:
 
     monkeypatch.setattr(taskqueue, "enqueue", spy)
     return calls
-
-
-@pytest.fixture
-def queued(monkeypatch, eager_celery) -> list[tuple[tuple[Any, ...], float | None]]:
-    """As with a broker: the intervals tasks are queued (their arguments and countdown kept here, for the
-    test to run them when it wants); every other task runs when it is sent (no worker serves these tests)."""
-    tasks: list[tuple[tuple[Any, ...], float | None]] = []
-
-    def send(name: str, *args: Any, countdown: float | None = None) -> None:
-        if name == INTERVALS_TASK:
-            tasks.append((args, countdown))
-        else:
-            if name not in app.tasks:
-                app.loader.import_default_modules()
-            app.tasks[name].apply(args=args, throw=True)
-
-    monkeypatch.setattr(taskqueue, "runs_in_process", lambda: False)
-    monkeypatch.setattr(taskqueue, "enqueue", send)
-    return tasks
 
 
 @pytest.fixture
@@ -145,26 +123,34 @@ def test_a_computed_project_shows_an_interval_for_every_measure_equal_to_the_cli
     assert compute_intervals(project.pk) == "unchanged"
 
 
-def test_without_a_broker_a_save_ends_with_the_intervals_of_its_figures(
+def test_a_save_hides_the_intervals_until_the_next_report_stores_new_ones(
     team, sent, settings, django_capture_on_commit_callbacks
 ):
     project, lead, anns = team
-    settings.AGREEMENT_REPORT_INTERVAL_SECONDS = 3600  # no full report: the intervals do not wait for one
+    settings.AGREEMENT_REPORT_INTERVAL_SECONDS = 3600
     with django_capture_on_commit_callbacks(execute=True):
         assert recompute(project.pk) == "stored"
     before = api_measures(project, lead)
+    assert "iapta.do.f1.ci95" in before
     pair = project.pairs.order_by("position").first()
     sent.clear()
     with django_capture_on_commit_callbacks(execute=True):
+        # the save's recompute (sent when it commits) stores the figures, within the interval: no report
         annotation_services.set_pair_label(pair, anns[0], "non_paraphrase", base_version=None)
-    # the save's recompute, then (no other save waiting) the intervals of the figures it left
-    assert [name for name, _ in sent] == ["annotator.recompute_agreement", INTERVALS_TASK]
-    assert current.intervals_fingerprint(project) == current.figures_fingerprint(project)
+    assert [name for name, _ in sent] == ["annotator.recompute_agreement"]
+    assert current.summary_state(project)[0] != current.intervals_fingerprint(project)
     after = api_measures(project, lead)
-    assert after["pair_labels.fleiss"] != before["pair_labels.fleiss"]
-    assert [k for k in numeric_keys(after) if f"{k}.ci95" not in after] == []
+    assert not [k for k in after if k.endswith(".ci95")]
+    assert "pair_labels.fleiss" in after  # the figures are shown, their intervals are not
     page = logged_in(lead).get(reverse("annotator:dashboard", args=[project.pk]))
-    assert page.status_code == 200 and b'class="ci"' in page.content
+    assert page.status_code == 200 and b'class="ci"' not in page.content
+    assert AgreementSection.objects.filter(project=project, name="intervals").exists()  # stale, kept
+    assert compute_intervals(project.pk) == "stored"  # the next report's task: for the new figures
+    again = api_measures(project, lead)
+    assert "pair_labels.fleiss.ci95" in again
+    assert again["pair_labels.fleiss.ci95"] != before["pair_labels.fleiss.ci95"] or (
+        again["pair_labels.fleiss"] == before["pair_labels.fleiss"]
+    )
 
 
 def test_intervals_of_moved_figures_are_not_stored(team, django_capture_on_commit_callbacks):
@@ -176,103 +162,36 @@ def test_intervals_of_moved_figures_are_not_stored(team, django_capture_on_commi
     assert not AgreementSection.objects.filter(project=project, name="intervals").exists()
 
 
-def test_a_save_not_yet_computed_hides_the_intervals_of_the_figures_read_from_the_kept_sums(team, sent):
-    """The pair-label and word-alignment figures are read from the sums the database keeps, which a
-    save moves at once: the intervals' fingerprint covers them, so they are not shown beside newer sums."""
-    project, lead, anns = team
-    assert recompute(project.pk) == "stored"  # (in the test's transaction: no task sent)
-    shown = current.figures_fingerprint(project)
-    assert compute_intervals(project.pk, shown) == "stored"
-    assert "pair_labels.fleiss.ci95" in api_measures(project, lead)
-    digest = current.summary_state(project)[0]
-    pair = project.pairs.order_by("position").first()
-    annotation_services.set_pair_label(pair, anns[0], "non_paraphrase", base_version=None)  # not computed
-    assert current.summary_state(project)[0] == digest  # the computed figures did not move, the sums did
-    assert current.figures_fingerprint(project) != shown
-    measures = api_measures(project, lead)
-    assert not [k for k in measures if k.endswith(".ci95")]
-    assert compute_intervals(project.pk, shown) == "moved"  # the task sent for the earlier figures
-    assert current.intervals_fingerprint(project) == shown
-
-
-def test_a_stream_of_saves_queues_one_intervals_task_which_computes_the_last_figures(
-    team, queued, settings, django_capture_on_commit_callbacks
-):
-    project, lead, anns = team
-    settings.AGREEMENT_REPORT_INTERVAL_SECONDS = 3600
-    with django_capture_on_commit_callbacks(execute=True):
-        assert recompute(project.pk) == "stored"
-    [(args, countdown)] = queued
-    assert args[:2] == (project.pk, current.figures_fingerprint(project))
-    settle = computation.settle_seconds()
-    assert countdown is not None and settle <= countdown <= 3600 + settle  # due after its window
-    pairs = list(project.pairs.order_by("position"))
-    for n in range(6):
-        with django_capture_on_commit_callbacks(execute=True):
-            annotation_services.set_pair_label(
-                pairs[n % 4], anns[2], ("paraphrase", "non_paraphrase")[n % 2], base_version=None
-            )
-    assert len(queued) == 1  # the window's task is queued: the stream sends no other
-    assert current.figures_fingerprint(project) != args[1]
-    assert not [k for k in api_measures(project, lead) if k.endswith(".ci95")]
-    assert compute_intervals(*args) == "stored"  # the window's last figures, not those it was sent for
-    assert current.intervals_fingerprint(project) == current.figures_fingerprint(project)
-    measures = api_measures(project, lead)
-    assert [k for k in numeric_keys(measures) if f"{k}.ci95" not in measures] == []
-    assert compute_intervals(*args) == "unchanged"
-
-
-def test_the_task_of_a_window_after_which_the_figures_moved_does_nothing(
-    team, queued, settings, django_capture_on_commit_callbacks
-):
-    project, _, _ = team
-    settings.AGREEMENT_REPORT_INTERVAL_SECONDS = 3600
-    with django_capture_on_commit_callbacks(execute=True):
-        assert recompute(project.pk) == "stored"
-    [((pk, figures, window), _)] = queued
-    # sent in the window before the one of the latest computation: that window's task computes them
-    assert compute_intervals(pk, figures, window - 1) == "moved"
-    assert not AgreementSection.objects.filter(project=project, name="intervals").exists()
-    assert compute_intervals(pk, figures, window) == "stored"
-
-
-def test_computations_in_later_windows_queue_their_own_task(
-    team, queued, settings, monkeypatch, django_capture_on_commit_callbacks
+def test_a_stream_of_saves_sends_no_intervals_within_the_report_interval(
+    team, sent, settings, django_capture_on_commit_callbacks
 ):
     project, _, anns = team
     settings.AGREEMENT_REPORT_INTERVAL_SECONDS = 3600
     with django_capture_on_commit_callbacks(execute=True):
         assert recompute(project.pk) == "stored"
-    later = computation.time.time() + 3600
-    monkeypatch.setattr(computation.time, "time", lambda: later)  # the next window (as the sender sees it)
-    pair = project.pairs.order_by("position").first()
-    with django_capture_on_commit_callbacks(execute=True):
-        annotation_services.set_pair_label(pair, anns[0], "non_paraphrase", base_version=None)
-    assert [args[2] for args, _ in queued] == [queued[0][0][2], queued[0][0][2] + 1]
+    pairs = list(project.pairs.order_by("position"))
+    sent.clear()
+    for n in range(6):
+        with django_capture_on_commit_callbacks(execute=True):
+            annotation_services.set_pair_label(
+                pairs[n % 4], anns[2], ("paraphrase", "non_paraphrase")[n % 2], base_version=None
+            )
+    assert [name for name, _ in sent] == ["annotator.recompute_agreement"] * 6
 
 
-def test_reading_the_agreement_writes_and_sends_nothing(
-    team, queued, settings, django_capture_on_commit_callbacks
-):
-    project, lead, anns = team
-    settings.AGREEMENT_REPORT_INTERVAL_SECONDS = 3600
+def test_reading_the_agreement_writes_and_sends_nothing(team, sent, django_capture_on_commit_callbacks):
+    project, lead, _ = team
     with django_capture_on_commit_callbacks(execute=True):
         assert recompute(project.pk) == "stored"
-    queued.clear()
-    cache.clear()  # no window's task queued
-    assert current.intervals_fingerprint(project) != current.figures_fingerprint(project)  # none to show
+    sent.clear()
     client = api_client(lead)
     with CaptureQueriesContext(connection) as queries:
         assert client.get(f"/api/projects/{project.pk}/agreement/").status_code == 200
-        page = logged_in(lead).get(reverse("annotator:dashboard", args=[project.pk]))
-        assert page.status_code == 200
     writes = [
-        q["sql"]
-        for q in queries.captured_queries
-        if WRITE.match(q["sql"]) and not any(t in q["sql"] for t in ("authtoken", "session", "last_login"))
+        q["sql"] for q in queries.captured_queries if WRITE.match(q["sql"]) and "authtoken" not in q["sql"]
     ]
     assert writes == []
-    assert queued == []
+    assert sent == []
 
 
 @pytest.mark.django_db(transaction=True)
@@ -285,9 +204,7 @@ def test_the_demo_ends_with_an_interval_for_every_measure_its_api_returns(
     agreement_results.forget_phenomena_states()
     timings: list[str] = []
     real = computation.compute_intervals
-    monkeypatch.setattr(
-        computation, "compute_intervals", lambda *args: timings.append(real(*args)) or timings[-1]
-    )
+    monkeypatch.setattr(computation, "compute_intervals", lambda pk: timings.append(real(pk)) or timings[-1])
     call_command("load_demo", "--quiet-users", verbosity=0)
     assert timings and set(timings) == {"stored"}
     lead = get_user_model().objects.get(username="lena")  # the demo's lead
