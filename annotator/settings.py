@@ -218,7 +218,8 @@ AGREEMENT_KAPPA_C_CHUNK_DRAWS = int(os.environ.get("AGREEMENT_KAPPA_C_CHUNK_DRAW
 # Every agreement computation rewrites the current agreement in place and leaves a small headline row; a
 # full report (AgreementSnapshot) is stored after a full computation, when κ_C becomes final, and
 # otherwise at most once per AGREEMENT_REPORT_INTERVAL_SECONDS while changes stream in
-# (annotator.agreement.computation.report_due).
+# (annotator.agreement.computation.report_due); the confidence intervals' task is sent at most once per
+# project and such window (annotator.agreement.intervals).
 AGREEMENT_REPORT_INTERVAL_SECONDS = float(os.environ.get("AGREEMENT_REPORT_INTERVAL_SECONDS", "60"))
 # Periodic tasks (`make beat` / `celery -A annotator beat`): the agreement reports' retention policy
 # (annotator.agreement.retention) every AGREEMENT_RETENTION_EVERY_SECONDS.

@@ -97,12 +97,18 @@ def finish_kappa_c(self: Task, parts: list[str], project_id: int, run_id: int) -
     return _recompute(project_id, None)
 
 
-@shared_task(name="annotator.compute_agreement_intervals", **RETRYING)
-def compute_agreement_intervals(project_id: int) -> str:
+@shared_task(name="annotator.compute_agreement_intervals", **{**RETRYING, "acks_late": False})
+def compute_agreement_intervals(project_id: int, fingerprint: str | None = None) -> str:
     """Compute and store the 95 % confidence intervals of the project's current figures
-    (`computation.compute_intervals`): sent once per stored full report whose κ_C is final, on the
-    low-priority κ_C queue. Stores nothing when the figures moved meanwhile (a newer report sends it)."""
-    return computation.compute_intervals(project_id)
+    (`computation.compute_intervals`): sent once a computation leaves final figures without intervals,
+    at most once per project and AGREEMENT_REPORT_INTERVAL_SECONDS (`annotator.agreement.intervals`), on
+    the low-priority κ_C queue. `fingerprint`: the figures it was sent for (None: the current ones);
+    stores nothing when they moved (the computation that moved them sends it again).
+
+    Acknowledged when it starts, not when it ends: a worker holding an unacknowledged message when the
+    Redis broker goes away dies on restoring it (kombu 5.7), and the intervals take seconds. A task lost
+    with its worker is sent again at the end of its window (`intervals.send_due`)."""
+    return computation.compute_intervals(project_id, fingerprint)
 
 
 @shared_task(name="annotator.compute_statistics", **RETRYING)

@@ -13,10 +13,12 @@ stream in — so storage grows with time, not with the number of saves. A report
 also stored on demand (`current.current_report`: pinning, a re-annotation round's "before").
 
 The 95 % confidence intervals of the measures (`compute_intervals`, docs/measures.md#intervals) are
-computed by their own task, sent once per stored full report whose κ_C is final (so at the report
-cadence, never per save), on the low-priority κ_C queue; they are stored as one section row with the
-fingerprint of the figures they belong to, and `current.current` shows them only while that fingerprint
-is the current one.
+computed by their own task, on the low-priority κ_C queue, once a computation leaves final figures
+without intervals and no other save waits: at once, or with a broker at most once per project and
+AGREEMENT_REPORT_INTERVAL_SECONDS (`annotator.agreement.intervals`); never per save under a stream. They
+are stored as one section row with the fingerprint of the figures they belong to
+(`current.figures_fingerprint`), and `current.current` shows them only while that fingerprint is the
+current one.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from django.utils import timezone
 from annotator import taskqueue
 from annotator.agreement import current, incremental, kappa_c_chunks, kappa_c_section
 from annotator.agreement.document import automatic_phrase_alignments, project_document
+from annotator.agreement.intervals import send_intervals
 from annotator.agreement.machine_agreement import aligner_from_totals, machine_agreement
 from annotator.agreement.results import (
     KAPPA_C,
@@ -114,6 +117,7 @@ def recompute(project_id: int, *, full: bool = False, claim: int | None = None) 
     finally:
         keeper.stop()
         lock.release()
+    transaction.on_commit(lambda: send_intervals(project_id))  # the figures' intervals, if they have none
     return outcome
 
 
@@ -479,8 +483,6 @@ def _store(
         snapshot = AgreementSnapshot.objects.create(
             project=project, fingerprint=digest, results=results, duration_ms=duration_ms
         )
-    if snapshot is not None and not pending:  # the intervals of these figures, once it is committed
-        transaction.on_commit(lambda: send_intervals(project.pk))
     row = AgreementHeadline.objects.create(  # the trend's row, kept when retention prunes the full report
         project=project,
         computed_at=snapshot.computed_at if snapshot is not None else timezone.now(),
@@ -494,55 +496,44 @@ def _store(
     return results
 
 
-INTERVALS_TASK = "annotator.compute_agreement_intervals"
-
-
-def send_intervals(project_id: int) -> None:
-    """Send the task that computes the project's confidence intervals (`compute_intervals`); without a
-    broker it runs now. A broker that cannot be reached is logged: the next stored report sends again."""
-    try:
-        taskqueue.enqueue(INTERVALS_TASK, project_id)
-    except taskqueue.QueueUnavailable as exc:
-        log.warning("intervals of project %s not sent: %s", project_id, exc)
-
-
 def intervals_seed(doc: dict[str, Any]) -> int:
     """The seed of the project's intervals: the document's `options.mc_seed` (κ_C's Monte Carlo seed),
     so `python -m metrics report --ci --ci-seed <mc_seed>` on the exported document gives the same."""
     return int((doc.get("options") or {}).get("mc_seed", 0))
 
 
-def compute_intervals(project_id: int) -> str:
+def compute_intervals(project_id: int, fingerprint: str | None = None) -> str:
     """Compute and store the 95 % confidence intervals of the project's current figures (every measure
     key that carries a number gets `<key>.ci95`, `metrics.report.report_confidence_intervals`, seeded by
-    `intervals_seed`) as the section row `intervals` with the figures' fingerprint.
+    `intervals_seed`) as the section row `intervals` with the figures' fingerprint
+    (`current.figures_fingerprint`). `fingerprint`: the figures the task was sent for
+    (`intervals.send_intervals`; None: whatever figures are current).
 
     Returns "stored"; "unchanged" (stored already for these figures); "pending" (no figures yet, or
-    κ_C is provisional: the report that makes it final sends this task again); "moved" (the annotations
-    changed since the figures: nothing is stored, the recompute that follows sends it again when its
-    report is stored); "deleted" (no such project)."""
+    κ_C is provisional: the computation that makes it final sends this task again); "moved" (the figures
+    are no longer `fingerprint`'s, or the annotations changed since the figures: nothing is stored, the
+    computation that moves them sends the task again); "deleted" (no such project)."""
     started = time.perf_counter()
     project = Project.objects.filter(pk=project_id).first()
     if project is None:
         return "deleted"
-    state = current.summary_state(project)
-    if state is None or state[1]:
+    figures = current.figures_fingerprint(project)
+    if figures is None:
         return "pending"
-    digest = state[0]
-    if current.intervals_fingerprint(project) == digest:
+    if fingerprint is not None and figures != fingerprint:
+        return "moved"
+    if current.intervals_fingerprint(project) == figures:
         return "unchanged"
     with gc_paused():
         doc = project_document(project)
-        if document_fingerprint(project, doc) != digest:
-            return "moved"
         now = current.current(project)
-        if now is None or now.fingerprint != digest:
+        if now is None or document_fingerprint(project, doc) != now.fingerprint:
             return "moved"
         measures = {k: v for k, v in now.results["report"]["measures"].items() if not k.endswith(".ci95")}
         intervals = report_confidence_intervals(trusted_document(doc), measures, seed=intervals_seed(doc))
-    if current.summary_state(project) != (digest, []):
-        return "moved"
-    current.store_intervals(project, intervals, fingerprint=digest)
+    if current.figures_fingerprint(project) != figures:
+        return "moved"  # a save or a computation while they were computed
+    current.store_intervals(project, intervals, fingerprint=figures)
     log.info(
         "intervals of project %s: %d keys in %.1f s",
         project_id,

@@ -18,14 +18,17 @@ from the sums the database keeps (`annotator.agreement.sums`, `annotator.agreeme
 include every committed save.
 
 The 95 % confidence intervals (`<key>.ci95`) are the section row `intervals` (`INTERVALS`), computed by
-their own task (`computation.compute_intervals`); `current` adds them to the measures only when the row's
-fingerprint is the current figures' and κ_C is final: intervals of older figures are not shown.
+their own task (`computation.compute_intervals`) and stored with the fingerprint of the figures they
+belong to (`figures_fingerprint`: the computation's fingerprint and the digest of the kept sums, so it
+covers every figure `current` shows); `current` adds them to the measures only when that fingerprint is
+the current figures' and κ_C is final: intervals of other figures are not shown.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import hashlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -77,6 +80,11 @@ class Current:
     duration_ms: int
     computation: int | None
     report: int | None
+    #: The fingerprint of the figures shown (`figures_fingerprint`; "" for an old stored report).
+    figures: str = ""
+    #: "current" (the `<key>.ci95` entries shown were computed from these very figures' inputs) or
+    #: "updating" (the figures have no intervals of their own yet: none are shown).
+    intervals: str = "updating"
 
 
 def store_summary(
@@ -164,12 +172,16 @@ def current(project: Project | int) -> Current | None:
     meta = summary["computation"]
     results = {key: value for key, value in summary.items() if key != "computation"}
     results["report"] = {"format": REPORT_FORMAT, "measures": dict(sorted(measures.items()))}
-    _with_kept_sums(project_id, results, measures, "word_alignments" in keys)
+    kept = _with_kept_sums(project_id, results, measures, "word_alignments" in keys)
     intervals = rows.get(INTERVALS)
-    if intervals and digests[INTERVALS] == fingerprint and not results.get("pending"):
+    shown = _figures_fingerprint(fingerprint, kept)
+    own = intervals is not None and digests[INTERVALS] == shown and not results.get("pending")
+    if intervals is not None and own:
         measures.update(intervals)  # computed for exactly these figures
         results["report"]["measures"] = dict(sorted(measures.items()))
     return Current(
+        figures=shown,
+        intervals="current" if own else "updating",
         results=results,
         fingerprint=fingerprint,
         computed_at=dt.datetime.fromisoformat(meta["computed_at"]),
@@ -179,12 +191,10 @@ def current(project: Project | int) -> Current | None:
     )
 
 
-def _with_kept_sums(
-    project_id: int, results: dict[str, Any], measures: dict[str, Any], aligned: bool
-) -> None:
+def _with_kept_sums(project_id: int, results: dict[str, Any], measures: dict[str, Any], aligned: bool) -> str:
     """Put the figures of the sums the database keeps (as they are now: every committed save) in
     `results` and its report's `measures`: pair labels, word alignments (`aligned`: the project's report
-    has the section) and the humans against the automatic alignment."""
+    has the section) and the humans against the automatic alignment. Returns the sums' digest."""
     kept = sums.kept_figures(project_id)
     if results.get("pair_labels") is not None:
         measures.update(kept["pair_labels"]["measures"])
@@ -202,6 +212,35 @@ def _with_kept_sums(
             ],
         }
     results["report"]["measures"] = dict(sorted(measures.items()))
+    return str(kept["digest"])
+
+
+def _figures_fingerprint(digest: str, kept_digest: str) -> str:
+    return hashlib.sha256(f"{digest}|{kept_digest}".encode()).hexdigest()
+
+
+def figures_fingerprint(project: Project | int) -> str | None:
+    """The fingerprint of the figures `current` shows now: the current agreement's fingerprint and the
+    digest of the sums the database keeps (`sums.kept_digest`), which the pair-label and word-alignment
+    figures are read from. None before the first computation and while κ_C is pending (the figures are
+    not final)."""
+    project_id = project if isinstance(project, int) else project.pk
+    state = summary_state(project_id)
+    if state is None or state[1]:
+        return None
+    return _figures_fingerprint(state[0], sums.kept_digest(project_id))
+
+
+def latest_computation_at(project: Project | int) -> dt.datetime | None:
+    """When the project's latest computation stored its figures (its headline row: every computation
+    that stores writes one); None before the first."""
+    project_id = project if isinstance(project, int) else project.pk
+    return (
+        AgreementHeadline.objects.filter(project_id=project_id)
+        .order_by("-computed_at", "-id")
+        .values_list("computed_at", flat=True)
+        .first()
+    )
 
 
 def _latest_report(project_id: int) -> Current | None:
@@ -256,7 +295,7 @@ def note_report(project: Project | int, snapshot_id: int) -> None:
 
 def store_intervals(project: Project, intervals: Mapping[str, Any], *, fingerprint: str) -> None:
     """Rewrite the project's `intervals` row: the `<key>.ci95` entries of the figures whose fingerprint
-    is `fingerprint`."""
+    (`figures_fingerprint`) is `fingerprint`."""
     AgreementSection.objects.update_or_create(
         project=project, name=INTERVALS, defaults={"fingerprint": fingerprint, "measures": dict(intervals)}
     )

@@ -26,6 +26,7 @@ response includes it. A rebuild also recomputes every pair's word-alignment part
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -245,8 +246,9 @@ def _kept_rows(project_id: int) -> list[tuple[str, str, str, int, str | None]]:
 
 def kept_figures(project_id: int) -> dict[str, Any]:
     """The figures of the kept totals, read in one query: `pair_labels` (`pair_label_figures`),
-    `alignment` (the ``alignment.*`` report keys, `pair_parts.alignment_figures`) and `aligner`
-    (`pair_parts.aligner_figures`, a function of the annotators to add: those with a tree phrase row)."""
+    `alignment` (the ``alignment.*`` report keys, `pair_parts.alignment_figures`), `aligner`
+    (`pair_parts.aligner_figures`, a function of the annotators to add: those with a tree phrase row)
+    and `digest` (`kept_digest`)."""
     rows = _kept_rows(project_id)
     names = {a: name for m, a, _, _, name in rows if name is not None and m != LABELLED}
     cells = [row[:4] for row in rows if row[0] in pair_parts.MEASURES]
@@ -254,7 +256,19 @@ def kept_figures(project_id: int) -> dict[str, Any]:
         "pair_labels": _pair_label_figures(rows),
         "alignment": pair_parts.alignment_figures(cells, names),
         "aligner": lambda extra=(): pair_parts.aligner_figures(cells, names, extra),
+        "digest": _digest(rows),
     }
+
+
+def kept_digest(project_id: int) -> str:
+    """A digest of the project's kept totals as they are now (`kept_figures`' "digest"): it changes
+    whenever a committed save moves a figure read from them."""
+    return _digest(_kept_rows(project_id))
+
+
+def _digest(rows: list[tuple[str, str, str, int, str | None]]) -> str:
+    cells = sorted(f"{m}\t{a}\t{k}\t{n}" for m, a, k, n, _ in rows)
+    return hashlib.sha256("\n".join(cells).encode()).hexdigest()
 
 
 def pair_label_figures(project_id: int) -> dict[str, Any]:

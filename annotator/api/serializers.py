@@ -586,6 +586,16 @@ class CurrentAgreementSerializer(serializers.Serializer):
     fingerprint = serializers.CharField()
     duration_ms = serializers.IntegerField()
     results = serializers.JSONField()
+    figures_fingerprint = serializers.CharField(
+        source="figures",
+        help_text="Fingerprint of the figures shown: the computation's inputs and the sums the database keeps.",
+    )
+    intervals = serializers.ChoiceField(
+        choices=["current", "updating"],
+        help_text="'current': the `<key>.ci95` entries were computed from these very figures' inputs; "
+        "'updating': the figures have no intervals of their own yet and none are shown (they follow "
+        "within AGREEMENT_REPORT_INTERVAL_SECONDS and a few seconds of the last computation).",
+    )
 
 
 class AgreementSerializer(serializers.Serializer):

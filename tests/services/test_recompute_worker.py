@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from annotator.agreement import current
+from annotator.agreement import current, intervals
 from annotator.agreement.computation import document_fingerprint, intervals_seed
 from annotator.agreement.document import project_document
 from annotator.annotation import services as annotation_services
@@ -198,23 +198,57 @@ def test_killing_the_worker_mid_task_still_produces_a_correct_snapshot(worker, s
 
 
 @pytest.fixture
-def every_report(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
-    """A full report per computation (the worker reads it from its environment, set before it starts)."""
-    monkeypatch.setenv("AGREEMENT_REPORT_INTERVAL_SECONDS", "0")
-    settings.AGREEMENT_REPORT_INTERVAL_SECONDS = 0
+def short_window(monkeypatch: pytest.MonkeyPatch, settings: Any) -> float:
+    """A short report cadence, so at most one intervals task per 8 s (set before the worker starts)."""
+    monkeypatch.setenv("AGREEMENT_REPORT_INTERVAL_SECONDS", "8")
+    settings.AGREEMENT_REPORT_INTERVAL_SECONDS = 8
+    return 8.0
 
 
-def test_the_worker_stores_the_intervals_of_the_settled_figures(every_report, worker):
-    """Every stored report sends the intervals task (the κ_C queue); the worker stores those of the
-    settled figures and the agreement then shows them, equal to `build_report(..., ci=True)`'s."""
-    project, _, _ = team()
-    snapshot = settled(project)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and current.intervals_fingerprint(project) != snapshot.fingerprint:
+def intervals_tasks(worker: Any) -> int:
+    """How many intervals tasks the worker has received."""
+    return len(re.findall(r"compute_agreement_intervals\[[\w-]+\] received", worker.log.read_text()))
+
+
+def intervals_after(project: Any, since: float, limit: float, worker: Any) -> float:
+    """Wait until the current figures carry their own intervals; the seconds it took from `since`."""
+    deadline = since + limit
+    while time.monotonic() < deadline:
+        if current.intervals_fingerprint(project) == current.figures_fingerprint(project):
+            break
         time.sleep(0.2)
-    assert current.intervals_fingerprint(project) == snapshot.fingerprint, worker.log.read_text()[-3000:]
+    assert current.intervals_fingerprint(project) == current.figures_fingerprint(project), (
+        worker.log.read_text()[-3000:]
+    )
+    return time.monotonic() - since
+
+
+def test_the_worker_stores_the_intervals_of_the_settled_figures(short_window, worker):
+    """A computation that leaves the figures without intervals sends the intervals task at once (the κ_C
+    queue); one within the window of the project's previous task leaves the project due at the window's
+    end, and the worker's own thread sends the task then (`intervals.send_due`). Either way the settled
+    figures get their intervals within the window and a few seconds, equal to `build_report(...,
+    ci=True)`'s."""
+    project, _, anns = team()
+    snapshot = settled(project)
+    waited = intervals_after(project, time.monotonic(), short_window + 30, worker)
+    print(f"intervals of the settled figures {waited:.1f}s after they settled")
+    first = current.current(project)
+    assert first is not None and first.fingerprint == snapshot.fingerprint and first.intervals == "current"
+    # one more save within the window of that task: its figures are due at the window's end
+    sent_before = intervals_tasks(worker)
+    pair = project.pairs.order_by("position").first()
+    annotation_services.set_pair_label(pair, anns[0], "non_paraphrase", base_version=None)
+    assert current.current(project).intervals == "updating"  # the kept sums moved: not those intervals
+    later = settled(project)
+    settled_at = time.monotonic()
+    assert project.pk in intervals.due_projects()
+    waited = intervals_after(project, settled_at, short_window + 30, worker)
+    print(f"intervals of the next figures {waited:.1f}s after they settled")
+    assert waited <= short_window + intervals.POLL_SECONDS + 10
+    assert intervals_tasks(worker) == sent_before + 1  # the due one
     now = current.current(project)
-    assert now is not None and now.fingerprint == snapshot.fingerprint
+    assert now is not None and now.fingerprint == later.fingerprint and now.intervals == "current"
     measures = now.results["report"]["measures"]
     assert "kappa_c.ci95" in measures and "iapta.do.f1.ci95" in measures
     assert_exact(project, now)
