@@ -63,11 +63,11 @@ def send_intervals(project_id: int) -> str:
     (the project is due already: a worker's `send_due` sends its task at the end of the window) or
     "failed" (the broker or the cache cannot be reached: logged; a project left due is looked at again
     at the end of its window, and the next computation tries again)."""
-    figures = current.figures_fingerprint(project_id)
-    if figures is None or current.intervals_fingerprint(project_id) == figures:
-        return "none"
     try:
-        if _more_saves_wait(project_id):
+        if _more_saves_wait(project_id):  # first: under a stream of saves, nothing else is read
+            return "none"
+        figures = current.figures_fingerprint(project_id)
+        if figures is None or current.intervals_fingerprint(project_id) == figures:
             return "none"
         limit = window()
         if taskqueue.runs_in_process() or limit <= 0:

@@ -3,9 +3,10 @@
 One view serves the page and, for htmx requests, the panel named by `HX-Target` (one template partial
 per panel, named after its DOM id). `#snapshot-status` polls while the tab is visible; when it sees a
 computation newer than the one the page shows (its `AgreementHeadline` row) it triggers
-`snapshot-updated`, on which every other panel reloads itself. The panels show the current agreement
-(`annotator.agreement.current`: the report's section rows and the summary every computation rewrites),
-not the latest full report, which is stored at a slower cadence. Nothing is computed during a request.
+`snapshot-updated`, on which every other panel reloads itself; the agreement panels also reload every
+3 s while their figures' confidence intervals are still being computed ("intervals updating…"). The
+panels show the current agreement (`annotator.agreement.current`: the report's section rows and the
+summary every computation rewrites), not the latest full report, which is stored at a slower cadence. Nothing is computed during a request.
 """
 
 from __future__ import annotations
@@ -179,6 +180,8 @@ def _context(project: Project, parts: set[str]) -> dict[str, Any]:
     context.update(
         {
             "snapshot": {"id": now.computation, "computed_at": now.computed_at},
+            # the panels reload themselves until the figures' own intervals are there (none are shown)
+            "intervals_updating": now.intervals == "updating" and not results["pending"],
             "names": names,
             "phenomena": dashboard.phenomena_tables(measures, names),
             "alignment": dashboard.alignment_tables(measures, names, results["pending"]),

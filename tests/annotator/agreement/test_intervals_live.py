@@ -224,6 +224,8 @@ def test_a_stream_of_saves_sends_one_task_at_once_and_the_last_figures_are_due_a
     snapshot = api_client(lead).get(f"/api/projects/{project.pk}/agreement/").json()["snapshot"]
     assert snapshot["intervals"] == "updating"
     assert not [k for k in snapshot["results"]["report"]["measures"] if k.endswith(".ci95")]
+    page = logged_in(lead).get(reverse("annotator:dashboard", args=[project.pk])).content
+    assert b"intervals updating" in page and b'class="ci"' not in page and b"every 3s" in page
     assert intervals.send_due(now=due - 1) == []
     assert intervals.send_due(now=due) == [project.pk]
     assert intervals.due_projects() == {project.pk: due + 3600}  # looked at again, should it be lost
@@ -235,6 +237,8 @@ def test_a_stream_of_saves_sends_one_task_at_once_and_the_last_figures_are_due_a
     assert snapshot["figures_fingerprint"] == current.intervals_fingerprint(project)
     measures = snapshot["results"]["report"]["measures"]
     assert [k for k in numeric_keys(measures) if f"{k}.ci95" not in measures] == []
+    page = logged_in(lead).get(reverse("annotator:dashboard", args=[project.pk])).content
+    assert b"intervals updating" not in page and b'class="ci"' in page and b"every 3s" not in page
     assert intervals.send_due(now=due + 3600) == []  # they have their intervals: no longer due
     assert intervals.due_projects() == {} and len(queued) == 2
     assert compute_intervals(*late) == "unchanged"
