@@ -117,7 +117,6 @@ def recompute(project_id: int, *, full: bool = False, claim: int | None = None) 
     finally:
         keeper.stop()
         lock.release()
-    transaction.on_commit(lambda: send_intervals(project_id))  # the figures' intervals, if they have none
     return outcome
 
 
@@ -134,6 +133,10 @@ def _recompute_locked(project_id: int, full: bool = False) -> str:
     except Exception as exc:
         AgreementState.objects.filter(pk=state.pk).update(last_error=_error_text(exc))
         raise
+    # the figures' intervals, if they have none (at once outside a transaction: before the computation
+    # is marked finished, so that what follows in the task stays short — a worker dies if the broker
+    # goes away while it holds an unacknowledged task, `annotator.agreement.intervals`)
+    transaction.on_commit(lambda: send_intervals(project_id))
     AgreementState.objects.filter(pk=state.pk).update(finished_at=timezone.now(), last_error="")
     if outcome.startswith("stored") and taskqueue.runs_in_process():
         maybe_apply_in_process(project_id)  # no beat without a broker: prune now and then after a store

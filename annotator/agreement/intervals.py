@@ -42,7 +42,6 @@ INTERVALS_TASK = "annotator.compute_agreement_intervals"
 DUE_KEY = "agreement:intervals:due"
 #: How often a worker looks for projects whose intervals task is due.
 POLL_SECONDS = 1.0
-_SEND_ERRORS: tuple[type[BaseException], ...] = (taskqueue.QueueUnavailable, *taskqueue.BROKER_ERRORS)
 
 
 def window() -> float:
@@ -61,8 +60,9 @@ def send_intervals(project_id: int) -> str:
 
     Returns "none" (no final figures, they have their intervals, or a recompute follows), "sent", "due"
     (the project is due already: a worker's `send_due` sends its task at the end of the window) or
-    "failed" (the broker or the cache cannot be reached: logged; a project left due is looked at again
-    at the end of its window, and the next computation tries again)."""
+    "failed" (the broker or the cache cannot be reached, or fail in any other way: logged, never raised
+    into the computation; a project left due is looked at again at the end of its window, and the next
+    computation tries again)."""
     try:
         if _more_saves_wait(project_id):  # first: under a stream of saves, nothing else is read
             return "none"
@@ -77,7 +77,7 @@ def send_intervals(project_id: int) -> str:
             return "due"  # a task was sent within the window: the window's end looks again
         taskqueue.enqueue(INTERVALS_TASK, project_id, figures)
         return "sent"
-    except _SEND_ERRORS as exc:
+    except Exception as exc:  # the broker or the cache in any state: never fail the computation
         log.warning("intervals of project %s not sent: %s", project_id, exc)
         return "failed"
 
