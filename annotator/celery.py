@@ -25,16 +25,6 @@ def _start_heartbeat(sender: Any, **_: object) -> None:
         health.start_heartbeat(settings.REDIS_URL, settings.CELERY_TASK_DEFAULT_QUEUE, sender.hostname)
 
 
-@signals.worker_ready.connect
-def _start_due_intervals(**_: object) -> None:
-    """Send the agreement intervals tasks that are due (`annotator.agreement.intervals.send_due`) from a
-    thread of the worker's main process: a task due later waits in Redis as data, not in the broker."""
-    if settings.REDIS_URL:
-        from annotator.agreement import intervals
-
-        intervals.start_due_sender()
-
-
 @signals.worker_init.connect
 def _preload(**_: object) -> None:
     """Import, once in the worker's main process before it forks its pool, what the tasks import on

@@ -28,6 +28,8 @@ import threading
 import time
 from typing import Any
 
+from celery import signals
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 
@@ -125,6 +127,13 @@ def start_due_sender() -> threading.Thread:
     thread = threading.Thread(target=run, name="workbench-intervals", daemon=True)
     thread.start()
     return thread
+
+
+@signals.worker_ready.connect
+def _start_with_the_worker(**_: object) -> None:
+    """Every worker (it has a broker: REDIS_URL) runs `start_due_sender`, as it writes its heartbeat."""
+    if settings.REDIS_URL:
+        start_due_sender()
 
 
 def due_projects() -> dict[int, float]:
