@@ -227,7 +227,12 @@ CELERY_BEAT_SCHEDULE = {
     "agreement-retention": {
         "task": "annotator.apply_agreement_retention",
         "schedule": float(os.environ.get("AGREEMENT_RETENTION_EVERY_SECONDS", "600")),
-    }
+    },
+    # the confidence intervals' tasks that are due (annotator.agreement.intervals)
+    "agreement-intervals": {
+        "task": "annotator.send_due_agreement_intervals",
+        "schedule": float(os.environ.get("AGREEMENT_INTERVALS_EVERY_SECONDS", "2")),
+    },
 }
 CELERY_RESULT_EXPIRES = 3600
 # A running import/export job keeps an alive key in the cache, refreshed every third of

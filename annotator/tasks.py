@@ -111,6 +111,13 @@ def compute_agreement_intervals(project_id: int, fingerprint: str | None = None)
     return computation.compute_intervals(project_id, fingerprint)
 
 
+@shared_task(name="annotator.send_due_agreement_intervals", **RETRYING)
+def send_due_agreement_intervals() -> list[int]:
+    """Celery beat, every AGREEMENT_INTERVALS_EVERY_SECONDS: send the agreement intervals tasks that
+    are due (`computation.send_due_intervals`)."""
+    return computation.send_due_intervals()
+
+
 @shared_task(name="annotator.compute_statistics", **RETRYING)
 def compute_statistics(project_id: int) -> str:
     """Compute the project's corpus statistics (the papers' tables) and keep them for the dashboard."""

@@ -37,7 +37,7 @@ from django.utils import timezone
 from annotator import taskqueue
 from annotator.agreement import current, incremental, kappa_c_chunks, kappa_c_section
 from annotator.agreement.document import automatic_phrase_alignments, project_document
-from annotator.agreement.intervals import send_intervals
+from annotator.agreement.intervals import send_due, send_intervals
 from annotator.agreement.machine_agreement import aligner_from_totals, machine_agreement
 from annotator.agreement.results import (
     KAPPA_C,
@@ -497,6 +497,12 @@ def _store(
     )
     current.store_summary(project, results, fingerprint=digest, headline=row)
     return results
+
+
+def send_due_intervals() -> list[int]:
+    """Send the intervals tasks that are due (`intervals.send_due`): the beat task
+    `annotator.send_due_agreement_intervals`."""
+    return send_due()
 
 
 def intervals_seed(doc: dict[str, Any]) -> int:

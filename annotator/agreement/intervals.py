@@ -9,40 +9,36 @@ their own, and no further save waits for a recompute (that recompute calls it ag
 - With a broker at most one task per project is sent per window (`window`:
   AGREEMENT_REPORT_INTERVAL_SECONDS). A project is either not due — then the computation sends the task
   at once and leaves the project due at the window's end — or due at the end of the window of the task
-  sent last: then the computation leaves it so. The due projects are a sorted set of the cache's Redis
-  (`DUE_KEY`), not delayed (ETA) tasks. A thread of every worker's main process (`start_due_sender`)
-  looks at the projects that are due every `POLL_SECONDS` (`send_due`): one whose figures still have no
-  intervals of their own gets its task and is due again a window later; the others are no longer due.
-  So the figures of the last computation get their intervals at most a window, `POLL_SECONDS` and the
-  task's own time after it, a stream of saves computes them at most once per window, a lost task is
-  sent again at its window's end, and no message waits in the broker or in a worker. (A worker that
-  holds a delayed task, unacknowledged, when the Redis broker goes away dies on restoring it — kombu
-  5.7 — and no recompute follows once the broker is back; for the same reason the intervals task is
-  acknowledged when it starts, `annotator.tasks.compute_agreement_intervals`.)
+  sent last: then the computation leaves it so. When a project is due is a column of its agreement
+  state row (`AgreementState.intervals_due_at`), not a delayed (ETA) task. The Celery beat task
+  `annotator.send_due_agreement_intervals` (every AGREEMENT_INTERVALS_EVERY_SECONDS, 2 s) looks at the
+  projects that are due (`send_due`): one whose figures still have no intervals of their own gets its
+  task and is due again a window later; the others are no longer due. So the figures of the last
+  computation get their intervals at most a window, a beat period and the task's own time after it, a
+  stream of saves computes them at most once per window, a lost task is sent again at its window's end,
+  and no message waits in the broker or in a worker. (A worker that holds a delayed task,
+  unacknowledged, when the Redis broker goes away dies on restoring it — kombu 5.7 — and no recompute
+  follows once the broker is back; for the same reason the intervals task is acknowledged when it
+  starts, `annotator.tasks.compute_agreement_intervals`.)
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
-import threading
 import time
-from typing import Any
 
-from celery import signals
-from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
 
 from annotator import taskqueue
 from annotator.agreement import current
 from annotator.agreement.scheduling import RERUN_KEY, SCHEDULED_KEY, setting
+from annotator.models import AgreementState
 
 log = logging.getLogger(__name__)
 
 INTERVALS_TASK = "annotator.compute_agreement_intervals"
-#: The projects whose intervals task is due later: a Redis sorted set, project id → when (epoch seconds).
-DUE_KEY = "agreement:intervals:due"
-#: How often a worker looks for projects whose intervals task is due.
+#: How soon a project whose task the broker refused is due again.
 POLL_SECONDS = 1.0
 
 
@@ -110,88 +106,37 @@ def send_due(now: float | None = None) -> list[int]:
     return sent
 
 
-def start_due_sender() -> threading.Thread:
-    """Run `send_due` every `POLL_SECONDS` from a daemon thread of the worker's main process."""
-
-    def run() -> None:
-        while True:
-            try:
-                if due_projects_by(time.time()):
-                    send_due()
-            except Exception as exc:  # the broker, the cache or the database is down: next round
-                log.warning("due intervals tasks not sent: %s", exc)
-            finally:
-                connection.close()  # this thread's database connection, if it opened one
-            time.sleep(POLL_SECONDS)
-
-    thread = threading.Thread(target=run, name="workbench-intervals", daemon=True)
-    thread.start()
-    return thread
-
-
-@signals.worker_ready.connect
-def _start_with_the_worker(**_: object) -> None:
-    """Every worker (it has a broker: REDIS_URL) runs `start_due_sender`, as it writes its heartbeat."""
-    if settings.REDIS_URL:
-        start_due_sender()
-
-
 def due_projects() -> dict[int, float]:
     """The projects whose intervals task is due: id → when (epoch seconds)."""
     return _due_store().all()
 
 
-def due_projects_by(now: float) -> list[int]:
-    """The projects due by `now` (one small read of the cache, no database)."""
-    return _due_store().due(now)
-
-
-class _RedisDue:
-    """`DUE_KEY` as a sorted set of the cache's Redis (one set for every process)."""
-
-    def __init__(self, client: Any) -> None:
-        self.client, self.key = client, cache.make_and_validate_key(DUE_KEY)
+class _Due:
+    """When each project's intervals task is due: `AgreementState.intervals_due_at`."""
 
     def add(self, project_id: int, at: float) -> bool:
         """Whether the project was not due yet (its due time stays otherwise)."""
-        return bool(self.client.zadd(self.key, {str(project_id): at}, nx=True))
+        AgreementState.objects.get_or_create(project_id=project_id)
+        rows = AgreementState.objects.filter(project_id=project_id, intervals_due_at__isnull=True)
+        return bool(rows.update(intervals_due_at=_at(at)))
 
     def due(self, now: float) -> list[int]:
-        return [int(member) for member in self.client.zrangebyscore(self.key, "-inf", now)]
+        rows = AgreementState.objects.filter(intervals_due_at__lte=_at(now)).order_by("project_id")
+        return list(rows.values_list("project_id", flat=True))
 
     def take(self, project_id: int) -> bool:
-        return bool(self.client.zrem(self.key, str(project_id)))
+        rows = AgreementState.objects.filter(project_id=project_id, intervals_due_at__isnull=False)
+        return bool(rows.update(intervals_due_at=None))
 
     def all(self) -> dict[int, float]:
-        return {int(member): float(at) for member, at in self.client.zrange(self.key, 0, -1, withscores=True)}
+        rows = AgreementState.objects.filter(intervals_due_at__isnull=False)
+        pairs = rows.values_list("project_id", "intervals_due_at")
+        return {pk: at.timestamp() for pk, at in pairs if at is not None}
 
 
-class _CacheDue:
-    """`DUE_KEY` as one cache entry (a cache other than Redis: one process, as in the tests)."""
-
-    def add(self, project_id: int, at: float) -> bool:
-        due = self.all()
-        if project_id in due:
-            return False
-        due[project_id] = at
-        cache.set(DUE_KEY, due, timeout=None)
-        return True
-
-    def due(self, now: float) -> list[int]:
-        return sorted(pk for pk, at in self.all().items() if at <= now)
-
-    def take(self, project_id: int) -> bool:
-        due = self.all()
-        taken = due.pop(project_id, None) is not None
-        cache.set(DUE_KEY, due, timeout=None)
-        return taken
-
-    def all(self) -> dict[int, float]:
-        return dict(cache.get(DUE_KEY) or {})
+def _at(epoch: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(epoch, tz=dt.UTC)
 
 
-def _due_store() -> _RedisDue | _CacheDue:
-    backend: Any = getattr(cache, "_cache", None)
-    if hasattr(backend, "get_client"):  # Django's RedisCache
-        return _RedisDue(backend.get_client(write=True))
-    return _CacheDue()
+def _due_store() -> _Due:
+    return _Due()

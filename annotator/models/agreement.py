@@ -67,6 +67,11 @@ class AgreementState(models.Model):
     enqueue_failed = models.BooleanField(
         default=False, help_text="The broker was unreachable at last change."
     )
+    intervals_due_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the confidence intervals' task of the figures is due (annotator.agreement.intervals).",
+    )
 
     @property
     def is_behind(self) -> bool:

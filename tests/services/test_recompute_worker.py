@@ -15,6 +15,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
+from annotator import taskqueue
 from annotator.agreement import current, intervals
 from annotator.agreement.computation import document_fingerprint, intervals_seed
 from annotator.agreement.document import project_document
@@ -216,7 +217,8 @@ def intervals_after(project: Any, since: float, limit: float, worker: Any) -> fl
     while time.monotonic() < deadline:
         if current.intervals_fingerprint(project) == current.figures_fingerprint(project):
             break
-        time.sleep(0.2)
+        taskqueue.enqueue("annotator.send_due_agreement_intervals")  # as beat does (none runs here)
+        time.sleep(1)
     assert current.intervals_fingerprint(project) == current.figures_fingerprint(project), (
         worker.log.read_text()[-3000:]
     )
@@ -226,7 +228,7 @@ def intervals_after(project: Any, since: float, limit: float, worker: Any) -> fl
 def test_the_worker_stores_the_intervals_of_the_settled_figures(short_window, worker):
     """A computation that leaves the figures without intervals sends the intervals task at once (the κ_C
     queue); one within the window of the project's previous task leaves the project due at the window's
-    end, and the worker's own thread sends the task then (`intervals.send_due`). Either way the settled
+    end, and the beat task sends it then (`intervals.send_due`; the test sends it). Either way the settled
     figures get their intervals within the window and a few seconds, equal to `build_report(...,
     ci=True)`'s."""
     project, _, anns = team()

@@ -1,0 +1,17 @@
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    dependencies = [("annotator", "0032_agreement_pair_parts")]
+
+    operations = [
+        migrations.AddField(
+            model_name="agreementstate",
+            name="intervals_due_at",
+            field=models.DateTimeField(
+                blank=True,
+                help_text="When the confidence intervals' task of the figures is due (annotator.agreement.intervals).",
+                null=True,
+            ),
+        ),
+    ]
