@@ -301,7 +301,7 @@ def test_permission_decisions_are_taken_in_access():
 #: Modules outside `annotator.agreement` that still import its internals, with what they import. Everything
 #: else reaches agreement through the three functions `annotator/agreement/__init__.py` names.
 AGREEMENT_INTERNALS_STILL_IMPORTED = {
-    "annotator.api.projects": {"current", "scheduling"},
+    "annotator.api.projects": {"current"},
     "annotator.corpus.exports.native": {"document"},
     "annotator.corpus.exports.report": {"current", "statistics"},
     "annotator.dashboard.comparison": {"current", "statistics"},
@@ -311,7 +311,6 @@ AGREEMENT_INTERNALS_STILL_IMPORTED = {
         "current",
         "kappa_c_chunks",
         "retention",
-        "scheduling",
         "statistics",
     },
     "annotator.demo.loader": {"computation"},

@@ -3,7 +3,7 @@
 Load the document (`annotator.agreement.document`), compute with the metrics library through
 `annotator.agreement.results` (unchanged sections copied from the current agreement), or update it pair
 by pair (`annotator.agreement.incremental`). One computation per project at a time
-(`scheduling.ProjectLock`).
+(`scheduling.project_lock`).
 
 What a computation stores (`_store`): always the report sections it changed and the summary row
 (`annotator.agreement.current`, what every reader shows) and a small `AgreementHeadline` row (the trend);
@@ -28,12 +28,12 @@ import traceback
 from collections import defaultdict
 from typing import Any
 
-from django.core.cache import cache
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.agreement import current, incremental, kappa_c_chunks, kappa_c_section
+from annotator.agreement import current, incremental, kappa_c_chunks, kappa_c_section, retention, scheduling
 from annotator.agreement.document import automatic_phrase_alignments, project_document
 from annotator.agreement.machine_agreement import aligner_from_totals, machine_agreement
 from annotator.agreement.results import (
@@ -51,14 +51,6 @@ from annotator.agreement.results import (
 )
 from annotator.agreement.results import (
     any_sense_mark as _any_sense_mark,
-)
-from annotator.agreement.retention import maybe_apply_in_process
-from annotator.agreement.scheduling import (
-    RERUN_KEY,
-    LivenessKeeper,
-    ProjectLock,
-    setting,
-    take_claim,
 )
 from annotator.core import counts
 from annotator.core.machine_alignments import baseline_summary, gold_alignments, system_alignments
@@ -86,53 +78,43 @@ HEADLINE_KEYS = (
 )
 
 
-def recompute(project_id: int, *, full: bool = False, claim: int | None = None) -> str:
+def recompute(project_id: int, *, full: bool = False) -> str:
     """Recompute and store the project's agreement; returns what happened (for logs and tests).
 
     "stored", "stored provisional+final", "stored provisional; κ_C in … parts" (the workers compute
     them), "waiting; κ_C in … parts" (nothing new but κ_C, whose parts are not all done), "unchanged"
-    (same fingerprint as the current agreement), "busy" (another worker computes the project; it will
-    re-schedule), "superseded" (another recompute task of the project is queued and holds the
-    schedule: `scheduling.take_claim`, with the task's `claim`), "deleted" (no such project).
-    Changes that arrive meanwhile leave a rerun mark (`scheduling.take_rerun_mark`) for the task.
+    (same fingerprint as the current agreement), "busy" (another computation holds the project: the
+    task tries again), "deleted" (no such project).
     `full=True` computes every section afresh: nothing is reused from the current agreement or from the
     statistics this process keeps, and its full report is stored even when the fingerprint is unchanged.
+    Without a broker, a computation that finds a change waiting when it ends (a request it kept waiting
+    saved meanwhile, and that request's own run found it busy) runs again.
     """
-    if not take_claim(project_id, claim):
-        return "superseded"
     if not Project.objects.filter(pk=project_id).exists():
         log.info("recompute of project %s skipped: the project was deleted", project_id)
         return "deleted"
-    lock = ProjectLock(project_id)
-    if not lock.acquire():
-        cache.set(RERUN_KEY.format(project_id), 1, timeout=int(setting("AGREEMENT_LOCK_TTL", 1800)))
-        if not lock.acquire():  # the holder may have finished between the two looks
-            return "busy"
-    keeper = LivenessKeeper(project_id, lock.token, lock.cache_keys()).start()
-    try:
-        outcome = _recompute_locked(project_id, full)
-    finally:
-        keeper.stop()
-        lock.release()
+    outcome = _recompute_once(project_id, full)
+    while outcome != "busy" and taskqueue.runs_in_process() and scheduling.is_queued(project_id):
+        outcome = _recompute_once(project_id, False)
     return outcome
 
 
-def _recompute_locked(project_id: int, full: bool = False) -> str:
-    cache.delete(RERUN_KEY.format(project_id))  # what it asked for is read below
+def _recompute_once(project_id: int, full: bool) -> str:
     started = time.perf_counter()
-    state, _ = AgreementState.objects.get_or_create(project_id=project_id)
-    AgreementState.objects.filter(pk=state.pk).update(started_at=timezone.now(), enqueue_failed=False)
     try:
-        project = Project.objects.get(pk=project_id)
-        outcome = (
-            _compute_and_store(project, started, full=True) if full else _compute_and_store(project, started)
-        )
+        with scheduling.project_lock(project_id) as held:
+            if not held:
+                return "busy"
+            scheduling.take_queued(project_id)
+            outcome = _compute_and_store(Project.objects.get(pk=project_id), started, full=full)
+            AgreementState.objects.filter(project_id=project_id).update(
+                finished_at=timezone.now(), last_error=""
+            )
     except Exception as exc:
-        AgreementState.objects.filter(pk=state.pk).update(last_error=_error_text(exc))
+        AgreementState.objects.update_or_create(
+            project_id=project_id, defaults={"last_error": _error_text(exc)}
+        )
         raise
-    AgreementState.objects.filter(pk=state.pk).update(finished_at=timezone.now(), last_error="")
-    if outcome.startswith("stored") and taskqueue.runs_in_process():
-        maybe_apply_in_process(project_id)  # no beat without a broker: prune now and then after a store
     return outcome
 
 
@@ -481,6 +463,8 @@ def _store(
         )
     if snapshot is not None and not pending:  # the intervals of these figures, once it is committed
         transaction.on_commit(lambda: send_intervals(project.pk))
+    if snapshot is not None and taskqueue.runs_in_process():  # no beat without a broker: prune now
+        retention.apply_retention(project.pk)
     row = AgreementHeadline.objects.create(  # the trend's row, kept when retention prunes the full report
         project=project,
         computed_at=snapshot.computed_at if snapshot is not None else timezone.now(),
@@ -567,7 +551,7 @@ def report_due(project: Project, pending: bool) -> bool:
     at, latest_pending = latest
     if latest_pending and not pending:
         return True
-    interval = dt.timedelta(seconds=setting("AGREEMENT_REPORT_INTERVAL_SECONDS", 60))
+    interval = dt.timedelta(seconds=settings.AGREEMENT_REPORT_INTERVAL_SECONDS)
     return timezone.now() - at >= interval
 
 

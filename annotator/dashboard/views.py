@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from annotator import access, taskqueue
-from annotator.agreement import computation, current, kappa_c_chunks, retention, scheduling
+from annotator.agreement import computation, current, kappa_c_chunks, retention
 from annotator.agreement.statistics import statistics_or_request
 from annotator.annotation import phenomenon_suggestions, recommender
 from annotator.core import health
@@ -88,7 +88,6 @@ def _status_response(request: SignedInRequest, project: Project) -> HttpResponse
     """The status line; a poll that finds nothing new (same ETag) gets an empty 304 — the browser
     revalidates the cached line (Cache-Control: no-cache) and htmx swaps the same content."""
     context = _status_context(project)
-    scheduling.catch_up(context["state"])
     etag = status_etag(context, request.GET.get("seen", ""))
     if etag in request.headers.get("If-None-Match", ""):
         response: HttpResponse = HttpResponseNotModified()

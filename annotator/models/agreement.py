@@ -57,10 +57,15 @@ class AgreementHeadline(models.Model):
 
 
 class AgreementState(models.Model):
-    """Bookkeeping of the recompute pipeline for one project (what changed, what is running)."""
+    """Bookkeeping of the recompute pipeline for one project (what changed, what is queued, what ran)."""
 
     project = models.OneToOneField(Project, related_name="agreement_state", on_delete=models.CASCADE)
     changed_at = models.DateTimeField(null=True, blank=True, help_text="Last change to annotations.")
+    queued_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Dirty since: the change that sent the recompute task still to start (None: none waits).",
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
