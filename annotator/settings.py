@@ -194,10 +194,12 @@ CELERY_TASK_QUEUES = (
     Queue(CELERY_TASK_DEFAULT_QUEUE, routing_key=CELERY_TASK_DEFAULT_QUEUE),
     Queue(CELERY_KAPPA_C_QUEUE, routing_key=CELERY_KAPPA_C_QUEUE),
 )
-# The confidence intervals of the figures (seconds of CPU per stored report) wait there too.
+# The confidence intervals of the figures and the corpus statistics (seconds of CPU per stored report)
+# wait there too.
 CELERY_TASK_ROUTES = {
     "annotator.compute_kappa_c_part": {"queue": CELERY_KAPPA_C_QUEUE},
     "annotator.compute_agreement_intervals": {"queue": CELERY_KAPPA_C_QUEUE},
+    "annotator.compute_statistics": {"queue": CELERY_KAPPA_C_QUEUE},
 }
 # A pool process whose resident memory passed this after a task is replaced by a fresh one (KiB): an
 # import or export of a whole corpus grows its process by ~60 MiB that Python's allocator keeps

@@ -304,7 +304,7 @@ AGREEMENT_INTERNALS_STILL_IMPORTED = {
     "annotator.api.projects": {"current"},
     "annotator.corpus.exports.native": {"document"},
     "annotator.corpus.exports.report": {"current", "statistics"},
-    "annotator.dashboard.comparison": {"current", "statistics"},
+    "annotator.dashboard.comparison": {"statistics"},
     "annotator.dashboard.tables": {"results"},
     "annotator.dashboard.views": {
         "computation",

@@ -463,6 +463,7 @@ def _store(
         )
     if snapshot is not None and not pending:  # the intervals of these figures, once it is committed
         transaction.on_commit(lambda: send_intervals(project.pk))
+        transaction.on_commit(lambda: send_statistics(project.pk))
     if snapshot is not None and taskqueue.runs_in_process():  # no beat without a broker: prune now
         retention.apply_retention(project.pk)
     row = AgreementHeadline.objects.create(  # the trend's row, kept when retention prunes the full report
@@ -488,6 +489,19 @@ def send_intervals(project_id: int) -> None:
         taskqueue.enqueue(INTERVALS_TASK, project_id)
     except taskqueue.QueueUnavailable as exc:
         log.warning("intervals of project %s not sent: %s", project_id, exc)
+
+
+STATISTICS_TASK = "annotator.compute_statistics"
+
+
+def send_statistics(project_id: int) -> None:
+    """Send the task that computes the project's corpus statistics (`statistics.compute_statistics`);
+    without a broker it runs now. A broker that cannot be reached is logged: the next stored report
+    sends again."""
+    try:
+        taskqueue.enqueue(STATISTICS_TASK, project_id)
+    except taskqueue.QueueUnavailable as exc:
+        log.warning("statistics of project %s not sent: %s", project_id, exc)
 
 
 def intervals_seed(doc: dict[str, Any]) -> int:

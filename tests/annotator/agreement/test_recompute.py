@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 from django.db import connection
+from django.urls import reverse
 from django.utils import timezone
 from sklearn.metrics import cohen_kappa_score
 
@@ -303,6 +304,28 @@ def test_in_process_a_change_committed_during_the_computation_is_computed_after_
     monkeypatch.setattr(computation, "project_document", real)
     assert len(runs) == 2 and runs[0].startswith("stored")
     assert AgreementState.objects.get(project=project).queued_at is None
+    assert current.fingerprint(project) == document_fingerprint(project, project_document(project))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_process_a_save_computes_in_its_own_request_and_starts_no_thread(client, eager_celery):
+    """The embedded default: the recompute is a task run where it is sent — in the request that saved,
+    once its transaction committed — not a thread; the response already has it stored."""
+    lead = make.user("lead")
+    ana, bo = make.user("ana"), make.user("bo")
+    project = make.project_with_pairs(n_pairs=2, lead=lead, annotators=(ana, bo))
+    pair = project.pairs.order_by("position").first()
+    client.force_login(ana)
+    threads = set(threading.enumerate())
+    response = client.post(
+        reverse("annotator:pair-label", args=[project.pk, pair.pk]),
+        {"label": "paraphrase", "base_version": annotation_services.sheet_version(pair, ana)},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    assert set(threading.enumerate()) == threads
+    state = AgreementState.objects.get(project=project)
+    assert not state.is_behind and state.queued_at is None
     assert current.fingerprint(project) == document_fingerprint(project, project_document(project))
 
 
