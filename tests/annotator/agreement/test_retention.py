@@ -185,6 +185,7 @@ def test_pin_of_an_unknown_report_says_so_and_annotators_cannot_pin(client, team
     assert client.post(url, {"snapshot": 1, "note": "x"}).status_code == 403
 
 
+@pytest.mark.django_db
 def test_the_application_issues_no_vacuum_and_autovacuum_is_tuned_per_table():
     """No VACUUM statement in the application: the agreement tables rewritten often carry autovacuum
     thresholds of their own (migration 0033, PostgreSQL)."""
