@@ -291,7 +291,7 @@ def main() -> int:
     c = run_clients(args.clients, args.client_seconds, args.labelled)
     lat = c["latencies"]
     print(
-        f"\n{args.clients} clients against `manage.py runserver` (SQLite, background-thread recompute), "
+        f"\n{args.clients} clients against `manage.py runserver` (SQLite, the recompute in each save), "
         f"{c['seconds']:.0f} s without pauses:"
     )
     print(f"{'saves':>6} {'errors':>6} {'saves/s':>8} {'p50 ms':>8} {'p95 ms':>8}   target: 0 errors")
