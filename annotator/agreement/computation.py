@@ -30,6 +30,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from annotator import taskqueue
@@ -108,7 +110,7 @@ def _recompute_once(project_id: int, full: bool) -> str:
             scheduling.take_queued(project_id)
             outcome = _compute_and_store(Project.objects.get(pk=project_id), started, full=full)
             AgreementState.objects.filter(project_id=project_id).update(
-                finished_at=timezone.now(), last_error=""
+                finished_at=Greatest(Value(timezone.now()), F("started_at")), last_error=""
             )
     except Exception as exc:
         AgreementState.objects.update_or_create(

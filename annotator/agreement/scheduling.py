@@ -28,7 +28,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from annotator import taskqueue
@@ -105,8 +106,11 @@ def take_queued(project_id: int) -> None:
     """The computation holding the project starts: the project is clean again (a change committed from
     here on sends a fresh task) and any failed enqueue is made good."""
     now = timezone.now()
+    # started after every change it reads: a change committed before this statement (its row lock
+    # waited for) may carry a time later than this process's clock
+    started = Greatest(Value(now), Coalesce(F("changed_at"), Value(now)) + dt.timedelta(microseconds=1))
     if not AgreementState.objects.filter(project_id=project_id).update(
-        started_at=now, queued_at=None, enqueue_failed=False
+        started_at=started, queued_at=None, enqueue_failed=False
     ):
         AgreementState.objects.get_or_create(project_id=project_id, defaults={"started_at": now})
 

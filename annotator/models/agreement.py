@@ -75,9 +75,12 @@ class AgreementState(models.Model):
 
     @property
     def is_behind(self) -> bool:
-        """Whether the latest snapshot may miss a change: a computation is running, or the change came
-        after the latest computation started (it read the annotations at its start, so a change made
-        while it ran is not in its snapshot even though it finished later)."""
+        """Whether the latest snapshot may miss a change: a change waits for its task (`queued_at`), a
+        computation is running, or the change came after the latest computation started (it read the
+        annotations at its start, so a change made while it ran is not in its snapshot even though it
+        finished later; a computation starts after every change it reads, `scheduling.take_queued`)."""
+        if self.queued_at is not None:  # a change waits for its task to start
+            return True
         if self.changed_at is None:
             return False
         if self.started_at is None or self.finished_at is None or self.started_at > self.finished_at:
