@@ -56,7 +56,7 @@ def fleiss_text(page) -> str:
 
 def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live_server, project_team):
     project, lead, (anna, ben, cat) = project_team
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     assert page.locator("#snapshot-status").inner_text().startswith("Last snapshot")
     assert fleiss_text(page) == "—"  # everybody said paraphrase so far
@@ -85,7 +85,7 @@ def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live
 def test_dashboard_at_wide_screen(page, live_server, project_team):
     project, lead, _ = project_team
     page.set_viewport_size({"width": 1920, "height": 1080})
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     for panel in (
         "progress",
@@ -108,7 +108,7 @@ def test_statistics_panel_compares_type_frequencies_with_another_project(page, l
         annotation_services.add_phenomenon(
             pair, anns[0], diathesis, scope1=[1], scope2=[1], base_version=None
         )
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{other.pk}/dashboard/")  # its dashboard keeps its statistics
     page.locator("#statistics h3").first.wait_for()
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
@@ -138,7 +138,7 @@ def test_dashboard_shows_the_intervals_the_agreement_stores(page, live_server, p
     results.forget_memos()
     results.forget_phenomena_states()
     assert recompute(project.pk, full=True).startswith("stored")
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     table = page.locator("#phenomena-agreement table.measures")
     table.wait_for()
@@ -152,7 +152,7 @@ def test_dashboard_shows_the_intervals_the_agreement_stores(page, live_server, p
 def test_measure_explanation_reads_for_a_lead_with_the_hat_over_pi(page, live_server, project_team):
     from django.urls import reverse
 
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(live_server.url + reverse("annotator:measure-explanation", args=["kappa-c"]))
     article = page.locator("#measure-explanation")
     assert article.locator("p").first.inner_text().startswith("What it answers.")
