@@ -107,7 +107,7 @@ def overlaps(a, b) -> bool:
 
 
 def open_editor(page, live_server, pair) -> None:
-    make.signed_in(page, live_server, "ann")
+    make.sign_in(page, live_server, "ann")
     page.goto(edit_url(live_server, pair))
     page.wait_for_selector("html.js")
     page.evaluate("() => localStorage.clear()")

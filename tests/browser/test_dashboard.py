@@ -36,17 +36,18 @@ def project_team(in_process_tasks):
     project = make.project_with_pairs("Live project", n_pairs=4, lead=lead, annotators=anns)
     diathesis = make.vila().types.get(name="Diathesis")
     for n, pair in enumerate(project.pairs.order_by("position")):
-        for who in anns:
-            annotation_services.add_phenomenon(
-                pair,
-                who,
-                diathesis,
-                scope1=[2] if who != anns[1] or n else [3],
-                scope2=[1],
-                base_version=None,
-            )
-            annotation_services.set_links(pair, who, [(1, 0), (4, 2)], sure=True, base_version=None)
-            annotation_services.set_pair_label(pair, who, "paraphrase", base_version=None)
+        with make.batched_agreement():  # one computation per pair: the trend has a point per pair
+            for who in anns:
+                annotation_services.add_phenomenon(
+                    pair,
+                    who,
+                    diathesis,
+                    scope1=[2] if who != anns[1] or n else [3],
+                    scope2=[1],
+                    base_version=None,
+                )
+                annotation_services.set_links(pair, who, [(1, 0), (4, 2)], sure=True, base_version=None)
+                annotation_services.set_pair_label(pair, who, "paraphrase", base_version=None)
     return project, lead, anns
 
 
