@@ -55,6 +55,7 @@ from metrics.types import Phenomenon, Tagset
 __all__ = [
     "LIMB_BITS",
     "MEASURES",
+    "PAIR_MEASURES",
     "pair_part",
     "report_from_sums",
     "summed",
@@ -79,6 +80,9 @@ PAIRWISE = "phenomena.pairwise"
 MEASURES = (
     STARTED, PAIRS, WORDS, COUNT, TYPE_WORDS, MATCHED, TO_GOLD, FROM_GOLD, GOLD, BOTH, MATCH, OVERLAP, PAIRWISE,
 )  # fmt: skip
+
+#: The measures of annotator pairs' cells.
+PAIR_MEASURES = (BOTH, MATCH, OVERLAP, PAIRWISE)
 
 LIMB_BITS = 40
 _LIMB_MASK = (1 << LIMB_BITS) - 1
@@ -116,12 +120,15 @@ def pair_part(
     tagset: Tagset,
     done: Collection[str] = (),
     type_keys: Mapping[str, str] | None = None,
+    only: str | None = None,
 ) -> dict[Cell, int]:
     """One pair's additive part (non-zero cells; see the module docstring).
 
     ``phenomena``: annotator → their phenomena of the pair, in the document's order (an annotator pair's
     cells are keyed ``a|b`` in this mapping's order); ``done``: annotators who finished the pair;
-    ``type_keys``: type name → its key in the cells (default: the name)."""
+    ``type_keys``: type name → its key in the cells (default: the name); ``only``: the cells of
+    annotator pairs (:data:`PAIR_MEASURES`) only for those ``only`` is in (after a change of that
+    annotator's phenomena the others are as they were)."""
     type_index = {t.name: i for i, t in enumerate(tagset.types)}
     keys = [type_keys[t.name] if type_keys is not None else t.name for t in tagset.types]
     indexes = {a: index_phenomena(list(xs), type_index) for a, xs in phenomena.items() if xs}
@@ -139,7 +146,8 @@ def pair_part(
     names = list(cells)
     for n, a in enumerate(names):
         for b in names[n + 1 :]:
-            _pair_of_annotators(out, f"{a}|{b}", cells[a], cells[b], keys)
+            if only is None or only in (a, b):
+                _pair_of_annotators(out, f"{a}|{b}", cells[a], cells[b], keys)
     _multi_cells(out, names, [cells[a] for a in names])
     return {cell: v for cell, v in out.items() if v}
 
