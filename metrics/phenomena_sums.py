@@ -1,7 +1,7 @@
 """The ``iapta.*`` measures as sums over pairs: what one pair adds, and the report from the totals.
 
 Matching is within a pair and a token position includes its pair, so every N-, TPO- and DO-measure of
-:mod:`metrics.iapta` and :mod:`metrics.multi` (docs/measures.md#n, #tpo, #do, #tpo-multi) is a function
+:mod:`metrics.iapta` and :mod:`metrics.multi` (docs/measures.md#n, #tpo, #do, #tpo-multi, #phenomena-sums) is a function
 of totals over the pairs. :func:`pair_part` gives one pair's additive part as integer cells
 ``(measure, annotators, key) → value``; summed over a document's pairs, :func:`report_from_sums` turns
 them into the report's ``iapta.*`` keys, equal to :func:`metrics.report.phenomena_report` of the whole

@@ -13,10 +13,11 @@ kept as integer limbs of their exact multiple of 2⁻¹⁰⁷⁴, so the totals 
 What one pair adds is kept on its `AgreementPhenomenaPart` row. A save that may change an annotator's
 phenomena of a pair (a phenomenon created, edited or deleted; the assignment marked done, which makes
 the annotator take part) calls `pair_changed` in its transaction, holding the pair's row lock
-(`annotator.annotation.services`): it reads the pair's layer with its part (one statement) and the
-pair's phenomena, finished assignments and the tagset's types (another), computes the pair's part
-afresh (matching and the gold set are within the pair, so the part depends on nothing else), writes
-it and returns the difference, which `sums.add` moves the totals by. `report_figures` turns the kept
+(`annotator.annotation.services`): it reads the pair's part, its phenomena, finished assignments, the
+tagset's types and whether the project has the phenomena layer (one statement, `PAIR_INPUTS`),
+computes the pair's part afresh (matching and the gold set are within the pair, so the part depends on
+nothing else; the annotator pairs the saver is not in keep their cells), writes it (another) and
+returns the difference, which `sums.add` moves the totals by (a third). `report_figures` turns the kept
 totals into the report's ``iapta.*`` keys.
 """
 
@@ -29,7 +30,7 @@ from typing import Any
 from django.db import connection
 
 from annotator.core import sql
-from annotator.models import AgreementPhenomenaPart, Pair, Project
+from annotator.models import AgreementPhenomenaPart, Project
 from metrics.phenomena_sums import MEASURES, PAIR_MEASURES, STARTED, pair_part, report_from_sums
 from metrics.types import Phenomenon, Tagset, TypeDef
 
@@ -55,7 +56,18 @@ UNION ALL
 SELECT 2, NULL, NULL, t.id, t.name, NULL, NULL, NULL, NULL, t.position FROM annotator_paraphrasetype t
 INNER JOIN annotator_project pr ON pr.tagset_id = t.tagset_id WHERE pr.id = %(project)s
 """
-PAIR_INPUTS = _INPUTS.format(phenomena="WHERE ph.pair_id = %(pair)s", assignments="a.pair_id = %(pair)s")
+#: `_INPUTS` of one pair, with (kind 3) the pair's kept part (its cells as text in `s1`) and (kind 4) a
+#: row when the project has the phenomena layer.
+PAIR_INPUTS = (
+    _INPUTS.format(phenomena="WHERE ph.pair_id = %(pair)s", assignments="a.pair_id = %(pair)s")
+    + """UNION ALL
+SELECT 3, NULL, NULL, NULL, NULL, CAST(pp.cells AS TEXT), NULL, NULL, NULL, pp.id
+FROM annotator_agreementphenomenapart pp WHERE pp.pair_id = %(pair)s
+UNION ALL
+SELECT 4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pr.id FROM annotator_project pr
+WHERE pr.id = %(project)s AND pr.layer_phenomena = %(true)s
+"""
+)
 PROJECT_INPUTS = _INPUTS.format(
     phenomena="INNER JOIN annotator_pair p ON p.id = ph.pair_id WHERE p.project_id = %(project)s",
     assignments="a.project_id = %(project)s AND a.pair_id IS NOT NULL",
@@ -118,21 +130,6 @@ def stored(cells: Mapping[Cell, int]) -> list[list[Any]]:
     return [[m, a, k, n] for (m, a, k), n in sorted(cells.items())]
 
 
-PART_FIELDS = ("id", "cells")
-
-
-@sql.statement
-def layer_and_part_sql() -> str:
-    """The pair's part (NULLs without one) when its project has the phenomena layer, in one statement."""
-    part = sql.table(AgreementPhenomenaPart)
-    return (
-        f"SELECT {sql.columns(AgreementPhenomenaPart, 'pp', PART_FIELDS)} FROM {sql.table(Pair)} p "
-        f"INNER JOIN {sql.table(Project)} pr ON pr.{sql.column(Project, 'id')} = p.{sql.column(Pair, 'project')} "
-        f"LEFT OUTER JOIN {part} pp ON pp.{sql.column(AgreementPhenomenaPart, 'pair')} = p.{sql.column(Pair, 'id')} "
-        f"WHERE p.{sql.column(Pair, 'id')} = %s AND pr.{sql.column(Project, 'layer_phenomena')} = %s"
-    )
-
-
 @sql.statement
 def keep_part_sql() -> str:
     """Write the pair's part, whether or not it had one (`update_or_create` in one statement)."""
@@ -146,7 +143,7 @@ def keep_part_sql() -> str:
 
 def _inputs(statement: str, params: Mapping[str, Any]) -> list[Row]:
     with connection.cursor() as cursor:
-        cursor.execute(statement, {**params, "false": False})
+        cursor.execute(statement, {**params, "false": False, "true": True})
         return list(cursor.fetchall())
 
 
@@ -158,13 +155,13 @@ def pair_changed(project_id: int, pair_id: int, annotator_id: int) -> dict[Cell,
     it to the totals in the same transaction). Nothing when the project has no phenomena layer. The
     caller holds the pair's row lock on PostgreSQL, so two saves of one pair compute their parts in
     turn."""
-    row = sql.fetch_one(layer_and_part_sql(), [pair_id, True])
-    if row is None:
-        return {}
-    had = row[0] is not None
-    before = _cells(sql.instance(AgreementPhenomenaPart, row, PART_FIELDS).cells) if had else {}
-    saver = str(annotator_id)
     inputs = _inputs(PAIR_INPUTS, {"pair": pair_id, "project": project_id})
+    if not any(row[0] == 4 for row in inputs):
+        return {}
+    kept = [json.loads(row[5]) for row in inputs if row[0] == 3]
+    had = bool(kept)
+    before = _cells(kept[0]) if had else {}
+    saver = str(annotator_id)
     after = parts_of_rows(inputs, only=saver if had else None).get(pair_id, {})
     if had:
         after.update(

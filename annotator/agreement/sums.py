@@ -20,8 +20,9 @@ other's label. A change that may touch any pair (an import, a change of who is a
 the project's rows (`rebuild`); `project_cells` and `pair_cells` sum them afresh in Python, which the
 property test holds equal to what the statement keeps.
 The figures are read with one indexed query (`pair_label_figures`; `kept_figures` with the word
-alignment measures kept the same way, `annotator.agreement.pair_parts`), so a read right after a save's
-response includes it. A rebuild also recomputes every pair's word-alignment part.
+alignment and phenomena measures kept the same way, `annotator.agreement.pair_parts` and
+`annotator.agreement.phenomena_parts`), so a read right after a save's response includes it. A rebuild
+also recomputes every pair's word-alignment and phenomena parts.
 """
 
 from __future__ import annotations
@@ -260,8 +261,10 @@ def _kept_rows(project_id: int) -> list[tuple[str, str, str, int, str | None]]:
 
 def kept_figures(project_id: int) -> dict[str, Any]:
     """The figures of the kept totals, read in one query: `pair_labels` (`pair_label_figures`),
-    `alignment` (the ``alignment.*`` report keys, `pair_parts.alignment_figures`) and `aligner`
-    (`pair_parts.aligner_figures`, a function of the annotators to add: those with a tree phrase row)."""
+    `alignment` (the ``alignment.*`` report keys, `pair_parts.alignment_figures`), `aligner`
+    (`pair_parts.aligner_figures`, a function of the annotators to add: those with a tree phrase row)
+    and `phenomena` (a function giving the ``iapta.*`` report keys, `phenomena_parts.report_figures`;
+    it reads the tagset's types)."""
     rows = _kept_rows(project_id)
     names = {a: name for m, a, _, _, name in rows if name is not None and m in pair_parts.MEASURES}
     cells = [row[:4] for row in rows if row[0] in pair_parts.MEASURES]
