@@ -3,7 +3,8 @@
 A project of 20 pairs (the tests' small pairs) annotated by 5 annotators with 2 phenomena each per pair;
 then 100 saves, cycling over pairs and annotators: a phenomenon created, edited, deleted in turn
 (`annotation.services`), each in its own transaction as in a request. Runs on a fresh test database of
-the configured one (SQLite in memory by default; PostgreSQL with DATABASE_URL).
+the configured one (SQLite in memory by default; PostgreSQL with DATABASE_URL). The recompute a save
+enqueues after its commit is left out (the save's own cost is measured).
 
     PYTHONPATH=. python bench/bench_phenomenon_save.py [--saves 100]
 """
@@ -28,6 +29,9 @@ def main() -> int:
     from django.db import connection, transaction
     from django.test.utils import CaptureQueriesContext, setup_test_environment
 
+    import annotator.agreement.changes as changes
+
+    changes.enqueue_recompute = lambda project_id: True  # the save alone: no recompute after it
     setup_test_environment()
     name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:

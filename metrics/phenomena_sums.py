@@ -144,33 +144,44 @@ def pair_part(
             out[(COUNT, a, keys[t])] = len(cell.recs)
             out[(TYPE_WORDS, a, keys[t])] = cell.w
     names = list(cells)
-    for n, a in enumerate(names):
-        for b in names[n + 1 :]:
-            if only is None or only in (a, b):
-                _pair_of_annotators(out, f"{a}|{b}", cells[a], cells[b], keys)
+    pairs = [(a, b) for n, a in enumerate(names) for b in names[n + 1 :] if only is None or only in (a, b)]
+    _pairs_of_annotators(out, pairs, cells, keys)
     _multi_cells(out, names, [cells[a] for a in names])
     return {cell: v for cell, v in out.items() if v}
 
 
-def _pair_of_annotators(
-    out: dict[Cell, int], ab: str, cx: Mapping[int, Any], cy: Mapping[int, Any], keys: Sequence[str]
+def _pairs_of_annotators(
+    out: dict[Cell, int],
+    pairs: Sequence[tuple[str, str]],
+    cells: Mapping[str, Mapping[int, Any]],
+    keys: Sequence[str],
 ) -> None:
-    types, rows, words = pair_row(cx, cy)
-    out[(BOTH, ab, "")] = 1
-    table = np.zeros((1, len(keys), len(CELL_FIELDS)))
-    table[0, types] = rows
-    for t, row in zip(types, rows, strict=True):
-        for name, column in zip(_MATCH_FIELDS, _MATCH_COLUMNS, strict=True):
-            out[(MATCH, ab, f"{keys[t]}:{name}")] = int(row[column])
-        for name, column in zip(("do_xy", "do_yx"), _DO_COLUMNS, strict=True):
-            _put_float(out, OVERLAP, ab, f"{keys[t]}:{name}", row[column])
-    forward = np.array([words], dtype=np.float64)
-    _, values = _derived_rows(table, forward)
-    _, turned = _derived_rows(table[:, :, list(_SWAPPED)], forward[:, ::-1])
-    for c, v in enumerate(values[0].tolist()):
-        _put_float(out, PAIRWISE, ab, str(c), v)
-    for c in _ORIENTED:
-        _put_float(out, PAIRWISE, ab, f"{c}r", float(turned[0, c]))
+    """The cells of annotator pairs ``pairs`` (both with phenomena on the pair); their per-pair values
+    derived in one batch (`_derived_rows` derives each row alone), each also with b first."""
+    if not pairs:
+        return
+    tables = np.zeros((2 * len(pairs), len(keys), len(CELL_FIELDS)))
+    words = np.zeros((2 * len(pairs), 2))
+    for n, (a, b) in enumerate(pairs):
+        ab = f"{a}|{b}"
+        types, rows, (w_a, w_b) = pair_row(cells[a], cells[b])
+        out[(BOTH, ab, "")] = 1
+        tables[2 * n, types] = rows
+        tables[2 * n + 1] = tables[2 * n][:, list(_SWAPPED)]
+        words[2 * n], words[2 * n + 1] = (w_a, w_b), (w_b, w_a)
+        for t, row in zip(types, rows, strict=True):
+            for name, column in zip(_MATCH_FIELDS, _MATCH_COLUMNS, strict=True):
+                out[(MATCH, ab, f"{keys[t]}:{name}")] = int(row[column])
+            for name, column in zip(("do_xy", "do_yx"), _DO_COLUMNS, strict=True):
+                _put_float(out, OVERLAP, ab, f"{keys[t]}:{name}", row[column])
+    _, values = _derived_rows(tables, words)
+    derived = values.tolist()
+    for n, (a, b) in enumerate(pairs):
+        ab = f"{a}|{b}"
+        for c, v in enumerate(derived[2 * n]):
+            _put_float(out, PAIRWISE, ab, str(c), v)
+        for c in _ORIENTED:
+            _put_float(out, PAIRWISE, ab, f"{c}r", derived[2 * n + 1][c])
 
 
 def _multi_cells(out: dict[Cell, int], names: Sequence[str], cells: Sequence[Mapping[int, Any]]) -> None:
