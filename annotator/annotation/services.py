@@ -101,11 +101,16 @@ def _start_assignment(pair: Pair, annotator: Any) -> None:
 
 
 def _finish(
-    sheet: PairLabel, pair: Pair, *changed: str, label_before: str | None = None, aligned: bool = False
+    sheet: PairLabel,
+    pair: Pair,
+    *changed: str,
+    label_before: str | None = None,
+    aligned: bool = False,
+    phenomena: bool = False,
 ) -> int:
     """Save any of the sheet's own fields the change set (its version was bumped by `_begin`) and record
     the change for the agreement (`label_before`: the annotator's label before a label save; `aligned`:
-    the save changed the sheet's word alignment)."""
+    the save changed the sheet's word alignment; `phenomena`: the save changed the sheet's phenomena)."""
     if changed:
         sheet.save(update_fields=["updated_at", *changed])
     label_of = (
@@ -116,6 +121,7 @@ def _finish(
         pair.pk,
         label_of=label_of,
         aligned_by=sheet.annotator_id if aligned and not sheet.is_gold else None,
+        phenomena_of=sheet.annotator_id if phenomena and not sheet.is_gold else None,
     )
     return sheet.version
 
@@ -290,7 +296,7 @@ def add_phenomenon(
     )
     project_id = pair.project_id
     transaction.on_commit(lambda: recommender.maybe_retrain(project_id))  # "every N new pairs"
-    return phenomenon, _finish(sheet, pair)
+    return phenomenon, _finish(sheet, pair, phenomena=True)
 
 
 @transaction.atomic
@@ -339,7 +345,7 @@ def update_phenomenon(
         before,
         history.snapshot(phenomenon, PHENOMENON_FIELDS),
     )
-    return phenomenon, _finish(sheet, pair)
+    return phenomenon, _finish(sheet, pair, phenomena=True)
 
 
 def _sense(value: Any) -> bool | None:
@@ -365,7 +371,7 @@ def delete_phenomenon(phenomenon: Phenomenon, *, base_version: int | None, actor
         None,
     )
     phenomenon.delete()
-    return _finish(sheet, pair)
+    return _finish(sheet, pair, phenomena=True)
 
 
 @transaction.atomic
