@@ -24,6 +24,7 @@ def record_change(
     label_of: tuple[int, str, str] | None = None,
     aligned_by: int | None = None,
     phenomena_of: int | None = None,
+    phrases: bool = False,
     relabelled: bool = False,
 ) -> None:
     """Record, in the changing transaction, that the project's annotations changed.
@@ -34,13 +35,15 @@ def record_change(
     assignment): the pair's part of the word-alignment sums is computed afresh. `phenomena_of`: the
     annotator whose phenomena of the pair the save may have changed (a phenomenon created, edited or
     deleted; a finished assignment, which makes them take part): the pair's part of the phenomena sums
-    is computed afresh. `relabelled`: the annotations or
+    is computed afresh. `phrases`: the save may have changed the pair's (non-gold) phrase alignments:
+    the pair's part of the ALIR/ALIP sums is computed afresh. `relabelled`: the annotations or
     automatic alignments of any pair may have changed (an import, a new automatic alignment): the sums
     are rebuilt.
     """
     import annotator.agreement.changes as changes
     import annotator.agreement.pair_parts as pair_parts
     import annotator.agreement.phenomena_parts as phenomena_parts
+    import annotator.agreement.phrase_parts as phrase_parts
     import annotator.agreement.sums as sums
 
     if relabelled:
@@ -53,6 +56,8 @@ def record_change(
             moved.update(pair_parts.pair_changed(project_id, pair_id, aligned_by))
         if phenomena_of is not None:
             moved.update(phenomena_parts.pair_changed(project_id, pair_id, phenomena_of))
+        if phrases:
+            moved.update(phrase_parts.pair_changed(project_id, pair_id))
         sums.add(project_id, moved)
     changes.project_changed(project_id, pair_id)
 

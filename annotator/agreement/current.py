@@ -184,9 +184,9 @@ def _with_kept_sums(
     project_id: int, results: dict[str, Any], measures: dict[str, Any], sections: Mapping[str, Any]
 ) -> None:
     """Put the figures of the sums the database keeps (as they are now: every committed save) in
-    `results` and its report's `measures`: pair labels, word alignments and phenomena (the IAPTA keys
-    but the sense layers', `iapta.sense.*`) when the project's report has the section, and the humans
-    against the automatic alignment."""
+    `results` and its report's `measures`: pair labels, word alignments, phenomena (the IAPTA keys
+    but the sense layers', `iapta.sense.*`) and phrase alignments (SPADE's ALIR and ALIP) when the
+    project's report has the section, and the humans against the automatic alignment."""
     kept = sums.kept_figures(project_id)
     if results.get("pair_labels") is not None:
         measures.update(kept["pair_labels"]["measures"])
@@ -195,6 +195,8 @@ def _with_kept_sums(
         measures.update(kept["alignment"])
     if "phenomena" in sections:
         measures.update(kept["phenomena"]())
+    if "phrase_alignments" in sections:
+        measures.update(kept["phrases"])
     machine = results.get("machine") or {}
     if "aligner" in machine:
         tree = {row["annotator"]: row["tree_phrase"] for row in machine["aligner"] if "tree_phrase" in row}

@@ -35,11 +35,14 @@ from django.db import connection
 
 import annotator.agreement.pair_parts as pair_parts
 import annotator.agreement.phenomena_parts as phenomena_parts
+import annotator.agreement.phrase_parts as phrase_parts
 from annotator.agreement.pair_parts import project_parts, store_parts
 from annotator.models import AgreementSum, Membership, PairLabel, ParaphraseType, Project
 from metrics.pair_labels import PairLabelCounts, pair_label_report_from_counts
 from metrics.phenomena_sums import MEASURES as PHENOMENA_MEASURES
 from metrics.phenomena_sums import STARTED
+from metrics.spade_sums import MEASURES as PHRASE_MEASURES
+from metrics.spade_sums import SIZE as PHRASE_SIZE
 
 CONFUSION = "pair_labels.confusion"
 PATTERN = "pair_labels.pattern"
@@ -187,6 +190,7 @@ def project_cells(project_id: int) -> dict[Cell, int]:
             *_label_cells(project_id),
             *project_parts(project_id).values(),
             *phenomena_parts.project_parts(project_id).values(),
+            *phrase_parts.project_parts(project_id).values(),
         )
     )
 
@@ -218,14 +222,13 @@ def rebuild(project_id: int) -> int:
     the kept totals had wrong (0 when they had not drifted)."""
     parts = project_parts(project_id)
     phenomena = phenomena_parts.project_parts(project_id)
-    fresh = {
-        cell: n
-        for cell, n in summed((*_label_cells(project_id), *parts.values(), *phenomena.values())).items()
-        if n
-    }
+    phrases = phrase_parts.project_parts(project_id)
+    every = (*_label_cells(project_id), *parts.values(), *phenomena.values(), *phrases.values())
+    fresh = {cell: n for cell, n in summed(every).items() if n}
     kept = kept_cells(project_id)
     store_parts(project_id, parts)
     phenomena_parts.store_parts(project_id, phenomena)
+    phrase_parts.store_parts(project_id, phrases)
     AgreementSum.objects.filter(project_id=project_id).delete()
     AgreementSum.objects.bulk_create(
         [
@@ -252,9 +255,9 @@ def _kept_rows(project_id: int) -> list[tuple[str, str, str, int, str | None]]:
     with connection.cursor() as cursor:
         cursor.execute(
             f'SELECT s."measure", s."annotators", s."key", s."value", u.{name} FROM {sums_table} s '
-            f'LEFT JOIN {users} u ON s."measure" IN (%s, %s, %s, %s) AND CAST(u."id" AS TEXT) = s."annotators" '
+            f'LEFT JOIN {users} u ON s."measure" IN (%s, %s, %s, %s, %s) AND CAST(u."id" AS TEXT) = s."annotators" '
             f'WHERE s."project_id" = %s AND s."value" <> 0',
-            [LABELLED, pair_parts.ALIGNED, pair_parts.MACHINE, STARTED, project_id],
+            [LABELLED, pair_parts.ALIGNED, pair_parts.MACHINE, STARTED, PHRASE_SIZE, project_id],
         )
         return [tuple(row) for row in cursor.fetchall()]  # type: ignore[misc]
 
@@ -263,8 +266,9 @@ def kept_figures(project_id: int) -> dict[str, Any]:
     """The figures of the kept totals, read in one query: `pair_labels` (`pair_label_figures`),
     `alignment` (the ``alignment.*`` report keys, `pair_parts.alignment_figures`), `aligner`
     (`pair_parts.aligner_figures`, a function of the annotators to add: those with a tree phrase row)
-    and `phenomena` (a function giving the ``iapta.*`` report keys, `phenomena_parts.report_figures`;
-    it reads the tagset's types)."""
+    `phenomena` (a function giving the ``iapta.*`` report keys, `phenomena_parts.report_figures`;
+    it reads the tagset's types) and `phrases` (the ``spade.alir`` / ``spade.alip`` keys,
+    `phrase_parts.report_figures`)."""
     rows = _kept_rows(project_id)
     names = {a: name for m, a, _, _, name in rows if name is not None and m in pair_parts.MEASURES}
     cells = [row[:4] for row in rows if row[0] in pair_parts.MEASURES]
@@ -273,6 +277,10 @@ def kept_figures(project_id: int) -> dict[str, Any]:
         "alignment": pair_parts.alignment_figures(cells, names),
         "aligner": lambda extra=(): pair_parts.aligner_figures(cells, names, extra),
         "phenomena": lambda: _phenomena_figures(project_id, rows),
+        "phrases": phrase_parts.report_figures(
+            [row[:4] for row in rows if row[0] in PHRASE_MEASURES],
+            {a: name for m, a, _, _, name in rows if name is not None and m == PHRASE_SIZE},
+        ),
     }
 
 

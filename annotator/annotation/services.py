@@ -107,10 +107,12 @@ def _finish(
     label_before: str | None = None,
     aligned: bool = False,
     phenomena: bool = False,
+    phrases: bool = False,
 ) -> int:
     """Save any of the sheet's own fields the change set (its version was bumped by `_begin`) and record
     the change for the agreement (`label_before`: the annotator's label before a label save; `aligned`:
-    the save changed the sheet's word alignment; `phenomena`: the save changed the sheet's phenomena)."""
+    the save changed the sheet's word alignment; `phenomena`: the save changed the sheet's phenomena;
+    `phrases`: the save changed the sheet's phrase alignments)."""
     if changed:
         sheet.save(update_fields=["updated_at", *changed])
     label_of = (
@@ -122,6 +124,7 @@ def _finish(
         label_of=label_of,
         aligned_by=sheet.annotator_id if aligned and not sheet.is_gold else None,
         phenomena_of=sheet.annotator_id if phenomena and not sheet.is_gold else None,
+        phrases=phrases and not sheet.is_gold,
     )
     return sheet.version
 
@@ -494,7 +497,7 @@ def add_phrase_alignment(
     n1, n2 = _phrase_nodes(pair, node1, node2)
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
     alignment = _put_phrase_alignment(pair, annotator, n1, n2, sure, actor or annotator, is_gold)
-    return alignment, _finish(sheet, pair)
+    return alignment, _finish(sheet, pair, phrases=True)
 
 
 @transaction.atomic
@@ -513,7 +516,7 @@ def add_phrase_alignments(
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
     for n1, n2 in dict.fromkeys(clean):
         _put_phrase_alignment(pair, annotator, n1, n2, sure, actor or annotator, is_gold)
-    return _finish(sheet, pair)
+    return _finish(sheet, pair, phrases=True)
 
 
 def _phrase_nodes(pair: Pair, node1: int | None, node2: int | None) -> tuple[int | None, int | None]:
@@ -561,4 +564,4 @@ def remove_phrase_alignment(
         None,
     )
     alignment.delete()
-    return _finish(sheet, pair)
+    return _finish(sheet, pair, phrases=True)

@@ -30,24 +30,23 @@ def documents(draw: st.DrawFn) -> Document:
     annotators = tuple(sorted(draw(st.sets(st.sampled_from(NAMES), max_size=5))))
     present = draw(st.sets(st.sampled_from(annotators), max_size=len(annotators))) if annotators else set()
     humans = {name: draw(alignments()) for name in annotators if name in present}
-    systems = draw(st.none() | st.dictionaries(st.sampled_from(("sys1", "sys2")), alignments(), max_size=2))
-    with_humans = draw(st.booleans())
     return Document(
         annotators,
         pairs=tuple(Pair(p, ("a", "b", "c"), ("d", "e", "f")) for p in PAIRS),
-        phrase_alignments=humans if with_humans else None,
-        system_phrase_alignments=systems,
+        phrase_alignments=humans,
     )
 
 
 def summed(doc: Document) -> Counter[tuple[str, str, str]]:
     totals: Counter[tuple[str, str, str]] = Counter()
     for pair in doc.pairs:
-        humans = {n: {x for x in xs if x.pair == pair.id} for n, xs in (doc.phrase_alignments or {}).items()}
-        systems = {
-            n: {x for x in xs if x.pair == pair.id} for n, xs in (doc.system_phrase_alignments or {}).items()
+        # only the annotators with an alignment of this pair, as the database reads them
+        humans = {
+            n: s
+            for n, xs in (doc.phrase_alignments or {}).items()
+            if (s := {x for x in xs if x.pair == pair.id})
         }
-        totals.update(pair_part(humans, systems))
+        totals.update(pair_part(humans))
     return totals
 
 
@@ -55,8 +54,7 @@ def from_sums(doc: Document) -> dict:
     totals = summed(doc)
     # who takes part, as the database knows it: a size that is not 0 (an empty list is no alignment)
     annotators = [a for a in doc.annotators if totals.get(("spade.size", a, ""), 0)]
-    systems = None if doc.system_phrase_alignments is None else list(doc.system_phrase_alignments)
-    return report_from_sums(annotators, totals, humans=doc.phrase_alignments is not None, systems=systems)
+    return report_from_sums(annotators, totals)
 
 
 @settings(max_examples=300, deadline=None)
@@ -64,29 +62,25 @@ def from_sums(doc: Document) -> dict:
 def test_the_report_from_sums_is_the_report_of_the_whole_document(doc: Document) -> None:
     # an annotator listed in the section with no alignment takes part in `spade_report` but cannot in
     # sums kept from rows: the database lists only annotators with rows, so drop such entries
-    if doc.phrase_alignments is not None:
-        doc = Document(
-            doc.annotators,
-            pairs=doc.pairs,
-            phrase_alignments={n: xs for n, xs in doc.phrase_alignments.items() if xs},
-            system_phrase_alignments=doc.system_phrase_alignments,
-        )
+    assert doc.phrase_alignments is not None
+    doc = Document(
+        doc.annotators,
+        pairs=doc.pairs,
+        phrase_alignments={n: xs for n, xs in doc.phrase_alignments.items() if xs},
+    )
     assert from_sums(doc) == spade_report(doc)
 
 
-def test_a_hand_example_with_three_annotators_and_a_system() -> None:
+def test_a_hand_example_with_three_annotators() -> None:
     x, y, z = (PhraseAlignment("p1", frozenset({0}), frozenset({0})), PhraseAlignment("p2", frozenset({1}), None),
                PhraseAlignment("p3", None, frozenset({2})))  # fmt: skip
     doc = Document(
         ("A", "B", "C"),
         pairs=tuple(Pair(p, ("a", "b", "c"), ("d", "e", "f")) for p in PAIRS),
         phrase_alignments={"A": (x, y), "B": (x, y, z), "C": (x, z)},
-        system_phrase_alignments={"sys": (x, z)},
     )
     report = from_sums(doc)
     assert report == spade_report(doc)
     # A against {B, C}: agreed {x, z}, A has x → ALIR 1/2; A ∩ (B ∪ C) = {x, y} → ALIP 1
     assert report["spade.alir"]["by_annotator"]["A"] == 0.5
     assert report["spade.alip"]["by_annotator"]["A"] == 1.0
-    # sys = {x, z} against {A, B} (agreed {x, y}): 1/2, {A, C} ({x}): 1, {B, C} ({x, z}): 1
-    assert report["spade.system.alir"]["by_system"]["sys"] == (0.5 + 1.0 + 1.0) / 3
