@@ -37,6 +37,7 @@ import annotator.agreement.pair_parts as pair_parts
 import annotator.agreement.phenomena_parts as phenomena_parts
 import annotator.agreement.phrase_parts as phrase_parts
 from annotator.agreement.pair_parts import project_parts, store_parts
+from annotator.core import sql
 from annotator.models import AgreementSum, Membership, PairLabel, ParaphraseType, Project
 from metrics.pair_labels import PairLabelCounts, pair_label_report_from_counts
 from metrics.phenomena_sums import MEASURES as PHENOMENA_MEASURES
@@ -242,12 +243,17 @@ def rebuild(project_id: int) -> int:
 
 def kept_cells(project_id: int) -> dict[Cell, int]:
     """The project's totals as kept (cells at zero left out)."""
-    return {(m, a, k): n for m, a, k, n, _ in _kept_rows(project_id)}
+    return {(m, a, k): n for m, a, k, n, _ in _kept_rows(project_id) if m != TYPE}
+
+
+#: The rows `_kept_rows` adds for the project tagset's types: (TYPE, type id, name, position, None).
+TYPE = "tagset.type"
 
 
 def _kept_rows(project_id: int) -> list[tuple[str, str, str, int, str | None]]:
     """The project's non-zero cells, each cell of one annotator with their name (every annotator of a
-    cell of two has one: they labelled or aligned that pair), in one query."""
+    cell of two has one: they labelled, aligned or annotated phenomena on that pair), and the types of
+    its tagset (`TYPE` rows, for the phenomena figures), in one query."""
     user = get_user_model()
     sums_table = connection.ops.quote_name(AgreementSum._meta.db_table)
     users = connection.ops.quote_name(user._meta.db_table)
@@ -256,8 +262,22 @@ def _kept_rows(project_id: int) -> list[tuple[str, str, str, int, str | None]]:
         cursor.execute(
             f'SELECT s."measure", s."annotators", s."key", s."value", u.{name} FROM {sums_table} s '
             f'LEFT JOIN {users} u ON s."measure" IN (%s, %s, %s, %s, %s) AND CAST(u."id" AS TEXT) = s."annotators" '
-            f'WHERE s."project_id" = %s AND s."value" <> 0',
-            [LABELLED, pair_parts.ALIGNED, pair_parts.MACHINE, STARTED, PHRASE_SIZE, project_id],
+            f'WHERE s."project_id" = %s AND s."value" <> 0 '
+            f"UNION ALL SELECT %s, CAST(t.{sql.column(ParaphraseType, 'id')} AS TEXT), "
+            f"t.{sql.column(ParaphraseType, 'name')}, t.{sql.column(ParaphraseType, 'position')}, NULL "
+            f"FROM {sql.table(ParaphraseType)} t INNER JOIN {sql.table(Project)} pr "
+            f"ON pr.{sql.column(Project, 'tagset')} = t.{sql.column(ParaphraseType, 'tagset')} "
+            f"WHERE pr.{sql.column(Project, 'id')} = %s",
+            [
+                LABELLED,
+                pair_parts.ALIGNED,
+                pair_parts.MACHINE,
+                STARTED,
+                PHRASE_SIZE,
+                project_id,
+                TYPE,
+                project_id,
+            ],
         )
         return [tuple(row) for row in cursor.fetchall()]  # type: ignore[misc]
 
@@ -266,9 +286,8 @@ def kept_figures(project_id: int) -> dict[str, Any]:
     """The figures of the kept totals, read in one query: `pair_labels` (`pair_label_figures`),
     `alignment` (the ``alignment.*`` report keys, `pair_parts.alignment_figures`), `aligner`
     (`pair_parts.aligner_figures`, a function of the annotators to add: those with a tree phrase row)
-    `phenomena` (a function giving the ``iapta.*`` report keys, `phenomena_parts.report_figures`;
-    it reads the tagset's types) and `phrases` (the ``spade.alir`` / ``spade.alip`` keys,
-    `phrase_parts.report_figures`)."""
+    `phenomena` (a function giving the ``iapta.*`` report keys, `phenomena_parts.report_figures`) and
+    `phrases` (the ``spade.alir`` / ``spade.alip`` keys, `phrase_parts.report_figures`)."""
     rows = _kept_rows(project_id)
     names = {a: name for m, a, _, _, name in rows if name is not None and m in pair_parts.MEASURES}
     cells = [row[:4] for row in rows if row[0] in pair_parts.MEASURES]
@@ -276,7 +295,7 @@ def kept_figures(project_id: int) -> dict[str, Any]:
         "pair_labels": _pair_label_figures(rows),
         "alignment": pair_parts.alignment_figures(cells, names),
         "aligner": lambda extra=(): pair_parts.aligner_figures(cells, names, extra),
-        "phenomena": lambda: _phenomena_figures(project_id, rows),
+        "phenomena": lambda: _phenomena_figures(rows),
         "phrases": phrase_parts.report_figures(
             [row[:4] for row in rows if row[0] in PHRASE_MEASURES],
             {a: name for m, a, _, _, name in rows if name is not None and m == PHRASE_SIZE},
@@ -284,15 +303,10 @@ def kept_figures(project_id: int) -> dict[str, Any]:
     }
 
 
-def _phenomena_figures(project_id: int, rows: list[tuple[str, str, str, int, str | None]]) -> dict[str, Any]:
-    """The ``iapta.*`` report keys of the kept phenomena totals (the tagset's types read here)."""
+def _phenomena_figures(rows: list[tuple[str, str, str, int, str | None]]) -> dict[str, Any]:
+    """The ``iapta.*`` report keys of the kept phenomena totals (the tagset's types: the `TYPE` rows)."""
     names = {a: name for m, a, _, _, name in rows if name is not None and m == STARTED}
-    tagset = Project.objects.filter(pk=project_id).values("tagset_id")
-    types = list(
-        ParaphraseType.objects.filter(tagset_id__in=tagset)
-        .order_by("position", "pk")
-        .values_list("pk", "name")
-    )
+    types = [(i, k) for _, i, k in sorted((n, int(a), k) for m, a, k, n, _ in rows if m == TYPE)]
     cells = [row[:4] for row in rows if row[0] in PHENOMENA_MEASURES]
     return phenomena_parts.report_figures(cells, names, types)
 
