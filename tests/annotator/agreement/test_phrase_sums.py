@@ -148,3 +148,19 @@ def test_the_migration_fills_the_phrase_parts_of_existing_projects():
     migration.fill_parts(apps, None)
     assert sums.kept_cells(project.pk) == cells == sums.project_cells(project.pk)
     assert phrase_parts.kept_parts(project.pk) == parts
+
+
+def test_switching_the_layer_off_and_on_rebuilds_the_sums():
+    """While the layer is off a save moves no phrase sums; switching it on rebuilds them."""
+    from annotator.projects.services import update_project
+
+    project, (first, second), anns = team(n_annotators=3)
+    for who in anns:
+        annotation_services.add_phrase_alignment(first, who, 1, 1, base_version=None)
+    update_project(project, layer_phrase_alignment=False)
+    assert not AgreementSum.objects.filter(project=project, measure__in=MEASURES).exists()
+    annotation_services.add_phrase_alignment(second, anns[0], 4, 3, base_version=None)
+    update_project(project, layer_phrase_alignment=True)
+    assert sums.kept_cells(project.pk) == sums.project_cells(project.pk)
+    assert phrase_parts.kept_parts(project.pk) == phrase_parts.project_parts(project.pk)
+    assert kept(project) == library(project)
