@@ -13,9 +13,10 @@ the computation that last changed the pair (`annotator.agreement.incremental`), 
 value reads one row and an update writes only the pairs it changed.
 
 The pair-label figures (Cohen's and Fleiss' κ, disagreeing pairs, label counts), the word alignment
-P/R/F1 and the humans against the automatic alignment are not taken from the stored sections but read
-from the sums the database keeps (`annotator.agreement.sums`, `annotator.agreement.pair_parts`), so they
-include every committed save.
+P/R/F1, the humans against the automatic alignment and the IAPTA phenomena measures (N, TPO, DO and
+their variants) are not taken from the stored sections but read from the sums the database keeps
+(`annotator.agreement.sums`, `annotator.agreement.pair_parts`, `annotator.agreement.phenomena_parts`),
+so they include every committed save.
 
 The 95 % confidence intervals (`<key>.ci95`) are the section row `intervals` (`INTERVALS`), computed by
 their own task (`computation.compute_intervals`); `current` adds them to the measures only when the row's
@@ -164,7 +165,7 @@ def current(project: Project | int) -> Current | None:
     meta = summary["computation"]
     results = {key: value for key, value in summary.items() if key != "computation"}
     results["report"] = {"format": REPORT_FORMAT, "measures": dict(sorted(measures.items()))}
-    _with_kept_sums(project_id, results, measures, "word_alignments" in keys)
+    _with_kept_sums(project_id, results, measures, keys)
     intervals = rows.get(INTERVALS)
     if intervals and digests[INTERVALS] == fingerprint and not results.get("pending"):
         measures.update(intervals)  # computed for exactly these figures
@@ -180,17 +181,22 @@ def current(project: Project | int) -> Current | None:
 
 
 def _with_kept_sums(
-    project_id: int, results: dict[str, Any], measures: dict[str, Any], aligned: bool
+    project_id: int, results: dict[str, Any], measures: dict[str, Any], sections: Mapping[str, Any]
 ) -> None:
     """Put the figures of the sums the database keeps (as they are now: every committed save) in
-    `results` and its report's `measures`: pair labels, word alignments (`aligned`: the project's report
-    has the section) and the humans against the automatic alignment."""
+    `results` and its report's `measures`: pair labels, word alignments, phenomena (the IAPTA keys
+    but the sense layers', `iapta.sense.*`) and phrase alignments (SPADE's ALIR and ALIP) when the
+    project's report has the section, and the humans against the automatic alignment."""
     kept = sums.kept_figures(project_id)
     if results.get("pair_labels") is not None:
         measures.update(kept["pair_labels"]["measures"])
         results["pair_labels"] = pair_label_summary(measures, kept["pair_labels"]["counts"])
-    if aligned:
+    if "word_alignments" in sections:
         measures.update(kept["alignment"])
+    if "phenomena" in sections:
+        measures.update(kept["phenomena"]())
+    if "phrase_alignments" in sections:
+        measures.update(kept["phrases"])
     machine = results.get("machine") or {}
     if "aligner" in machine:
         tree = {row["annotator"]: row["tree_phrase"] for row in machine["aligner"] if "tree_phrase" in row}

@@ -132,6 +132,44 @@ class AgreementPairPart(models.Model):
         return f"agreement part of pair {self.pair_id}"
 
 
+class AgreementPhenomenaPart(models.Model):
+    """What one pair adds to the project's agreement sums that are computed from its phenomena
+    (`annotator.agreement.phenomena_parts`, `metrics.phenomena_sums`): the `AgreementSum` cells it
+    contributes, as `[[measure, annotators, key, value], …]`. A phenomenon save reads this row for what
+    the pair added before and moves the totals by the difference."""
+
+    project = models.ForeignKey(Project, related_name="+", on_delete=models.CASCADE)
+    pair = models.OneToOneField(
+        "annotator.Pair", related_name="agreement_phenomena_part", on_delete=models.CASCADE
+    )
+    cells = models.JSONField(default=list)
+
+    class Meta:
+        indexes = [models.Index(fields=["project"])]
+
+    def __str__(self) -> str:
+        return f"phenomena agreement part of pair {self.pair_id}"
+
+
+class AgreementPhrasePart(models.Model):
+    """What one pair adds to the project's agreement sums that are computed from its phrase alignments
+    (`annotator.agreement.phrase_parts`, `metrics.spade_sums`): the `AgreementSum` cells it contributes,
+    as `[[measure, annotators, key, value], …]`. A phrase alignment save reads this row for what the
+    pair added before and moves the totals by the difference."""
+
+    project = models.ForeignKey(Project, related_name="+", on_delete=models.CASCADE)
+    pair = models.OneToOneField(
+        "annotator.Pair", related_name="agreement_phrase_part", on_delete=models.CASCADE
+    )
+    cells = models.JSONField(default=list)
+
+    class Meta:
+        indexes = [models.Index(fields=["project"])]
+
+    def __str__(self) -> str:
+        return f"phrase agreement part of pair {self.pair_id}"
+
+
 class AgreementChange(models.Model):
     """A change to annotations not yet taken into the agreement state: one row per save (written in the
     save's transaction), the pair it touched, or no pair when anything may have changed (an import, a
