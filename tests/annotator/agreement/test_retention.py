@@ -188,7 +188,7 @@ def test_pin_of_an_unknown_report_says_so_and_annotators_cannot_pin(client, team
 @pytest.mark.django_db
 def test_the_application_issues_no_vacuum_and_autovacuum_is_tuned_per_table():
     """No VACUUM statement in the application: the agreement tables rewritten often carry autovacuum
-    thresholds of their own (migration 0033, PostgreSQL)."""
+    thresholds of their own (migration 0035, PostgreSQL)."""
     import importlib
     import re
     from pathlib import Path
@@ -202,7 +202,7 @@ def test_the_application_issues_no_vacuum_and_autovacuum_is_tuned_per_table():
         if "migrations" not in path.parts and re.search(r"[\"'f]VACUUM\b", path.read_text())
     ]
     assert issued == []
-    tuned = importlib.import_module("annotator.migrations.0033_agreement_autovacuum").TABLES
+    tuned = importlib.import_module("annotator.migrations.0035_agreement_autovacuum").TABLES
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:

@@ -15,6 +15,8 @@ TABLES = {
     "annotator_agreementsection": (20, True),
     "annotator_agreementpairstate": (200, True),
     "annotator_agreementpairpart": (200, True),
+    "annotator_agreementphenomenapart": (200, True),
+    "annotator_agreementphrasepart": (200, True),
     "annotator_agreementsum": (500, False),
     "annotator_agreementchange": (200, False),
     "annotator_agreementstate": (50, False),
@@ -59,6 +61,6 @@ def untune(apps: Any, schema_editor: Any) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("annotator", "0032_agreement_pair_parts")]
+    dependencies = [("annotator", "0034_phrase_sums")]
 
     operations = [migrations.RunPython(tune, untune)]

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotator", "0033_agreement_autovacuum"),
+        ("annotator", "0035_agreement_autovacuum"),
     ]
 
     operations = [
