@@ -89,7 +89,7 @@ worker: $(STAMP)
 	@test -n "$$REDIS_URL" || (echo "worker: set REDIS_URL=redis://127.0.0.1:6379/0 (without it tasks run in-process)"; exit 2)
 	nice -n $${WORKER_NICE:-10} $(VENV)/bin/celery -A annotator worker -l INFO --concurrency $${WORKER_CONCURRENCY:-1}
 
-## beat: the Celery beat scheduler (needs REDIS_URL): periodic tasks such as the agreement reports' retention
+## beat: the Celery beat scheduler (needs REDIS_URL): periodic tasks, the agreement catch-up and reports' retention
 beat: $(STAMP)
 	@test -n "$$REDIS_URL" || (echo "beat: set REDIS_URL=redis://127.0.0.1:6379/0 (without a broker retention runs after stores)"; exit 2)
 	$(VENV)/bin/celery -A annotator beat -l INFO --schedule $${BEAT_SCHEDULE_FILE:-var/celerybeat-schedule}

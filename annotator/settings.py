@@ -194,10 +194,12 @@ CELERY_TASK_QUEUES = (
     Queue(CELERY_TASK_DEFAULT_QUEUE, routing_key=CELERY_TASK_DEFAULT_QUEUE),
     Queue(CELERY_KAPPA_C_QUEUE, routing_key=CELERY_KAPPA_C_QUEUE),
 )
-# The confidence intervals of the figures (seconds of CPU per stored report) wait there too.
+# The confidence intervals of the figures and the corpus statistics (seconds of CPU per stored report)
+# wait there too.
 CELERY_TASK_ROUTES = {
     "annotator.compute_kappa_c_part": {"queue": CELERY_KAPPA_C_QUEUE},
     "annotator.compute_agreement_intervals": {"queue": CELERY_KAPPA_C_QUEUE},
+    "annotator.compute_statistics": {"queue": CELERY_KAPPA_C_QUEUE},
 }
 # A pool process whose resident memory passed this after a task is replaced by a fresh one (KiB): an
 # import or export of a whole corpus grows its process by ~60 MiB that Python's allocator keeps
@@ -207,32 +209,33 @@ CELERY_TASK_ROUTES = {
 # take ~1 GiB, so raise WORKER_MAX_MEMORY_PER_CHILD_MB where memory allows to keep them: a replaced
 # process rebuilds them in its next computation (tens of seconds at that size).
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = env_int("WORKER_MAX_MEMORY_PER_CHILD_MB", 160) * 1024
-# Without a broker, agreement recomputes run in a background thread of the web process (off the request);
-# AGREEMENT_IN_PROCESS_BACKGROUND=0 runs them inside the save instead (the test suite does).
-AGREEMENT_IN_PROCESS_BACKGROUND = env_bool("AGREEMENT_IN_PROCESS_BACKGROUND", True)
 # κ_C's Monte Carlo of more than AGREEMENT_KAPPA_C_DEFER_WORK items × samples leaves κ_C pending and is
 # computed by the workers in parts of at most AGREEMENT_KAPPA_C_CHUNK_DRAWS uniform draws, one Celery
 # chord (annotator.agreement.kappa_c_chunks; without a broker the parts run in the recompute).
-AGREEMENT_KAPPA_C_DEFER_WORK = int(os.environ.get("AGREEMENT_KAPPA_C_DEFER_WORK", "20000"))
-AGREEMENT_KAPPA_C_CHUNK_DRAWS = int(os.environ.get("AGREEMENT_KAPPA_C_CHUNK_DRAWS", "25000000"))
+AGREEMENT_KAPPA_C_DEFER_WORK = env_int("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000)
+AGREEMENT_KAPPA_C_CHUNK_DRAWS = env_int("AGREEMENT_KAPPA_C_CHUNK_DRAWS", 25_000_000)
 # Every agreement computation rewrites the current agreement in place and leaves a small headline row; a
 # full report (AgreementSnapshot) is stored after a full computation, when κ_C becomes final, and
 # otherwise at most once per AGREEMENT_REPORT_INTERVAL_SECONDS while changes stream in
 # (annotator.agreement.computation.report_due); the confidence intervals' task is sent at most once per
 # project and such window (annotator.agreement.intervals).
-AGREEMENT_REPORT_INTERVAL_SECONDS = float(os.environ.get("AGREEMENT_REPORT_INTERVAL_SECONDS", "60"))
-# Periodic tasks (`make beat` / `celery -A annotator beat`): the agreement reports' retention policy
-# (annotator.agreement.retention) every AGREEMENT_RETENTION_EVERY_SECONDS.
+AGREEMENT_REPORT_INTERVAL_SECONDS = env_float("AGREEMENT_REPORT_INTERVAL_SECONDS", 60.0)
+# Retention of the full reports (annotator.agreement.retention): every report of the last
+# AGREEMENT_RETENTION_ALL_SECONDS, then the newest of each UTC hour for AGREEMENT_RETENTION_HOURLY_DAYS,
+# then the newest of each UTC day; the latest and pinned ones always.
+AGREEMENT_RETENTION_ALL_SECONDS = env_float("AGREEMENT_RETENTION_ALL_SECONDS", 3600.0)
+AGREEMENT_RETENTION_HOURLY_DAYS = env_float("AGREEMENT_RETENTION_HOURLY_DAYS", 7.0)
+# Agreement figures that miss changes for longer than this are called stale although a worker answers
+# (annotator.core.health.figures_freshness).
+AGREEMENT_LAG_SECONDS = env_float("AGREEMENT_LAG_SECONDS", 60.0)
+# Periodic tasks (`make beat` / `celery -A annotator beat`, one scheduler): the reports' retention every
+# ten minutes, the agreement's catch-up (annotator.agreement.scheduling.catch_up: recomputes the broker
+# refused, or lost) every 15 s, and the confidence intervals' tasks that are due
+# (annotator.agreement.intervals) every 2 s.
 CELERY_BEAT_SCHEDULE = {
-    "agreement-retention": {
-        "task": "annotator.apply_agreement_retention",
-        "schedule": float(os.environ.get("AGREEMENT_RETENTION_EVERY_SECONDS", "600")),
-    },
-    # the confidence intervals' tasks that are due (annotator.agreement.intervals)
-    "agreement-intervals": {
-        "task": "annotator.send_due_agreement_intervals",
-        "schedule": float(os.environ.get("AGREEMENT_INTERVALS_EVERY_SECONDS", "2")),
-    },
+    "agreement-retention": {"task": "annotator.apply_agreement_retention", "schedule": 600.0},
+    "agreement-catch-up": {"task": "annotator.catch_up_agreement", "schedule": 15.0},
+    "agreement-intervals": {"task": "annotator.send_due_agreement_intervals", "schedule": 2.0},
 }
 CELERY_RESULT_EXPIRES = 3600
 # A running import/export job keeps an alive key in the cache, refreshed every third of

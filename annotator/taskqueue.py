@@ -57,7 +57,9 @@ def enqueue(name: str, *args: Any, countdown: float | None = None) -> None:
     """Send task `name` with positional `args` (ids and scalars), or run it now without a broker.
 
     `countdown` delays a sent task by that many seconds (ignored in-process, where the task runs now).
-    Raises `QueueUnavailable` when the broker cannot be reached.
+    Nobody waits for the result of a task sent here, so none is kept (`ignore_result`): sending then
+    needs the broker only, not the result backend's subscription (which, with Redis down, retries for
+    20 s before it fails). Raises `QueueUnavailable` when the broker cannot be reached.
     """
     if runs_in_process():
         if name not in app.tasks:  # the worker registers tasks at start; in-process, on first use
@@ -65,7 +67,7 @@ def enqueue(name: str, *args: Any, countdown: float | None = None) -> None:
         app.tasks[name].apply(args=args, throw=True)
         return
     try:
-        app.send_task(name, args=args, countdown=countdown)
+        app.send_task(name, args=args, countdown=countdown, ignore_result=True)
     except BROKER_ERRORS as exc:
         log.warning("could not enqueue %s%r: %s", name, args, exc)
         raise QueueUnavailable(name, exc) from exc

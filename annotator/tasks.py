@@ -9,7 +9,6 @@ broker went away for a moment) are retried with back-off, anything else is a bug
 from __future__ import annotations
 
 import logging
-import time
 
 from celery import Task, shared_task
 from django.contrib.auth import get_user_model
@@ -55,26 +54,28 @@ def ping(value: str) -> str:
     return f"pong:{value}"
 
 
-@shared_task(name="annotator.recompute_agreement", **RETRYING)
-def recompute_agreement(project_id: int, claim: int | None = None) -> str | None:
-    """Recompute and store the project's AgreementSnapshot (no-op when the inputs' fingerprint is unchanged).
-
-    `claim`: the schedule this task was sent for (`scheduling.schedule`); a duplicate task does nothing
-    ("superseded"). When changes arrived while it computed, schedule one rerun after
-    `scheduling.rerun_delay`. Any exception other than a transient one is a bug: it is recorded in
-    `AgreementState.last_error` and the task fails once.
+@shared_task(name="annotator.recompute_agreement", bind=True, **RETRYING)
+def recompute_agreement(self: Task, project_id: int) -> str:
+    """Recompute and store the project's current agreement (`computation.recompute`; "unchanged" when
+    nothing changed). A task that finds another computation of the project running is retried by Celery
+    after `scheduling.BUSY_RETRY_SECONDS`, as often as it takes. Any exception other than a transient
+    one is a bug: it is recorded in `AgreementState.last_error` and the task fails once.
     """
-    return _recompute(project_id, claim)
+    return _recompute(self, project_id)
 
 
-def _recompute(project_id: int, claim: int | None) -> str:
-    started = time.monotonic()
-    outcome = computation.recompute(project_id, claim=claim)
-    if outcome.startswith("stored"):
-        retention.maybe_vacuum_sections()  # the rewritten sections' old versions, freed for reuse
-    if outcome not in ("busy", "superseded") and scheduling.take_rerun_mark(project_id):
-        scheduling.schedule(project_id, countdown=scheduling.rerun_delay(time.monotonic() - started))
+def _recompute(task: Task, project_id: int) -> str:
+    outcome = computation.recompute(project_id)
+    if outcome == "busy" and not task.request.is_eager:
+        raise task.retry(countdown=scheduling.BUSY_RETRY_SECONDS, max_retries=None)
     return outcome
+
+
+@shared_task(name="annotator.catch_up_agreement", **RETRYING)
+def catch_up_agreement() -> int:
+    """Periodic (Celery beat, `CELERY_BEAT_SCHEDULE`): re-send the recomputes the broker refused while
+    it was down, or that no task waits for (`scheduling.catch_up`); returns how many were sent."""
+    return scheduling.catch_up()
 
 
 @shared_task(name="annotator.compute_kappa_c_part", **RETRYING)
@@ -94,7 +95,7 @@ def finish_kappa_c(self: Task, parts: list[str], project_id: int, run_id: int) -
         return "superseded"
     if self.request.is_eager:
         return "combined by the caller"
-    return _recompute(project_id, None)
+    return _recompute(self, project_id)
 
 
 @shared_task(name="annotator.compute_agreement_intervals", **{**RETRYING, "acks_late": False})
@@ -113,7 +114,7 @@ def compute_agreement_intervals(project_id: int, fingerprint: str | None = None)
 
 @shared_task(name="annotator.send_due_agreement_intervals", **RETRYING)
 def send_due_agreement_intervals() -> list[int]:
-    """Celery beat, every AGREEMENT_INTERVALS_EVERY_SECONDS: send the agreement intervals tasks that
+    """Celery beat, every 2 s (the beat schedule in settings): send the agreement intervals tasks that
     are due (`computation.send_due_intervals`)."""
     return computation.send_due_intervals()
 

@@ -3,15 +3,13 @@ broker, with the full MRPC imported (5,801 pairs, 3 annotators).
 
     .venv/bin/python bench/bench_embedded.py [--saves 60] [--labelled 300]
 
-Two runs, each in its own process on a throwaway SQLite database (VAR_DIR in a temporary directory):
-- "in the save": AGREEMENT_IN_PROCESS_BACKGROUND=0, the agreement recompute runs inside the request
-  (the behaviour before issue 16);
-- "background thread": the default, the recompute runs in a thread of the same process after the save.
-Per run: p50 / p95 wall time of `--saves` sequential saves (back to back, and paced every 0.5 s), the
+One run in its own process on a throwaway SQLite database (VAR_DIR in a temporary directory); without a
+broker the agreement recompute is a task run in the request that saved, once its transaction committed
+("in the save"). Per run: p50 / p95 wall time of `--saves` sequential saves (back to back, and paced every 0.5 s), the
 time until the last save is in a stored snapshot, and the size of the agreement tables.
 Targets: p50 ≤ 15 ms, p95 ≤ 30 ms.
-Then concurrency as `make run` serves it: `manage.py runserver` (threaded, the background-thread
-recompute) on a fresh database of the same corpus, 8 clients (one annotator and API token each, one
+Then concurrency as `make run` serves it: `manage.py runserver` (threaded, each request
+computing after its own save) on a fresh database of the same corpus, 8 clients (one annotator and API token each, one
 keep-alive connection each) saving pair labels without pauses for `--client-seconds`: target 0 errors.
 """
 
@@ -52,7 +50,6 @@ def child(saves: int, labelled: int) -> dict[str, Any]:
     from django.db import connection
     from django.test import Client
 
-    from annotator.agreement import scheduling
     from annotator.agreement.computation import latest_snapshot, recompute
     from annotator.models import PairLabel
 
@@ -62,7 +59,6 @@ def child(saves: int, labelled: int) -> dict[str, Any]:
     client.post(
         "/api/pair-labels/", {"pair": pairs[0].pk, "label": "paraphrase"}, content_type="application/json"
     )
-    scheduling.wait_for_background()
 
     def save(n: int) -> float:
         pair = pairs[labelled + n]
@@ -82,14 +78,12 @@ def child(saves: int, labelled: int) -> dict[str, Any]:
         return elapsed
 
     back_to_back = [save(n) for n in range(saves)]
-    scheduling.wait_for_background()
     paced = []
     for n in range(saves, saves + saves // 2):
         if paced:
             time.sleep(0.5)
         paced.append(save(n))
     last_save = time.perf_counter()
-    scheduling.wait_for_background()
     caught_up = 1000 * (time.perf_counter() - last_save)
     fresh = recompute(project.pk) == "unchanged"
     try:  # dbstat needs SQLite built with SQLITE_ENABLE_DBSTAT_VTAB
@@ -149,10 +143,7 @@ def child_clients(n_clients: int, labelled: int) -> dict[str, Any]:
     django.setup()
     from rest_framework.authtoken.models import Token
 
-    from annotator.agreement import scheduling
-
     project, anns, pairs = prepare(labelled, n_annotators=n_clients)
-    scheduling.wait_for_background()
     return {
         "project": project.pk,
         "tokens": [Token.objects.create(user=a).key for a in anns],
@@ -253,7 +244,6 @@ def run(mode: str, saves: int, labelled: int) -> dict[str, Any]:
     env = {**os.environ, "VAR_DIR": tempfile.mkdtemp(prefix="bench-embedded-")}
     for name in ("DATABASE_URL", "REDIS_URL"):
         env.pop(name, None)
-    env["AGREEMENT_IN_PROCESS_BACKGROUND"] = "1" if mode == "background thread" else "0"
     out = subprocess.run(
         [sys.executable, __file__, "--child", "--saves", str(saves), "--labelled", str(labelled)],
         env=env,
@@ -288,7 +278,7 @@ def main() -> int:
     print(
         f"{'mode':<20} {'p50 ms':>8} {'p95 ms':>8} {'paced p50':>10} {'paced p95':>10} {'caught up':>10}  tables"
     )
-    for mode in ("in the save", "background thread"):
+    for mode in ("in the save",):
         r = run(mode, args.saves, args.labelled)
         b, p = r["back_to_back"], r["paced"]
         kib = sum(r["table_bytes"].values()) / 1024
@@ -301,7 +291,7 @@ def main() -> int:
     c = run_clients(args.clients, args.client_seconds, args.labelled)
     lat = c["latencies"]
     print(
-        f"\n{args.clients} clients against `manage.py runserver` (SQLite, background-thread recompute), "
+        f"\n{args.clients} clients against `manage.py runserver` (SQLite, the recompute in each save), "
         f"{c['seconds']:.0f} s without pauses:"
     )
     print(f"{'saves':>6} {'errors':>6} {'saves/s':>8} {'p50 ms':>8} {'p95 ms':>8}   target: 0 errors")

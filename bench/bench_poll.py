@@ -32,7 +32,6 @@ def main() -> int:
     for name in ("DATABASE_URL", "REDIS_URL"):
         os.environ.pop(name, None)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
-    os.environ["AGREEMENT_IN_PROCESS_BACKGROUND"] = "0"
     import django  # Django is set up here, after the environment above chose the database
 
     django.setup()

@@ -254,6 +254,7 @@ class Stack:
         self.web: Process | None = None
         self.worker: Process | None = None
         self.more_workers: list[Process] = []  # `--scale worker=N`: the second and later workers
+        self.beat: Process | None = None  # the one Celery beat (periodic tasks), when started
 
     def start_services(self, db_name: str = "workbench") -> None:
         self.postgres.start()
@@ -353,6 +354,14 @@ class Stack:
             except OSError:
                 pass  # no autogroup scheduling (or not allowed): plain nice is all there is
 
+    def start_beat(self) -> None:
+        """Celery beat, the one scheduler of the periodic tasks (settings' CELERY_BEAT_SCHEDULE: the
+        agreement's catch-up and retention), as `make beat` or docker-compose's `beat` service runs it."""
+        cmd = [sys.executable, "-m", "celery", "-A", "annotator", "beat", "-l", "WARNING"]
+        cmd += ["-s", str(self.root / "celerybeat-schedule")]
+        self.beat = Process(cmd, self.env, self.root / "beat.log")
+        self.beat.start()
+
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.web_port}{path}"
 
@@ -388,7 +397,7 @@ class Stack:
         return ([self.worker] if self.worker else []) + self.more_workers
 
     def stop(self) -> None:
-        for process in (self.web, *self._workers()):
+        for process in (self.web, self.beat, *self._workers()):
             if process:
                 process.stop()
         self.redis.stop()

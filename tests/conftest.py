@@ -127,13 +127,6 @@ def eager_celery() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def synchronous_agreement(settings: Any) -> None:
-    """Without a broker, agreement recomputes run inside the save in tests (deterministic); tests of the
-    background thread turn AGREEMENT_IN_PROCESS_BACKGROUND on and join it (scheduling.wait_for_background)."""
-    settings.AGREEMENT_IN_PROCESS_BACKGROUND = False
-
-
-@pytest.fixture(autouse=True)
 def builtin_tagsets(request: pytest.FixtureRequest) -> None:
     """The data migration's tagsets, restored when a transactional test's flush removed them."""
     uses_db = request.node.get_closest_marker("django_db") or {"db", "transactional_db"} & set(

@@ -32,6 +32,7 @@ Passwords hash fast in every test: tests/conftest.py overrides PASSWORD_HASHERS 
 from __future__ import annotations
 
 import contextlib
+import functools
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -41,13 +42,14 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotator.accounts import services as accounts
-from annotator.agreement import computation
+from annotator.agreement import changes, computation
 from annotator.annotation import services as annotation_services
 from annotator.core.tagsets import VILA_NAME, install_builtin_tagsets
 from annotator.corpus import projects
@@ -161,6 +163,19 @@ def eager_tasks() -> Iterator[None]:
         current_app.conf.task_always_eager = before
 
 
+@contextlib.contextmanager
+def batched_agreement() -> Iterator[None]:
+    """Saves inside the block tell the agreement pipeline only that their projects changed (each
+    save's own sums still move, as in the service, and a change of the whole project is recorded);
+    the recompute is enqueued once per project at the end, as after a bulk load
+    (`annotator.agreement.changes.batched`). Where tasks run in-process (transactional tests) that is
+    one agreement computation per project instead of one per save."""
+    with changes.batched() as touched:
+        yield
+    for project_id in sorted(touched):
+        transaction.on_commit(functools.partial(changes.enqueue_recompute, project_id))
+
+
 def sign_in(page: Any, live_server: Any, person: Any, password: str = PASSWORD) -> None:
     """Sign `person` (a user or a username) in through the login form of a browser page (tests/browser)."""
     page.goto(f"{live_server.url}/accounts/login/")
@@ -168,6 +183,20 @@ def sign_in(page: Any, live_server: Any, person: Any, password: str = PASSWORD) 
     page.fill("input[name=password]", password)
     page.click("button[type=submit]")
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+
+def signed_in(page: Any, live_server: Any, person: Any) -> None:
+    """Give a browser page's context the session of `person` (a user or a username) without the login
+    form: the session is made as a sign-in makes it (`Client.force_login`) and its cookie set for the
+    live server. For tests where being signed in is the precondition; `sign_in` goes through the form.
+    The page stays where it is (the next `goto` opens as that person)."""
+    from django.conf import settings
+
+    who = get_user_model().objects.get(username=person) if isinstance(person, str) else person
+    client = Client()
+    client.force_login(who)
+    value = client.cookies[settings.SESSION_COOKIE_NAME].value
+    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": value, "url": live_server.url}])
 
 
 def screenshot(page: Any, name: str) -> Path:
@@ -379,10 +408,11 @@ def team(n_pairs: int = 4, **fields: Any) -> dict[str, Any]:
     )
     other = project_with_pairs("Other", n_pairs=1, lead=c.other_lead, annotators=(c.anna,))
     people = {"anna": c.anna, "ben": c.ben, "cat": c.cat}
-    for n in range(1, n_pairs + 1):
-        sid = f"p{n}"
-        for name, person in people.items():
-            annotate(project, person, sid, **PLAN.get(sid, {}).get(name, AGREE))
+    with batched_agreement():
+        for n in range(1, n_pairs + 1):
+            sid = f"p{n}"
+            for name, person in people.items():
+                annotate(project, person, sid, **PLAN.get(sid, {}).get(name, AGREE))
     return {
         "project": project,
         "other": other,
@@ -566,10 +596,11 @@ def permission_world() -> PermissionWorld:
     projects.assign_pairs(alpha, [anna, ben], [p1])
     projects.assign_pairs(alpha, [ben], [p2])
     projects.assign_pairs(beta, [ben], [q1])
-    mark(p1, anna, "MARK-anna-A")
-    mark(p1, ben, "MARK-ben-A")
-    mark(p2, ben, "MARK-ben-A2")
-    mark(q1, ben, "MARK-ben-B")
+    with batched_agreement():  # both projects are recomputed below
+        mark(p1, anna, "MARK-anna-A")
+        mark(p1, ben, "MARK-ben-A")
+        mark(p2, ben, "MARK-ben-A2")
+        mark(q1, ben, "MARK-ben-B")
     u1, u2 = unit(alpha, "u1"), unit(alpha, "u2")
     v1 = unit(beta, "v1")
     evaluation.assign_units(alpha, [anna, ben], r=2, units=[u1])

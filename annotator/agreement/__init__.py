@@ -23,6 +23,8 @@ def record_change(
     *,
     label_of: tuple[int, str, str] | None = None,
     aligned_by: int | None = None,
+    phenomena_of: int | None = None,
+    phrases: bool = False,
     relabelled: bool = False,
 ) -> None:
     """Record, in the changing transaction, that the project's annotations changed.
@@ -30,20 +32,33 @@ def record_change(
     `pair_id`: the one pair that changed (None: anything may have changed). `label_of`: (annotator id,
     label before, label after) when the save set that annotator's pair label. `aligned_by`: the
     annotator whose word alignment of the pair the save may have changed (links, a finished
-    assignment): the pair's part of the word-alignment sums is computed afresh. `relabelled`: the annotations or
+    assignment): the pair's part of the word-alignment sums is computed afresh. `phenomena_of`: the
+    annotator whose phenomena of the pair the save may have changed (a phenomenon created, edited or
+    deleted; a finished assignment, which makes them take part): the pair's part of the phenomena sums
+    is computed afresh. `phrases`: the save may have changed the pair's (non-gold) phrase alignments:
+    the pair's part of the ALIR/ALIP sums is computed afresh. `relabelled`: the annotations or
     automatic alignments of any pair may have changed (an import, a new automatic alignment): the sums
     are rebuilt.
     """
     import annotator.agreement.changes as changes
     import annotator.agreement.pair_parts as pair_parts
+    import annotator.agreement.phenomena_parts as phenomena_parts
+    import annotator.agreement.phrase_parts as phrase_parts
     import annotator.agreement.sums as sums
 
     if relabelled:
         sums.rebuild(project_id)
     elif pair_id is not None and label_of is not None:
         sums.label_changed(project_id, pair_id, *label_of)
-    elif pair_id is not None and aligned_by is not None:
-        sums.add(project_id, pair_parts.pair_changed(project_id, pair_id, aligned_by))
+    elif pair_id is not None:
+        moved: dict[tuple[str, str, str], int] = {}
+        if aligned_by is not None:
+            moved.update(pair_parts.pair_changed(project_id, pair_id, aligned_by))
+        if phenomena_of is not None:
+            moved.update(phenomena_parts.pair_changed(project_id, pair_id, phenomena_of))
+        if phrases:
+            moved.update(phrase_parts.pair_changed(project_id, pair_id))
+        sums.add(project_id, moved)
     changes.project_changed(project_id, pair_id)
 
 

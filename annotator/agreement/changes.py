@@ -1,7 +1,8 @@
 """Telling the agreement pipeline that a project's annotations changed.
 
 Called inside the transaction that changed the data; the Celery task is enqueued only after commit so
-a worker never reads uncommitted rows. Coalescing of bursts happens in `annotator.agreement.scheduling`.
+a worker never reads uncommitted rows, and only by the change that made the project dirty
+(`annotator.agreement.scheduling`: coalescing).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from django.db import transaction
 from django.utils import timezone
 
 import annotator.agreement.scheduling as scheduling
-from annotator import taskqueue
 from annotator.core import sql
 from annotator.models import AgreementChange, AgreementState
 
@@ -44,11 +44,15 @@ def project_changed(project_id: int, pair_id: int | None = None) -> None:
     `pair_id`: the one pair whose annotations changed (the next computation then updates that pair's
     share of the agreement state only, `annotator.agreement.incremental`); None when anything may have
     changed (imports, tagsets, evaluations): the next computation is a full one.
-    Hand-written UPDATE (`annotator.core.sql`): every save runs it.
+    Hand-written UPDATE (`annotator.core.sql`): every save runs it; it also says whether this change made
+    the project dirty, and only then is the task sent.
     """
     now = timezone.now()
-    if not sql.mark_changed(project_id, now):
-        AgreementState.objects.get_or_create(project_id=project_id, defaults={"changed_at": now})
+    dirtied = sql.mark_changed(project_id, now)
+    if dirtied is None:
+        _, dirtied = AgreementState.objects.get_or_create(
+            project_id=project_id, defaults={"changed_at": now, "queued_at": now}
+        )
     collected = getattr(_batch, "projects", None)
     if collected is not None:
         if project_id not in collected:
@@ -56,15 +60,15 @@ def project_changed(project_id: int, pair_id: int | None = None) -> None:
         collected.add(project_id)
         return
     AgreementChange.objects.create(project_id=project_id, pair_id=pair_id)
-    transaction.on_commit(lambda: enqueue_recompute(project_id))
+    if dirtied:  # otherwise a task is waiting already and reads this change too
+        transaction.on_commit(lambda: enqueue_recompute(project_id))
 
 
 def enqueue_recompute(project_id: int) -> bool:
-    """Send the recompute task; if the broker is down, remember it so the next chance re-sends it."""
-    try:
-        scheduling.schedule(project_id)
-    except taskqueue.QueueUnavailable as exc:  # the save stands, dashboards are behind
-        log.warning("could not enqueue recompute of project %s: %s", project_id, exc)
-        AgreementState.objects.filter(project_id=project_id).update(enqueue_failed=True)
-        return False
-    return True
+    """Send the recompute task now (after the changes of a batch, or a bulk change, committed); if the
+    broker is down, the project is marked so that the periodic catch-up re-sends it. Returns whether it
+    was sent."""
+    AgreementState.objects.filter(project_id=project_id, queued_at__isnull=True).update(
+        queued_at=timezone.now()
+    )
+    return scheduling.send_after_change(project_id)

@@ -3,7 +3,7 @@
 Load the document (`annotator.agreement.document`), compute with the metrics library through
 `annotator.agreement.results` (unchanged sections copied from the current agreement), or update it pair
 by pair (`annotator.agreement.incremental`). One computation per project at a time
-(`scheduling.ProjectLock`).
+(`scheduling.project_lock`).
 
 What a computation stores (`_store`): always the report sections it changed and the summary row
 (`annotator.agreement.current`, what every reader shows) and a small `AgreementHeadline` row (the trend);
@@ -30,12 +30,14 @@ import traceback
 from collections import defaultdict
 from typing import Any
 
-from django.core.cache import cache
+from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.agreement import current, incremental, kappa_c_chunks, kappa_c_section
+from annotator.agreement import current, incremental, kappa_c_chunks, kappa_c_section, retention, scheduling
 from annotator.agreement.document import automatic_phrase_alignments, project_document
 from annotator.agreement.intervals import send_due, send_intervals
 from annotator.agreement.machine_agreement import aligner_from_totals, machine_agreement
@@ -54,14 +56,6 @@ from annotator.agreement.results import (
 )
 from annotator.agreement.results import (
     any_sense_mark as _any_sense_mark,
-)
-from annotator.agreement.retention import maybe_apply_in_process
-from annotator.agreement.scheduling import (
-    RERUN_KEY,
-    LivenessKeeper,
-    ProjectLock,
-    setting,
-    take_claim,
 )
 from annotator.core import counts
 from annotator.core.machine_alignments import baseline_summary, gold_alignments, system_alignments
@@ -89,57 +83,46 @@ HEADLINE_KEYS = (
 )
 
 
-def recompute(project_id: int, *, full: bool = False, claim: int | None = None) -> str:
+def recompute(project_id: int, *, full: bool = False) -> str:
     """Recompute and store the project's agreement; returns what happened (for logs and tests).
 
     "stored", "stored provisional+final", "stored provisional; κ_C in … parts" (the workers compute
     them), "waiting; κ_C in … parts" (nothing new but κ_C, whose parts are not all done), "unchanged"
-    (same fingerprint as the current agreement), "busy" (another worker computes the project; it will
-    re-schedule), "superseded" (another recompute task of the project is queued and holds the
-    schedule: `scheduling.take_claim`, with the task's `claim`), "deleted" (no such project).
-    Changes that arrive meanwhile leave a rerun mark (`scheduling.take_rerun_mark`) for the task.
+    (same fingerprint as the current agreement), "busy" (another computation holds the project: the
+    task tries again), "deleted" (no such project).
     `full=True` computes every section afresh: nothing is reused from the current agreement or from the
     statistics this process keeps, and its full report is stored even when the fingerprint is unchanged.
+    Without a broker, a computation that finds a change waiting when it ends (a request it kept waiting
+    saved meanwhile, and that request's own run found it busy) runs again.
     """
-    if not take_claim(project_id, claim):
-        return "superseded"
     if not Project.objects.filter(pk=project_id).exists():
         log.info("recompute of project %s skipped: the project was deleted", project_id)
         return "deleted"
-    lock = ProjectLock(project_id)
-    if not lock.acquire():
-        cache.set(RERUN_KEY.format(project_id), 1, timeout=int(setting("AGREEMENT_LOCK_TTL", 1800)))
-        if not lock.acquire():  # the holder may have finished between the two looks
-            return "busy"
-    keeper = LivenessKeeper(project_id, lock.token, lock.cache_keys()).start()
-    try:
-        outcome = _recompute_locked(project_id, full)
-    finally:
-        keeper.stop()
-        lock.release()
+    outcome = _recompute_once(project_id, full)
+    while outcome != "busy" and taskqueue.runs_in_process() and scheduling.is_queued(project_id):
+        outcome = _recompute_once(project_id, False)
     return outcome
 
 
-def _recompute_locked(project_id: int, full: bool = False) -> str:
-    cache.delete(RERUN_KEY.format(project_id))  # what it asked for is read below
+def _recompute_once(project_id: int, full: bool) -> str:
     started = time.perf_counter()
-    state, _ = AgreementState.objects.get_or_create(project_id=project_id)
-    AgreementState.objects.filter(pk=state.pk).update(started_at=timezone.now(), enqueue_failed=False)
     try:
-        project = Project.objects.get(pk=project_id)
-        outcome = (
-            _compute_and_store(project, started, full=True) if full else _compute_and_store(project, started)
-        )
+        with scheduling.project_lock(project_id) as held:
+            if not held:
+                return "busy"
+            scheduling.take_queued(project_id)
+            outcome = _compute_and_store(Project.objects.get(pk=project_id), started, full=full)
+            # the figures' intervals, if they have none, before the computation is marked finished
+            # (`annotator.agreement.intervals`)
+            transaction.on_commit(lambda: send_intervals(project_id))
+            AgreementState.objects.filter(project_id=project_id).update(
+                finished_at=Greatest(Value(timezone.now()), F("started_at")), last_error=""
+            )
     except Exception as exc:
-        AgreementState.objects.filter(pk=state.pk).update(last_error=_error_text(exc))
+        AgreementState.objects.update_or_create(
+            project_id=project_id, defaults={"last_error": _error_text(exc)}
+        )
         raise
-    # the figures' intervals, if they have none (at once outside a transaction: before the computation
-    # is marked finished, so that what follows in the task stays short — a worker dies if the broker
-    # goes away while it holds an unacknowledged task, `annotator.agreement.intervals`)
-    transaction.on_commit(lambda: send_intervals(project_id))
-    AgreementState.objects.filter(pk=state.pk).update(finished_at=timezone.now(), last_error="")
-    if outcome.startswith("stored") and taskqueue.runs_in_process():
-        maybe_apply_in_process(project_id)  # no beat without a broker: prune now and then after a store
     return outcome
 
 
@@ -486,6 +469,10 @@ def _store(
         snapshot = AgreementSnapshot.objects.create(
             project=project, fingerprint=digest, results=results, duration_ms=duration_ms
         )
+    if snapshot is not None and not pending:  # the corpus statistics of these figures, once committed
+        transaction.on_commit(lambda: send_statistics(project.pk))
+    if snapshot is not None and taskqueue.runs_in_process():  # no beat without a broker: prune now
+        retention.apply_retention(project.pk)
     row = AgreementHeadline.objects.create(  # the trend's row, kept when retention prunes the full report
         project=project,
         computed_at=snapshot.computed_at if snapshot is not None else timezone.now(),
@@ -503,6 +490,19 @@ def send_due_intervals() -> list[int]:
     """Send the intervals tasks that are due (`intervals.send_due`): the beat task
     `annotator.send_due_agreement_intervals`."""
     return send_due()
+
+
+STATISTICS_TASK = "annotator.compute_statistics"
+
+
+def send_statistics(project_id: int) -> None:
+    """Send the task that computes the project's corpus statistics (`statistics.compute_statistics`);
+    without a broker it runs now. A broker that cannot be reached is logged: the next stored report
+    sends again."""
+    try:
+        taskqueue.enqueue(STATISTICS_TASK, project_id)
+    except taskqueue.QueueUnavailable as exc:
+        log.warning("statistics of project %s not sent: %s", project_id, exc)
 
 
 def intervals_seed(doc: dict[str, Any]) -> int:
@@ -567,7 +567,7 @@ def report_due(project: Project, pending: bool) -> bool:
     at, latest_pending = latest
     if latest_pending and not pending:
         return True
-    interval = dt.timedelta(seconds=setting("AGREEMENT_REPORT_INTERVAL_SECONDS", 60))
+    interval = dt.timedelta(seconds=settings.AGREEMENT_REPORT_INTERVAL_SECONDS)
     return timezone.now() - at >= interval
 
 

@@ -13,9 +13,10 @@ the computation that last changed the pair (`annotator.agreement.incremental`), 
 value reads one row and an update writes only the pairs it changed.
 
 The pair-label figures (Cohen's and Fleiss' κ, disagreeing pairs, label counts), the word alignment
-P/R/F1 and the humans against the automatic alignment are not taken from the stored sections but read
-from the sums the database keeps (`annotator.agreement.sums`, `annotator.agreement.pair_parts`), so they
-include every committed save.
+P/R/F1, the humans against the automatic alignment and the IAPTA phenomena measures (N, TPO, DO and
+their variants) are not taken from the stored sections but read from the sums the database keeps
+(`annotator.agreement.sums`, `annotator.agreement.pair_parts`, `annotator.agreement.phenomena_parts`),
+so they include every committed save.
 
 The 95 % confidence intervals (`<key>.ci95`) are the section row `intervals` (`INTERVALS`), computed by
 their own task (`computation.compute_intervals`) and stored with the fingerprint of the figures they
@@ -172,7 +173,7 @@ def current(project: Project | int) -> Current | None:
     meta = summary["computation"]
     results = {key: value for key, value in summary.items() if key != "computation"}
     results["report"] = {"format": REPORT_FORMAT, "measures": dict(sorted(measures.items()))}
-    kept = _with_kept_sums(project_id, results, measures, "word_alignments" in keys)
+    kept = _with_kept_sums(project_id, results, measures, keys)
     intervals = rows.get(INTERVALS)
     shown = _figures_fingerprint(fingerprint, kept)
     own = intervals is not None and digests[INTERVALS] == shown and not results.get("pending")
@@ -191,16 +192,24 @@ def current(project: Project | int) -> Current | None:
     )
 
 
-def _with_kept_sums(project_id: int, results: dict[str, Any], measures: dict[str, Any], aligned: bool) -> str:
+def _with_kept_sums(
+    project_id: int, results: dict[str, Any], measures: dict[str, Any], sections: Mapping[str, Any]
+) -> str:
     """Put the figures of the sums the database keeps (as they are now: every committed save) in
-    `results` and its report's `measures`: pair labels, word alignments (`aligned`: the project's report
-    has the section) and the humans against the automatic alignment. Returns the sums' digest."""
+    `results` and its report's `measures`: pair labels, word alignments, phenomena (the IAPTA keys
+    but the sense layers', `iapta.sense.*`) and phrase alignments (SPADE's ALIR and ALIP) when the
+    project's report has the section, and the humans against the automatic alignment. Returns the
+    sums' digest."""
     kept = sums.kept_figures(project_id)
     if results.get("pair_labels") is not None:
         measures.update(kept["pair_labels"]["measures"])
         results["pair_labels"] = pair_label_summary(measures, kept["pair_labels"]["counts"])
-    if aligned:
+    if "word_alignments" in sections:
         measures.update(kept["alignment"])
+    if "phenomena" in sections:
+        measures.update(kept["phenomena"]())
+    if "phrase_alignments" in sections:
+        measures.update(kept["phrases"])
     machine = results.get("machine") or {}
     if "aligner" in machine:
         tree = {row["annotator"]: row["tree_phrase"] for row in machine["aligner"] if "tree_phrase" in row}
@@ -221,8 +230,8 @@ def _figures_fingerprint(digest: str, kept_digest: str) -> str:
 
 def figures_fingerprint(project: Project | int) -> str | None:
     """The fingerprint of the figures `current` shows now: the current agreement's fingerprint and the
-    digest of the sums the database keeps (`sums.kept_digest`), which the pair-label and word-alignment
-    figures are read from. None before the first computation and while κ_C is pending (the figures are
+    digest of the sums the database keeps (`sums.kept_digest`), which the pair-label, word-alignment,
+    phenomena and phrase-alignment figures are read from. None before the first computation and while κ_C is pending (the figures are
     not final)."""
     project_id = project if isinstance(project, int) else project.pk
     state = summary_state(project_id)

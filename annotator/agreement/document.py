@@ -35,7 +35,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Aggregate, F, TextField
+from django.db.models import Aggregate, F, Q, TextField
 from django.db.models.functions import Cast
 
 from annotator.core.aligner import baseline_alignment
@@ -127,16 +127,55 @@ def document_pairs(project: Project) -> list[dict[str, Any]]:
     ]
 
 
-def _pairs(project: Project, only: list[int] | None = None) -> dict[int, dict[str, Any]]:
+@dataclasses.dataclass(frozen=True)
+class PairSpan:
+    """The project's pairs after `after` up to `last` inclusive, both (position, pk), in the pairs'
+    order: how a reader going through the pairs a chunk at a time names a chunk. The filter is a range
+    on the pairs' (project, position, id) index, so its cost does not grow with the chunk as a list of
+    pks does (compiled value by value)."""
+
+    after: tuple[int, int] | None
+    last: tuple[int, int]
+
+    def q(self, prefix: str = "") -> Q:
+        """The span as a filter on `<prefix>position` and `<prefix>id` (`prefix` "pair__" for rows of
+        a pair). The plain bounds on the position come first so the index serves a range."""
+        position, pk = f"{prefix}position", f"{prefix}id"
+        last_position, last_pk = self.last
+        span = Q(**{f"{position}__lte": last_position}) & (
+            Q(**{f"{position}__lt": last_position}) | Q(**{f"{pk}__lte": last_pk})
+        )
+        if self.after is None:
+            return span
+        after_position, after_pk = self.after
+        return (
+            span
+            & Q(**{f"{position}__gte": after_position})
+            & (Q(**{f"{position}__gt": after_position}) | Q(**{f"{pk}__gt": after_pk}))
+        )
+
+
+#: Which pairs a reader wants: all (None), these pks, or a span of the pairs' order.
+Only = list[int] | PairSpan | None
+
+
+def only_pairs(rows: Any, only: Only, prefix: str = "pair__") -> Any:
+    """`rows` (of pairs with `prefix` "", or of rows of a pair) restricted to the pairs `only`."""
+    if only is None:
+        return rows
+    if isinstance(only, PairSpan):
+        return rows.filter(only.q(prefix))
+    return rows.filter(**{f"{prefix}id__in" if prefix else "pk__in": only})
+
+
+def _pairs(project: Project, only: Only = None) -> dict[int, dict[str, Any]]:
     """Pair pk → its document fields (plus the parse-tree nodes when phrase alignment is on); `only`:
     just these pairs."""
     fields = ["pk", "source_id", "tokens1", "tokens2", "initial_alignment"]
     if project.layer_phrase_alignment:
         fields += ["nodes1", "nodes2"]
     out: dict[int, dict[str, Any]] = {}
-    rows = Pair.objects.filter(project=project)
-    if only is not None:
-        rows = rows.filter(pk__in=only)
+    rows = only_pairs(Pair.objects.filter(project=project), only, prefix="")
     for row in rows.order_by("position", "pk").values_list(*fields):
         pk, source_id, tokens1, tokens2, initial = row[:5]
         out[pk] = {
@@ -162,17 +201,13 @@ def tagset_types(project: Project) -> list[dict[str, Any]]:
     ]
 
 
-def _done_pairs(
-    project: Project, names: dict[int, str], only: list[int] | None = None
-) -> dict[int, set[int]]:
+def _done_pairs(project: Project, names: dict[int, str], only: Only = None) -> dict[int, set[int]]:
     """Annotator id → pks of the pairs whose assignment (any round) is done."""
     out: dict[int, set[int]] = defaultdict(set)
     query = Assignment.objects.filter(
         project=project, pair__isnull=False, status=Assignment.Status.DONE, annotator_id__in=list(names)
     )
-    if only is not None:
-        query = query.filter(pair_id__in=only)
-    rows = query.values_list("annotator_id", "pair_id")
+    rows = only_pairs(query, only).values_list("annotator_id", "pair_id")
     for annotator_id, pair_id in rows:
         out[annotator_id].add(pair_id)
     return out
@@ -184,8 +219,8 @@ def _json_text(name: str) -> Cast:
     return Cast(name, TextField())
 
 
-def _only(rows: Any, only: list[int] | None) -> Any:
-    return rows if only is None else rows.filter(pair_id__in=only)
+def _only(rows: Any, only: Only) -> Any:
+    return only_pairs(rows, only)
 
 
 def _phenomena(
@@ -193,7 +228,7 @@ def _phenomena(
     names: dict[int, str],
     pairs: dict[int, dict[str, Any]],
     done: dict[int, set[int]],
-    only: list[int] | None = None,
+    only: Only = None,
 ) -> dict[str, list[dict[str, Any]]]:
     rows = list(
         _only(
@@ -264,7 +299,7 @@ def _word_alignments(
     names: dict[int, str],
     pairs: dict[int, dict[str, Any]],
     done: dict[int, set[int]],
-    only: list[int] | None = None,
+    only: Only = None,
 ) -> dict[str, dict[str, dict[str, list[list[int]]]]]:
     sheets: dict[int, dict[int, dict[str, list[list[int]]]]] = {user_id: {} for user_id in names}
     groups = list(
@@ -307,7 +342,7 @@ def _system_phrase_alignments(project: Project) -> dict[str, list[dict[str, Any]
 
 
 def _phrase_alignments(
-    project: Project, names: dict[int, str], pairs: dict[int, dict[str, Any]], only: list[int] | None = None
+    project: Project, names: dict[int, str], pairs: dict[int, dict[str, Any]], only: Only = None
 ) -> dict[str, list[dict[str, Any]]]:
     rows = (
         _only(
@@ -392,7 +427,7 @@ def _evaluations(project: Project, names: dict[int, str]) -> dict[str, Any]:
 
 
 def _pair_labels(
-    project: Project, names: dict[int, str], pairs: dict[int, dict[str, Any]], only: list[int] | None = None
+    project: Project, names: dict[int, str], pairs: dict[int, dict[str, Any]], only: Only = None
 ) -> dict[str, dict[str, str]]:
     rows = (
         _only(
@@ -408,7 +443,7 @@ def _pair_labels(
     return {name: out[name] for name in names.values() if name in out}
 
 
-def pairs_document(project: Project, names: dict[int, str], pair_pks: list[int]) -> dict[str, Any]:
+def pairs_document(project: Project, names: dict[int, str], pair_pks: list[int] | PairSpan) -> dict[str, Any]:
     """The document restricted to the pairs `pair_pks` (their sections as in `project_document`, the
     annotators `names`: user id → username), plus `done`: annotator → source ids of those pairs they
     finished. What an incremental agreement update reads: a few rows per changed pair."""

@@ -11,7 +11,7 @@ their own, and no further save waits for a recompute (that recompute calls it ag
   at once and leaves the project due at the window's end — or due at the end of the window of the task
   sent last: then the computation leaves it so. When a project is due is a column of its agreement
   state row (`AgreementState.intervals_due_at`), not a delayed (ETA) task. The Celery beat task
-  `annotator.send_due_agreement_intervals` (every AGREEMENT_INTERVALS_EVERY_SECONDS, 2 s) looks at the
+  `annotator.send_due_agreement_intervals` (every `BEAT_SECONDS`, 2 s) looks at the
   projects that are due (`send_due`): one whose figures still have no intervals of their own gets its
   task and is due again a window later; the others are no longer due. So the figures of the last
   computation get their intervals at most a window, a beat period and the task's own time after it, a
@@ -28,16 +28,18 @@ import datetime as dt
 import logging
 import time
 
-from django.core.cache import cache
+from django.conf import settings
 
 from annotator import taskqueue
 from annotator.agreement import current
-from annotator.agreement.scheduling import RERUN_KEY, SCHEDULED_KEY, setting
+from annotator.agreement.scheduling import is_queued
 from annotator.models import AgreementState
 
 log = logging.getLogger(__name__)
 
 INTERVALS_TASK = "annotator.compute_agreement_intervals"
+#: How often Celery beat sends the intervals tasks that are due (the beat schedule in settings).
+BEAT_SECONDS = 2.0
 #: How soon a project whose task the broker refused is due again.
 POLL_SECONDS = 1.0
 
@@ -45,12 +47,12 @@ POLL_SECONDS = 1.0
 def window() -> float:
     """At most one intervals task per project and this many seconds (AGREEMENT_REPORT_INTERVAL_SECONDS,
     the report cadence; 0: no limit)."""
-    return max(float(setting("AGREEMENT_REPORT_INTERVAL_SECONDS", 60)), 0.0)
+    return max(float(settings.AGREEMENT_REPORT_INTERVAL_SECONDS), 0.0)
 
 
 def _more_saves_wait(project_id: int) -> bool:
-    """Whether a recompute of the project follows (a rerun mark, or one scheduled): it sends instead."""
-    return bool(cache.get(RERUN_KEY.format(project_id)) or cache.get(SCHEDULED_KEY.format(project_id)))
+    """Whether a recompute of the project follows (changes wait for one): it sends instead."""
+    return is_queued(project_id)
 
 
 def send_intervals(project_id: int) -> str:

@@ -32,12 +32,12 @@ import logging
 from collections.abc import Mapping
 
 import numpy as np
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.agreement.scheduling import setting
 from annotator.models import KappaCChunk, KappaCRun, Project
 from metrics.chance import ChanceChunk, chance_chunk, kappa_c_chunks
 from metrics.types import Document
@@ -53,12 +53,12 @@ Chance = dict[str, tuple[list[float], list[float]]]
 def small_work() -> float:
     """Monte Carlo work (items × samples) small enough to run inside a recompute rather than be deferred
     to the workers' parts (AGREEMENT_KAPPA_C_DEFER_WORK)."""
-    return float(setting("AGREEMENT_KAPPA_C_DEFER_WORK", 20_000))
+    return float(settings.AGREEMENT_KAPPA_C_DEFER_WORK)
 
 
 def max_draws() -> int:
     """Uniform draws at most in one part (AGREEMENT_KAPPA_C_CHUNK_DRAWS)."""
-    return int(setting("AGREEMENT_KAPPA_C_CHUNK_DRAWS", 25_000_000))
+    return int(settings.AGREEMENT_KAPPA_C_CHUNK_DRAWS)
 
 
 def chance_results(project_id: int, fingerprint: str) -> Chance | None:

@@ -16,8 +16,8 @@ while changes stream in; on demand when a lead pins the current agreement), and 
 
 Snapshots of other scopes (e.g. `before-reannotation-<n>`, which a re-annotation round refers to) are
 never touched. `apply_retention` runs as the periodic Celery task `annotator.apply_agreement_retention`
-(beat schedule in settings: `CELERY_BEAT_SCHEDULE`); in-process mode (no broker, no beat) runs it after
-a store at most every `AGREEMENT_RETENTION_IN_PROCESS_SECONDS` (`maybe_apply_in_process`).
+(beat schedule in settings: `CELERY_BEAT_SCHEDULE`); in-process mode (no broker, no beat) runs it for
+the project when a computation stored a full report (`computation._store`).
 """
 
 from __future__ import annotations
@@ -27,17 +27,13 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from django.core.cache import cache
-from django.db import connection, transaction
+from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from annotator.agreement import current
-from annotator.agreement.scheduling import setting
-from annotator.core import sql
 from annotator.models import (
     AgreementHeadline,
-    AgreementPairState,
-    AgreementSection,
     AgreementSnapshot,
     Project,
 )
@@ -45,7 +41,6 @@ from annotator.models import (
 log = logging.getLogger(__name__)
 
 PROJECT_SCOPE = "project"
-IN_PROCESS_KEY = "agreement:retention:in-process"
 DELETE_BATCH = 500
 
 
@@ -88,8 +83,8 @@ def reports_to_keep(
 
 def _policy_windows() -> tuple[dt.timedelta, dt.timedelta]:
     return (
-        dt.timedelta(seconds=setting("AGREEMENT_RETENTION_ALL_SECONDS", 3600)),
-        dt.timedelta(days=setting("AGREEMENT_RETENTION_HOURLY_DAYS", 7)),
+        dt.timedelta(seconds=settings.AGREEMENT_RETENTION_ALL_SECONDS),
+        dt.timedelta(days=settings.AGREEMENT_RETENTION_HOURLY_DAYS),
     )
 
 
@@ -120,37 +115,6 @@ def apply_retention(project_id: int | None = None, *, now: dt.datetime | None = 
     if deleted:
         log.info("agreement retention: %d full report(s) deleted", deleted)
     return deleted
-
-
-def maybe_apply_in_process(project_id: int) -> int:
-    """In-process mode (no beat): prune the project at most every AGREEMENT_RETENTION_IN_PROCESS_SECONDS."""
-    interval = int(setting("AGREEMENT_RETENTION_IN_PROCESS_SECONDS", 300))
-    if not cache.add(f"{IN_PROCESS_KEY}:{project_id}", 1, timeout=interval):
-        return 0
-    return apply_retention(project_id)
-
-
-VACUUM_KEY = "agreement:vacuum-sections"
-
-
-def maybe_vacuum_sections() -> bool:
-    """Vacuum the current agreement's rows (`AgreementSection`, `AgreementPairState`) at most every
-    AGREEMENT_SECTIONS_VACUUM_SECONDS (default 10) on PostgreSQL; returns whether it did.
-
-    Every computation rewrites a section whole (the phenomena section of 50 annotators is ~0.6 MB
-    compressed) and the state rows of the pairs it changed, and the old versions stay on disk until a
-    vacuum frees them for reuse. Autovacuum looks at most once a minute (`autovacuum_naptime`): under a
-    stream of saves the tables grew by ~50 MB in ten minutes. The worker vacuums them after a store
-    instead (milliseconds: the sections are a few rows per project, and of the pair states only the
-    pages written since the last vacuum are read), so they stay within ~10 s of rewrites."""
-    if connection.vendor != "postgresql" or connection.in_atomic_block:
-        return False
-    interval = int(setting("AGREEMENT_SECTIONS_VACUUM_SECONDS", 10))
-    if interval <= 0 or not cache.add(VACUUM_KEY, 1, timeout=interval):
-        return False
-    with connection.cursor() as cursor:
-        cursor.execute(f"VACUUM {sql.table(AgreementSection)}, {sql.table(AgreementPairState)}")
-    return True
 
 
 def pin(project: Project, snapshot_id: int, note: str) -> AgreementSnapshot:

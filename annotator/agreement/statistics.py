@@ -6,9 +6,10 @@ the paper table it mirrors (docs/measures.md#statistics) — plus `imports`: the
 imports left out under `--skip-invalid`, counted and grouped by reason, so per-type counts can be read
 against the source files ("8,930 of 8,993 relations; 63 skipped: …").
 
-Cohn et al.'s Fig. 4 repeats κ_C's Monte Carlo, so the dashboard never computes this in a request:
-`cached_statistics` reads what `compute_statistics` (the task `annotator.compute_statistics`) stored in
-the cache under the document's fingerprint.
+Cohn et al.'s Fig. 4 repeats κ_C's Monte Carlo, so the dashboard never computes this in a request, nor
+asks for it: the task `annotator.compute_statistics` (`compute_statistics`) is sent with the intervals
+whenever a full report whose κ_C is final is stored (`computation._store`), and keeps the tables in the
+cache under the document's fingerprint and as the project's latest (`latest_statistics`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from typing import Any
 
 from django.core.cache import cache
 
-from annotator import taskqueue
 from annotator.agreement.computation import document_fingerprint
 from annotator.agreement.document import project_document
 from annotator.agreement.results import json_safe
@@ -28,8 +28,7 @@ from metrics.corpus_statistics import DEFAULT_BIN_WIDTH, corpus_statistics
 from metrics.document import parse_document
 
 CACHE_KEY = "statistics:{}:{}"
-REQUESTED_KEY = "statistics:{}:{}:requested"
-REQUEST_SECONDS = 600  # a request lost with its worker is sent again after this
+LATEST_KEY = "statistics:{}:latest"
 CACHE_SECONDS = 7 * 24 * 3600
 _PAIR_PREFIX = re.compile(r"^pair [^:]+: ")
 
@@ -92,11 +91,13 @@ def import_skips(project: Project) -> dict[str, Any]:
 
 def compute_statistics(project: Project) -> dict[str, Any]:
     """Compute the statistics of the project's current document and keep them in the cache under its
-    fingerprint (the body of the task `annotator.compute_statistics`)."""
+    fingerprint, and as the project's latest (the body of the task `annotator.compute_statistics`)."""
     doc = project_document(project)
     tables = json_safe(corpus_statistics(parse_document(with_splits(project, doc))))
     tables["imports"] = import_skips(project)
-    cache.set(CACHE_KEY.format(project.pk, document_fingerprint(project, doc)), tables, CACHE_SECONDS)
+    fingerprint = document_fingerprint(project, doc)
+    cache.set(CACHE_KEY.format(project.pk, fingerprint), tables, CACHE_SECONDS)
+    cache.set(LATEST_KEY.format(project.pk), fingerprint, CACHE_SECONDS)
     return tables
 
 
@@ -105,18 +106,11 @@ def cached_statistics(project: Project, document_fingerprint: str) -> dict[str, 
     return cache.get(CACHE_KEY.format(project.pk, document_fingerprint))
 
 
-def statistics_or_request(project: Project, document_fingerprint: str) -> dict[str, Any] | None:
-    """The kept statistics of the document, or None after sending the task that computes them — once
-    per document while it is pending, however often the panel asks (in-process the task runs now, so
-    the statistics are returned at once). Raises `taskqueue.QueueUnavailable` when the broker is down."""
-    stats = cached_statistics(project, document_fingerprint)
-    if stats is not None:
-        return stats
-    requested = REQUESTED_KEY.format(project.pk, document_fingerprint)
-    if cache.add(requested, 1, REQUEST_SECONDS):
-        try:
-            taskqueue.enqueue("annotator.compute_statistics", project.pk)
-        except taskqueue.QueueUnavailable:
-            cache.delete(requested)
-            raise
-    return cached_statistics(project, document_fingerprint)
+def latest_statistics(project: Project) -> tuple[str, dict[str, Any]] | None:
+    """The project's latest kept statistics and the fingerprint of their document (None before the
+    first are computed). Reads only."""
+    fingerprint = cache.get(LATEST_KEY.format(project.pk))
+    if fingerprint is None:
+        return None
+    tables = cached_statistics(project, fingerprint)
+    return None if tables is None else (fingerprint, tables)

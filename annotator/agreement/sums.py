@@ -20,8 +20,9 @@ other's label. A change that may touch any pair (an import, a change of who is a
 the project's rows (`rebuild`); `project_cells` and `pair_cells` sum them afresh in Python, which the
 property test holds equal to what the statement keeps.
 The figures are read with one indexed query (`pair_label_figures`; `kept_figures` with the word
-alignment measures kept the same way, `annotator.agreement.pair_parts`), so a read right after a save's
-response includes it. A rebuild also recomputes every pair's word-alignment part.
+alignment and phenomena measures kept the same way, `annotator.agreement.pair_parts` and
+`annotator.agreement.phenomena_parts`), so a read right after a save's response includes it. A rebuild
+also recomputes every pair's word-alignment and phenomena parts.
 """
 
 from __future__ import annotations
@@ -34,9 +35,16 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 import annotator.agreement.pair_parts as pair_parts
+import annotator.agreement.phenomena_parts as phenomena_parts
+import annotator.agreement.phrase_parts as phrase_parts
 from annotator.agreement.pair_parts import project_parts, store_parts
-from annotator.models import AgreementSum, Membership, PairLabel
+from annotator.core import sql
+from annotator.models import AgreementSum, Membership, PairLabel, ParaphraseType, Project
 from metrics.pair_labels import PairLabelCounts, pair_label_report_from_counts
+from metrics.phenomena_sums import MEASURES as PHENOMENA_MEASURES
+from metrics.phenomena_sums import STARTED
+from metrics.spade_sums import MEASURES as PHRASE_MEASURES
+from metrics.spade_sums import SIZE as PHRASE_SIZE
 
 CONFUSION = "pair_labels.confusion"
 PATTERN = "pair_labels.pattern"
@@ -179,7 +187,14 @@ def label_changed(project_id: int, pair_id: int, annotator_id: int, old: str, ne
 
 def project_cells(project_id: int) -> dict[Cell, int]:
     """The totals summed afresh from the project's annotations."""
-    return summed((*_label_cells(project_id), *project_parts(project_id).values()))
+    return summed(
+        (
+            *_label_cells(project_id),
+            *project_parts(project_id).values(),
+            *phenomena_parts.project_parts(project_id).values(),
+            *phrase_parts.project_parts(project_id).values(),
+        )
+    )
 
 
 def _label_cells(project_id: int) -> list[dict[Cell, int]]:
@@ -208,9 +223,14 @@ def rebuild(project_id: int) -> int:
     """Replace the project's totals by ones summed afresh from its annotations; returns how many cells
     the kept totals had wrong (0 when they had not drifted)."""
     parts = project_parts(project_id)
-    fresh = summed((*_label_cells(project_id), *parts.values()))
+    phenomena = phenomena_parts.project_parts(project_id)
+    phrases = phrase_parts.project_parts(project_id)
+    every = (*_label_cells(project_id), *parts.values(), *phenomena.values(), *phrases.values())
+    fresh = {cell: n for cell, n in summed(every).items() if n}
     kept = kept_cells(project_id)
     store_parts(project_id, parts)
+    phenomena_parts.store_parts(project_id, phenomena)
+    phrase_parts.store_parts(project_id, phrases)
     AgreementSum.objects.filter(project_id=project_id).delete()
     AgreementSum.objects.bulk_create(
         [
@@ -224,12 +244,17 @@ def rebuild(project_id: int) -> int:
 
 def kept_cells(project_id: int) -> dict[Cell, int]:
     """The project's totals as kept (cells at zero left out)."""
-    return {(m, a, k): n for m, a, k, n, _ in _kept_rows(project_id)}
+    return {(m, a, k): n for m, a, k, n, _ in _kept_rows(project_id) if m != TYPE}
+
+
+#: The rows `_kept_rows` adds for the project tagset's types: (TYPE, type id, name, position, None).
+TYPE = "tagset.type"
 
 
 def _kept_rows(project_id: int) -> list[tuple[str, str, str, int, str | None]]:
     """The project's non-zero cells, each cell of one annotator with their name (every annotator of a
-    cell of two has one: they labelled or aligned that pair), in one query."""
+    cell of two has one: they labelled, aligned or annotated phenomena on that pair), and the types of
+    its tagset (`TYPE` rows, for the phenomena figures), in one query."""
     user = get_user_model()
     sums_table = connection.ops.quote_name(AgreementSum._meta.db_table)
     users = connection.ops.quote_name(user._meta.db_table)
@@ -237,9 +262,23 @@ def _kept_rows(project_id: int) -> list[tuple[str, str, str, int, str | None]]:
     with connection.cursor() as cursor:
         cursor.execute(
             f'SELECT s."measure", s."annotators", s."key", s."value", u.{name} FROM {sums_table} s '
-            f'LEFT JOIN {users} u ON s."measure" IN (%s, %s, %s) AND CAST(u."id" AS TEXT) = s."annotators" '
-            f'WHERE s."project_id" = %s AND s."value" <> 0',
-            [LABELLED, pair_parts.ALIGNED, pair_parts.MACHINE, project_id],
+            f'LEFT JOIN {users} u ON s."measure" IN (%s, %s, %s, %s, %s) AND CAST(u."id" AS TEXT) = s."annotators" '
+            f'WHERE s."project_id" = %s AND s."value" <> 0 '
+            f"UNION ALL SELECT %s, CAST(t.{sql.column(ParaphraseType, 'id')} AS TEXT), "
+            f"t.{sql.column(ParaphraseType, 'name')}, t.{sql.column(ParaphraseType, 'position')}, NULL "
+            f"FROM {sql.table(ParaphraseType)} t INNER JOIN {sql.table(Project)} pr "
+            f"ON pr.{sql.column(Project, 'tagset')} = t.{sql.column(ParaphraseType, 'tagset')} "
+            f"WHERE pr.{sql.column(Project, 'id')} = %s",
+            [
+                LABELLED,
+                pair_parts.ALIGNED,
+                pair_parts.MACHINE,
+                STARTED,
+                PHRASE_SIZE,
+                project_id,
+                TYPE,
+                project_id,
+            ],
         )
         return [tuple(row) for row in cursor.fetchall()]  # type: ignore[misc]
 
@@ -248,14 +287,21 @@ def kept_figures(project_id: int) -> dict[str, Any]:
     """The figures of the kept totals, read in one query: `pair_labels` (`pair_label_figures`),
     `alignment` (the ``alignment.*`` report keys, `pair_parts.alignment_figures`), `aligner`
     (`pair_parts.aligner_figures`, a function of the annotators to add: those with a tree phrase row)
-    and `digest` (`kept_digest`)."""
+    `phenomena` (a function giving the ``iapta.*`` report keys, `phenomena_parts.report_figures`),
+    `phrases` (the ``spade.alir`` / ``spade.alip`` keys, `phrase_parts.report_figures`) and `digest`
+    (`kept_digest`)."""
     rows = _kept_rows(project_id)
-    names = {a: name for m, a, _, _, name in rows if name is not None and m != LABELLED}
+    names = {a: name for m, a, _, _, name in rows if name is not None and m in pair_parts.MEASURES}
     cells = [row[:4] for row in rows if row[0] in pair_parts.MEASURES]
     return {
         "pair_labels": _pair_label_figures(rows),
         "alignment": pair_parts.alignment_figures(cells, names),
         "aligner": lambda extra=(): pair_parts.aligner_figures(cells, names, extra),
+        "phenomena": lambda: _phenomena_figures(rows),
+        "phrases": phrase_parts.report_figures(
+            [row[:4] for row in rows if row[0] in PHRASE_MEASURES],
+            {a: name for m, a, _, _, name in rows if name is not None and m == PHRASE_SIZE},
+        ),
         "digest": _digest(rows),
     }
 
@@ -269,6 +315,14 @@ def kept_digest(project_id: int) -> str:
 def _digest(rows: list[tuple[str, str, str, int, str | None]]) -> str:
     cells = sorted(f"{m}\t{a}\t{k}\t{n}" for m, a, k, n, _ in rows)
     return hashlib.sha256("\n".join(cells).encode()).hexdigest()
+
+
+def _phenomena_figures(rows: list[tuple[str, str, str, int, str | None]]) -> dict[str, Any]:
+    """The ``iapta.*`` report keys of the kept phenomena totals (the tagset's types: the `TYPE` rows)."""
+    names = {a: name for m, a, _, _, name in rows if name is not None and m == STARTED}
+    types = [(i, k) for _, i, k in sorted((n, int(a), k) for m, a, k, n, _ in rows if m == TYPE)]
+    cells = [row[:4] for row in rows if row[0] in PHENOMENA_MEASURES]
+    return phenomena_parts.report_figures(cells, names, types)
 
 
 def pair_label_figures(project_id: int) -> dict[str, Any]:

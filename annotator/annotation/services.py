@@ -101,11 +101,18 @@ def _start_assignment(pair: Pair, annotator: Any) -> None:
 
 
 def _finish(
-    sheet: PairLabel, pair: Pair, *changed: str, label_before: str | None = None, aligned: bool = False
+    sheet: PairLabel,
+    pair: Pair,
+    *changed: str,
+    label_before: str | None = None,
+    aligned: bool = False,
+    phenomena: bool = False,
+    phrases: bool = False,
 ) -> int:
     """Save any of the sheet's own fields the change set (its version was bumped by `_begin`) and record
     the change for the agreement (`label_before`: the annotator's label before a label save; `aligned`:
-    the save changed the sheet's word alignment)."""
+    the save changed the sheet's word alignment; `phenomena`: the save changed the sheet's phenomena;
+    `phrases`: the save changed the sheet's phrase alignments)."""
     if changed:
         sheet.save(update_fields=["updated_at", *changed])
     label_of = (
@@ -116,6 +123,8 @@ def _finish(
         pair.pk,
         label_of=label_of,
         aligned_by=sheet.annotator_id if aligned and not sheet.is_gold else None,
+        phenomena_of=sheet.annotator_id if phenomena and not sheet.is_gold else None,
+        phrases=phrases and not sheet.is_gold,
     )
     return sheet.version
 
@@ -290,7 +299,7 @@ def add_phenomenon(
     )
     project_id = pair.project_id
     transaction.on_commit(lambda: recommender.maybe_retrain(project_id))  # "every N new pairs"
-    return phenomenon, _finish(sheet, pair)
+    return phenomenon, _finish(sheet, pair, phenomena=True)
 
 
 @transaction.atomic
@@ -339,7 +348,7 @@ def update_phenomenon(
         before,
         history.snapshot(phenomenon, PHENOMENON_FIELDS),
     )
-    return phenomenon, _finish(sheet, pair)
+    return phenomenon, _finish(sheet, pair, phenomena=True)
 
 
 def _sense(value: Any) -> bool | None:
@@ -365,7 +374,7 @@ def delete_phenomenon(phenomenon: Phenomenon, *, base_version: int | None, actor
         None,
     )
     phenomenon.delete()
-    return _finish(sheet, pair)
+    return _finish(sheet, pair, phenomena=True)
 
 
 @transaction.atomic
@@ -488,7 +497,7 @@ def add_phrase_alignment(
     n1, n2 = _phrase_nodes(pair, node1, node2)
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
     alignment = _put_phrase_alignment(pair, annotator, n1, n2, sure, actor or annotator, is_gold)
-    return alignment, _finish(sheet, pair)
+    return alignment, _finish(sheet, pair, phrases=True)
 
 
 @transaction.atomic
@@ -507,7 +516,7 @@ def add_phrase_alignments(
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
     for n1, n2 in dict.fromkeys(clean):
         _put_phrase_alignment(pair, annotator, n1, n2, sure, actor or annotator, is_gold)
-    return _finish(sheet, pair)
+    return _finish(sheet, pair, phrases=True)
 
 
 def _phrase_nodes(pair: Pair, node1: int | None, node2: int | None) -> tuple[int | None, int | None]:
@@ -555,4 +564,4 @@ def remove_phrase_alignment(
         None,
     )
     alignment.delete()
-    return _finish(sheet, pair)
+    return _finish(sheet, pair, phrases=True)

@@ -382,6 +382,12 @@ def mark_done(assignment: Assignment, pair: Pair, user: Any) -> list[str]:
             assignment.status = Assignment.Status.DONE
             assignment.finished_at = timezone.now()
             assignment.save(update_fields=["status", "finished_at"])
-            # A done pair counts as word-aligned by its annotator even without links (agreement.py).
-            record_change(pair.project_id, pair.pk, aligned_by=assignment.annotator_id)
+            # A done pair counts as word-aligned by its annotator even without links, and makes them
+            # take part in the phenomena measures (annotator.agreement.document).
+            record_change(
+                pair.project_id,
+                pair.pk,
+                aligned_by=assignment.annotator_id,
+                phenomena_of=assignment.annotator_id,
+            )
     return problems

@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotator import access
-from annotator.agreement import current, scheduling
+from annotator.agreement import current
 from annotator.annotation import services as annotation_services
 from annotator.annotation import worklist as work
 from annotator.api import serializers as s
@@ -134,8 +134,8 @@ class ProjectViewSet(
     @extend_schema(
         summary="The current agreement and whether it is behind (leads only)",
         description="`behind` is true while a newer change has not been computed yet (dashboards show "
-        "'recomputing…'); `enqueue_failed` while the task queue was unreachable. Asking re-sends a "
-        "recompute the queue refused earlier.",
+        "'recomputing…'); `enqueue_failed` while the task queue was unreachable (the periodic catch-up "
+        "re-sends the recompute once it is back). Reading changes nothing.",
         responses=s.AgreementSerializer,
     )
     @action(
@@ -148,9 +148,6 @@ class ProjectViewSet(
         project = access.project_for_member(request.user, int(pk))
         self.check_object_permissions(request, project)
         state = AgreementState.objects.filter(project=project).first()
-        scheduling.catch_up(state)  # like the dashboard's poll: re-send a recompute the broker refused
-        if state is not None:
-            state.refresh_from_db()
         now = current.current(project)
         return Response(
             {

@@ -36,8 +36,6 @@ log = logging.getLogger(__name__)
 HEARTBEAT_KEY = "workbench:heartbeat:{queue}"
 HEARTBEAT_SECONDS = float(os.environ.get("WORKER_HEARTBEAT_SECONDS", "10"))
 STALE_SECONDS = float(os.environ.get("WORKER_STALE_SECONDS", "30"))
-# Agreement figures that miss changes for longer than this are called stale although a worker answers.
-LAG_SECONDS = float(os.environ.get("AGREEMENT_LAG_SECONDS", "60"))
 FORGET_SECONDS = 7 * 24 * 3600  # heartbeats of workers gone this long are dropped from the report
 
 
@@ -219,9 +217,9 @@ def _lag_reason(state: Any, now: dt.datetime, age: float | None) -> str | None:
     )
     if running:
         ran = (now - state.started_at).total_seconds()
-        return f"a computation has run for {_duration(ran)}" if ran > LAG_SECONDS else None
+        return f"a computation has run for {_duration(ran)}" if ran > settings.AGREEMENT_LAG_SECONDS else None
     waited = (now - state.changed_at).total_seconds()
-    if waited > 10 and (age is None or age > LAG_SECONDS):
+    if waited > 10 and (age is None or age > settings.AGREEMENT_LAG_SECONDS):
         return f"changes saved {_duration(waited)} ago wait for a busy worker"
     return None
 

@@ -264,23 +264,35 @@ def latest_status_sql() -> str:
 
 @statement
 def mark_changed_sql() -> str:
-    """Record when a project's annotations last changed.
+    """Record when a project's annotations last changed, and since when it is dirty: `queued_at` keeps
+    the time of the first change no recompute task has started on yet. Answers whether this change is
+    that first one (its save then sends the task).
 
     ORM equivalent::
 
-        AgreementState.objects.filter(project_id=project_id).update(changed_at=now)
+        AgreementState.objects.filter(project_id=project_id).update(
+            changed_at=now, queued_at=Coalesce("queued_at", Value(now)))
+        # and then: queued_at == now
 
     Rendered::
 
-        UPDATE "annotator_agreementstate" SET "changed_at" = %s WHERE "project_id" = %s
+        UPDATE "annotator_agreementstate" SET "changed_at" = %s, "queued_at" = COALESCE("queued_at", %s)
+        WHERE "project_id" = %s RETURNING "queued_at" = %s
     """
     changed_at, project = column(AgreementState, "changed_at"), column(AgreementState, "project")
-    return f"UPDATE {table(AgreementState)} SET {changed_at} = %s WHERE {project} = %s"
+    queued_at = column(AgreementState, "queued_at")
+    return (
+        f"UPDATE {table(AgreementState)} SET {changed_at} = %s, {queued_at} = COALESCE({queued_at}, %s)"
+        f" WHERE {project} = %s RETURNING {queued_at} = %s"
+    )
 
 
-def mark_changed(project_id: int, now: datetime) -> int:
-    """How many agreement states were marked (0 when the project has none yet)."""
-    return execute(mark_changed_sql(), [_datetime(now), project_id])
+def mark_changed(project_id: int, now: datetime) -> bool | None:
+    """Mark the project changed at `now`: None when it has no agreement state yet, otherwise whether
+    this change made it dirty (no recompute task was waiting: the caller sends one)."""
+    at = _datetime(now)
+    row = fetch_one(mark_changed_sql(), [at, at, project_id, at])
+    return None if row is None else bool(row[0])
 
 
 # ---- the annotator's assignment ---------------------------------------------------------------------

@@ -514,19 +514,8 @@ def import_corpus(
     `new_project` holds the fields (language, tagset id, description) of a project the import creates.
     """
     report = ImportReport(format=format, project=project_name, dry_run=dry_run, skip_invalid=skip_invalid)
-    if format not in IMPORTERS and format not in STREAMING:
-        report.problems.append(
-            Problem("", None, "format", f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
-        )
-        return report
-    if not project_name.strip():
-        report.problems.append(Problem("", None, "project", "the project name is empty"))
-        return report
-    sources: Sequence[Source] | Sequence[StreamSource] = (
-        stream_sources(paths_or_files) if format in STREAMING else read_sources(paths_or_files)
-    )
-    if not sources:
-        report.problems.append(Problem("", None, "files", "no files given"))
+    sources = _import_sources(format, project_name, paths_or_files, report)
+    if sources is None:
         return report
     try:
         with transaction.atomic():
@@ -542,27 +531,53 @@ def import_corpus(
                 progress=progress,
                 cancelled=cancelled,
             )
-            if format in STREAMING:
-                STREAMING[format](ctx, sources)  # type: ignore[arg-type]
-            else:
-                IMPORTERS[format](ctx, sources)  # type: ignore[arg-type]
+            (STREAMING.get(format) or IMPORTERS[format])(ctx, sources)  # type: ignore[arg-type]
             if report.problems:
                 raise ImportFailed
             if ctx.changed:
                 record_change(project.pk, relabelled=True)
             if dry_run:
                 transaction.set_rollback(True)
-    except ImportFailed:
-        pass
-    except InvalidUsername as exc:  # raised where a new user would be created: nothing is written
+    except (ImportFailed, InvalidUsername, ImportCancelled, ValidationError, IntegrityError) as exc:
+        _import_stopped(report, exc, sources)
+    return report
+
+
+def _import_sources(
+    format: str, project_name: str, paths_or_files: Iterable[FileLike], report: ImportReport
+) -> Sequence[Source] | Sequence[StreamSource] | None:
+    """The import's files read (or opened for streaming), or None with the problem in `report` when the
+    format, the project name or the files are missing."""
+    if format not in IMPORTERS and format not in STREAMING:
+        report.problems.append(
+            Problem("", None, "format", f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
+        )
+        return None
+    if not project_name.strip():
+        report.problems.append(Problem("", None, "project", "the project name is empty"))
+        return None
+    sources: Sequence[Source] | Sequence[StreamSource] = (
+        stream_sources(paths_or_files) if format in STREAMING else read_sources(paths_or_files)
+    )
+    if not sources:
+        report.problems.append(Problem("", None, "files", "no files given"))
+        return None
+    return sources
+
+
+def _import_stopped(
+    report: ImportReport, exc: Exception, sources: Sequence[Source] | Sequence[StreamSource]
+) -> None:
+    """Put in `report` why the import's transaction was rolled back (nothing was written)."""
+    if isinstance(exc, InvalidUsername):  # raised where a new user would be created
         files = ", ".join(name for name, _ in sources)
         report.problems.append(Problem(files, None, "annotator", str(exc)))
-    except ImportCancelled:
+    elif isinstance(exc, ImportCancelled):
         report.cancelled = True
-    except ValidationError as exc:  # the new project's settings (language, layers)
+    elif isinstance(exc, ValidationError):  # the new project's settings (language, layers)
         for field, messages in exc.message_dict.items():
             report.problems.extend(Problem("", None, field, message) for message in messages)
-    except IntegrityError as exc:  # e.g. another import created the same pairs meanwhile
+    elif isinstance(exc, IntegrityError):  # e.g. another import created the same pairs meanwhile
         report.problems.append(
             Problem(
                 "",
@@ -571,7 +586,7 @@ def import_corpus(
                 f"the data changed while importing ({exc}); nothing was written — run the import again",
             )
         )
-    return report
+    # ImportFailed: the problems are in the report already
 
 
 def report_lines(report: ImportReport) -> list[str]:

@@ -1,6 +1,6 @@
 """Vila et al.'s correlation between corpora: Pearson's r of the type frequencies of this project and
-of other projects the lead picks (docs/measures.md#statistics), read from the statistics each project's
-dashboard keeps (never computed in a request)."""
+of other projects the lead picks (docs/measures.md#statistics), read from the latest statistics the workers
+kept of each project (never computed in a request)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from annotator.agreement import current
-from annotator.agreement.statistics import cached_statistics
+from annotator.agreement.statistics import latest_statistics
 from annotator.models import Project
 from metrics.corpus_statistics import corpus_type_frequencies, pearson_between_corpora
 
@@ -30,10 +29,10 @@ def compare_type_frequencies(stats: Mapping[str, Any], others: Iterable[Project]
     mine = corpus_type_frequencies(stats["vila_table4"])
     rows = []
     for other in others:
-        fingerprint = current.fingerprint(other)
-        theirs = cached_statistics(other, fingerprint) if fingerprint is not None else None
+        kept = latest_statistics(other)
+        theirs = kept[1] if kept is not None else None
         if theirs is None:
-            rows.append(Comparison(other, None, 0, "its statistics are not computed yet: open its dashboard"))
+            rows.append(Comparison(other, None, 0, "its statistics are not computed yet"))
         elif "vila_table4" not in theirs:
             rows.append(Comparison(other, None, 0, "it has no phenomena layer"))
         else:

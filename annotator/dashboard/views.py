@@ -24,9 +24,9 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
-from annotator import access, taskqueue
-from annotator.agreement import computation, current, kappa_c_chunks, retention, scheduling
-from annotator.agreement.statistics import statistics_or_request
+from annotator import access
+from annotator.agreement import computation, current, kappa_c_chunks, retention
+from annotator.agreement.statistics import latest_statistics
 from annotator.annotation import phenomenon_suggestions, recommender
 from annotator.core import health
 from annotator.core.web_request import SignedInRequest
@@ -89,7 +89,6 @@ def _status_response(request: SignedInRequest, project: Project) -> HttpResponse
     """The status line; a poll that finds nothing new (same ETag) gets an empty 304 — the browser
     revalidates the cached line (Cache-Control: no-cache) and htmx swaps the same content."""
     context = _status_context(project)
-    scheduling.catch_up(context["state"])
     etag = status_etag(context, request.GET.get("seen", ""))
     if etag in request.headers.get("If-None-Match", ""):
         response: HttpResponse = HttpResponseNotModified()
@@ -211,21 +210,19 @@ def _lead_summary(project: Project, measures: dict[str, Any]) -> dict[str, Any]:
 
 @require_GET
 def statistics_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
-    """Lead / admin: the corpus statistics panel (`#statistics`) of the current agreement's document.
-
-    Computed by the task `annotator.compute_statistics` (never in the request): when the statistics of
-    the document are not kept yet, the task is sent and the panel polls until they are."""
+    """Lead / admin: the corpus statistics panel (`#statistics`): the latest statistics the workers
+    computed (`statistics.latest_statistics`; sent with every stored full report whose κ_C is final).
+    Nothing is computed or sent in the request: before the first are kept the panel polls, and it says
+    when they are of older annotations than the figures."""
     project = access.project_for_lead(request.user, project_pk)
     context: dict[str, Any] = {"project": project}
     fingerprint = current.fingerprint(project)
     if fingerprint is not None:
-        stats = None
-        try:
-            stats = statistics_or_request(project, fingerprint)
-        except taskqueue.QueueUnavailable as exc:
-            context["queue_error"] = str(exc)
+        kept = latest_statistics(project)
+        stats = kept[1] if kept is not None else None
         context["has_snapshot"] = True
         context["statistics"] = statistics_tables(stats) if stats is not None else None
+        context["statistics_behind"] = kept is not None and kept[0] != fingerprint
         candidates = access.led_projects(request.user).exclude(pk=project.pk).filter(layer_phenomena=True)
         picked = {int(pk) for pk in request.GET.getlist("compare") if pk.isdigit()}
         context["compare_candidates"] = [(other, other.pk in picked) for other in candidates.order_by("name")]

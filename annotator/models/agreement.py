@@ -57,10 +57,15 @@ class AgreementHeadline(models.Model):
 
 
 class AgreementState(models.Model):
-    """Bookkeeping of the recompute pipeline for one project (what changed, what is running)."""
+    """Bookkeeping of the recompute pipeline for one project (what changed, what is queued, what ran)."""
 
     project = models.OneToOneField(Project, related_name="agreement_state", on_delete=models.CASCADE)
     changed_at = models.DateTimeField(null=True, blank=True, help_text="Last change to annotations.")
+    queued_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Dirty since: the change that sent the recompute task still to start (None: none waits).",
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
@@ -75,9 +80,12 @@ class AgreementState(models.Model):
 
     @property
     def is_behind(self) -> bool:
-        """Whether the latest snapshot may miss a change: a computation is running, or the change came
-        after the latest computation started (it read the annotations at its start, so a change made
-        while it ran is not in its snapshot even though it finished later)."""
+        """Whether the latest snapshot may miss a change: a change waits for its task (`queued_at`), a
+        computation is running, or the change came after the latest computation started (it read the
+        annotations at its start, so a change made while it ran is not in its snapshot even though it
+        finished later; a computation starts after every change it reads, `scheduling.take_queued`)."""
+        if self.queued_at is not None:  # a change waits for its task to start
+            return True
         if self.changed_at is None:
             return False
         if self.started_at is None or self.finished_at is None or self.started_at > self.finished_at:
@@ -127,6 +135,44 @@ class AgreementPairPart(models.Model):
 
     def __str__(self) -> str:
         return f"agreement part of pair {self.pair_id}"
+
+
+class AgreementPhenomenaPart(models.Model):
+    """What one pair adds to the project's agreement sums that are computed from its phenomena
+    (`annotator.agreement.phenomena_parts`, `metrics.phenomena_sums`): the `AgreementSum` cells it
+    contributes, as `[[measure, annotators, key, value], …]`. A phenomenon save reads this row for what
+    the pair added before and moves the totals by the difference."""
+
+    project = models.ForeignKey(Project, related_name="+", on_delete=models.CASCADE)
+    pair = models.OneToOneField(
+        "annotator.Pair", related_name="agreement_phenomena_part", on_delete=models.CASCADE
+    )
+    cells = models.JSONField(default=list)
+
+    class Meta:
+        indexes = [models.Index(fields=["project"])]
+
+    def __str__(self) -> str:
+        return f"phenomena agreement part of pair {self.pair_id}"
+
+
+class AgreementPhrasePart(models.Model):
+    """What one pair adds to the project's agreement sums that are computed from its phrase alignments
+    (`annotator.agreement.phrase_parts`, `metrics.spade_sums`): the `AgreementSum` cells it contributes,
+    as `[[measure, annotators, key, value], …]`. A phrase alignment save reads this row for what the
+    pair added before and moves the totals by the difference."""
+
+    project = models.ForeignKey(Project, related_name="+", on_delete=models.CASCADE)
+    pair = models.OneToOneField(
+        "annotator.Pair", related_name="agreement_phrase_part", on_delete=models.CASCADE
+    )
+    cells = models.JSONField(default=list)
+
+    class Meta:
+        indexes = [models.Index(fields=["project"])]
+
+    def __str__(self) -> str:
+        return f"phrase agreement part of pair {self.pair_id}"
 
 
 class AgreementChange(models.Model):

@@ -12,6 +12,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
+from annotator.agreement import record_change
 from annotator.core.tagsets import ETPC_NAME, VILA_NAME
 from annotator.models import Membership, Phenomenon, Project, ReannotationRound, Tagset
 from annotator.projects.roles import grant_role
@@ -131,11 +132,19 @@ def create_project(lead: Any | None, *, annotators: Iterable[Any] = (), **fields
 
 
 @transaction.atomic
+@transaction.atomic
 def update_project(project: Project, **fields: Any) -> Project:
-    """Change the given settings of a project (the rest stay)."""
+    """Change the given settings of a project (the rest stay). A layer switched on or off or another
+    tagset changes which agreement sums the project keeps: they are rebuilt from its annotations."""
     fields = {k: v for k, v in fields.items() if k in EDITABLE}
     fields = _validate(fields, project)
+    reshaped = any(
+        (key.startswith("layer_") or key == "tagset") and getattr(project, key) != value
+        for key, value in fields.items()
+    )
     for key, value in fields.items():
         setattr(project, key, value)
     project.save()
+    if reshaped:
+        record_change(project.pk, relabelled=True)
     return project

@@ -44,7 +44,7 @@ def world():
 
 def test_lead_trains_and_annotator_accepts_and_corrects_suggestions(page, live_server, world, eager_celery):
     project, pair, ann = world["project"], world["pair"], world["ann"]
-    make.sign_in(page, live_server, world["lead"])
+    make.signed_in(page, live_server, world["lead"])
     page.goto(f"{live_server.url}/projects/{project.pk}/corpus/")
     page.click("[data-train-aligner]")
     page.wait_for_selector("#aligner-run-1.job-succeeded", timeout=60_000)
@@ -61,7 +61,7 @@ def test_lead_trains_and_annotator_accepts_and_corrects_suggestions(page, live_s
     n_faint = sum(1 for c in pair.initial_alignment_confidence if c < 0.99)
 
     page.context.clear_cookies()
-    make.sign_in(page, live_server, ann)
+    make.signed_in(page, live_server, ann)
     page.goto(f"{live_server.url}/projects/{project.pk}/pairs/{pair.pk}/")
     page.keyboard.press("Shift+A")
     n_suggested = len(pair.initial_alignment)
@@ -83,7 +83,7 @@ def test_lead_trains_and_annotator_accepts_and_corrects_suggestions(page, live_s
 
     recompute(project.pk)
     page.context.clear_cookies()
-    make.sign_in(page, live_server, world["lead"])
+    make.signed_in(page, live_server, world["lead"])
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     text = page.content()
     assert "Annotators against the automatic aligner" in text and "κ_C baseline" in text

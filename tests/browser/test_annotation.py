@@ -89,7 +89,7 @@ def links_of(pair, user):
 
 def test_annotator_annotates_a_pair_undoes_and_finds_everything_after_reload(page, live_server, world):
     pair, anna = world["pair"], world["anna"]
-    make.sign_in(page, live_server, make.cast().anna)
+    make.signed_in(page, live_server, make.cast().anna)
     page.goto(f"{live_server.url}/projects/{pair.project_id}/")
     page.click("text=My queue")
     page.click("#continue")
@@ -219,7 +219,7 @@ def test_annotator_annotates_a_pair_undoes_and_finds_everything_after_reload(pag
     # a second annotator on the same pair sees none of it
     other = page.context.browser.new_context(viewport={"width": 1280, "height": 800})
     bob_page = other.new_page()
-    make.sign_in(bob_page, live_server, make.cast().ben)
+    make.signed_in(bob_page, live_server, make.cast().ben)
     bob_page.goto(edit_url(live_server, pair))
     html = bob_page.content()
     assert bob_page.locator(".ph").count() == 0 and "film … Friday" not in html
@@ -232,7 +232,7 @@ def test_annotator_annotates_a_pair_undoes_and_finds_everything_after_reload(pag
 
 def test_stale_tab_gets_the_conflict_message_and_a_reload(page, live_server, world):
     pair, anna = world["pair"], world["anna"]
-    make.sign_in(page, live_server, make.cast().anna)
+    make.signed_in(page, live_server, make.cast().anna)
     page.goto(edit_url(live_server, pair))
     fresh = page.context.new_page()
     fresh.goto(edit_url(live_server, pair))
@@ -252,7 +252,7 @@ def test_stale_tab_gets_the_conflict_message_and_a_reload(page, live_server, wor
 
 def test_offline_editor_keeps_changes_and_sends_them_when_back_online(page, live_server, world):
     pair, anna = world["long"], world["anna"]
-    make.sign_in(page, live_server, make.cast().anna)
+    make.signed_in(page, live_server, make.cast().anna)
     page.goto(edit_url(live_server, pair))
     page.context.set_offline(True)
     page.fill("#comment-text", "Members differ in what they foreground.")
@@ -268,7 +268,7 @@ def test_offline_editor_keeps_changes_and_sends_them_when_back_online(page, live
 
 def test_long_pair_at_both_screen_sizes(page, live_server, world):
     pair = world["long"]
-    make.sign_in(page, live_server, make.cast().anna)
+    make.signed_in(page, live_server, make.cast().anna)
     page.goto(edit_url(live_server, pair))
     pair.refresh_from_db()
     page.keyboard.press("Shift+A")
@@ -283,7 +283,7 @@ def test_long_pair_at_both_screen_sizes(page, live_server, world):
 
 def test_sense_preserving_mark_is_set_with_shift_e_and_kept_when_editing(page, live_server, world):
     pair, ann = world["pair"], world["anna"]
-    make.sign_in(page, live_server, ann)
+    make.signed_in(page, live_server, ann)
     page.goto(edit_url(live_server, pair))
     page.evaluate("localStorage.clear()")
     page.click("#pair-label >> text=Paraphrase")

@@ -36,7 +36,7 @@ def check(pair, ann):
 
 
 def open_pair(page, live_server, pair):
-    make.sign_in(page, live_server, "anna")
+    make.signed_in(page, live_server, "anna")
     page.goto(edit_url(live_server, pair))
     page.evaluate("localStorage.clear()")
     page.reload()

@@ -73,7 +73,7 @@ def box(page, selector):
 
 def test_laptop_layout_keeps_the_phenomena_in_view_and_the_trees_side_by_side(page, live_server, etpc_world):
     pair = etpc_world["pair"]
-    make.sign_in(page, live_server, "ann")
+    make.signed_in(page, live_server, "ann")
     page.goto(edit_url(live_server, pair))
     page.evaluate("localStorage.clear()")
     page.keyboard.press("Shift+H")

@@ -48,7 +48,7 @@ def test_admin_imports_mrpc_then_etpc_then_exports(
             relation("2", "25", s1="1", s2="1", sense="no"),
         )
     )
-    make.sign_in(page, live_server, make.cast().admin)
+    make.signed_in(page, live_server, make.cast().admin)
     page.goto(f"{live_server.url}/corpus/import/")
     page.fill("input[name=project_name]", "MRPC sample")
     page.select_option("select[name=format]", "mrpc")
@@ -85,14 +85,15 @@ def test_lead_opens_the_printable_agreement_report(page: Any, live_server: Any, 
     lead, anna, ben = cast.lead, cast.anna, cast.ben
     project = make.project_with_pairs("Printable", n_pairs=2, lead=lead, annotators=(anna, ben))
     diathesis = make.vila().types.get(name="Diathesis")
-    for pair in project.pairs.all():
-        for user, links in ((anna, [(1, 0), (4, 2)]), (ben, [(1, 0), (5, 3)])):
-            annotation_services.set_links(pair, user, links, sure=True, base_version=None)
-            annotation_services.add_phenomenon(
-                pair, user, diathesis, scope1=[2], scope2=[1], base_version=None
-            )
+    with make.batched_agreement():
+        for pair in project.pairs.all():
+            for user, links in ((anna, [(1, 0), (4, 2)]), (ben, [(1, 0), (5, 3)])):
+                annotation_services.set_links(pair, user, links, sure=True, base_version=None)
+                annotation_services.add_phenomenon(
+                    pair, user, diathesis, scope1=[2], scope2=[1], base_version=None
+                )
     recompute(project.pk)
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/corpus/agreement-report/")
     page.wait_for_selector("text=Agreement report — Printable")
     assert page.locator("td", has_text="alignment.words.f1").count() >= 1

@@ -221,7 +221,7 @@ def test_the_editor_saves_through_htmx_under_the_policy(strict_page, live_server
     target, text = (
         ("non_paraphrase", "Not a paraphrase") if "paraphrase" in had else ("paraphrase", "Paraphrase")
     )
-    make.sign_in(page, live_server, annotator.username)
+    make.signed_in(page, live_server, annotator.username)
     page.goto(f"{live_server.url}/projects/{project.pk}/pairs/{pair.pk}/")
     page.wait_for_selector("html.js")
     page.evaluate("window.__noReload = true")
@@ -237,7 +237,7 @@ def test_data_driven_widths_and_colours_are_applied_through_the_cssom(strict_pag
     team = make.team(n_pairs=4)
     page = strict_page
     page.context.add_init_script(WATCH)
-    make.sign_in(page, live_server, team["anna"].username)
+    make.signed_in(page, live_server, team["anna"].username)
     page.goto(f"{live_server.url}/projects/{team['project'].pk}/queue/")
     bar = page.locator(".progress span[data-width]").first
     assert bar.evaluate("e => e.style.width") == bar.get_attribute("data-width") + "%"

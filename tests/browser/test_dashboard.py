@@ -36,17 +36,18 @@ def project_team(in_process_tasks):
     project = make.project_with_pairs("Live project", n_pairs=4, lead=lead, annotators=anns)
     diathesis = make.vila().types.get(name="Diathesis")
     for n, pair in enumerate(project.pairs.order_by("position")):
-        for who in anns:
-            annotation_services.add_phenomenon(
-                pair,
-                who,
-                diathesis,
-                scope1=[2] if who != anns[1] or n else [3],
-                scope2=[1],
-                base_version=None,
-            )
-            annotation_services.set_links(pair, who, [(1, 0), (4, 2)], sure=True, base_version=None)
-            annotation_services.set_pair_label(pair, who, "paraphrase", base_version=None)
+        with make.batched_agreement():  # one computation per pair: the trend has a point per pair
+            for who in anns:
+                annotation_services.add_phenomenon(
+                    pair,
+                    who,
+                    diathesis,
+                    scope1=[2] if who != anns[1] or n else [3],
+                    scope2=[1],
+                    base_version=None,
+                )
+                annotation_services.set_links(pair, who, [(1, 0), (4, 2)], sure=True, base_version=None)
+                annotation_services.set_pair_label(pair, who, "paraphrase", base_version=None)
     return project, lead, anns
 
 
@@ -56,7 +57,7 @@ def fleiss_text(page) -> str:
 
 def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live_server, project_team):
     project, lead, (anna, ben, cat) = project_team
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     assert page.locator("#snapshot-status").inner_text().startswith("Last snapshot")
     assert fleiss_text(page) == "—"  # everybody said paraphrase so far
@@ -85,7 +86,7 @@ def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live
 def test_dashboard_at_wide_screen(page, live_server, project_team):
     project, lead, _ = project_team
     page.set_viewport_size({"width": 1920, "height": 1080})
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     for panel in (
         "progress",
@@ -108,7 +109,7 @@ def test_statistics_panel_compares_type_frequencies_with_another_project(page, l
         annotation_services.add_phenomenon(
             pair, anns[0], diathesis, scope1=[1], scope2=[1], base_version=None
         )
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{other.pk}/dashboard/")  # its dashboard keeps its statistics
     page.locator("#statistics h3").first.wait_for()
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
@@ -138,7 +139,7 @@ def test_dashboard_shows_the_intervals_the_agreement_stores(page, live_server, p
     results.forget_memos()
     results.forget_phenomena_states()
     assert recompute(project.pk, full=True).startswith("stored")
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     table = page.locator("#phenomena-agreement table.measures")
     table.wait_for()
@@ -152,7 +153,7 @@ def test_dashboard_shows_the_intervals_the_agreement_stores(page, live_server, p
 def test_measure_explanation_reads_for_a_lead_with_the_hat_over_pi(page, live_server, project_team):
     from django.urls import reverse
 
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(live_server.url + reverse("annotator:measure-explanation", args=["kappa-c"]))
     article = page.locator("#measure-explanation")
     assert article.locator("p").first.inner_text().startswith("What it answers.")

@@ -45,7 +45,7 @@ def badge(page, item, step):
 def test_rater_walks_through_both_steps_and_never_sees_the_original_in_step_1(page, live_server, world):
     project, (u1, _), rater, _, _ = world
     items = list(u1.items.all())
-    make.sign_in(page, live_server, make.cast().anna)
+    make.signed_in(page, live_server, make.cast().anna)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/")
     screenshot(page, "evaluation-queue-start")
     page.click("#next-unit")
@@ -99,7 +99,7 @@ def test_rater_walks_through_both_steps_and_never_sees_the_original_in_step_1(pa
 
 def test_postponed_unit_returns_after_the_others(page, live_server, world):
     project, (u1, u2), rater, _, _ = world
-    make.sign_in(page, live_server, make.cast().anna)
+    make.signed_in(page, live_server, make.cast().anna)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/units/{u1.pk}/grammaticality/")
     page.get_by_role("button", name="Postpone this unit").click()
     page.wait_for_url(re.compile(rf"/units/{u2.pk}/grammaticality/$"))
@@ -123,7 +123,7 @@ def test_rater_reevaluates_a_disagreed_item_and_the_lead_sees_before_and_after(p
             ["Equivalent", "Missing Info.", "Completely Different"],
         )
     reevaluation.build_reevaluation_sets(project, seed=0)
-    make.sign_in(page, live_server, make.cast().anna)
+    make.signed_in(page, live_server, make.cast().anna)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/")
     page.get_by_role("link", name="Continue re-evaluation").click()
     page.wait_for_url(re.compile(r"/reevaluation/$"))
@@ -158,7 +158,7 @@ def test_rater_reevaluates_a_disagreed_item_and_the_lead_sees_before_and_after(p
 
     recompute(project.pk)
     page.context.clear_cookies()
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/setup/")
     assert page.locator("#fleiss-table").is_visible() and page.locator("#cohen-heatmap").is_visible()
     g2 = page.locator('#fleiss-table tr[data-scale="G2"]').inner_text()
@@ -168,7 +168,7 @@ def test_rater_reevaluates_a_disagreed_item_and_the_lead_sees_before_and_after(p
 
 def test_lead_builds_a_unit_and_assigns_raters(page, live_server, world):
     project, _, _, _, _ = world
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/setup/")
     form = page.locator("#build-unit")
     form.get_by_label("Source sentence").fill("Prices went up sharply in May.")
@@ -189,7 +189,7 @@ def test_lead_builds_a_unit_and_assigns_raters(page, live_server, world):
 def test_a_change_made_in_another_tab_shows_a_conflict_at_the_item(page, live_server, world):
     project, (u1, _), rater, _, _ = world
     item = u1.items.first()
-    make.sign_in(page, live_server, make.cast().anna)
+    make.signed_in(page, live_server, make.cast().anna)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/units/{u1.pk}/grammaticality/")
     answer(page, item, "grammaticality", "Yes")
     evaluation.record_judgement(item, rater, "grammaticality", label="Irredeemable")  # the other tab
@@ -210,7 +210,7 @@ def test_a_long_rating_queue_shows_a_page_of_units_at_a_time(page, live_server):
     project = make.evaluation_project("Long queue", n_units=0)
     grant_role(project, rater, "annotator")
     rated_units(project, rater, 250, again_every=2)
-    make.sign_in(page, live_server, rater)
+    make.signed_in(page, live_server, rater)
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/")
     assert "83 of 250 units finalized" in page.locator(".queue-progress").inner_text()
     assert page.locator("#open-units tbody tr").count() == 100

@@ -138,7 +138,7 @@ def test_default_suggestions_save_key_presses_and_reach_the_gold(page, live_serv
             )
         projects.assign_pairs(project, [cast.anna], pairs)
         page.context.clear_cookies()
-        make.sign_in(page, live_server, cast.anna)
+        make.signed_in(page, live_server, cast.anna)
         presses = accept_all = 0
         seconds = 0.0
         for pair, g in zip(pairs, gold, strict=True):

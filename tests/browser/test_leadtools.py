@@ -42,7 +42,7 @@ def not_reloaded(page):
 
 def test_planner_preview_follows_the_options_without_reload(page, live_server, world):
     project = world["project"]
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/planner/")
     mark_page(page)
     preview = page.locator("#plan-preview")
@@ -72,7 +72,7 @@ def test_planner_pages_the_stored_plan_without_reload(page, live_server, world):
     project = world["project"]
     for n in range(40):
         projects.add_pair(project, f"x{n:02d}", tokens1=["a"], tokens2=["b"])
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/planner/")
     mark_page(page)
     planned = page.locator("#planned")
@@ -88,7 +88,7 @@ def test_planner_pages_the_stored_plan_without_reload(page, live_server, world):
 
 def test_explorer_lists_lowest_first_filters_and_opens_the_comparison(page, live_server, world):
     project = world["project"]
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/explorer/")
     mark_page(page)
     rows = page.locator("table.lt-explorer tbody tr")
@@ -118,7 +118,7 @@ def test_explorer_lists_lowest_first_filters_and_opens_the_comparison(page, live
 
 def test_ticked_pairs_go_to_the_reannotation_queue(page, live_server, world):
     project = world["project"]
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/explorer/")
     page.check("input[name=pick][value=p3]")
     page.check("input[name=pick][value=p2]")
@@ -137,7 +137,7 @@ def test_ticked_pairs_go_to_the_reannotation_queue(page, live_server, world):
 def test_lead_builds_the_gold_annotation(page, live_server, world):
     project = world["project"]
     pair = project.pairs.get(source_id="p3")
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/explorer/{pair.pk}/")
     page.click("#adjudicate-link")
     page.wait_for_selector("#adjudication")
@@ -177,7 +177,7 @@ def test_a_long_reannotation_queue_is_previewed_a_page_at_a_time(page, live_serv
     from tests.lists_scale import big_project
 
     project = big_project(600, "Long")
-    make.sign_in(page, live_server, make.cast().lead)
+    make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/reannotation/")
     preview = page.locator("#reannotation-preview")
     assert "300 pairs meet the rule" in preview.inner_text()

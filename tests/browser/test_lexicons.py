@@ -61,7 +61,7 @@ def test_lead_builds_units_from_a_lexicon_raters_judge_and_the_lead_reads_precis
     lexicon.write_text(LEXICON)
     sentences.write_text(SENTENCES)
 
-    make.sign_in(page, live_server, "lena")
+    make.signed_in(page, live_server, "lena")
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/setup/")
     page.get_by_role("link", name="Lexicon evaluation").click()
     page.wait_for_url(re.compile(r"/evaluation/lexicons/$"))
@@ -102,7 +102,7 @@ def test_lead_builds_units_from_a_lexicon_raters_judge_and_the_lead_reads_precis
         ["Equivalent" if i.paraphrase != "increased" else "Completely Different" for i in unit.items.all()],
     )
     page.context.clear_cookies()
-    make.sign_in(page, live_server, "rita")
+    make.signed_in(page, live_server, "rita")
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/")
     page.click("#next-unit")
     page.wait_for_url(re.compile(r"/grammaticality/$"))
@@ -118,7 +118,7 @@ def test_lead_builds_units_from_a_lexicon_raters_judge_and_the_lead_reads_precis
     page.wait_for_load_state("networkidle")
 
     page.context.clear_cookies()
-    make.sign_in(page, live_server, "lena")
+    make.signed_in(page, live_server, "lena")
     page.goto(f"{live_server.url}/projects/{project.pk}/evaluation/lexicons/")
     table = page.locator("#lexicon-precision table")
     rows = {r.locator("td").first.inner_text(): r.inner_text() for r in table.locator("tbody tr").all()}
@@ -141,38 +141,39 @@ def etpc_like_team(in_process_tasks):
     anns = (make.user("ana"), make.user("bo"), make.user("cleo"))
     project = make.project_with_pairs("Sense project", n_pairs=6, lead=lead, annotators=anns)
     types = [make.vila().types.get(name=n) for n in ("Diathesis", "Synthetic/analytic", "Inflectional")]
-    for n, pair in enumerate(project.pairs.order_by("position")):
-        for k, who in enumerate(anns):
-            annotation_services.add_phenomenon(
-                pair,
-                who,
-                types[0],
-                scope1=[2],
-                scope2=[1],
-                sense_preserving=(n + k) % 3 != 0,
-                base_version=None,
-            )
-            if (n + k) % 2:
+    with make.batched_agreement():
+        for n, pair in enumerate(project.pairs.order_by("position")):
+            for k, who in enumerate(anns):
                 annotation_services.add_phenomenon(
                     pair,
                     who,
-                    types[1],
-                    scope1=[0, 1],
-                    scope2=[0],
-                    projection="local",
-                    sense_preserving=True,
+                    types[0],
+                    scope1=[2],
+                    scope2=[1],
+                    sense_preserving=(n + k) % 3 != 0,
                     base_version=None,
                 )
-            annotation_services.set_links(
-                pair, who, [(1, 0), (4, 2)] if k else [(1, 0), (2, 1)], sure=True, base_version=None
-            )
+                if (n + k) % 2:
+                    annotation_services.add_phenomenon(
+                        pair,
+                        who,
+                        types[1],
+                        scope1=[0, 1],
+                        scope2=[0],
+                        projection="local",
+                        sense_preserving=True,
+                        base_version=None,
+                    )
+                annotation_services.set_links(
+                    pair, who, [(1, 0), (4, 2)] if k else [(1, 0), (2, 1)], sure=True, base_version=None
+                )
     recompute(project.pk)
     return project
 
 
 def test_dashboard_shows_sense_layers_and_the_statistics_panel(page, live_server, etpc_like_team):
     project = etpc_like_team
-    make.sign_in(page, live_server, "lead")
+    make.signed_in(page, live_server, "lead")
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")
     layers = page.locator("table.sense-layers")
     assert layers.is_visible()

@@ -184,7 +184,7 @@ def test_phenomena_suggestions_save_key_presses_and_reach_etpc(page, live_server
         shortcuts = {code: t.shortcut for code, t in types.items()}
         codes = {t.pk: code for code, t in types.items()}
         page.context.clear_cookies()
-        make.sign_in(page, live_server, cast.anna)
+        make.signed_in(page, live_server, cast.anna)
         total: dict[str, float] = defaultdict(float)
         for pair, pid in zip(pairs, held_out, strict=True):
             for name, value in _annotate(page, live_server, pair, gold[pid], shortcuts, codes).items():

@@ -70,7 +70,7 @@ def focused(page, attribute):
 
 def test_accept_reject_correct_and_accept_all_from_the_keyboard(page, live_server, world):
     cast, first, second = world
-    make.sign_in(page, live_server, cast.ben)
+    make.signed_in(page, live_server, cast.ben)
     page.goto(f"{live_server.url}/projects/{first.project_id}/pairs/{first.pk}/")
     page.wait_for_selector("html.js")
     page.keyboard.press("Shift+H")

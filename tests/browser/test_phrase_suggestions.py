@@ -46,7 +46,7 @@ def saved(page):
 
 def test_annotator_accepts_one_phrase_suggestion_then_the_rest(page, live_server, world):
     cast, pair = world
-    make.sign_in(page, live_server, cast.anna)
+    make.signed_in(page, live_server, cast.anna)
     page.goto(f"{live_server.url}/projects/{pair.project_id}/pairs/{pair.pk}/")
     page.wait_for_selector("html.js")
     page.keyboard.press("Shift+T")

@@ -38,7 +38,7 @@ def world():
 
 def test_lead_retrains_now_and_sees_the_scores_on_the_dashboard(page, live_server, world, eager_celery):
     team, cast = world
-    make.sign_in(page, live_server, cast.lead)
+    make.signed_in(page, live_server, cast.lead)
     page.goto(f"{live_server.url}/projects/{team.pk}/corpus/")
     page.wait_for_selector("[data-recommender-train]")
     page.fill("#recommender input[name=retrain_every]", "10")

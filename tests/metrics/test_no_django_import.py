@@ -14,6 +14,7 @@ MODULES = [
     "metrics.document",
     "metrics.iapta",
     "metrics.multi",
+    "metrics.phenomena_sums",
     "metrics.kappa",
     "metrics.reeval",
     "metrics.bootstrap",

@@ -36,6 +36,7 @@ def stack() -> Iterator[Stack]:
         stack.world = seed(stack, n_annotators=2, n_pairs=3)
         stack.start_web()
         stack.start_worker()
+        stack.start_beat()
         yield stack
     finally:
         stack.stop()
@@ -117,7 +118,8 @@ def test_redis_down_saves_succeed_and_recompute_follows_when_it_is_back(stack):
 
     stack.redis = PrivateRedis(stack.redis.port, stack.root)
     stack.redis.start()
-    # The lead's next look (like the dashboard's poll) re-sends the refused recompute to the worker.
+    # The periodic catch-up (Celery beat) re-sends the refused recompute to the worker; reading the
+    # agreement sends nothing.
     after = wait_until(lambda: current_snapshot(stack), 90, "a recompute after Redis came back")
     assert after["id"] != before["id"] and after["fingerprint"] != before["fingerprint"]
     assert agreement(stack)["enqueue_failed"] is False

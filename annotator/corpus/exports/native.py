@@ -56,8 +56,11 @@ from typing import Any, Protocol, TextIO
 from django.db.models import BooleanField, ExpressionWrapper, Q
 
 from annotator.agreement.document import (
+    Only,
+    PairSpan,
     document_header,
     evaluation_item_ids,
+    only_pairs,
     pairs_document,
     pairs_phrase_alignments,
     project_annotators,
@@ -186,18 +189,18 @@ def _members(project: Project) -> dict[str, list[str]]:
     return {key: sorted(value) for key, value in out.items()}
 
 
-def _only(rows: Any, only: list[int] | None) -> Any:
-    """The rows of the pairs `only` (pks), or all when None."""
-    return rows if only is None else rows.filter(pair_id__in=only)
+def _only(rows: Any, only: Only) -> Any:
+    """The rows of the pairs `only` (pks or a span of the pairs' order), or all when None."""
+    return only_pairs(rows, only)
 
 
-def _pairs(project: Project, only: list[int] | None = None) -> dict[str, dict[str, Any]]:
+def _pairs(project: Project, only: Only = None) -> dict[str, dict[str, Any]]:
     """Each pair's extras (`only`: of these pair pks). A pair without a stored initial alignment says so:
     its `initial_alignment` in the metrics part is κ_C's identical-token fallback, which an import must
     not store."""
     pairs = Pair.objects.filter(project=project)
     rows = (
-        (pairs if only is None else pairs.filter(pk__in=only))
+        only_pairs(pairs, only, prefix="")
         .order_by("position", "pk")
         .annotate(unstored=ExpressionWrapper(Q(initial_alignment__isnull=True), output_field=BooleanField()))
         .values_list("source_id", *PAIR_FIELDS, "unstored")
@@ -222,7 +225,7 @@ def _aligner_runs(project: Project) -> list[dict[str, Any]]:
     return [dict(row) for row in rows]
 
 
-def _systems(project: Project, only: list[int] | None = None) -> dict[str, dict[str, Any]]:
+def _systems(project: Project, only: Only = None) -> dict[str, dict[str, Any]]:
     """Registered systems with their imported alignments (`only`: on these pair pks), by name; pairs in
     pair order."""
     systems: dict[str, dict[str, Any]] = {
@@ -242,7 +245,7 @@ def _systems(project: Project, only: list[int] | None = None) -> dict[str, dict[
 
 
 def _pair_labels(
-    project: Project, source_ids: dict[int, str], only: list[int] | None = None
+    project: Project, source_ids: dict[int, str], only: Only = None
 ) -> dict[str, dict[str, dict[str, str]]]:
     rows = (
         _only(PairLabel.objects.filter(pair__project=project, is_gold=False), only)
@@ -256,9 +259,7 @@ def _pair_labels(
     return dict(out)
 
 
-def _phenomena_extra(
-    project: Project, names: dict[int, str], only: list[int] | None = None
-) -> dict[str, list[Any]]:
+def _phenomena_extra(project: Project, names: dict[int, str], only: Only = None) -> dict[str, list[Any]]:
     """sense_preserving and comment of each phenomenon, in the order of the document's "phenomena"."""
     rows = (
         _only(
@@ -274,9 +275,7 @@ def _phenomena_extra(
     return {name: out[name] for name in sorted(out)}
 
 
-def _phrase_nodes(
-    project: Project, names: dict[int, str], only: list[int] | None = None
-) -> dict[str, list[list[Any]]]:
+def _phrase_nodes(project: Project, names: dict[int, str], only: Only = None) -> dict[str, list[list[Any]]]:
     rows = (
         _only(
             PhraseAlignment.objects.filter(
@@ -327,9 +326,7 @@ def _has_content(section: Any) -> bool:
     return section is not None
 
 
-def _gold(
-    project: Project, source_ids: dict[int, str], only: list[int] | None = None
-) -> dict[str, list[dict[str, Any]]]:
+def _gold(project: Project, source_ids: dict[int, str], only: Only = None) -> dict[str, list[dict[str, Any]]]:
     base = {"pair__project": project, "is_gold": True}
     order = ("pair__position", "pair_id", "pk")
 
@@ -719,8 +716,9 @@ def _pair_lines(project: Project, chunk: int) -> Iterator[dict[str, Any]]:
         keys = list(page.values_list("position", "pk")[:chunk])
         if not keys:
             return
+        span = PairSpan(after, keys[-1])
         after = keys[-1]
-        doc = _chunk_document(project, names, members, [pk for _, pk in keys], gold=gold, systems=systems)
+        doc = _chunk_document(project, names, members, span, gold=gold, systems=systems)
         yield from to_jsonl(doc)[1:]
 
 
@@ -728,12 +726,12 @@ def _chunk_document(
     project: Project,
     names: dict[int, str],
     members: dict[int, str],
-    pks: list[int],
+    pks: list[int] | PairSpan,
     *,
     gold: bool = True,
     systems: bool = True,
 ) -> dict[str, Any]:
-    """The native document's per-pair parts for the pairs `pks` (what `to_jsonl` splits into lines);
+    """The native document's per-pair parts for the pairs `pks` (a list or a span; what `to_jsonl` splits into lines);
     `names`: the document's annotators, `members`: `_annotator_names`; `gold`, `systems`: False when the
     project has no gold rows, no systems (they are not read)."""
     part = pairs_document(project, names, pks)

@@ -15,7 +15,7 @@ from django.core.management import call_command
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from annotator.agreement import pair_parts, rebuild, sums
+from annotator.agreement import pair_parts, phenomena_parts, rebuild, sums
 from annotator.agreement.computation import recompute
 from annotator.agreement.document import project_document
 from annotator.agreement.machine_agreement import machine_agreement
@@ -25,6 +25,7 @@ from annotator.annotation import worklist
 from annotator.models import (
     AgreementChange,
     AgreementPairPart,
+    AgreementPhenomenaPart,
     AgreementSum,
     Assignment,
     Membership,
@@ -34,6 +35,8 @@ from annotator.projects.roles import grant_role
 from metrics.alignment import alignment_report
 from metrics.document import parse_document
 from metrics.pair_labels import pair_label_report
+from metrics.phenomena_sums import MEASURES as PHENOMENA_MEASURES
+from metrics.report import phenomena_report
 from tests import make
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +45,8 @@ LABELS = ["paraphrase", "non_paraphrase", ""]
 
 edit = st.one_of(
     st.tuples(st.just("label"), st.integers(0, 2), st.integers(0, 3), st.sampled_from(LABELS)),
-    st.tuples(st.just("phenomenon"), st.integers(0, 2), st.integers(0, 3), st.integers(0, 3)),
+    st.tuples(st.just("phenomenon"), st.integers(0, 2), st.integers(0, 3), st.integers(0, 15)),
+    st.tuples(st.just("rephenomenon"), st.integers(0, 2), st.integers(0, 3), st.integers(0, 15)),
     st.tuples(st.just("unphenomenon"), st.integers(0, 2), st.integers(0, 3), st.just(0)),
     st.tuples(st.just("link"), st.integers(0, 2), st.integers(0, 3), st.integers(0, 3)),
     st.tuples(st.just("unlink"), st.integers(0, 2), st.integers(0, 3), st.integers(0, 3)),
@@ -53,15 +57,40 @@ edit = st.one_of(
 )
 
 
-def apply(edit_: tuple, project, pairs: list, anns: tuple, ptype) -> None:
+#: Types of the edits' phenomena: two-sided with a projection, one-sided, with keys, any-sided.
+PHENOMENON_TYPES = ("Same polarity", "Addition/deletion", "Diathesis", "Identical")
+
+
+def phenomenon_fields(arg: int) -> dict:
+    """A phenomenon of type `PHENOMENON_TYPES[arg % 4]` at token `arg // 4` (member 1 has 6 tokens,
+    member 2 has 4)."""
+    kind, at = PHENOMENON_TYPES[arg % 4], arg // 4
+    projection = "local" if at % 2 else "global"
+    if kind == "Same polarity":
+        return {"scope1": [at], "scope2": [at % 2], "projection": projection}
+    if kind == "Addition/deletion":
+        return {"scope1": [at], "scope2": [], "projection": projection}
+    if kind == "Diathesis":
+        return {"scope1": [at, at + 1], "scope2": [0], "projection": "", "key1": [at]}
+    return {"scope1": [], "scope2": [at], "projection": ""}
+
+
+def apply(edit_: tuple, project, pairs: list, anns: tuple, types: dict) -> None:
     kind, p, a, arg = edit_
     pair, who = pairs[p], anns[a]
     if kind == "label":
         annotation_services.set_pair_label(pair, who, arg, base_version=None)
     elif kind == "phenomenon":
         annotation_services.add_phenomenon(
-            pair, who, ptype, scope1=[arg], scope2=[0], projection="local", base_version=None
+            pair, who, types[PHENOMENON_TYPES[arg % 4]], base_version=None, **phenomenon_fields(arg)
         )
+    elif kind == "rephenomenon":
+        mine = Phenomenon.objects.filter(pair=pair, annotator=who).order_by("-pk").first()
+        if mine is not None:
+            fields = {"key1": [], "key2": [], **phenomenon_fields(arg)}
+            annotation_services.update_phenomenon(
+                mine, base_version=None, ptype=types[PHENOMENON_TYPES[arg % 4]], **fields
+            )
     elif kind == "unphenomenon":
         mine = Phenomenon.objects.filter(pair=pair, annotator=who).order_by("pk").first()
         if mine is not None:
@@ -102,6 +131,15 @@ def library_alignment(project) -> tuple[dict, list]:
     return alignment_report(parse_document(doc)), machine_agreement(doc)["aligner"]
 
 
+def kept_phenomena(project) -> dict:
+    return sums.kept_figures(project.pk)["phenomena"]()
+
+
+def library_phenomena(project) -> dict:
+    report = phenomena_report(parse_document(project_document(project)))
+    return {key: entry for key, entry in report.items() if not key.startswith("iapta.sense.")}
+
+
 @settings(
     max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -125,19 +163,23 @@ def test_kept_sums_equal_rebuilt_and_the_library_on_the_whole_document(edits):
     anns = tuple(make.user(f"s{n}-{'zyxw'[k]}") for k in range(4))
     project = make.project_with_pairs(f"Sums {n}", n_pairs=3, lead=make.user(f"lead{n}"), annotators=anns)
     pairs = list(project.pairs.order_by("position"))
-    ptype = make.vila().types.get(name="Same polarity")
+    types = make.types(project)
     for edit_ in edits:
-        apply(edit_, project, pairs, anns, ptype)
+        apply(edit_, project, pairs, anns, types)
     kept = sums.kept_cells(project.pk)
     assert kept == sums.project_cells(project.pk)
     assert pair_parts.kept_parts(project.pk) == pair_parts.project_parts(project.pk)
+    assert phenomena_parts.kept_parts(project.pk) == phenomena_parts.project_parts(project.pk)
     figures = kept_figures(project)
     assert figures == library_figures(project)  # exactly: the same counts reach the same formulas
     alignment = kept_alignment(project)
     assert alignment == library_alignment(project)
-    rebuild(project.pk)
+    phenomena = kept_phenomena(project)
+    assert phenomena == library_phenomena(project)  # exactly: floats kept as exact limbs
+    assert rebuild(project.pk) == 0
     assert sums.kept_cells(project.pk) == kept and kept_figures(project) == figures
     assert kept_alignment(project) == alignment
+    assert kept_phenomena(project) == phenomena
 
 
 def test_a_read_right_after_a_save_includes_it():
@@ -290,4 +332,92 @@ def test_a_link_save_moves_the_sums_in_four_statements():
     markers = ("layer_word_alignment", "UNION ALL", "annotator_agreementpairpart", "annotator_agreementsum")
     assert sum(any(m in sql for m in markers) for sql in statements) == 4, statements
     assert len(statements) == 13, statements
+    assert sums.kept_cells(project.pk) == sums.project_cells(project.pk)
+
+
+def test_a_read_right_after_a_phenomenon_save_includes_it():
+    lead, ana, bo = make.user("lead"), make.user("ana"), make.user("bo")
+    project = make.project_with_pairs(n_pairs=2, lead=lead, annotators=(ana, bo))
+    first, _ = project.pairs.order_by("position")
+    types = make.types(project)
+    same = types["Same polarity"]
+    annotation_services.add_phenomenon(
+        first, ana, same, scope1=[1], scope2=[0], projection="local", base_version=None
+    )
+    annotation_services.add_phenomenon(
+        first, bo, same, scope1=[1, 2], scope2=[0], projection="local", base_version=None
+    )
+    recompute(project.pk)
+    before = make.api_client(lead).get(f"/api/projects/{project.pk}/agreement/").json()
+    assert before["snapshot"]["results"]["report"]["measures"]["iapta.n.ph"]["value"] == 1.0
+
+    response = make.api_client(bo).post(
+        "/api/phenomena/",
+        {
+            "pair": first.pk,
+            "ptype": same.pk,
+            "scope1": [4],
+            "scope2": [2],
+            "projection": "global",
+            "base_version": 2,
+        },
+        format="json",
+    )
+    assert response.status_code in (200, 201), response.content
+    assert AgreementChange.objects.filter(project=project).exists()  # no computation has run since
+    after = make.api_client(lead).get(f"/api/projects/{project.pk}/agreement/").json()
+    measures = after["snapshot"]["results"]["report"]["measures"]
+    assert measures["iapta.n.ph"]["value"] == 0.5
+    assert measures["iapta.phenomena.count"]["by_annotator"] == {"ana": 1, "bo": 2}
+    assert measures["iapta.tpo.partial.count"]["by_ordered_pair"] == {"ana>bo": 1, "bo>ana": 1}
+    expected = library_phenomena(project)
+    assert {key: measures[key] for key in expected} == expected
+
+
+def test_the_migration_fills_the_phenomena_parts_of_existing_projects():
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("annotator.migrations.0033_phenomena_sums")
+    anns = (make.user("ana"), make.user("bo"), make.user("cy"))
+    project = make.project_with_pairs(n_pairs=2, lead=make.user("lead"), annotators=anns)
+    types = make.types(project)
+    for k, pair in enumerate(project.pairs.order_by("position")):
+        for a, who in enumerate(anns[k:]):
+            arg = 4 * a + k
+            annotation_services.add_phenomenon(
+                pair, who, types[PHENOMENON_TYPES[arg % 4]], base_version=None, **phenomenon_fields(arg)
+            )
+    kept, parts = sums.kept_cells(project.pk), phenomena_parts.kept_parts(project.pk)
+    assert any(measure == "phenomena.overlap" for measure, _, _ in kept)
+    AgreementSum.objects.filter(project=project, measure__in=PHENOMENA_MEASURES).delete()
+    AgreementPhenomenaPart.objects.all().delete()
+    migration.fill_parts(apps, None)
+    assert sums.kept_cells(project.pk) == kept == sums.project_cells(project.pk)
+    assert phenomena_parts.kept_parts(project.pk) == parts
+
+
+def test_a_phenomenon_save_moves_the_sums_in_three_statements():
+    """A phenomenon save reads the pair's part, phenomena and finished assignments, the tagset's types
+    and the project's layer in one statement, writes the part and moves the totals (one INSERT … ON
+    CONFLICT DO UPDATE each)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    anns = tuple(make.user(f"q{k}") for k in range(4))
+    project = make.project_with_pairs(n_pairs=1, lead=make.user("lead"), annotators=anns)
+    pair = project.pairs.get()
+    types = make.types(project)
+    for k, who in enumerate(anns):
+        annotation_services.add_phenomenon(
+            pair, who, types[PHENOMENON_TYPES[k % 4]], base_version=None, **phenomenon_fields(k)
+        )
+    with CaptureQueriesContext(connection) as save:
+        annotation_services.add_phenomenon(
+            pair, anns[0], types["Diathesis"], base_version=None, **phenomenon_fields(6)
+        )
+    statements = [q["sql"] for q in save.captured_queries]
+    markers = ("layer_phenomena", "UNION ALL", "annotator_agreementphenomenapart", "annotator_agreementsum")
+    assert sum(any(m in sql for m in markers) for sql in statements) == 3, statements
     assert sums.kept_cells(project.pk) == sums.project_cells(project.pk)

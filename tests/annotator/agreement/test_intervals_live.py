@@ -130,7 +130,7 @@ def test_a_computed_project_shows_an_interval_for_every_measure_equal_to_the_cli
     project, lead, _ = team
     with django_capture_on_commit_callbacks(execute=True):
         assert recompute(project.pk) == "stored"
-    assert [name for name, _ in sent] == [INTERVALS_TASK]
+    assert [name for name, _ in sent] == [INTERVALS_TASK, "annotator.compute_statistics"]
     measures = api_measures(project, lead)
     keys = numeric_keys(measures)
     assert {"iapta.do.f1", "iapta.tpo.total.f1", "kappa_c", "alignment.words.precision"} <= set(keys)

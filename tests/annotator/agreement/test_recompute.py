@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import subprocess
 import sys
+import threading
+import time
+from contextlib import contextmanager
 from pathlib import Path
-from unittest.mock import ANY
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
+from django.urls import reverse
+from django.utils import timezone
 from sklearn.metrics import cohen_kappa_score
 
 from annotator import tasks
 from annotator.agreement import computation, current, scheduling
 from annotator.agreement import results as agreement_results
-from annotator.agreement.changes import enqueue_recompute
 from annotator.agreement.computation import document_fingerprint, recompute
 from annotator.agreement.document import project_document
 from annotator.annotation import services as annotation_services
+from annotator.core import sql
 from annotator.models import (
     AgreementSnapshot,
     AgreementState,
@@ -218,65 +224,143 @@ def test_evaluation_judgements_reach_the_report(team, tmp_path):
 RECOMPUTE = "annotator.recompute_agreement"
 
 
-def test_burst_of_changes_enqueues_one_recompute(team, task_queue):
+def label(pair, who, value, on_commit) -> None:
+    """One committed pair-label save (its on-commit work runs)."""
+    with on_commit(execute=True):
+        annotation_services.set_pair_label(pair, who, value, base_version=None)
+
+
+def test_a_burst_of_saves_sends_one_recompute(team, task_queue, django_capture_on_commit_callbacks):
+    project, anns = team
+    pair = project.pairs.order_by("position").first()
+    for n in range(20):
+        label(
+            pair, anns[n % 3], "paraphrase" if n % 2 else "non_paraphrase", django_capture_on_commit_callbacks
+        )
+    assert task_queue.sent == [(RECOMPUTE, (project.pk,))]
+    assert task_queue.countdowns == [scheduling.COALESCE_SECONDS]
+    assert AgreementState.objects.get(project=project).queued_at is not None  # dirty, its task waits
+
+
+def test_a_save_after_the_computation_started_sends_again(
+    team, task_queue, django_capture_on_commit_callbacks
+):
+    project, anns = team
+    pair = project.pairs.order_by("position").first()
+    label(pair, anns[0], "paraphrase", django_capture_on_commit_callbacks)
+    assert tasks.recompute_agreement(project.pk).startswith("stored")  # the worker takes the task
+    state = AgreementState.objects.get(project=project)
+    assert state.queued_at is None and state.started_at is not None
+    label(pair, anns[1], "non_paraphrase", django_capture_on_commit_callbacks)
+    label(pair, anns[2], "non_paraphrase", django_capture_on_commit_callbacks)
+    assert task_queue.sent == [(RECOMPUTE, (project.pk,))] * 2
+    assert tasks.recompute_agreement(project.pk).startswith("stored")
+    assert recompute(project.pk) == "unchanged"  # the second computation read both saves
+
+
+def test_a_task_that_finds_the_project_busy_is_retried_by_celery(team, monkeypatch):
+    from celery.exceptions import Retry
+
     project, _ = team
-    for _ in range(100):
-        scheduling.schedule(project.pk)
-    assert task_queue.sent == [(RECOMPUTE, (project.pk, ANY))] and task_queue.countdowns[0] > 0
+    make.partly_agree(project, team[1])
+
+    @contextmanager
+    def held_elsewhere(project_id):
+        yield False
+
+    monkeypatch.setattr(scheduling, "project_lock", held_elsewhere)
+    assert recompute(project.pk) == "busy"
+    with pytest.raises(Retry):
+        tasks.recompute_agreement(project.pk)
+    assert not AgreementSnapshot.objects.filter(project=project).exists()
 
 
-def test_change_after_the_task_started_enqueues_again(team, task_queue):
-    project, anns = team
-    scheduling.schedule(project.pk)
-    recompute(project.pk)  # the worker picks the task up: the "scheduled" mark is cleared
-    scheduling.schedule(project.pk)
-    scheduling.schedule(project.pk)
-    assert task_queue.sent == [(RECOMPUTE, (project.pk, ANY))] * 2
+def test_in_process_a_change_committed_during_the_computation_is_computed_after_it(
+    team, monkeypatch, eager_celery
+):
+    """Without a broker the request that saved while another request's computation held the project
+    found it busy; the holder sees the project dirty when it ends and computes again."""
+    from annotator.agreement import changes
 
-
-def test_a_duplicate_recompute_task_leaves_the_work_to_the_task_holding_the_schedule(team, task_queue):
-    """Two recompute tasks of a project queued at once (a save enqueued one just as a computation's
-    rerun was sent): the one that does not hold the "scheduled" key does nothing, and leaves the key,
-    so the pair does not perpetuate itself through each one's rerun."""
-    project, anns = team
-    scheduling.schedule(project.pk, countdown=0)
-    ((_, (_, first)),) = task_queue.sent
-    cache.delete(scheduling.SCHEDULED_KEY.format(project.pk))  # as if a task had started meanwhile
-    scheduling.schedule(project.pk, countdown=0.05)
-    (_, (_, second)) = task_queue.sent[1]
-    assert first != second
-    make.partly_agree(project, anns)
-    task_queue.sent.clear()
-    assert tasks.recompute_agreement(project.pk, first) == "superseded"
-    assert task_queue.sent == [] and not AgreementSnapshot.objects.filter(project=project).exists()
-    assert tasks.recompute_agreement(project.pk, second).startswith("stored")
-    assert tasks.recompute_agreement(project.pk, None) == "unchanged"  # a command: no claim to check
-    # a redelivered task whose key expired, or was taken: it computes (nothing new here)
-    assert tasks.recompute_agreement(project.pk, second) == "unchanged"
-
-
-def test_second_worker_on_a_busy_project_leaves_it_to_the_holder(team, monkeypatch, eager_celery):
     project, anns = team
     make.partly_agree(project, anns)
-    outcomes = []
-    real = computation.project_document
+    pair = project.pairs.order_by("position").first()
+    runs = []
+    real, compute = computation.project_document, computation._compute_and_store
 
-    def compute_while_another_worker_arrives(p):
-        if not outcomes:
-            # a second worker, same project, same moment; it has its own database session, so the lock
-            # held here is not its own (PostgreSQL advisory locks are re-entrant within one session)
-            with monkeypatch.context() as m:
-                m.setattr(scheduling.ProjectLock, "acquire", lambda self: False)
-                outcomes.append(recompute(project.pk))
-        return real(p)
+    def a_save_arrives(p):
+        doc = real(p)  # the computation has read the annotations: the save is not in this one
+        if not runs:
+            annotation_services.set_pair_label(pair, anns[0], "non_paraphrase", base_version=None)
+            changes.project_changed(project.pk, pair.pk)
+        return doc
 
-    # the computation starts by reading the project's document: the second worker arrives then
-    monkeypatch.setattr(computation, "project_document", compute_while_another_worker_arrives)
-    assert tasks.recompute_agreement(project.pk) == "stored"
-    assert outcomes == ["busy"]
-    # the holder saw the busy mark and re-scheduled (in-process: ran again, nothing new to store)
-    assert AgreementSnapshot.objects.filter(project=project).count() == 1
-    assert cache.get(scheduling.RERUN_KEY.format(project.pk)) is None
+    def counted(*args, **kwargs):
+        runs.append(compute(*args, **kwargs))
+        return runs[-1]
+
+    monkeypatch.setattr(computation, "project_document", a_save_arrives)
+    monkeypatch.setattr(computation, "_compute_and_store", counted)
+    assert recompute(project.pk).startswith("stored")
+    monkeypatch.setattr(computation, "project_document", real)
+    assert len(runs) == 2 and runs[0].startswith("stored")
+    assert AgreementState.objects.get(project=project).queued_at is None
+    assert current.fingerprint(project) == document_fingerprint(project, project_document(project))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_process_a_save_computes_in_its_own_request_and_starts_no_thread(client, eager_celery):
+    """The embedded default: the recompute is a task run where it is sent — in the request that saved,
+    once its transaction committed — not a thread; the response already has it stored."""
+    lead = make.user("lead")
+    ana, bo = make.user("ana"), make.user("bo")
+    project = make.project_with_pairs(n_pairs=2, lead=lead, annotators=(ana, bo))
+    pair = project.pairs.order_by("position").first()
+    client.force_login(ana)
+    threads = set(threading.enumerate())
+    response = client.post(
+        reverse("annotator:pair-label", args=[project.pk, pair.pk]),
+        {"label": "paraphrase", "base_version": annotation_services.sheet_version(pair, ana)},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    assert set(threading.enumerate()) == threads
+    state = AgreementState.objects.get(project=project)
+    assert not state.is_behind and state.queued_at is None
+    assert current.fingerprint(project) == document_fingerprint(project, project_document(project))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_project_lock_is_exclusive_and_the_server_frees_a_dead_session_s_lock():
+    """PostgreSQL: a second computation of the project is busy while another session holds it; a
+    session that ends without unlocking (a killed worker) holds nothing. Elsewhere the lock is the
+    computation's transaction."""
+    if connection.vendor != "postgresql":
+        with scheduling.project_lock(1) as held:
+            assert held and connection.in_atomic_block
+        return
+    project = make.project_with_pairs(n_pairs=1)
+    holding, release = threading.Event(), threading.Event()
+
+    def killed_worker() -> None:
+        assert sql.try_advisory_lock(scheduling.ADVISORY_LOCK_CLASS, project.pk)
+        holding.set()
+        release.wait(30)
+        connection.close()  # its session ends without unlocking
+
+    thread = threading.Thread(target=killed_worker)
+    thread.start()
+    assert holding.wait(30)
+    with scheduling.project_lock(project.pk) as held:
+        assert held is False
+    assert recompute(project.pk) == "busy"
+    release.set()
+    thread.join(30)
+    deadline = time.monotonic() + 10  # the server ends the closed session's backend within moments
+    while recompute(project.pk) == "busy" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    with scheduling.project_lock(project.pk) as held:
+        assert held is True
 
 
 def test_bug_fails_loudly_and_is_recorded(team, monkeypatch):
@@ -297,27 +381,39 @@ def test_deleted_project_is_skipped():
     assert recompute(987654) == "deleted"
 
 
-def test_broker_down_marks_project_behind_and_next_enqueue_catches_up(team, task_queue):
+def test_broker_down_marks_the_project_and_the_catch_up_resends(
+    team, task_queue, django_capture_on_commit_callbacks
+):
     from kombu.exceptions import OperationalError
 
-    project, _ = team
-    other = make.project_with_pairs("Other", n_pairs=1)
-    AgreementState.objects.create(project=project)
+    project, anns = team
+    pair = project.pairs.order_by("position").first()
     task_queue.refuse_with = OperationalError("connection refused")
-    assert enqueue_recompute(project.pk) is False
-    assert AgreementState.objects.get(project=project).enqueue_failed
-    task_queue.refuse_with = None  # the broker is back
-    assert enqueue_recompute(other.pk) is True
-    assert sorted(args[0] for args in task_queue.args_of(RECOMPUTE)) == sorted([other.pk, project.pk])
-    assert len(task_queue.sent) == 2
+    label(pair, anns[0], "paraphrase", django_capture_on_commit_callbacks)
+    state = AgreementState.objects.get(project=project)
+    assert state.enqueue_failed and state.queued_at is None  # the next save tries again
+    label(pair, anns[1], "paraphrase", django_capture_on_commit_callbacks)
+    assert scheduling.catch_up() == 0 and task_queue.sent == []  # still down
+    task_queue.refuse_with = None  # the broker is back: the periodic catch-up re-sends
+    assert scheduling.catch_up() == 1
+    assert task_queue.sent == [(RECOMPUTE, (project.pk,))]
+    state = AgreementState.objects.get(project=project)
+    assert not state.enqueue_failed and state.queued_at is not None
+    assert scheduling.catch_up() == 0  # a task waits for the changes
+    assert tasks.recompute_agreement(project.pk).startswith("stored")
+    assert scheduling.catch_up() == 0 and len(task_queue.sent) == 1  # nothing waits
 
 
-def test_dashboard_catch_up_resends_refused_enqueue(team, task_queue):
-    project, _ = team
-    state = AgreementState.objects.create(project=project, enqueue_failed=True)
-    scheduling.catch_up(state)
-    assert task_queue.sent == [(RECOMPUTE, (project.pk, ANY))]
-    assert not AgreementState.objects.get(project=project).enqueue_failed
+def test_the_catch_up_resends_a_task_that_never_started(team, task_queue, django_capture_on_commit_callbacks):
+    project, anns = team
+    label(
+        project.pairs.order_by("position").first(), anns[0], "paraphrase", django_capture_on_commit_callbacks
+    )
+    assert scheduling.catch_up() == 0
+    lost = timezone.now() - dt.timedelta(seconds=scheduling.LOST_AFTER_SECONDS + 1)
+    AgreementState.objects.filter(project=project).update(queued_at=lost)  # its message was lost
+    assert scheduling.catch_up() == 1
+    assert task_queue.sent == [(RECOMPUTE, (project.pk,))] * 2
 
 
 def test_report_sections_equal_build_report_of_whole_document(team):
@@ -329,25 +425,6 @@ def test_report_sections_equal_build_report_of_whole_document(team):
     report, _, _, pending = report_sections(doc)
     assert pending == []
     assert report == build_report(parse_document(doc))
-
-
-def test_changes_during_a_computation_leave_a_mark_and_the_task_reschedules_once(
-    team, task_queue, monkeypatch
-):
-    project, anns = team
-    real = computation.project_document
-
-    def compute_while_annotators_save(p):
-        for _ in range(20):
-            scheduling.schedule(project.pk)  # saves committed while the worker computes
-        assert task_queue.sent == []  # nothing enqueued while the computation runs
-        return real(p)
-
-    # the computation starts by reading the project's document: the saves arrive then
-    monkeypatch.setattr(computation, "project_document", compute_while_annotators_save)
-    tasks.recompute_agreement(project.pk)
-    assert task_queue.sent == [(RECOMPUTE, (project.pk, ANY))]  # re-scheduled once, after the computation
-    assert task_queue.countdowns[0] >= 0.1  # after a breather (AGREEMENT_RERUN_DELAY_SECONDS at least)
 
 
 def test_per_pair_do_f1_equals_the_library_on_each_pair(team):

@@ -138,13 +138,13 @@ def test_latest_is_kept_even_when_old_and_a_reannotation_reference_survives(team
 
 
 @pytest.mark.django_db
-def test_in_process_mode_prunes_after_a_store_at_most_every_interval(team, settings, eager_celery):
+def test_in_process_mode_prunes_when_a_computation_stores_a_full_report(team, settings, eager_celery):
     project, _, (ana, bo) = team
     settings.AGREEMENT_RETENTION_ALL_SECONDS = 0
     settings.AGREEMENT_RETENTION_HOURLY_DAYS = 0
     old = [store_at(project, dt.datetime.now(dt.UTC) - dt.timedelta(days=3, minutes=n)) for n in (1, 2)]
     annotation_services.set_pair_label(project.pairs.first(), ana, "paraphrase", base_version=None)
-    recompute(project.pk)  # stores, then prunes (first time in the interval)
+    recompute(project.pk)  # stores a full report (the first of the stream), then prunes
     assert not AgreementSnapshot.objects.filter(pk=old[1].pk).exists()
     assert AgreementSnapshot.objects.filter(pk=old[0].pk).exists()  # newest of its day
 
@@ -185,19 +185,30 @@ def test_pin_of_an_unknown_report_says_so_and_annotators_cannot_pin(client, team
     assert client.post(url, {"snapshot": 1, "note": "x"}).status_code == 403
 
 
-@pytest.mark.django_db(transaction=True)
-def test_section_rows_are_vacuumed_at_most_every_interval_and_only_outside_a_transaction(settings):
-    """The worker vacuums the rewritten section rows after a store (PostgreSQL, rate-limited); not
-    inside a transaction (VACUUM cannot run there), and never on SQLite."""
-    from django.db import connection, transaction
+@pytest.mark.django_db
+def test_the_application_issues_no_vacuum_and_autovacuum_is_tuned_per_table():
+    """No VACUUM statement in the application: the agreement tables rewritten often carry autovacuum
+    thresholds of their own (migration 0035, PostgreSQL)."""
+    import importlib
+    import re
+    from pathlib import Path
 
-    cache.delete(retention.VACUUM_KEY)
-    settings.AGREEMENT_SECTIONS_VACUUM_SECONDS = 60
-    with transaction.atomic():
-        assert retention.maybe_vacuum_sections() is False
-    first = retention.maybe_vacuum_sections()
-    assert first is (connection.vendor == "postgresql")
-    assert retention.maybe_vacuum_sections() is False  # within the interval
-    settings.AGREEMENT_SECTIONS_VACUUM_SECONDS = 0  # off
-    cache.delete(retention.VACUUM_KEY)
-    assert retention.maybe_vacuum_sections() is False
+    from django.db import connection
+
+    root = Path(retention.__file__).resolve().parents[1]
+    issued = [
+        path
+        for path in root.rglob("*.py")
+        if "migrations" not in path.parts and re.search(r"[\"'f]VACUUM\b", path.read_text())
+    ]
+    assert issued == []
+    tuned = importlib.import_module("annotator.migrations.0035_agreement_autovacuum").TABLES
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT relname, reloptions FROM pg_class WHERE relname = ANY(%s)", [list(tuned)])
+        options = dict(cursor.fetchall())
+    assert set(options) == set(tuned)
+    for name, (threshold, _) in tuned.items():
+        assert "autovacuum_vacuum_scale_factor=0.0" in options[name], name
+        assert f"autovacuum_vacuum_threshold={threshold}" in options[name], name

@@ -152,8 +152,10 @@ def test_save_phenomenon_query_count(world, django_assert_num_queries):
     body = _phenomenon_body(world, base_version=2)
     # token, access (one query), type, sheet locked and its version bumped (one UPDATE … RETURNING),
     # the annotator's assignment put in progress if it was to do (one UPDATE), insert, history,
-    # agreement state and the change mark naming the pair, and the transaction's savepoint/release
-    with django_assert_num_queries(11):
+    # the agreement sums (the pair's inputs and kept part read in one statement, the part written, the
+    # totals moved: three), agreement state and the change mark naming the pair, and the transaction's
+    # savepoint/release
+    with django_assert_num_queries(14):
         response = client.post("/api/phenomena/", body, format="json")
     assert response.status_code == 201
 

@@ -81,7 +81,13 @@ def test_compose_probe_checks_the_named_worker(redis_queue, monkeypatch, capsys)
 
 
 def _state(**fields):
-    defaults = {"enqueue_failed": False, "changed_at": None, "started_at": None, "finished_at": None}
+    defaults = {
+        "enqueue_failed": False,
+        "queued_at": None,
+        "changed_at": None,
+        "started_at": None,
+        "finished_at": None,
+    }
     state = SimpleNamespace(**{**defaults, **fields})
     from annotator.models import AgreementState
 

@@ -84,16 +84,19 @@ def test_sheet_bump_of_a_sheet_not_yet_there_is_none_as_the_orm_update_changes_n
 # ---- the change mark --------------------------------------------------------------------------------
 
 
-def test_mark_changed_counts_and_stores_as_the_orm_update(world):
+def test_mark_changed_stores_as_the_orm_update_and_says_whether_it_made_the_project_dirty(world):
     project = world.project
-    assert sql.mark_changed(project.pk, timezone.now()) == AgreementState.objects.filter(
-        project=project
-    ).update(changed_at=timezone.now())
-    AgreementState.objects.get_or_create(project=project)
-    now = timezone.now() - timedelta(hours=1)
-    assert sql.mark_changed(project.pk, now) == 1
-    assert AgreementState.objects.get(project=project).changed_at == now
-    assert AgreementState.objects.filter(project=project).update(changed_at=now) == 1
+    AgreementState.objects.filter(project=project).delete()
+    assert sql.mark_changed(project.pk, timezone.now()) is None  # no state row yet
+    AgreementState.objects.create(project=project)
+    first = timezone.now() - timedelta(hours=1)
+    assert sql.mark_changed(project.pk, first) is True  # it was clean: this change sends the task
+    later = first + timedelta(seconds=1)
+    assert sql.mark_changed(project.pk, later) is False  # a task waits already
+    state = AgreementState.objects.get(project=project)
+    assert (state.changed_at, state.queued_at) == (later, first)
+    AgreementState.objects.filter(project=project).update(queued_at=None)  # the task started
+    assert sql.mark_changed(project.pk, later) is True
 
 
 # ---- the annotator's assignment ---------------------------------------------------------------------

@@ -70,9 +70,10 @@ def test_the_stream_never_builds_the_whole_document(monkeypatch):
     def whole(*_: Any, **__: Any) -> None:
         raise AssertionError("the whole document was built")
 
-    def chunk(project: Project, names: dict[int, str], pks: list[int]) -> dict[str, Any]:
-        read.append(len(pks))
-        return real(project, names, pks)
+    def chunk(project: Project, names: dict[int, str], pairs: Any) -> dict[str, Any]:
+        part = real(project, names, pairs)
+        read.append(len(part["pairs"]))
+        return part
 
     monkeypatch.setattr(native_export, "project_document", whole)
     monkeypatch.setattr(native_export, "native_document", whole)
@@ -88,3 +89,17 @@ def test_the_export_job_writes_the_file_as_it_reads(tmp_path, monkeypatch):
     written = export_to_file("native", project, tmp_path, max_bytes=10**7, jsonl=True)
     assert written.path.name == "Rich.jsonl" and written.path.read_bytes() == expected
     assert written.size == len(expected)
+
+
+@pytest.mark.parametrize("chunk", [1, 2])
+def test_pairs_sharing_a_position_are_each_streamed_once_in_order(chunk):
+    """A chunk is a span of the pairs' (position, pk) order: pairs with equal positions on either side
+    of a chunk's edge are neither lost nor repeated."""
+    from annotator.models import Pair
+
+    project = rich_project()
+    Pair.objects.filter(project=project).update(position=7)
+    expected = whole_document_lines(project)
+    lines = streamed(project, chunk=chunk)
+    assert lines == expected
+    assert len(lines.splitlines()) == 1 + Pair.objects.filter(project=project).count()

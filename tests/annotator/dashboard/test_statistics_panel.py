@@ -12,13 +12,13 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotator import taskqueue
 from annotator.agreement.computation import recompute
-from annotator.agreement.statistics import import_skips, project_statistics
+from annotator.agreement.statistics import compute_statistics, import_skips, project_statistics
+from annotator.annotation import services as annotation_services
 from annotator.corpus.exports import report
 from annotator.corpus.exports.native import native_document
 from annotator.dashboard.paper_tables import cohn_fig4_svg, type_distribution_svg
-from annotator.models import CorpusJob
+from annotator.models import AgreementSnapshot, CorpusJob
 from metrics.corpus_statistics import corpus_type_frequencies, pearson_between_corpora
 from tests import make
 
@@ -80,6 +80,7 @@ def test_report_csv_and_print_page_carry_the_statistics(setup):
 
 def test_panel_renders_every_table_naming_its_paper_and_both_charts(client, setup, eager_celery):
     project, lead, _ = setup
+    compute_statistics(project)  # the task a stored report sends
     client.force_login(lead)
     page = client.get(reverse("annotator:dashboard", args=[project.pk])).content.decode()
     assert 'id="statistics"' in page and reverse("annotator:dashboard-statistics", args=[project.pk]) in page
@@ -107,16 +108,29 @@ def test_panel_without_a_snapshot_says_so(client):
     assert "No snapshot yet." in html
 
 
-def test_panel_polls_while_the_worker_computes(client, setup, monkeypatch):
+def test_panel_polls_while_the_worker_computes_and_sends_nothing(client, setup, monkeypatch):
     project, lead, _ = setup
     sent = []
     monkeypatch.setattr("annotator.taskqueue.enqueue", lambda name, *args, **kw: sent.append((name, args)))
     client.force_login(lead)
     html = client.get(reverse("annotator:dashboard-statistics", args=[project.pk])).content.decode()
-    assert sent == [("annotator.compute_statistics", (project.pk,))]
     assert "Computing the statistics" in html and "every 2s" in html
-    client.get(reverse("annotator:dashboard-statistics", args=[project.pk]))  # the panel polls
-    assert len(sent) == 1  # the pending request is not sent again
+    assert sent == []  # the stored report sends the task, not the panel
+    compute_statistics(project)  # the worker
+    html = client.get(reverse("annotator:dashboard-statistics", args=[project.pk])).content.decode()
+    assert "mirrors Vila et al. 2015, Table 3" in html and "every 2s" not in html
+
+
+def test_a_stored_report_sends_the_statistics_with_the_intervals(
+    setup, task_queue, django_capture_on_commit_callbacks
+):
+    project, _, anns = setup
+    annotation_services.set_pair_label(project.pairs.first(), anns[0], "non_paraphrase", base_version=None)
+    task_queue.sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        recompute(project.pk, full=True)  # stores its full report, κ_C final
+    assert ("annotator.compute_statistics", (project.pk,)) in task_queue.sent
+    assert ("annotator.compute_agreement_intervals", (project.pk,)) in task_queue.sent
 
 
 def test_skipped_records_are_counted_once_and_grouped_by_reason(setup):
@@ -164,19 +178,16 @@ def test_charts_say_when_there_is_nothing_to_draw():
     assert "No word alignments yet." in cohn_fig4_svg({"bins": [empty_bin]})
 
 
-def test_panel_says_so_when_the_queue_is_down_and_asks_again_later(client, setup, monkeypatch, eager_celery):
-    project, lead, _ = setup
-
-    def refuse(name, *args, **kw):
-        raise taskqueue.QueueUnavailable(name, ConnectionError("refused"))
-
-    monkeypatch.setattr("annotator.taskqueue.enqueue", refuse)
+def test_statistics_of_older_annotations_are_shown_as_such(client, setup, eager_celery):
+    project, lead, anns = setup
+    compute_statistics(project)
+    annotation_services.set_pair_label(project.pairs.first(), anns[0], "non_paraphrase", base_version=None)
+    AgreementSnapshot.objects.filter(project=project).delete()  # the cadence stores no report now
+    recompute(project.pk)
     client.force_login(lead)
     html = client.get(reverse("annotator:dashboard-statistics", args=[project.pk])).content.decode()
-    assert "The task queue is unreachable" in html and "every 2s" not in html
-    monkeypatch.undo()
-    html = client.get(reverse("annotator:dashboard-statistics", args=[project.pk])).content.decode()
-    assert "mirrors Vila et al. 2015, Table 3" in html  # sent again, computed in-process
+    assert "mirrors Vila et al. 2015, Table 3" in html
+    assert "Of the annotations of the latest stored report" in html
 
 
 def test_lead_correlates_type_frequencies_with_another_project_as_vila_does(client, setup, eager_celery):
@@ -185,12 +196,13 @@ def test_lead_correlates_type_frequencies_with_another_project_as_vila_does(clie
     make.partly_agree(other, anns)
     recompute(other.pk)
     stranger = make.project_with_pairs("Not led", lead=make.user("someone"))
+    compute_statistics(project)
     client.force_login(lead)
     url = reverse("annotator:dashboard-statistics", args=[project.pk])
     first = client.get(url, {"compare": [other.pk]}).content.decode()
-    assert "its statistics are not computed yet" in first  # the other dashboard computes them
+    assert "its statistics are not computed yet" in first  # a stored report of it sends them
     assert f'value="{stranger.pk}"' not in first  # only projects the lead leads are offered
-    client.get(reverse("annotator:dashboard-statistics", args=[other.pk]))
+    compute_statistics(other)
     html = client.get(url, {"compare": [other.pk, stranger.pk]}).content.decode()
     mine = corpus_type_frequencies(project_statistics(project)["vila_table4"])
     theirs = corpus_type_frequencies(project_statistics(other)["vila_table4"])

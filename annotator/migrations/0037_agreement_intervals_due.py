@@ -2,7 +2,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("annotator", "0032_agreement_pair_parts")]
+    dependencies = [("annotator", "0036_agreement_state_queued")]
 
     operations = [
         migrations.AddField(
