@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from django.core.signals import request_finished
+from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 
@@ -92,6 +94,17 @@ def test_each_thread_has_its_own_request():
     assert RAN == [2]
     taskqueue.run_after_response()
     assert RAN == [2, 1]
+
+
+@pytest.mark.django_db
+def test_the_tasks_run_before_django_closes_the_request_s_connections(monkeypatch):
+    """Django's `close_old_connections` (a `request_finished` receiver too) comes after them."""
+    AgreementChange.objects.exists()  # the request's connection is open
+    monkeypatch.setattr(connection, "close_if_unusable_or_obsolete", lambda: RAN.append("closes"))
+    taskqueue.request_started()
+    taskqueue.enqueue(TASK, "task", after_response=True)
+    request_finished.send(sender=None)
+    assert RAN == ["task", "closes"]
 
 
 def seen_at_response(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable[..., HttpResponse]:
