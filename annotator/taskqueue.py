@@ -6,6 +6,15 @@ the broker (`send_task`: by name, to the default queue); without it (`task_alway
 default) the task runs now, in this process, and its exceptions reach the caller as they would in a
 plain function call.
 
+A task sent with `after_response=True` is work the request that sends it does not wait for. Without a
+broker, inside a web request, it runs after the response has been sent, in the same thread: the request
+keeps a list of such tasks (`request_started`), each task name and args once, in the order sent, and
+Django's `request_finished` runs it (`run_after_response`). Under WSGI (`runserver` for `make run`,
+gunicorn in the stack) `request_finished` fires when the server closes the response, once its body is
+written; Django's test client fires it before it returns, so a test that saves through the client reads
+after the work ran. Outside a request (commands, tests that call services, a worker) it runs now. The app
+is served over WSGI only: under ASGI the request's thread is not the one its signals run in.
+
 Work in parts that run anywhere and then join goes through `enqueue_chord`: Celery's chord (a group of
 part tasks, then one callback given their results), or, without a broker, the parts one after the other
 in this process and the callback after them.
@@ -17,6 +26,7 @@ gave up) is one error, `QueueUnavailable`, whose message says that nothing was q
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from celery import chord, group
@@ -27,6 +37,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from annotator.celery import app
 
 log = logging.getLogger(__name__)
+#: `.deferred`: while a web request is served in this thread, the (task, args) to run after its response.
+_request = threading.local()
 
 #: Errors that mean "the broker (or the Redis cache beside it) could not be reached".
 BROKER_ERRORS: tuple[type[BaseException], ...] = (
@@ -53,18 +65,23 @@ def runs_in_process() -> bool:
     return bool(app.conf.task_always_eager)
 
 
-def enqueue(name: str, *args: Any, countdown: float | None = None) -> None:
+def enqueue(name: str, *args: Any, countdown: float | None = None, after_response: bool = False) -> None:
     """Send task `name` with positional `args` (ids and scalars), or run it now without a broker.
 
-    `countdown` delays a sent task by that many seconds (ignored in-process, where the task runs now).
+    `countdown` delays a sent task by that many seconds (ignored in-process). `after_response`: without a
+    broker and inside a web request, the task runs once the response has been sent (see the module's
+    docstring; an exception is then logged, not raised); otherwise it runs now.
     Nobody waits for the result of a task sent here, so none is kept (`ignore_result`): sending then
     needs the broker only, not the result backend's subscription (which, with Redis down, retries for
     20 s before it fails). Raises `QueueUnavailable` when the broker cannot be reached.
     """
     if runs_in_process():
-        if name not in app.tasks:  # the worker registers tasks at start; in-process, on first use
-            app.loader.import_default_modules()
-        app.tasks[name].apply(args=args, throw=True)
+        deferred: list[tuple[str, tuple[Any, ...]]] | None = getattr(_request, "deferred", None)
+        if after_response and deferred is not None:
+            if (name, args) not in deferred:
+                deferred.append((name, args))
+            return
+        _run(name, args)
         return
     try:
         app.send_task(name, args=args, countdown=countdown, ignore_result=True)
@@ -94,3 +111,38 @@ def enqueue_chord(part: str, parts: list[tuple[Any, ...]], callback: str, *args:
     except BROKER_ERRORS as exc:
         log.warning("could not enqueue %s × %d then %s%r: %s", part, len(parts), callback, args, exc)
         raise QueueUnavailable(callback, exc) from exc
+
+
+def _run(name: str, args: tuple[Any, ...]) -> None:
+    """Run task `name` now, in this process; its exception reaches the caller."""
+    if name not in app.tasks:  # the worker registers tasks at start; in-process, on first use
+        app.loader.import_default_modules()
+    app.tasks[name].apply(args=args, throw=True)
+
+
+def request_started(**kwargs: Any) -> None:
+    """Receiver of Django's `request_started`: this thread now serves a request, whose `after_response`
+    tasks wait for its end. Tasks left by a request whose end never came run first."""
+    left = getattr(_request, "deferred", None)
+    _request.deferred = []
+    if left:
+        log.warning("running %d task(s) left by the previous request of this thread", len(left))
+        _run_all(left)
+
+
+def run_after_response(**kwargs: Any) -> None:
+    """Receiver of Django's `request_finished`: run the request's `after_response` tasks in the order
+    sent; each failure is logged and the next task still runs. The list is cleared first, so the tasks
+    these tasks send run at once and nothing is left for the thread's next request."""
+    deferred = getattr(_request, "deferred", None)
+    _request.deferred = None
+    if deferred:
+        _run_all(deferred)
+
+
+def _run_all(tasks: list[tuple[str, tuple[Any, ...]]]) -> None:
+    for name, args in tasks:
+        try:
+            _run(name, args)
+        except Exception:
+            log.exception("in-process task %s%r, run after the response, failed", name, args)

@@ -377,7 +377,9 @@ class RecordingQueue:
         self.chords: list[tuple[str, tuple[Any, ...]]] = []  # each chord's callback and its args
         self.refuse_with: BaseException | None = None
 
-    def enqueue(self, name: str, *args: Any, countdown: float | None = None) -> None:
+    def enqueue(
+        self, name: str, *args: Any, countdown: float | None = None, after_response: bool = False
+    ) -> None:
         from annotator import taskqueue
 
         if self.refuse_with is not None:

@@ -16,7 +16,8 @@
   `annotator.catch_up_agreement` (Celery beat, `CELERY_BEAT_SCHEDULE`) re-sends the recompute of every
   project whose enqueue failed or whose recorded changes no task waits for (`catch_up`).
 - Without a broker (the embedded default) the task runs where it is sent: in the request that saved,
-  after its transaction commits, and a computation that finds changes committed meanwhile by a request
+  after its response has been sent (`taskqueue`: `after_response`), or at once outside a request; a
+  computation that finds changes committed meanwhile by a request
   it kept waiting runs again (`computation.recompute`).
 """
 
@@ -51,12 +52,12 @@ ADVISORY_LOCK_CLASS = 0x5041_5257  # "PARW": namespace of the advisory locks of 
 
 def schedule(project_id: int) -> None:
     """Send the project's recompute task (it starts `COALESCE_SECONDS` later); without a broker run it
-    now — a failure there is recorded in `AgreementState.last_error` by the computation and logged,
-    not raised into the save that asked for it. Raises `taskqueue.QueueUnavailable` when the broker
-    cannot be reached."""
+    in this process — after the response when a web request sent it, otherwise now. A failure there is
+    recorded in `AgreementState.last_error` by the computation and logged, not raised into the save that
+    asked for it. Raises `taskqueue.QueueUnavailable` when the broker cannot be reached."""
     if taskqueue.runs_in_process():
         try:
-            taskqueue.enqueue(TASK, project_id)
+            taskqueue.enqueue(TASK, project_id, after_response=True)
         except Exception:
             log.exception("in-process recompute of project %s failed", project_id)
         return

@@ -311,7 +311,7 @@ def test_in_process_a_change_committed_during_the_computation_is_computed_after_
 @pytest.mark.django_db(transaction=True)
 def test_in_process_a_save_computes_in_its_own_request_and_starts_no_thread(client, eager_celery):
     """The embedded default: the recompute is a task run where it is sent — in the request that saved,
-    once its transaction committed — not a thread; the response already has it stored."""
+    after its response (the test client returns once it ran) — not a thread."""
     lead = make.user("lead")
     ana, bo = make.user("ana"), make.user("bo")
     project = make.project_with_pairs(n_pairs=2, lead=lead, annotators=(ana, bo))
