@@ -26,13 +26,15 @@ measures is symmetric under that swap (test ↔ reference).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.db import connection
 
+import annotator.agreement.parts as parts
 from annotator.agreement.document import word_alignment_inputs
 from annotator.agreement.machine_agreement import aligner_from_totals, pair_machine_counts
+from annotator.agreement.parts import Cell, cells_of, stored
 from annotator.core import sql
 from annotator.core.aligner import baseline_alignment
 from annotator.models import AgreementPairPart, Pair, Project
@@ -51,8 +53,6 @@ MACHINE = "machine.aligner"
 #: The measures kept on the pairs' parts.
 MEASURES = (WORDS, ALIGNED, MACHINE)
 COUNTS = ("precision_hits", "n_test", "recall_hits", "n_reference")
-
-Cell = tuple[str, str, str]  # measure, annotators, key
 
 
 def _word_alignment(entry: Mapping[str, Any]) -> WordAlignment:
@@ -108,14 +108,6 @@ def pair_cells(
 
 def _identical_match() -> str:
     return Options().identical_match
-
-
-def _cells(stored: Iterable[Sequence[Any]]) -> dict[Cell, int]:
-    return {(m, a, k): int(n) for m, a, k, n in stored}
-
-
-def _stored(cells: Mapping[Cell, int]) -> list[list[Any]]:
-    return [[m, a, k, n] for (m, a, k), n in sorted(cells.items())]
 
 
 #: The name the automatic alignment takes beside the annotators (user ids) in `_saver_cells`, and the
@@ -227,7 +219,7 @@ def _pair_inputs(
         return None, {}, None
     width = sql.width(Pair, PAIR_FIELDS)
     stored = sql.instance(Pair, row[:width], PAIR_FIELDS)
-    before = _cells(sql.instance(AgreementPairPart, row[width:], PART_FIELDS).cells) if row[width] else None
+    before = cells_of(sql.instance(AgreementPairPart, row[width:], PART_FIELDS).cells) if row[width] else None
     pair = {
         "id": stored.source_id,
         "tokens1": stored.tokens1,
@@ -258,7 +250,7 @@ def pair_changed(project_id: int, pair_id: int, annotator_id: int) -> dict[Cell,
     old = before or {}
     if after == old:
         return {}
-    cells = AgreementPairPart._meta.get_field("cells").get_db_prep_save(_stored(after), connection)
+    cells = AgreementPairPart._meta.get_field("cells").get_db_prep_save(stored(after), connection)
     sql.execute(keep_part_sql(), [project_id, pair_id, cells])
     out = dict(after)
     for cell, n in old.items():
@@ -295,19 +287,14 @@ def project_parts(project_id: int) -> dict[int, dict[Cell, int]]:
     return out
 
 
-def store_parts(project_id: int, parts: Mapping[int, Mapping[Cell, int]]) -> None:
-    """Replace the project's pair parts by `parts`."""
-    AgreementPairPart.objects.filter(project_id=project_id).delete()
-    AgreementPairPart.objects.bulk_create(
-        [AgreementPairPart(project_id=project_id, pair_id=pk, cells=_stored(c)) for pk, c in parts.items()],
-        batch_size=1000,
-    )
+def store_parts(project_id: int, project_parts: Mapping[int, Mapping[Cell, int]]) -> None:
+    """Replace the project's pair parts by `project_parts`."""
+    parts.replace_parts(AgreementPairPart, project_id, project_parts)
 
 
 def kept_parts(project_id: int) -> dict[int, dict[Cell, int]]:
     """Pair pk → its part as kept (pairs adding nothing left out)."""
-    rows = AgreementPairPart.objects.filter(project_id=project_id).values_list("pair_id", "cells")
-    return {pk: _cells(cells) for pk, cells in rows if cells}
+    return parts.kept_parts(AgreementPairPart, project_id)
 
 
 # ---- reading the totals ------------------------------------------------------------------------------

@@ -29,12 +29,12 @@ from typing import Any
 
 from django.db import connection
 
+import annotator.agreement.parts as parts
+from annotator.agreement.parts import Cell, stored
 from annotator.core import sql
 from annotator.models import AgreementPhenomenaPart, Project
 from metrics.phenomena_sums import MEASURES, PAIR_MEASURES, STARTED, pair_part, report_from_sums
 from metrics.types import Phenomenon, Tagset, TypeDef
-
-Cell = tuple[str, str, str]  # measure, annotators, key
 
 #: One pair's inputs, or (`PROJECT_INPUTS`) every pair's of a project: (kind, pair, annotator, type,
 #: projection, s1, s2, key1, key2, order) with kind 0 a non-gold phenomenon of one of the project's
@@ -121,15 +121,6 @@ def parts_of_rows(rows: Iterable[Row], only: str | None = None) -> dict[int, dic
     return out
 
 
-def _cells(stored: Iterable[Sequence[Any]]) -> dict[Cell, int]:
-    return {(m, a, k): int(n) for m, a, k, n in stored}
-
-
-def stored(cells: Mapping[Cell, int]) -> list[list[Any]]:
-    """The part as its row keeps it."""
-    return [[m, a, k, n] for (m, a, k), n in sorted(cells.items())]
-
-
 @sql.statement
 def keep_part_sql() -> str:
     """Write the pair's part, whether or not it had one (`update_or_create` in one statement)."""
@@ -160,7 +151,7 @@ def pair_changed(project_id: int, pair_id: int, annotator_id: int) -> dict[Cell,
         return {}
     kept = [json.loads(row[5]) for row in inputs if row[0] == 3]
     had = bool(kept)
-    before = _cells(kept[0]) if had else {}
+    before = parts.cells_of(kept[0]) if had else {}
     saver = str(annotator_id)
     after = parts_of_rows(inputs, only=saver if had else None).get(pair_id, {})
     if had:
@@ -173,10 +164,7 @@ def pair_changed(project_id: int, pair_id: int, annotator_id: int) -> dict[Cell,
         return {}
     cells = AgreementPhenomenaPart._meta.get_field("cells").get_db_prep_save(stored(after), connection)
     sql.execute(keep_part_sql(), [project_id, pair_id, cells])
-    out = dict(after)
-    for cell, n in before.items():
-        out[cell] = out.get(cell, 0) - n
-    return {cell: n for cell, n in out.items() if n}
+    return parts.difference(after, before)
 
 
 def project_parts(project_id: int) -> dict[int, dict[Cell, int]]:
@@ -186,22 +174,14 @@ def project_parts(project_id: int) -> dict[int, dict[Cell, int]]:
     return parts_of_rows(_inputs(PROJECT_INPUTS, {"project": project_id}))
 
 
-def store_parts(project_id: int, parts: Mapping[int, Mapping[Cell, int]]) -> None:
-    """Replace the project's phenomena parts by `parts`."""
-    AgreementPhenomenaPart.objects.filter(project_id=project_id).delete()
-    AgreementPhenomenaPart.objects.bulk_create(
-        [
-            AgreementPhenomenaPart(project_id=project_id, pair_id=pk, cells=stored(c))
-            for pk, c in parts.items()
-        ],
-        batch_size=1000,
-    )
+def store_parts(project_id: int, project_parts: Mapping[int, Mapping[Cell, int]]) -> None:
+    """Replace the project's phenomena parts by `project_parts`."""
+    parts.replace_parts(AgreementPhenomenaPart, project_id, project_parts)
 
 
 def kept_parts(project_id: int) -> dict[int, dict[Cell, int]]:
     """Pair pk → its part as kept (pairs adding nothing left out)."""
-    rows = AgreementPhenomenaPart.objects.filter(project_id=project_id).values_list("pair_id", "cells")
-    return {pk: _cells(cells) for pk, cells in rows if cells}
+    return parts.kept_parts(AgreementPhenomenaPart, project_id)
 
 
 def report_figures(

@@ -20,12 +20,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import annotator.agreement.parts as parts
+from annotator.agreement.parts import Cell
 from annotator.core.trees import node_tokens
 from annotator.models import AgreementPhrasePart, Membership, Pair, PhraseAlignment, Project
 from metrics.spade_sums import MEASURES, SIZE, joined, pair_part, report_from_sums
 from metrics.types import PhraseAlignment as Triple
 
-Cell = tuple[str, str, str]  # measure, annotators, key
 #: (pair pk, annotator id, node1, node2) of a non-gold phrase alignment of one of the annotators.
 Row = tuple[int, int, int | None, int | None]
 Trees = Mapping[int, tuple[Sequence[dict[str, Any]], Sequence[dict[str, Any]]]]
@@ -72,15 +73,6 @@ def _rows(project_id: int, pair_id: int | None = None) -> tuple[list[Row], Trees
     return rows, trees
 
 
-def stored(cells: Mapping[Cell, int]) -> list[list[Any]]:
-    """The part as its row keeps it."""
-    return [[m, a, k, n] for (m, a, k), n in sorted(cells.items())]
-
-
-def _cells(kept: Iterable[Sequence[Any]]) -> dict[Cell, int]:
-    return {(m, a, k): int(n) for m, a, k, n in kept}
-
-
 def pair_changed(project_id: int, pair_id: int) -> dict[Cell, int]:
     """The pair's phrase alignments may have changed: compute its part afresh, keep it, and return the
     difference from the part it had (the caller adds it to the totals in the same transaction). Nothing
@@ -89,17 +81,14 @@ def pair_changed(project_id: int, pair_id: int) -> dict[Cell, int]:
     if not Project.objects.filter(pk=project_id, layer_phrase_alignment=True).exists():
         return {}
     kept = AgreementPhrasePart.objects.filter(pair_id=pair_id).values_list("cells", flat=True).first()
-    before = _cells(kept or [])
+    before = parts.cells_of(kept or [])
     after = parts_of_rows(*_rows(project_id, pair_id)).get(pair_id, {})
     if after == before:
         return {}
     AgreementPhrasePart.objects.update_or_create(
-        pair_id=pair_id, defaults={"project_id": project_id, "cells": stored(after)}
+        pair_id=pair_id, defaults={"project_id": project_id, "cells": parts.stored(after)}
     )
-    out = dict(after)
-    for cell, n in before.items():
-        out[cell] = out.get(cell, 0) - n
-    return {cell: n for cell, n in out.items() if n}
+    return parts.difference(after, before)
 
 
 def project_parts(project_id: int) -> dict[int, dict[Cell, int]]:
@@ -110,19 +99,14 @@ def project_parts(project_id: int) -> dict[int, dict[Cell, int]]:
     return parts_of_rows(*_rows(project_id))
 
 
-def store_parts(project_id: int, parts: Mapping[int, Mapping[Cell, int]]) -> None:
-    """Replace the project's phrase parts by `parts`."""
-    AgreementPhrasePart.objects.filter(project_id=project_id).delete()
-    AgreementPhrasePart.objects.bulk_create(
-        [AgreementPhrasePart(project_id=project_id, pair_id=pk, cells=stored(c)) for pk, c in parts.items()],
-        batch_size=1000,
-    )
+def store_parts(project_id: int, project_parts: Mapping[int, Mapping[Cell, int]]) -> None:
+    """Replace the project's phrase parts by `project_parts`."""
+    parts.replace_parts(AgreementPhrasePart, project_id, project_parts)
 
 
 def kept_parts(project_id: int) -> dict[int, dict[Cell, int]]:
     """Pair pk → its part as kept (pairs adding nothing left out)."""
-    rows = AgreementPhrasePart.objects.filter(project_id=project_id).values_list("pair_id", "cells")
-    return {pk: _cells(cells) for pk, cells in rows if cells}
+    return parts.kept_parts(AgreementPhrasePart, project_id)
 
 
 def _named(annotators: str, names: Mapping[str, str]) -> str | None:

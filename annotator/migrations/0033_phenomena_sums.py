@@ -3,7 +3,8 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
-from annotator.agreement.phenomena_parts import parts_of_rows, stored
+from annotator.agreement.parts import stored
+from annotator.agreement.phenomena_parts import parts_of_rows
 from metrics.phenomena_sums import MEASURES
 
 

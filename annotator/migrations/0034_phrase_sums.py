@@ -1,7 +1,8 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
-from annotator.agreement.phrase_parts import parts_of_rows, stored
+from annotator.agreement.parts import stored
+from annotator.agreement.phrase_parts import parts_of_rows
 from metrics.spade_sums import MEASURES
 
 
