@@ -11,7 +11,10 @@ Rows (seeded synthetic data, :func:`metrics.synthetic.synthetic_document` for th
   - Cohen's κ for the 15 pairs of 6 raters × 1,000 items — ≥ 2× statsmodels cohens_kappa, ≥ 10×
     sklearn cohen_kappa_score;
   - Krippendorff's α nominal, 6 raters × 10,000 items, half missing — no slower than krippendorff;
-  - κ_C, 300 doubly-aligned pairs, 1,000 Monte Carlo samples (metrics.chance; "n/a" if absent).
+  - κ_C, 300 doubly-aligned pairs, 1,000 Monte Carlo samples (metrics.chance; "n/a" if absent);
+  - 95 % intervals of the phenomena and word-alignment measures (metrics.intervals), 1,000 pairs ×
+    3 annotators × 8 phenomena with word alignments (one run: the resampled sections' 200
+    resamples are taken from kept per-pair statistics) — target ≤ 30 s.
 Times are medians over ``--runs`` runs of process (CPU) time, with the wall-clock median beside it;
 ratio = peer / ours on CPU time (> 1: faster; for target rows, target / ours).
 """
@@ -30,8 +33,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from metrics.alignment import alignment_report  # noqa: E402
 from metrics.incremental import PhenomenaAgreement  # noqa: E402
+from metrics.intervals import report_intervals  # noqa: E402
 from metrics.kappa import cohen_kappa_pairs, fleiss_kappa_from_ratings, krippendorff_alpha  # noqa: E402
+from metrics.report import phenomena_report, report_sections  # noqa: E402
 from metrics.synthetic import synthetic_document  # noqa: E402
 from metrics.types import Options  # noqa: E402
 
@@ -143,6 +149,15 @@ def bench_kappa_c(runs: int) -> list[Row]:
     return [("κ_C (metrics.chance)", size, ours, "target 5 s", 5.0)]
 
 
+def bench_intervals(n_pairs: int) -> list[Row]:
+    doc = synthetic_document(n_pairs=n_pairs, n_annotators=3, phenomena_per_pair=8)
+    measures = {**phenomena_report(doc), **alignment_report(doc)}
+    t = median_time(lambda: report_intervals(doc, measures, report_sections(doc), seed=0), 1)
+    return [
+        ("95 % intervals, phenomena + alignments", f"{n_pairs} pairs × 3 ann × 8 ph", t, "target 30 s", 30.0)
+    ]
+
+
 def fmt_time(t: float | None) -> str:
     if t is None:
         return "n/a"
@@ -161,6 +176,7 @@ def main() -> int:
     rows += bench_krippendorff(args.runs)
     if not args.quick:
         rows += bench_kappa_c(args.runs)
+    rows += bench_intervals(100 if args.quick else 1000)
     head = ("measure", "size", f"cpu median of {args.runs}", "(wall)", "peer", "peer median", "ratio")
     table = [head]
     for name, size, ours, peer, peer_t in rows:

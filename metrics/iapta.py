@@ -457,6 +457,24 @@ class PairTables:
             self._sums.move_values(values.tolist(), 1)
         self._per_pair[rows], self._pair_values[rows] = per_pair, values
 
+    def resampled(self, drawn: npt.NDArray[np.int64], pairs: Sequence[str]) -> PairTables:
+        """The table of the document made of the pairs ``drawn`` (indices into ``self.pairs``, a pair
+        drawn k times counting k times), named ``pairs``: the drawn pairs' rows, copied in the order
+        drawn, so the result equals a table built afresh from that document (a bootstrap resample)
+        at the cost of copying rows."""
+        row_of = np.full(len(self.pairs), -1, dtype=np.int64)
+        row_of[self.positions] = np.arange(len(self.positions))
+        rows = row_of[drawn]
+        kept = rows >= 0
+        rows = rows[kept]
+        out = object.__new__(PairTables)  # each row's derived values are copied, not derived again
+        out.pairs, out.types = tuple(pairs), self.types
+        out.cells, out.words = self.cells[rows], self.words[rows]
+        out.positions = np.flatnonzero(kept).astype(np.int64)
+        out._per_pair, out._pair_values = self.per_pair[rows], self.pair_values[rows]
+        out._stale, out._sums = set(), None
+        return out
+
     def row_of(self, p: int) -> int | None:
         """The stored row of pair index ``p``; None when neither annotator has phenomena on it."""
         r = int(np.searchsorted(self.positions, p))

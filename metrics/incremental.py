@@ -24,6 +24,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from metrics.iapta import PairMeasures, PairTables, aggregate_many, index_phenomena, pair_row, pair_tables
 from metrics.multi import MultiTables, aggregate_multi, multi_row, multi_tables
 from metrics.types import Phenomenon, Tagset
@@ -120,6 +123,31 @@ class PhenomenaAgreement:
         if len(self.annotators) >= 3:
             indexes = [self._index[a] for a in self.annotators]
             self._multi = multi_tables(indexes, annotators=self.annotators, pairs=self.pairs)
+
+    def resampled(self, drawn: npt.NDArray[np.int64]) -> PhenomenaAgreement:
+        """The measures of the document made of the pairs ``drawn`` (indices into ``pairs``; a pair drawn
+        k times counts k times, as the copy ``<id>\x1f<k>``), from the kept tables' rows instead of
+        matching the phenomena again: a bootstrap resample in time linear in the pairs. Only
+        :meth:`report` may be read from the result (it keeps no phenomena to update)."""
+        out = object.__new__(PhenomenaAgreement)
+        out.annotators, out.tagset = self.annotators, self.tagset
+        out.pairs = tuple(f"{self.pairs[p]}\x1f{k}" for k, p in enumerate(drawn.tolist()))
+        out._pair_pos = {pid: p for p, pid in enumerate(out.pairs)}
+        out._type_index = self._type_index
+        out._counts = {a: int(self._pair_counts(a)[drawn].sum()) for a in self.annotators}
+        out._index, out._given = {}, {a: {} for a in self.annotators}
+        out._pairs_of_annotators = self._pairs_of_annotators
+        out._tables = {ab: t.resampled(drawn, out.pairs) for ab, t in self._tables.items()}
+        out._measures = {}
+        out._multi = None
+        if self._multi is not None:
+            out._multi = MultiTables(self._multi.annotators, out.pairs, self._multi.rows[drawn])
+        return out
+
+    def _pair_counts(self, a: str) -> npt.NDArray[np.int64]:
+        """Annotator ``a``'s number of phenomena per pair (document order)."""
+        given = self._given[a]
+        return np.array([len(given.get(pid, ())) for pid in self.pairs], dtype=np.int64)
 
     @property
     def tables(self) -> dict[tuple[str, str], PairTables]:

@@ -7,9 +7,12 @@ one of three methods, named in the entry's ``method``:
 - ``"bootstrap"`` — the fast percentile bootstrap of :mod:`metrics.bootstrap` (DO F1, TPO partial F1,
   word-alignment F1, Fleiss' κ): ``n_resamples`` resamples from per-unit sufficient statistics;
 - ``"bootstrap-units"`` — every other measure: the document's units (pairs, or judged items for the
-  two-step evaluation) are drawn with replacement, the measure is recomputed on the resampled
-  document, and the interval is the 2.5th–97.5th percentile of the defined resampled values;
-  ``min(n_resamples, UNIT_RESAMPLES)`` resamples, since each recomputes the section;
+  two-step evaluation) are drawn with replacement, the measure is taken on the resampled document,
+  and the interval is the 2.5th–97.5th percentile of the defined resampled values;
+  ``min(n_resamples, UNIT_RESAMPLES)`` resamples. The phenomena and word-alignment sections are
+  resampled from their kept per-pair statistics (the pair tables of :mod:`metrics.incremental`, the
+  link counts of :func:`metrics.alignment.alignment_counts_by_pair`), in time linear in pairs ×
+  resamples; the other sections are recomputed on each resampled document;
 - ``"delta-mc"`` — κ_C: ``κ_C ± 1.96·SE`` with ``SE² = SE²_items + SE²_MC``: the sampling error over
   the items by the delta method on ``κ_C = (π̂ − π̂0)/(1 − π̂0)``
   (``∂κ/∂π̂ = 1/(1 − π̂0)``, ``∂κ/∂π̂0 = (π̂ − 1)/(1 − π̂0)²``, per-item influence from each item's
@@ -31,12 +34,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from metrics.alignment import (
+    _MEASURES as ALIGNMENT_MEASURES,
+)
+from metrics.alignment import (
+    AlignmentCounts,
+    alignment_counts_by_pair,
+    alignment_report_from_counts,
+    section_annotators,
+)
 from metrics.bootstrap import confidence_intervals, percentile_interval
 from metrics.chance import item_concordances
+from metrics.incremental import PhenomenaAgreement
+from metrics.layers import LAYERS, has_sense_marks, layer_phenomena, layer_tagset
 from metrics.types import Document, Evaluations, Pair
 
-__all__ = ["UNIT_RESAMPLES", "report_intervals"]
+__all__ = ["UNIT_RESAMPLES", "alignment_resampler", "phenomena_resampler", "report_intervals"]
 
 UNIT_RESAMPLES = 200
 Z_95 = 1.959963984540054
@@ -44,19 +59,25 @@ NOT_MEASURES = (".n_items", ".reason", ".edit_model", ".pi0_se", ".count", ".by_
 PARTS = ("by_pair", "by_annotator", "by_ordered_pair", "by_system")
 Entries = dict[str, dict[str, Any]]
 Section = Callable[[Document], Entries]
+IntArray = npt.NDArray[np.int64]
+#: A section prepared for resampling: drawn unit indices (document order, with repeats) → the
+#: section's entries on the document made of those units.
+Resampled = Callable[[IntArray], Entries]
+SectionSpec = tuple[Section, str, Callable[[Document], Resampled] | None]
 
 
 def report_intervals(
     doc: Document,
     measures: Entries,
-    sections: Sequence[tuple[Section, str]],
+    sections: Sequence[SectionSpec],
     *,
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> Entries:
     """``<key>.ci95`` for every measure of ``measures`` (module doc). ``sections``: the report's
     section functions (document → entries) with their units, ``"pairs"`` or ``"items"``
-    (:func:`metrics.report.report_sections`)."""
+    (:func:`metrics.report.report_sections`), each with the factory of its resampling from kept
+    per-unit statistics, or None to recompute the section on every resample."""
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
     out = {
@@ -65,12 +86,13 @@ def report_intervals(
     }
     out.update(_kappa_c_intervals(doc, measures))
     wanted = [k for k, entry in measures.items() if _is_measure(k, entry) and f"{k}.ci95" not in out]
-    for section, units in sections:
+    for section, units, resampler in sections:
         base = section(doc)
         keys = [k for k in wanted if k in base]
         if keys:
             n = min(n_resamples, UNIT_RESAMPLES)
-            out.update(_unit_bootstrap(doc, section, units, {k: base[k] for k in keys}, n=n, seed=seed))
+            resample = resampler(doc) if resampler is not None else _recomputed(doc, section, units)
+            out.update(_unit_bootstrap(doc, resample, units, {k: base[k] for k in keys}, n=n, seed=seed))
     return out
 
 
@@ -97,18 +119,86 @@ def _rng(seed: int, key: str) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(digest))
 
 
+def _unit_ids(doc: Document, units: str) -> list[str]:
+    return [p.id for p in doc.pairs] if units == "pairs" else _items(doc.evaluations)
+
+
+def _recomputed(doc: Document, section: Section, units: str) -> Resampled:
+    """The section recomputed on each resampled document."""
+    ids = _unit_ids(doc, units)
+    return lambda drawn: section(_resampled(doc, [ids[i] for i in drawn.tolist()], units))
+
+
+def phenomena_resampler(doc: Document) -> Resampled:
+    """The ``iapta.*`` entries (with the sense layers' ``iapta.sense.*``) of resampled pairs, from the
+    pair tables built once (:meth:`metrics.incremental.PhenomenaAgreement.resampled`): equal to
+    :func:`metrics.report.phenomena_report` of the resampled document."""
+    assert doc.phenomena is not None
+    pairs = [p.id for p in doc.pairs]
+    states = [
+        ("", PhenomenaAgreement(doc.phenomena, annotators=doc.annotators, tagset=doc.tagset, pairs=pairs))
+    ]
+    if has_sense_marks(doc.phenomena):
+        for layer in LAYERS:
+            state = PhenomenaAgreement(
+                layer_phenomena(doc.phenomena, layer),
+                annotators=doc.annotators,
+                tagset=layer_tagset(doc.tagset, layer),
+                pairs=pairs,
+            )
+            states.append((f"sense.{layer}.", state))
+
+    def report(drawn: IntArray) -> Entries:
+        out: Entries = {}
+        for prefix, state in states:
+            for key, entry in state.resampled(drawn).report().items():
+                out[f"iapta.{prefix}{key.removeprefix('iapta.')}"] = entry
+        return out
+
+    return report
+
+
+def alignment_resampler(doc: Document) -> Resampled:
+    """The ``alignment.*`` entries of resampled pairs, from each pair's link counts taken once
+    (:func:`metrics.alignment.alignment_counts_by_pair`) and summed with the draws' multiplicities:
+    equal to :func:`metrics.alignment.alignment_report` of the resampled document."""
+    assert doc.word_alignments is not None
+    annotators = section_annotators(doc, doc.word_alignments)
+    combos = [(a, b, name) for a, b in doc.annotator_pairs(annotators) for name in ALIGNMENT_MEASURES]
+    column = {combo: c for c, combo in enumerate(combos)}
+    counts = np.zeros((len(doc.pairs), len(combos), 4), dtype=np.int64)
+    position = {p.id: i for i, p in enumerate(doc.pairs)}
+    for pid, by_annotators in alignment_counts_by_pair(doc).items():
+        for (a, b), by_name in by_annotators.items():
+            for name, c in by_name.items():
+                counts[position[pid], column[a, b, name]] = (
+                    c.precision_hits,
+                    c.n_test,
+                    c.recall_hits,
+                    c.n_reference,
+                )
+
+    def report(drawn: IntArray) -> Entries:
+        sums = np.tensordot(np.bincount(drawn, minlength=len(doc.pairs)), counts, axes=1).tolist()
+        totals: dict[tuple[str, str], dict[str, AlignmentCounts]] = {}
+        for (a, b, name), row in zip(combos, sums, strict=True):
+            totals.setdefault((a, b), {})[name] = AlignmentCounts(*row)
+        return alignment_report_from_counts(totals, annotators)
+
+    return report
+
+
 def _unit_bootstrap(
-    doc: Document, section: Section, units: str, base: Entries, *, n: int, seed: int
+    doc: Document, resample: Resampled, units: str, base: Entries, *, n: int, seed: int
 ) -> Entries:
     """Percentile intervals of the `base` entries' numbers over `n` resamples of the units."""
     keys = sorted(base)  # the seed must not depend on the order the report was assembled in
     rng = _rng(seed, ",".join(keys))
-    ids = [p.id for p in doc.pairs] if units == "pairs" else _items(doc.evaluations)
+    n_units = len(_unit_ids(doc, units))
     samples: dict[str, dict[tuple[str, str], list[float]]] = {k: defaultdict(list) for k in keys}
-    if ids:
+    if n_units:
         for _ in range(n):
-            drawn = [ids[i] for i in rng.integers(0, len(ids), size=len(ids))]
-            report = section(_resampled(doc, drawn, units))
+            report = resample(rng.integers(0, n_units, size=n_units))
             for k in keys:
                 for leaf, v in _leaves(report.get(k, {})).items():
                     samples[k][leaf].append(math.nan if v is None else float(v))

@@ -10,7 +10,6 @@ and emitted as ``None``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,7 +18,7 @@ from metrics.alignment import alignment_report
 from metrics.chance import kappa_c_report
 from metrics.corpus_statistics import DEFAULT_BIN_WIDTH, corpus_statistics
 from metrics.incremental import PhenomenaAgreement, gc_paused, mean_defined
-from metrics.intervals import report_intervals
+from metrics.intervals import SectionSpec, alignment_resampler, phenomena_resampler, report_intervals
 from metrics.kappa import codes, cohen_kappa_pairs, fleiss_kappa, krippendorff_alpha_from_counts, rating_table
 from metrics.layers import sense_layer_report
 from metrics.pair_labels import pair_label_report
@@ -120,21 +119,22 @@ def report_confidence_intervals(
     return _json_safe(intervals, "measures")  # type: ignore[no-any-return]
 
 
-def report_sections(doc: Document) -> list[tuple[Callable[[Document], Entries], str]]:
-    """The document's sections as (section → report entries, units) for the intervals' resampling:
-    pairs for phenomena, alignments and pair labels; judged items for the two-step evaluation
-    (κ_C's own keys are left to its analytic interval)."""
-    sections: list[tuple[Callable[[Document], Entries], str]] = []
+def report_sections(doc: Document) -> list[SectionSpec]:
+    """The document's sections as (section → report entries, units, resampling from kept per-unit
+    statistics or None) for the intervals' resampling: pairs for phenomena, alignments and pair
+    labels; judged items for the two-step evaluation (κ_C's own keys are left to its analytic
+    interval)."""
+    sections: list[SectionSpec] = []
     if doc.phenomena is not None:
-        sections.append((phenomena_report, "pairs"))
+        sections.append((phenomena_report, "pairs", phenomena_resampler))
     if doc.word_alignments is not None:
-        sections.append((alignment_report, "pairs"))
+        sections.append((alignment_report, "pairs", alignment_resampler))
     if doc.phrase_alignments is not None or doc.system_phrase_alignments is not None:
-        sections.append((spade_report, "pairs"))
+        sections.append((spade_report, "pairs", None))
     if doc.pair_labels is not None:
-        sections.append((pair_label_report, "pairs"))
+        sections.append((pair_label_report, "pairs", None))
     if doc.evaluations is not None:
-        sections.append((_evaluation_section, "items"))
+        sections.append((_evaluation_section, "items", None))
     return sections
 
 

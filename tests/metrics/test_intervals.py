@@ -147,3 +147,33 @@ def test_the_intervals_of_an_assembled_report_equal_build_reports(evaluation_rat
     assert report_confidence_intervals(doc, plain, seed=9, n_resamples=20) == {
         k: v for k, v in whole.items() if k.endswith(".ci95")
     }
+
+
+def test_kept_statistics_resample_the_phenomena_and_alignments_as_a_recomputation_would():
+    """The phenomena and word-alignment sections are resampled from their kept per-pair statistics;
+    every resample equals the section recomputed on the resampled document, the sense layers and the
+    multi-annotator TPO included, also with a pair drawn several times and pairs nobody marked."""
+    import numpy as np
+
+    from metrics.alignment import alignment_report
+    from metrics.intervals import _recomputed, alignment_resampler, phenomena_resampler
+    from metrics.report import phenomena_report
+
+    doc = synthetic_document(n_pairs=12, n_annotators=3, phenomena_per_pair=3, words=7, seed=5)
+    marked = {
+        a: tuple(
+            dataclasses.replace(x, sense_preserving=(None if n % 5 == 0 else n % 2 == 0))
+            for n, x in enumerate(xs)
+            if not x.pair.endswith(("3", "7"))
+        )
+        for a, xs in (doc.phenomena or {}).items()
+    }
+    doc = dataclasses.replace(doc, phenomena=marked)
+    rng = np.random.default_rng(0)
+    for section, kept in ((phenomena_report, phenomena_resampler), (alignment_report, alignment_resampler)):
+        fast, slow = kept(doc), _recomputed(doc, section, "pairs")
+        for _ in range(5):
+            drawn = rng.integers(0, len(doc.pairs), size=len(doc.pairs))
+            expected = {k: v for k, v in slow(drawn).items() if k != "iapta.sense.unmarked.count"}
+            assert fast(drawn) == expected
+            assert any(k.startswith("iapta.sense.") for k in expected) or section is alignment_report
