@@ -194,17 +194,21 @@ def snapshot_measures(results: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def kappa_band(value: float | None) -> str:
-    """CSS class of a κ value: Landis & Koch's bands (for colour only; the number is always shown)."""
+    """CSS class of a κ value: Landis & Koch's (1977, p. 165) bands, for colour only (the number is
+    always shown): < 0.00 poor, 0.00–0.20 slight, 0.21–0.40 fair, 0.41–0.60 moderate, 0.61–0.80
+    substantial, 0.81–1.00 almost perfect. The bands are of two-decimal values, so the value is read
+    to two decimals (0.806 → 0.81, almost perfect; 0.804 → 0.80, substantial).
+
+    >>> [kappa_band(v) for v in (-0.01, 0.0, 0.2, 0.21, 0.4, 0.6, 0.8, 0.81)]
+    ['k-poor', 'k-slight', 'k-slight', 'k-fair', 'k-fair', 'k-moderate', 'k-substantial', 'k-almost']
+    """
     if value is None:
         return "k-none"
-    for upper, name in (
-        (0.0, "k-poor"),
-        (0.2, "k-slight"),
-        (0.4, "k-fair"),
-        (0.6, "k-moderate"),
-        (0.8, "k-substantial"),
-    ):
-        if value < upper:
+    read = round(value, 2)
+    if read < 0:
+        return "k-poor"
+    for upper, name in ((0.2, "k-slight"), (0.4, "k-fair"), (0.6, "k-moderate"), (0.8, "k-substantial")):
+        if read <= upper:
             return name
     return "k-almost"
 

@@ -54,13 +54,26 @@ def test_labels_of_unknown_items_are_rejected():
 
 
 def test_kappa_bands_follow_landis_and_koch():
-    assert [kappa_band(v) for v in (None, -0.1, 0.1, 0.3, 0.5, 0.7, 0.9)] == [
+    """Landis & Koch 1977, p. 165: < 0.00 poor, 0.00–0.20 slight, 0.21–0.40 fair, 0.41–0.60 moderate,
+    0.61–0.80 substantial, 0.81–1.00 almost perfect; each band's upper bound belongs to it."""
+    values = (None, -0.1, 0.0, 0.1, 0.2, 0.21, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.804, 0.806, 0.81, 0.9, 1.0)
+    assert [kappa_band(v) for v in values] == [
         "k-none",
         "k-poor",
         "k-slight",
+        "k-slight",
+        "k-slight",
+        "k-fair",
+        "k-fair",
         "k-fair",
         "k-moderate",
+        "k-moderate",
         "k-substantial",
+        "k-substantial",
+        "k-substantial",
+        "k-almost",
+        "k-almost",
+        "k-almost",
         "k-almost",
     ]
 
