@@ -114,6 +114,35 @@ def test_etpc_table3_is_over_the_pairs_with_phenomena_with_a_corpus_row_and_tabl
 
 
 @pytest.mark.slow
+def test_etpc_table3_with_the_negation_layer_gives_the_released_4_04_phenomena_per_pair(
+    corpora_dir: Path,
+) -> None:
+    """The 4.04 phenomena per pair quoted for ETPC counts the negation layer too: with negation.xml
+    imported beside the two textual files, every Negation is a phenomenon and the pairs whose only
+    annotation is a negation carry phenomena; without it 4.71 (the test above)."""
+    etpc = corpora_dir / "etpc"
+    files = [
+        *sorted((corpora_dir / "mrpc").glob("*.txt")),
+        etpc / "paraphrase_types.xml",
+        etpc / "textual_np_pos.xml",
+        etpc / "textual_np_neg.xml",
+        etpc / "negation.xml",
+    ]
+    assert import_corpus("etpc", "ETPC", files, annotator="kovatchev", skip_invalid=True).ok
+    project = Project.objects.get(name="ETPC")
+    corpus = project_statistics(project)["vila_table3"]["corpus"]
+    phenomena = Phenomenon.objects.filter(pair__project=project)
+    negations = phenomena.filter(ptype__name="Negation")
+    only_negation = Pair.objects.filter(project=project, pk__in=negations.values("pair")).exclude(
+        pk__in=phenomena.exclude(ptype__name="Negation").values("pair")
+    )
+    assert negations.count() > 700 and only_negation.count() > 400
+    assert corpus["phenomena"] == phenomena.count()
+    assert corpus["pairs_with_phenomena"] == Pair.objects.filter(pk__in=phenomena.values("pair")).count()
+    assert round(corpus["phenomena_per_pair"], 2) == 4.04
+
+
+@pytest.mark.slow
 def test_mrpc_spade_table1_has_a_column_per_split_with_mrpcs_pairs_tokens_and_types(
     corpora_dir: Path,
 ) -> None:
