@@ -87,11 +87,14 @@ def report_intervals(
     out.update(_kappa_c_intervals(doc, measures))
     wanted = [k for k, entry in measures.items() if _is_measure(k, entry) and f"{k}.ci95" not in out]
     for section, units, resampler in sections:
-        base = section(doc)
+        if resampler is not None:  # the section itself is the resample that draws every unit once
+            resample = resampler(doc)
+            base = resample(np.arange(len(_unit_ids(doc, units)), dtype=np.int64))
+        else:
+            resample, base = _recomputed(doc, section, units), section(doc)
         keys = [k for k in wanted if k in base]
         if keys:
             n = min(n_resamples, UNIT_RESAMPLES)
-            resample = resampler(doc) if resampler is not None else _recomputed(doc, section, units)
             out.update(_unit_bootstrap(doc, resample, units, {k: base[k] for k in keys}, n=n, seed=seed))
     return out
 

@@ -177,3 +177,16 @@ def test_kept_statistics_resample_the_phenomena_and_alignments_as_a_recomputatio
             expected = {k: v for k, v in slow(drawn).items() if k != "iapta.sense.unmarked.count"}
             assert fast(drawn) == expected
             assert any(k.startswith("iapta.sense.") for k in expected) or section is alignment_report
+
+
+def test_drawing_every_pair_once_gives_the_sections_own_report():
+    import numpy as np
+
+    from metrics.alignment import alignment_report
+    from metrics.intervals import alignment_resampler, phenomena_resampler
+    from metrics.report import phenomena_report
+
+    doc = synthetic_document(n_pairs=6, n_annotators=3, phenomena_per_pair=2, words=5, seed=9)
+    every = np.arange(len(doc.pairs), dtype=np.int64)
+    assert phenomena_resampler(doc)(every) == phenomena_report(doc)
+    assert alignment_resampler(doc)(every) == alignment_report(doc)
