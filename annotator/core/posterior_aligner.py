@@ -69,6 +69,11 @@ class PosteriorSettings:
     same_class: bool = True  # two different words are linked only within one word class
     function_support: bool = False  # a link between two function words needs a supported neighbour
     support_window: int = 1  # how far a supporting link may be (diagonally, on either side)
+    function_conflict: bool = False  # a function-word link whose neighbour is linked elsewhere is dropped
+    conflict_distance: int = 2  # how far from the link the neighbour's partner may be
+    conflict_crossing: bool = True  # a neighbour linked across the link contradicts it too
+    function_gaps: bool = True  # two function words of one role between two links are linked
+    function_gap_confidence: float = 0.5
     gap_fill: bool = False
     gap_edges: bool = False  # the sentence's start and end count as links around a gap
     gap_confidence: float = 0.6  # a different-word pair's score is scaled by min(1, corpus links / this)
@@ -159,6 +164,7 @@ class _Cells:
     function2: np.ndarray | None = None
     class1: np.ndarray | None = None  # token i's word class (per cell): `ev.word_class`
     class2: np.ndarray | None = None
+    same_role: np.ndarray | None = None  # two function words that can do one job (`in`/`of`)
 
 
 def _cells(ids1: Sequence[np.ndarray], ids2: Sequence[np.ndarray]) -> _Cells:
@@ -296,6 +302,12 @@ def train_posteriors(
     word_class = np.array([ev.word_class(w) for w in words] or [0], dtype=np.int8)
     cells.class1 = word_class[cells.w1]
     cells.class2 = word_class[cells.w2]
+    # two function words that can do one job (`about`/`on`), decided once per word-pair key
+    both_function = function_word[key_w1] & function_word[key_w2]
+    key_role = np.zeros(len(unique), dtype=bool)
+    for k in np.nonzero(both_function)[0]:
+        key_role[k] = ev.same_function_role(words[key_w1[k]], words[key_w2[k]])
+    cells.same_role = key_role[key]
     # how often the corpus links each word pair (soft count): a pair of different words linked once,
     # in one sentence, is mostly EM pairing up leftovers rather than a paraphrase
     linked = np.bincount(key, weights=(forward + backward) / 2, minlength=len(unique))
@@ -333,10 +345,11 @@ def decode(
     function2: np.ndarray,
     settings: PosteriorSettings,
     classes: tuple[np.ndarray, np.ndarray] | None = None,
+    same_role: np.ndarray | None = None,
 ) -> list[ScoredLink]:
     """A pair's links with their confidence, sorted, from its cells' posteriors, kinds of evidence,
-    corpus link counts, function-word flags and (optionally) word classes of the two tokens (each flat,
-    n1 × n2)."""
+    corpus link counts, function-word flags and (optionally) word classes of the two tokens and whether
+    two function words can do one job (each flat, n1 × n2)."""
     kinds = kind.reshape(n1, n2)
     base = ((forward + backward) / 2).reshape(n1, n2)
     function1 = function1.reshape(n1, n2)[:, 0]
@@ -377,6 +390,17 @@ def decode(
         links = _greedy(score, threshold)
     if settings.function_support:
         links = _supported(links, function, n1, n2, settings.support_window)
+    if settings.function_conflict:
+        links = _without_conflicts(
+            links,
+            function & (kinds == IDENTICAL),
+            n1,
+            n2,
+            settings.conflict_distance,
+            settings.conflict_crossing,
+        )
+    if settings.function_gaps and same_role is not None:
+        links += _function_gaps(links, base, same_role.reshape(n1, n2), n1, n2, settings)
     if settings.gap_fill:
         links += _fill_gaps(links, base, function1, function2, settings)
     return sorted((i, j, round(min(s, 1.0), 3)) for i, j, s in links)
@@ -403,6 +427,75 @@ def _supported(
                 waiting.remove((i, j))
                 changed = True
     return [link for link in links if link[:2] in kept]
+
+
+def _without_conflicts(
+    links: list[ScoredLink], candidates: np.ndarray, n1: int, n2: int, distance: int, crossing: bool = True
+) -> list[ScoredLink]:
+    """The links, less those between the same function word (or punctuation mark) in both members whose
+    context contradicts them: a word next to one end is linked to a word on the other side of the other
+    end, or more than `distance` words away from it (`for` ⇄ `for` in `cancer for more` ⇄ `surgery for
+    cancer`; `'s` ⇄ `'s` in `Nowitzki 's status` ⇄ `team 's morning`, with `Nowitzki` linked), and no
+    link on one side, within `distance` words in both members, agrees with them. Identical function
+    words are the same word in different roles as often as in one (Sultan, Bethard & Sumner 2014 align
+    them on context alone); this keeps the many that have no context either way."""
+    partner1 = {i: j for i, j, _s in links}
+    partner2 = {j: i for i, j, _s in links}
+    # the sentences' starts and ends agree with a link next to them (the final full stops)
+    around = [*partner1.items(), (-1, -1), (n1, n2)]
+    dropped: set[tuple[int, int]] = set()
+    for i, j, _s in links:
+        if not candidates[i, j]:
+            continue
+        agrees = any(
+            (a, b) != (i, j)
+            and 0 < abs(a - i) <= distance
+            and 0 < abs(b - j) <= distance
+            and (a - i) * (b - j) > 0
+            for a, b in around
+        )
+        if agrees:
+            continue
+        contradicts = False
+        for d in (-1, 1):
+            b = partner1.get(i + d)
+            a = partner2.get(j + d)
+            if b is not None and (((b - j) * d <= 0 and crossing) or abs(b - j) > distance):
+                contradicts = True
+            if a is not None and (((a - i) * d <= 0 and crossing) or abs(a - i) > distance):
+                contradicts = True
+        if contradicts:
+            dropped.add((i, j))
+    return [link for link in links if link[:2] not in dropped]
+
+
+def _function_gaps(
+    links: list[ScoredLink],
+    base: np.ndarray,
+    same_role: np.ndarray,
+    n1: int,
+    n2: int,
+    settings: PosteriorSettings,
+) -> list[ScoredLink]:
+    """Links between two function words of one role in the gap between two consecutive links (or a
+    link and the sentence's end), next to one of them: `reports about the` ⇄ `reports tonight on the`
+    gives `about` ⇄ `on`; `counts` after `indicted on three` ⇄ `charged with 16` gives `on` ⇄ `with`.
+    The gap holds 1–3 unlinked words in each member. Confidence: `function_gap_confidence` plus the
+    cell's posterior."""
+    aligned1 = {i for i, _, _ in links}
+    aligned2 = {j for _, j, _ in links}
+    anchors = sorted({(i, j) for i, j, _ in links} | {(-1, -1), (n1, n2)})
+    added: list[ScoredLink] = []
+    for (i0, j0), (i1, j1) in zip(anchors, anchors[1:], strict=False):
+        g1, g2 = i1 - i0 - 1, j1 - j0 - 1
+        if not (1 <= g1 <= 3 and 1 <= g2 <= 3) or j1 <= j0:
+            continue
+        if any(i in aligned1 for i in range(i0 + 1, i1)) or any(j in aligned2 for j in range(j0 + 1, j1)):
+            continue
+        for i, j in ((i1 - 1, j1 - 1), (i0 + 1, j0 + 1)):
+            if same_role[i, j] and not any(i == a or j == b for a, b, _ in added):
+                added.append((i, j, settings.function_gap_confidence + float(base[i, j])))
+    return added
 
 
 def _fill_gaps(
@@ -478,6 +571,7 @@ def align_scored(
             cells.function2[a:b],
             settings,
             None if cells.class1 is None or cells.class2 is None else (cells.class1[a:b], cells.class2[a:b]),
+            None if cells.same_role is None else cells.same_role[a:b],
         )
         if settings.acronyms:
             result[n] = with_acronyms(result[n], t1, t2, settings.acronym_confidence)

@@ -89,3 +89,10 @@ def test_no_acronym_link_where_the_acronym_or_its_words_are_in_both_members():
     # identical words link each other; the acronym stands for nothing missing
     assert ev.acronym_links("Internet Explorer ( IE ) fell".split(), "Internet Explorer fell".split()) == []
     assert ev.acronym_links("AOL lost".split(), "America Online ( AOL ) lost".split()) == []
+
+
+def test_function_words_of_one_role_can_do_one_job():
+    assert ev.same_function_role("in", "of") and ev.same_function_role("when", "as")
+    assert ev.same_function_role("the", "a") and ev.same_function_role("will", "is")
+    assert not ev.same_function_role("the", "of") and not ev.same_function_role("and", "in")
+    assert not ev.same_function_role("lawyer", "attorney")
