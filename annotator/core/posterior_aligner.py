@@ -27,6 +27,7 @@ Every public function is pure; tokens in, links ``(i, j, confidence)`` out.
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,13 +35,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotator.core import alignment_evidence as ev
+from annotator.core import wordnet_lexicon
 
 Progress = Callable[[str, int, int], None]
 ScoredLink = tuple[int, int, float]
 
 # Kinds of evidence between two word types (codes in the per-cell arrays); NONE: only the statistics.
-NONE, IDENTICAL, LEMMA, NUMBER, NAME, STEM = range(6)
-KIND_NAMES = ("none", "identical", "lemma", "number", "name", "stem")
+NONE, IDENTICAL, LEMMA, NUMBER, NAME, STEM, SYNONYM = range(7)
+KIND_NAMES = ("none", "identical", "lemma", "number", "name", "stem", "synonym")
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,10 @@ class PosteriorSettings:
     lemmas: bool = True
     numbers_names: bool = True
     stems: bool = True
+    wordnet: bool = True  # synonyms and broader terms from WordNet's files, where they are installed
+    wordnet_senses: int = 3  # a word's first senses that count
+    wordnet_prior: float = 0.3
+    wordnet_bonus: float = 0.7  # added to a WordNet-related pair's score (not scaled by corpus links)
     context: bool = True
     evidence_bonus: float = 0.5  # added to an identical / variant cell's score (stem: a third of it)
     context_bonus: float = 0.4  # per linked diagonal neighbour (two at most)
@@ -69,9 +75,9 @@ class PosteriorSettings:
     same_class: bool = True  # two different words are linked only within one word class
     function_support: bool = False  # a link between two function words needs a supported neighbour
     support_window: int = 1  # how far a supporting link may be (diagonally, on either side)
-    function_conflict: bool = False  # a function-word link whose neighbour is linked elsewhere is dropped
+    function_conflict: bool = True  # a function-word link whose neighbour is linked elsewhere is dropped
     conflict_distance: int = 2  # how far from the link the neighbour's partner may be
-    conflict_crossing: bool = True  # a neighbour linked across the link contradicts it too
+    conflict_crossing: bool = False  # a neighbour linked across the link contradicts it too
     function_gaps: bool = True  # two function words of one role between two links are linked
     function_gap_confidence: float = 0.5
     gap_fill: bool = False
@@ -141,7 +147,38 @@ def related_word_pairs(vocabulary: Sequence[str], settings: PosteriorSettings) -
                         and (check is None or check(vocabulary[a], vocabulary[b]))
                     ):
                         related[(a, b)] = kind
+    if settings.wordnet and wordnet_lexicon.available():
+        related = {**_wordnet_pairs(vocabulary, settings.wordnet_senses), **related}
     return related
+
+
+def _wordnet_pairs(vocabulary: Sequence[str], senses: int) -> dict[tuple[int, int], int]:
+    """Pairs of content words WordNet relates (`wordnet_lexicon`): sharing a concept, or one's concept
+    the other's broader concept; concepts shared by more than 200 words of the corpus are skipped."""
+    content = [
+        (index, form)
+        for index, form in enumerate(vocabulary)
+        if len(form) >= 3 and form.isalpha() and ev.word_class(form) == ev.CONTENT
+    ]
+    found = wordnet_lexicon.concepts((form for _, form in content), senses)
+    own: dict[str, list[int]] = defaultdict(list)
+    broader: dict[str, list[int]] = defaultdict(list)
+    for index, form in content:
+        if form in found:
+            for concept in found[form][0]:
+                own[concept].append(index)
+            for concept in found[form][1]:
+                broader[concept].append(index)
+    pairs: set[tuple[int, int]] = set()
+    for concept, members in own.items():
+        others = broader.get(concept, [])
+        if len(members) + len(others) > 200:
+            continue
+        pairs.update(itertools.permutations(members, 2))
+        pairs.update(itertools.product(members, others))
+        pairs.update(itertools.product(others, members))
+    pairs.difference_update((a, a) for a in range(len(vocabulary)))
+    return dict.fromkeys(pairs, SYNONYM)
 
 
 # ---- 2. EM in both directions -----------------------------------------------------------------------
@@ -279,6 +316,7 @@ def train_posteriors(
             settings.variant_prior,
             settings.variant_prior,
             settings.stem_prior,
+            settings.wordnet_prior,
         ]
     )
     prior = prior_of_kind[kind]
@@ -364,6 +402,8 @@ def decode(
         same, np.where(function, settings.evidence_bonus / 2, settings.evidence_bonus), 0.0
     )
     score = score + np.where(stem, settings.evidence_bonus * settings.stem_share, 0.0)
+    synonym = kinds == SYNONYM
+    score = np.where(synonym, base + settings.wordnet_bonus, score)
     threshold = np.where(function, settings.threshold_function, settings.threshold_content)
     # variants of one function word (`was`/`is`, `an`/`a`) are as sure as variants of a content word
     threshold = np.where(
