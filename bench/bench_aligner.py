@@ -37,6 +37,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
+
+import django  # noqa: E402
+
+django.setup()  # the project's default threshold is read from its models
 
 from annotator.core.aligner import identical_token_alignment  # noqa: E402
 from annotator.core.atomic_phrases import atomic_phrase_pairs  # noqa: E402
