@@ -415,35 +415,42 @@ def decode(
         # content word (`1,000`/`cache`, `official`/`,` and `yesterday`/`on` are leftovers paired up)
         differ = classes[0].reshape(n1, n2) != classes[1].reshape(n1, n2)
         threshold = np.where(differ & ~same, np.inf, threshold)
-    # first the anchors: the same word underneath, a content word
-    anchors = _greedy(np.where(same & ~function, score, 0.0), threshold)
-    links = anchors
-    if settings.context:
-        for _ in range(settings.context_passes):
-            neighbours = np.zeros((n1 + 2, n2 + 2))
-            for i, j, _s in links:
-                if same[i, j] or not settings.context_from_same_only:
-                    neighbours[i + 1, j + 1] = 1.0
-            support = neighbours[:-2, :-2] + neighbours[2:, 2:]  # (i-1, j-1) and (i+1, j+1) linked
-            links = _greedy(score + settings.context_bonus * support, threshold)
-    else:
-        links = _greedy(score, threshold)
+    links = _with_context(score, threshold, same, function, settings)
     if settings.function_support:
         links = _supported(links, function, n1, n2, settings.support_window)
     if settings.function_conflict:
+        identical_function = function & (kinds == IDENTICAL)
         links = _without_conflicts(
-            links,
-            function & (kinds == IDENTICAL),
-            n1,
-            n2,
-            settings.conflict_distance,
-            settings.conflict_crossing,
+            links, identical_function, settings.conflict_distance, settings.conflict_crossing
         )
     if settings.function_gaps and same_role is not None:
         links += _function_gaps(links, base, same_role.reshape(n1, n2), n1, n2, settings)
     if settings.gap_fill:
         links += _fill_gaps(links, base, function1, function2, settings)
     return sorted((i, j, round(min(s, 1.0), 3)) for i, j, s in links)
+
+
+def _with_context(
+    score: np.ndarray,
+    threshold: np.ndarray,
+    same: np.ndarray,
+    function: np.ndarray,
+    settings: PosteriorSettings,
+) -> list[ScoredLink]:
+    """The greedy links, first of the anchors (the same content word underneath), then again with the
+    context bonus of each diagonal neighbour the pass before linked (Sultan et al. 2014)."""
+    links = _greedy(np.where(same & ~function, score, 0.0), threshold)
+    if not settings.context:
+        return _greedy(score, threshold)
+    n1, n2 = score.shape
+    for _ in range(settings.context_passes):
+        neighbours = np.zeros((n1 + 2, n2 + 2))
+        for i, j, _s in links:
+            if same[i, j] or not settings.context_from_same_only:
+                neighbours[i + 1, j + 1] = 1.0
+        support = neighbours[:-2, :-2] + neighbours[2:, 2:]  # (i-1, j-1) and (i+1, j+1) linked
+        links = _greedy(score + settings.context_bonus * support, threshold)
+    return links
 
 
 def _supported(
@@ -470,7 +477,7 @@ def _supported(
 
 
 def _without_conflicts(
-    links: list[ScoredLink], candidates: np.ndarray, n1: int, n2: int, distance: int, crossing: bool = True
+    links: list[ScoredLink], candidates: np.ndarray, distance: int, crossing: bool = True
 ) -> list[ScoredLink]:
     """The links, less those between the same function word (or punctuation mark) in both members whose
     context contradicts them: a word next to one end is linked to a word on the other side of the other
@@ -479,6 +486,7 @@ def _without_conflicts(
     link on one side, within `distance` words in both members, agrees with them. Identical function
     words are the same word in different roles as often as in one (Sultan, Bethard & Sumner 2014 align
     them on context alone); this keeps the many that have no context either way."""
+    n1, n2 = candidates.shape
     partner1 = {i: j for i, j, _s in links}
     partner2 = {j: i for i, j, _s in links}
     # the sentences' starts and ends agree with a link next to them (the final full stops)

@@ -137,8 +137,8 @@ def test_an_identical_function_word_whose_neighbour_is_linked_far_away_is_droppe
     links = [(0, 0, 1.0), (1, 5, 1.0), (4, 8, 1.0)]
     candidates = np.zeros((5, 9), dtype=bool)
     candidates[1, 5] = candidates[4, 8] = True
-    kept = _without_conflicts(links, candidates, 5, 9, distance=2)
+    kept = _without_conflicts(links, candidates, distance=2)
     assert kept == [(0, 0, 1.0), (4, 8, 1.0)]
     # a link on one side that agrees keeps it: `status` ⇄ `morning`
     agreeing = [(0, 0, 1.0), (1, 5, 1.0), (2, 6, 1.0)]
-    assert _without_conflicts(agreeing, candidates, 5, 9, distance=2) == agreeing
+    assert _without_conflicts(agreeing, candidates, distance=2) == agreeing
