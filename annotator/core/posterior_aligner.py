@@ -4,7 +4,8 @@ Four steps, each a public function so the bench can take any of them out (docs/a
 
 1. **Lexical evidence** (:func:`related_word_pairs`): which word types of the corpus are the same word
    underneath (identical, inflectional variants, one number, a name and its prefixed form, a shared
-   derivational stem), from `annotator.core.alignment_evidence`.
+   derivational stem), from `annotator.core.alignment_evidence`, and which are synonyms or a word and
+   its broader term in WordNet (`annotator.core.wordnet_lexicon`, where its files are installed).
 2. **Translation tables by EM** (:func:`train_posteriors`): a fast_align-style model (Dyer, Chahuneau
    & Smith 2013: IBM model 1 with a diagonal preference, p(a_j = i) ∝ exp(−λ |i/n₁ − j/n₂|), and a
    NULL word) trained by expectation–maximisation in both directions (member 1 → member 2 and back).
@@ -18,7 +19,9 @@ Four steps, each a public function so the bench can take any of them out (docs/a
    Links are taken greedily, best score first, one per word, while the score reaches the threshold
    of its kind (identical or variant forms; two different content words; a different function word
    or punctuation); two different words only within one word class (number, punctuation, function
-   word, content word). A link's **confidence** is its score, capped at 1.
+   word, content word). Then an identical function-word link whose neighbour is linked far away is
+   dropped, and two function words of one role in one slot between links are linked (`about`/`on`).
+   A link's **confidence** is its score, capped at 1.
 4. **Acronyms** (:func:`with_acronyms`): an acronym is linked to the capitalised words of the other
    member that spell it (`AOL` ⇄ `America Online`), which co-occurrence cannot do.
 
