@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from functools import lru_cache
 from pathlib import Path
 
 WORDNET_DIR = Path(os.environ.get("WNSEARCHDIR", "/usr/share/wordnet"))
@@ -104,17 +103,12 @@ class _WordNet:
         return found
 
 
-@lru_cache(maxsize=2)
-def _load(directory: Path) -> _WordNet:
-    return _WordNet(directory)
-
-
 def concepts(
     forms: Iterable[str], max_senses: int = 3, directory: Path | None = None
 ) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     """Each case-folded form's concepts and broader concepts (synset keys such as ``n10249950``), for
     the forms WordNet knows; the others are left out."""
-    wordnet = _load(directory or WORDNET_DIR)
+    wordnet = _WordNet(directory or WORDNET_DIR)  # about 0.1 s; not kept, so a worker holds no 60 MB
     result: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
     for form in forms:
         own: set[str] = set()
