@@ -3,8 +3,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
 # pg_dump/pg_restore for `manage.py backup` and `manage.py restore` (Debian 12's client is version 15,
 # the version of compose's postgres:15); a C compiler for eflomal, the word aligner, which PyPI ships as
-# source only.
-RUN apt-get update && apt-get install -y --no-install-recommends postgresql-client gcc libc6-dev \
+# source only; WordNet's database files (wordnet-base, 28 MB), the word aligner's synonyms (docs/aligner.md).
+RUN apt-get update && apt-get install -y --no-install-recommends postgresql-client gcc libc6-dev wordnet-base \
  && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml requirements.lock requirements-models.lock ./
 RUN pip install --no-cache-dir -r requirements.lock \

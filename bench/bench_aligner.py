@@ -37,6 +37,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "annotator.settings")
+
+import django  # noqa: E402
+
+django.setup()  # the project's default threshold is read from its models
 
 from annotator.core.aligner import identical_token_alignment  # noqa: E402
 from annotator.core.atomic_phrases import atomic_phrase_pairs  # noqa: E402
@@ -61,6 +66,7 @@ ABLATIONS: dict[str, dict[str, object]] = {
         "variant_prior": 0.0,
         "stem_prior": 0.0,
     },
+    "no WordNet synonyms and broader terms": {"wordnet": False},
     "no acronyms": {"acronyms": False},
     "no context (neighbours' links)": {"context": False},
     "no corpus reliability of different-word pairs": {"reliable_count": 1e-9},
@@ -70,6 +76,8 @@ ABLATIONS: dict[str, dict[str, object]] = {
         "threshold_same": 0.5,
         "threshold_content": 0.5,
     },
+    "no function words of one role paired between links": {"function_gaps": False},
+    "no dropping of contradicted function-word links": {"function_conflict": False},
     "with neighbour support required of function-word links": {"function_support": True, "support_window": 2},
     "with gap filling between links": {"gap_fill": True},
 }

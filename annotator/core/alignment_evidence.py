@@ -125,6 +125,23 @@ _FUNCTION = frozenset(
     must 's 'm 're 've 'll 'd n't there here also just only""".split()
 )
 _VOWELS = set("aeiouy")
+# The jobs of the closed-class words, for pairing two different function words in one slot (`in`/`of`,
+# `about`/`on`, `when`/`as`, `the`/`a`): a word may have more than one (`as`, `that`).
+_ROLE_WORDS = {
+    "preposition": "of in on at to for from by with about as into over under after before between through "
+    "during without",
+    "determiner": "a an the this that these those",
+    "possessive": "its their his her our your my 's",
+    "pronoun": "it he she they them him we us you i me",
+    "conjunction": "and or but nor so if than then because while when where as that",
+    "auxiliary": "be am is are was were been being has have had do does did will would shall should can "
+    "could may might must 'm 're 've 'll 'd",
+    "negation": "not no n't",
+}
+_ROLES: dict[str, frozenset[str]] = {
+    w: frozenset(role for role, words in _ROLE_WORDS.items() if w in words.split())
+    for w in " ".join(_ROLE_WORDS.values()).split()
+}
 
 
 @lru_cache(maxsize=200_000)
@@ -212,6 +229,12 @@ def stem_related(form1: str, form2: str) -> bool:
 def is_function(form: str) -> bool:
     """Punctuation, numbers' signs and closed-class words (case-folded form)."""
     return form in _FUNCTION or not any(ch.isalnum() for ch in form)
+
+
+def same_function_role(form1: str, form2: str) -> bool:
+    """Whether two case-folded function words can do one job (`in`/`of`, `when`/`as`, `the`/`a`):
+    both prepositions, both determiners, both conjunctions, …"""
+    return bool(_ROLES.get(form1, frozenset()) & _ROLES.get(form2, frozenset()))
 
 
 CONTENT, FUNCTION, PUNCTUATION, NUMBER = range(4)

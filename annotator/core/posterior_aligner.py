@@ -4,7 +4,8 @@ Four steps, each a public function so the bench can take any of them out (docs/a
 
 1. **Lexical evidence** (:func:`related_word_pairs`): which word types of the corpus are the same word
    underneath (identical, inflectional variants, one number, a name and its prefixed form, a shared
-   derivational stem), from `annotator.core.alignment_evidence`.
+   derivational stem), from `annotator.core.alignment_evidence`, and which are synonyms or a word and
+   its broader term in WordNet (`annotator.core.wordnet_lexicon`, where its files are installed).
 2. **Translation tables by EM** (:func:`train_posteriors`): a fast_align-style model (Dyer, Chahuneau
    & Smith 2013: IBM model 1 with a diagonal preference, p(a_j = i) ∝ exp(−λ |i/n₁ − j/n₂|), and a
    NULL word) trained by expectation–maximisation in both directions (member 1 → member 2 and back).
@@ -18,7 +19,9 @@ Four steps, each a public function so the bench can take any of them out (docs/a
    Links are taken greedily, best score first, one per word, while the score reaches the threshold
    of its kind (identical or variant forms; two different content words; a different function word
    or punctuation); two different words only within one word class (number, punctuation, function
-   word, content word). A link's **confidence** is its score, capped at 1.
+   word, content word). Then an identical function-word link whose neighbour is linked far away is
+   dropped, and two function words of one role in one slot between links are linked (`about`/`on`).
+   A link's **confidence** is its score, capped at 1.
 4. **Acronyms** (:func:`with_acronyms`): an acronym is linked to the capitalised words of the other
    member that spell it (`AOL` ⇄ `America Online`), which co-occurrence cannot do.
 
@@ -27,6 +30,7 @@ Every public function is pure; tokens in, links ``(i, j, confidence)`` out.
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,13 +38,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotator.core import alignment_evidence as ev
+from annotator.core import wordnet_lexicon
 
 Progress = Callable[[str, int, int], None]
 ScoredLink = tuple[int, int, float]
 
 # Kinds of evidence between two word types (codes in the per-cell arrays); NONE: only the statistics.
-NONE, IDENTICAL, LEMMA, NUMBER, NAME, STEM = range(6)
-KIND_NAMES = ("none", "identical", "lemma", "number", "name", "stem")
+NONE, IDENTICAL, LEMMA, NUMBER, NAME, STEM, SYNONYM = range(7)
+KIND_NAMES = ("none", "identical", "lemma", "number", "name", "stem", "synonym")
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,10 @@ class PosteriorSettings:
     lemmas: bool = True
     numbers_names: bool = True
     stems: bool = True
+    wordnet: bool = True  # synonyms and broader terms from WordNet's files, where they are installed
+    wordnet_senses: int = 3  # a word's first senses that count
+    wordnet_prior: float = 0.3
+    wordnet_bonus: float = 0.7  # added to a WordNet-related pair's score (not scaled by corpus links)
     context: bool = True
     evidence_bonus: float = 0.5  # added to an identical / variant cell's score (stem: a third of it)
     context_bonus: float = 0.4  # per linked diagonal neighbour (two at most)
@@ -69,6 +78,11 @@ class PosteriorSettings:
     same_class: bool = True  # two different words are linked only within one word class
     function_support: bool = False  # a link between two function words needs a supported neighbour
     support_window: int = 1  # how far a supporting link may be (diagonally, on either side)
+    function_conflict: bool = True  # a function-word link whose neighbour is linked elsewhere is dropped
+    conflict_distance: int = 2  # how far from the link the neighbour's partner may be
+    conflict_crossing: bool = False  # a neighbour linked across the link contradicts it too
+    function_gaps: bool = True  # two function words of one role between two links are linked
+    function_gap_confidence: float = 0.5
     gap_fill: bool = False
     gap_edges: bool = False  # the sentence's start and end count as links around a gap
     gap_confidence: float = 0.6  # a different-word pair's score is scaled by min(1, corpus links / this)
@@ -136,7 +150,38 @@ def related_word_pairs(vocabulary: Sequence[str], settings: PosteriorSettings) -
                         and (check is None or check(vocabulary[a], vocabulary[b]))
                     ):
                         related[(a, b)] = kind
+    if settings.wordnet and wordnet_lexicon.available():
+        related = {**_wordnet_pairs(vocabulary, settings.wordnet_senses), **related}
     return related
+
+
+def _wordnet_pairs(vocabulary: Sequence[str], senses: int) -> dict[tuple[int, int], int]:
+    """Pairs of content words WordNet relates (`wordnet_lexicon`): sharing a concept, or one's concept
+    the other's broader concept; concepts shared by more than 200 words of the corpus are skipped."""
+    content = [
+        (index, form)
+        for index, form in enumerate(vocabulary)
+        if len(form) >= 3 and form.isalpha() and ev.word_class(form) == ev.CONTENT
+    ]
+    found = wordnet_lexicon.concepts((form for _, form in content), senses)
+    own: dict[str, list[int]] = defaultdict(list)
+    broader: dict[str, list[int]] = defaultdict(list)
+    for index, form in content:
+        if form in found:
+            for concept in found[form][0]:
+                own[concept].append(index)
+            for concept in found[form][1]:
+                broader[concept].append(index)
+    pairs: set[tuple[int, int]] = set()
+    for concept, members in own.items():
+        others = broader.get(concept, [])
+        if len(members) + len(others) > 200:
+            continue
+        pairs.update(itertools.permutations(members, 2))
+        pairs.update(itertools.product(members, others))
+        pairs.update(itertools.product(others, members))
+    pairs.difference_update((a, a) for a in range(len(vocabulary)))
+    return dict.fromkeys(pairs, SYNONYM)
 
 
 # ---- 2. EM in both directions -----------------------------------------------------------------------
@@ -159,6 +204,7 @@ class _Cells:
     function2: np.ndarray | None = None
     class1: np.ndarray | None = None  # token i's word class (per cell): `ev.word_class`
     class2: np.ndarray | None = None
+    same_role: np.ndarray | None = None  # two function words that can do one job (`in`/`of`)
 
 
 def _cells(ids1: Sequence[np.ndarray], ids2: Sequence[np.ndarray]) -> _Cells:
@@ -273,6 +319,7 @@ def train_posteriors(
             settings.variant_prior,
             settings.variant_prior,
             settings.stem_prior,
+            settings.wordnet_prior,
         ]
     )
     prior = prior_of_kind[kind]
@@ -296,6 +343,12 @@ def train_posteriors(
     word_class = np.array([ev.word_class(w) for w in words] or [0], dtype=np.int8)
     cells.class1 = word_class[cells.w1]
     cells.class2 = word_class[cells.w2]
+    # two function words that can do one job (`about`/`on`), decided once per word-pair key
+    both_function = function_word[key_w1] & function_word[key_w2]
+    key_role = np.zeros(len(unique), dtype=bool)
+    for k in np.nonzero(both_function)[0]:
+        key_role[k] = ev.same_function_role(words[key_w1[k]], words[key_w2[k]])
+    cells.same_role = key_role[key]
     # how often the corpus links each word pair (soft count): a pair of different words linked once,
     # in one sentence, is mostly EM pairing up leftovers rather than a paraphrase
     linked = np.bincount(key, weights=(forward + backward) / 2, minlength=len(unique))
@@ -333,10 +386,11 @@ def decode(
     function2: np.ndarray,
     settings: PosteriorSettings,
     classes: tuple[np.ndarray, np.ndarray] | None = None,
+    same_role: np.ndarray | None = None,
 ) -> list[ScoredLink]:
     """A pair's links with their confidence, sorted, from its cells' posteriors, kinds of evidence,
-    corpus link counts, function-word flags and (optionally) word classes of the two tokens (each flat,
-    n1 × n2)."""
+    corpus link counts, function-word flags and (optionally) word classes of the two tokens and whether
+    two function words can do one job (each flat, n1 × n2)."""
     kinds = kind.reshape(n1, n2)
     base = ((forward + backward) / 2).reshape(n1, n2)
     function1 = function1.reshape(n1, n2)[:, 0]
@@ -351,6 +405,8 @@ def decode(
         same, np.where(function, settings.evidence_bonus / 2, settings.evidence_bonus), 0.0
     )
     score = score + np.where(stem, settings.evidence_bonus * settings.stem_share, 0.0)
+    synonym = kinds == SYNONYM
+    score = np.where(synonym, base + settings.wordnet_bonus, score)
     threshold = np.where(function, settings.threshold_function, settings.threshold_content)
     # variants of one function word (`was`/`is`, `an`/`a`) are as sure as variants of a content word
     threshold = np.where(
@@ -362,24 +418,42 @@ def decode(
         # content word (`1,000`/`cache`, `official`/`,` and `yesterday`/`on` are leftovers paired up)
         differ = classes[0].reshape(n1, n2) != classes[1].reshape(n1, n2)
         threshold = np.where(differ & ~same, np.inf, threshold)
-    # first the anchors: the same word underneath, a content word
-    anchors = _greedy(np.where(same & ~function, score, 0.0), threshold)
-    links = anchors
-    if settings.context:
-        for _ in range(settings.context_passes):
-            neighbours = np.zeros((n1 + 2, n2 + 2))
-            for i, j, _s in links:
-                if same[i, j] or not settings.context_from_same_only:
-                    neighbours[i + 1, j + 1] = 1.0
-            support = neighbours[:-2, :-2] + neighbours[2:, 2:]  # (i-1, j-1) and (i+1, j+1) linked
-            links = _greedy(score + settings.context_bonus * support, threshold)
-    else:
-        links = _greedy(score, threshold)
+    links = _with_context(score, threshold, same, function, settings)
     if settings.function_support:
         links = _supported(links, function, n1, n2, settings.support_window)
+    if settings.function_conflict:
+        identical_function = function & (kinds == IDENTICAL)
+        links = _without_conflicts(
+            links, identical_function, settings.conflict_distance, settings.conflict_crossing
+        )
+    if settings.function_gaps and same_role is not None:
+        links += _function_gaps(links, base, same_role.reshape(n1, n2), n1, n2, settings)
     if settings.gap_fill:
         links += _fill_gaps(links, base, function1, function2, settings)
     return sorted((i, j, round(min(s, 1.0), 3)) for i, j, s in links)
+
+
+def _with_context(
+    score: np.ndarray,
+    threshold: np.ndarray,
+    same: np.ndarray,
+    function: np.ndarray,
+    settings: PosteriorSettings,
+) -> list[ScoredLink]:
+    """The greedy links, first of the anchors (the same content word underneath), then again with the
+    context bonus of each diagonal neighbour the pass before linked (Sultan et al. 2014)."""
+    links = _greedy(np.where(same & ~function, score, 0.0), threshold)
+    if not settings.context:
+        return _greedy(score, threshold)
+    n1, n2 = score.shape
+    for _ in range(settings.context_passes):
+        neighbours = np.zeros((n1 + 2, n2 + 2))
+        for i, j, _s in links:
+            if same[i, j] or not settings.context_from_same_only:
+                neighbours[i + 1, j + 1] = 1.0
+        support = neighbours[:-2, :-2] + neighbours[2:, 2:]  # (i-1, j-1) and (i+1, j+1) linked
+        links = _greedy(score + settings.context_bonus * support, threshold)
+    return links
 
 
 def _supported(
@@ -403,6 +477,76 @@ def _supported(
                 waiting.remove((i, j))
                 changed = True
     return [link for link in links if link[:2] in kept]
+
+
+def _without_conflicts(
+    links: list[ScoredLink], candidates: np.ndarray, distance: int, crossing: bool = True
+) -> list[ScoredLink]:
+    """The links, less those between the same function word (or punctuation mark) in both members whose
+    context contradicts them: a word next to one end is linked to a word on the other side of the other
+    end, or more than `distance` words away from it (`for` ⇄ `for` in `cancer for more` ⇄ `surgery for
+    cancer`; `'s` ⇄ `'s` in `Nowitzki 's status` ⇄ `team 's morning`, with `Nowitzki` linked), and no
+    link on one side, within `distance` words in both members, agrees with them. Identical function
+    words are the same word in different roles as often as in one (Sultan, Bethard & Sumner 2014 align
+    them on context alone); this keeps the many that have no context either way."""
+    n1, n2 = candidates.shape
+    partner1 = {i: j for i, j, _s in links}
+    partner2 = {j: i for i, j, _s in links}
+    # the sentences' starts and ends agree with a link next to them (the final full stops)
+    around = [*partner1.items(), (-1, -1), (n1, n2)]
+    dropped: set[tuple[int, int]] = set()
+    for i, j, _s in links:
+        if not candidates[i, j]:
+            continue
+        agrees = any(
+            (a, b) != (i, j)
+            and 0 < abs(a - i) <= distance
+            and 0 < abs(b - j) <= distance
+            and (a - i) * (b - j) > 0
+            for a, b in around
+        )
+        if agrees:
+            continue
+        contradicts = False
+        for d in (-1, 1):
+            b = partner1.get(i + d)
+            a = partner2.get(j + d)
+            if b is not None and (((b - j) * d <= 0 and crossing) or abs(b - j) > distance):
+                contradicts = True
+            if a is not None and (((a - i) * d <= 0 and crossing) or abs(a - i) > distance):
+                contradicts = True
+        if contradicts:
+            dropped.add((i, j))
+    return [link for link in links if link[:2] not in dropped]
+
+
+def _function_gaps(
+    links: list[ScoredLink],
+    base: np.ndarray,
+    same_role: np.ndarray,
+    n1: int,
+    n2: int,
+    settings: PosteriorSettings,
+) -> list[ScoredLink]:
+    """Links between two function words of one role in the gap between two consecutive links (or a
+    link and the sentence's end), next to one of them: `reports about the` ⇄ `reports tonight on the`
+    gives `about` ⇄ `on`; `counts` after `indicted on three` ⇄ `charged with 16` gives `on` ⇄ `with`.
+    The gap holds 1–3 unlinked words in each member. Confidence: `function_gap_confidence` plus the
+    cell's posterior."""
+    aligned1 = {i for i, _, _ in links}
+    aligned2 = {j for _, j, _ in links}
+    anchors = sorted({(i, j) for i, j, _ in links} | {(-1, -1), (n1, n2)})
+    added: list[ScoredLink] = []
+    for (i0, j0), (i1, j1) in zip(anchors, anchors[1:], strict=False):
+        g1, g2 = i1 - i0 - 1, j1 - j0 - 1
+        if not (1 <= g1 <= 3 and 1 <= g2 <= 3) or j1 <= j0:
+            continue
+        if any(i in aligned1 for i in range(i0 + 1, i1)) or any(j in aligned2 for j in range(j0 + 1, j1)):
+            continue
+        for i, j in ((i1 - 1, j1 - 1), (i0 + 1, j0 + 1)):
+            if same_role[i, j] and not any(i == a or j == b for a, b, _ in added):
+                added.append((i, j, settings.function_gap_confidence + float(base[i, j])))
+    return added
 
 
 def _fill_gaps(
@@ -478,6 +622,7 @@ def align_scored(
             cells.function2[a:b],
             settings,
             None if cells.class1 is None or cells.class2 is None else (cells.class1[a:b], cells.class2[a:b]),
+            None if cells.same_role is None else cells.same_role[a:b],
         )
         if settings.acronyms:
             result[n] = with_acronyms(result[n], t1, t2, settings.acronym_confidence)

@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from annotator import taskqueue
 from annotator.agreement import record_change
-from annotator.core import run_once
+from annotator.core import run_once, wordnet_lexicon
 from annotator.core.aligner import SOURCE as IDENTICAL_SOURCE
 from annotator.core.statistical_aligner import (
     BACKENDS,
@@ -240,6 +240,8 @@ def _train_and_store(run: AlignerRun, progress: _Progress) -> dict[str, Any]:
         # the posterior aligner draws nothing at random; eflomal seeds itself from /dev/urandom
         "seed": None,
         "reproducible": settings.backend != "eflomal",
+        # WordNet's synonyms are evidence only where its files are installed (docs/aligner.md)
+        "wordnet": settings.backend == "posterior" and wordnet_lexicon.available(),
     }
 
 

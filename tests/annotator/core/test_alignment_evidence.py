@@ -3,6 +3,7 @@
 import pytest
 
 from annotator.core import alignment_evidence as ev
+from annotator.core import posterior_aligner, wordnet_lexicon
 
 
 @pytest.mark.parametrize(
@@ -89,3 +90,46 @@ def test_no_acronym_link_where_the_acronym_or_its_words_are_in_both_members():
     # identical words link each other; the acronym stands for nothing missing
     assert ev.acronym_links("Internet Explorer ( IE ) fell".split(), "Internet Explorer fell".split()) == []
     assert ev.acronym_links("AOL lost".split(), "America Online ( AOL ) lost".split()) == []
+
+
+def test_function_words_of_one_role_can_do_one_job():
+    assert ev.same_function_role("in", "of") and ev.same_function_role("when", "as")
+    assert ev.same_function_role("the", "a") and ev.same_function_role("will", "is")
+    assert not ev.same_function_role("the", "of") and not ev.same_function_role("and", "in")
+    assert not ev.same_function_role("lawyer", "attorney")
+
+
+def test_wordnet_concepts_are_read_from_its_database_files(tmp_path):
+    # a two-synset WordNet in WordNet's own file format: `attorney` and `lawyer` share synset 1 (offset 0),
+    # whose direct hypernym is synset 2 (`professional`); `charged` undoes to `charge`
+    template = "00000000 18 n 02 lawyer 0 attorney 0 001 @ {:08d} n 0000 | a professional person\n"
+    second_at = len(template.format(0))
+    first = template.format(second_at)
+    second = f"{second_at:08d} 18 n 01 professional 0 000 | a person engaged in a profession\n"
+    (tmp_path / "data.noun").write_text(first + second)
+    (tmp_path / "index.noun").write_text(
+        "  1 header line\nattorney n 1 1 @ 1 0 00000000\n"
+        f"lawyer n 1 1 @ 1 0 00000000\nprofessional n 1 0 1 0 {second_at:08d}\n"
+    )
+    for name in ("verb", "adj", "adv"):
+        (tmp_path / f"data.{name}").write_text("")
+        (tmp_path / f"index.{name}").write_text("")
+    (tmp_path / "noun.exc").write_text("attornies attorney\n")
+    assert wordnet_lexicon.available(tmp_path) and not wordnet_lexicon.available(tmp_path / "missing")
+    found = wordnet_lexicon.concepts(
+        ["lawyer", "attornies", "professional", "unknownword"], directory=tmp_path
+    )
+    assert found["lawyer"] == found["attornies"] == (frozenset({"n0"}), frozenset({f"n{second_at}"}))
+    assert found["professional"] == (frozenset({f"n{second_at}"}), frozenset())
+    assert "unknownword" not in found
+
+
+@pytest.mark.skipif(
+    not wordnet_lexicon.available(), reason="WordNet's files (Debian's wordnet-base) are not installed"
+)
+def test_the_aligner_relates_synonyms_and_a_word_and_its_broader_term_through_wordnet():
+    vocabulary = ["lawyer", "attorney", "indicted", "charged", "table", "the"]
+    pairs = posterior_aligner._wordnet_pairs(vocabulary, senses=3)
+    assert pairs[(0, 1)] == pairs[(1, 0)] == posterior_aligner.SYNONYM
+    assert (2, 3) in pairs and (3, 2) in pairs
+    assert not any(4 in pair or 5 in pair for pair in pairs)

@@ -2,9 +2,10 @@
 
 import math
 
+import numpy as np
 import pytest
 
-from annotator.core.posterior_aligner import PosteriorSettings, align_scored
+from annotator.core.posterior_aligner import PosteriorSettings, _without_conflicts, align_scored
 from annotator.core.statistical_aligner import (
     AlignerSettings,
     alignment_quality,
@@ -118,3 +119,26 @@ def test_an_acronym_is_linked_to_the_words_it_abbreviates_with_the_acronym_confi
     assert {(2, 1), (3, 2), (4, 3)} <= {(i, j) for i, j, _c in links}
     without = align_scored(corpus, PosteriorSettings(acronyms=False))[0]
     assert not {(0, 0), (1, 0)} <= {(i, j) for i, j, _c in without}
+
+
+def test_two_function_words_of_one_role_between_two_links_are_linked():
+    # `about` and `on` are prepositions in one slot between `reports` and `the`; `about` / `them` are not
+    corpus = [("reports about the toll .".split(), "reports tonight on the toll .".split())]
+    assert (1, 2) in {(i, j) for i, j, _c in align_scored(corpus)[0]}
+    without = {(i, j) for i, j, _c in align_scored(corpus, PosteriorSettings(function_gaps=False))[0]}
+    assert (1, 2) not in without
+    other = [("reports about the toll .".split(), "reports tonight them the toll .".split())]
+    assert (1, 2) not in {(i, j) for i, j, _c in align_scored(other)[0]}
+
+
+def test_an_identical_function_word_whose_neighbour_is_linked_far_away_is_dropped():
+    # `Nowitzki 's status doubtful .` ⇄ `Nowitzki out at the team 's morning .`: `Nowitzki` before one
+    # `'s` is linked five words before the other; the full stops hold on the sentences' ends
+    links = [(0, 0, 1.0), (1, 5, 1.0), (4, 8, 1.0)]
+    candidates = np.zeros((5, 9), dtype=bool)
+    candidates[1, 5] = candidates[4, 8] = True
+    kept = _without_conflicts(links, candidates, distance=2)
+    assert kept == [(0, 0, 1.0), (4, 8, 1.0)]
+    # a link on one side that agrees keeps it: `status` ⇄ `morning`
+    agreeing = [(0, 0, 1.0), (1, 5, 1.0), (2, 6, 1.0)]
+    assert _without_conflicts(agreeing, candidates, distance=2) == agreeing
