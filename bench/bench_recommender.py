@@ -80,6 +80,11 @@ def main() -> int:
         help="least precision of a type the model suggests (default 0.35)",
     )
     parser.add_argument(
+        "--without-labels",
+        action="store_true",
+        help="give the recommender no pair label (by default each pair carries ETPC's, see labels())",
+    )
+    parser.add_argument(
         "--tuning",
         action="store_true",
         help="train on the even ids divisible by 4, score on the other even ids (never the odd ones), "
@@ -101,17 +106,24 @@ def main() -> int:
     train_ids = [p for p in ids if int(p) % (4 if args.tuning else 2) == 0]
     test_ids = [p for p in ids if int(p) % (4 if args.tuning else 2) == (2 if args.tuning else 1)]
     started, started_cpu = time.perf_counter(), time.process_time()
-    train_pairs = rec.pair_inputs([(p, *tokens[p], None) for p in train_ids])
+    pair_labels = {} if args.without_labels else labels(gold)
+    train_pairs = rec.pair_inputs([(p, *tokens[p], None) for p in train_ids], pair_labels)
     analysed = time.perf_counter()
     kwargs = {} if args.precision is None else {"precision": args.precision}
     kwargs |= {} if args.floor is None else {"floor": args.floor}
     model = rec.train(train_pairs, gold, rec.ETPC_ROLES, **kwargs)
     seconds = time.perf_counter() - started
     cpu_seconds = time.process_time() - started_cpu
-    test_pairs = rec.pair_inputs([(p, *tokens[p], None) for p in test_ids])
+    test_pairs = rec.pair_inputs([(p, *tokens[p], None) for p in test_ids], pair_labels)
     print(
         f"train: {len(train_ids):,} {'even (id divisible by 4)' if args.tuning else 'even'} pairs, {model.examples:,} candidates; test: {len(test_ids):,} {'other even' if args.tuning else 'odd'} pairs; "
-        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; pair labels: "
+        + (
+            "none"
+            if args.without_labels
+            else f"{sum(v == rec.NON_PARAPHRASE for v in pair_labels.values()):,} non-paraphrase"
+        )
+        + f"; label gate: {model.label_gate or 'none'}"
     )
     print(
         f"training time {seconds:.1f} s (spaCy {analysed - started:.1f} s + fitting "
@@ -178,6 +190,19 @@ def main() -> int:
         f"{FLOOR_P}, training {seconds:.1f} s ≤ {GOAL_SECONDS:.0f} s: {'met' if met else 'NOT met'}"
     )
     return 0
+
+
+def labels(gold: dict) -> dict[str, str]:
+    """The pair label an annotator gives before the phenomena, as ETPC has it in these files: ETPC's
+    own label (etpc_label) is in text_pairs.xml, which is not among them, and every pair here is an
+    MRPC non-paraphrase (mrpc_label 0). What the files say is whether ETPC analysed the pair as a
+    non-paraphrase as a whole (its only phenomena are Non-paraphrase, type 30, over both sentences)
+    or into atomic phenomena; the first are labelled non-paraphrase, the others paraphrase."""
+    return {
+        pid: rec_label
+        for pid, found in gold.items()
+        for rec_label in ["non_paraphrase" if all(a.type == "30" for a in found) else "paraphrase"]
+    }
 
 
 def _print_sources(mine: list, truth: list, names: dict[str, str]) -> None:

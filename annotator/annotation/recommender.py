@@ -5,13 +5,15 @@ e.g. an imported ETPC) and whether it retrains by itself every N newly annotated
 records a `RecommenderRun` (the project's next version) and enqueues `annotator.train_recommender`;
 `run_training` (the task body) reads the training project's phenomena — per pair the gold layer when
 there is one, else every annotator's — trains `annotator.core.phenomena_recommender` on them and
-stores the model on the run, writing progress as it goes. A failed run keeps the previous version in
+stores the model on the run, writing progress as it goes. The pairs' labels (paraphrase or not) go with
+them: the gold layer's, else the annotators' when they agree. A failed run keeps the previous version in
 use. `suggestions` proposes phenomena for one pair from the latest succeeded run; nothing is written:
 a suggestion becomes someone's phenomenon only through `services.add_phenomenon`, when they accept it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections import defaultdict
@@ -25,7 +27,15 @@ from django.utils import timezone
 from annotator import taskqueue
 from annotator.core import phenomena_recommender as rec
 from annotator.core.aligner import suggested_alignment
-from annotator.models import Pair, ParaphraseType, Phenomenon, Project, RecommenderRun, RecommenderSettings
+from annotator.models import (
+    Pair,
+    PairLabel,
+    ParaphraseType,
+    Phenomenon,
+    Project,
+    RecommenderRun,
+    RecommenderSettings,
+)
 
 log = logging.getLogger(__name__)
 BUSY = (RecommenderRun.Status.QUEUED, RecommenderRun.Status.RUNNING)
@@ -139,8 +149,9 @@ def maybe_retrain(project_id: int) -> list[RecommenderRun]:
 
 def _training_data(
     source: Project,
-) -> tuple[list[tuple[str, list[str], list[str], Any]], dict[str, list[rec.Annotated]]]:
-    """Pairs with phenomena and their phenomena: per pair the gold layer if any, else everyone's."""
+) -> tuple[list[tuple[str, list[str], list[str], Any]], dict[str, list[rec.Annotated]], dict[str, str]]:
+    """Pairs with phenomena, their phenomena (per pair the gold layer if any, else everyone's) and their
+    labels (the gold layer's, else the annotators' when all who labelled the pair agree)."""
     by_pair: dict[int, dict[bool, list[rec.Annotated]]] = defaultdict(lambda: {True: [], False: []})
     rows = Phenomenon.objects.filter(pair__project=source).values_list(
         "pair_id", "is_gold", "ptype__code", "scope1", "scope2"
@@ -150,7 +161,19 @@ def _training_data(
     pairs = Pair.objects.filter(pk__in=list(by_pair)).order_by("position", "pk")
     inputs = [(str(p.pk), p.tokens1, p.tokens2, suggested_alignment(p)[0]) for p in pairs]
     annotated = {str(pk): layers[True] or layers[False] for pk, layers in by_pair.items()}
-    return inputs, annotated
+    given: dict[int, dict[bool, set[str]]] = defaultdict(lambda: {True: set(), False: set()})
+    label_rows = PairLabel.objects.filter(pair__project=source, pair_id__in=list(by_pair)).exclude(label="")
+    for pair_id, is_gold, label in label_rows.values_list("pair_id", "is_gold", "label").iterator(
+        chunk_size=2000
+    ):
+        given[pair_id][is_gold].add(label)
+    labels = {
+        str(pk): next(iter(found))
+        for pk, layers in given.items()
+        for found in [layers[True] or layers[False]]
+        if len(found) == 1
+    }
+    return inputs, annotated, labels
 
 
 def _roles(project: Project) -> rec.TypeRoles:
@@ -175,9 +198,9 @@ def run_training(run_id: int) -> str | None:
         RecommenderRun.objects.filter(pk=run.pk).update(stage=stage, progress=int(100 * share))
 
     try:
-        inputs, annotated = _training_data(source)
+        inputs, annotated, labels = _training_data(source)
         progress("analysing", 0.05)
-        pairs = rec.pair_inputs(inputs)
+        pairs = rec.pair_inputs(inputs, labels)
         progress("training", 0.3)
         model = rec.train(
             pairs, annotated, _roles(source), progress=lambda s: progress("training", 0.3 + 0.7 * s)
@@ -206,6 +229,7 @@ def run_training(run_id: int) -> str | None:
         "candidates": model.examples,
         "trusted_rules": sorted(model.trusted_rules),
         "thresholds": {k: round(v, 3) for k, v in sorted(model.thresholds.items())},
+        "label_gate": model.label_gate,
         "seconds": seconds,
         "scores": scores,
         "in_sample": source.pk == run.project_id,
@@ -243,16 +267,35 @@ def score_against_people(project: Project, model: rec.Recommender) -> list[dict[
     pairs = Pair.objects.filter(pk__in=pair_ids).order_by("pk")
     inputs = rec.pair_inputs([(str(p.pk), p.tokens1, p.tokens2, suggested_alignment(p)[0]) for p in pairs])
     type_names = dict(ParaphraseType.objects.filter(tagset__project=project).values_list("code", "name"))
-    suggested = [
-        MPhenomenon(s.pair, type_names[s.type], frozenset(s.scope1), frozenset(s.scope2))
-        for s in model.suggest(inputs)
-        if s.type in type_names
-    ]
+
+    def scored(found: list[rec.Suggestion]) -> list[MPhenomenon]:
+        return [
+            MPhenomenon(s.pair, type_names[s.type], frozenset(s.scope1), frozenset(s.scope2))
+            for s in found
+            if s.type in type_names
+        ]
+
+    suggested = scored(model.suggest(inputs))
+    # a reference's non-paraphrase label gates the suggestions on that pair, as in their editor
+    labelled: dict[tuple[bool, int], set[str]] = defaultdict(set)
+    if model.label_gate is not None:
+        label_rows = PairLabel.objects.filter(
+            pair__project=project, pair_id__in=pair_ids, label=PairLabel.Label.NON_PARAPHRASE
+        ).values_list("pair_id", "annotator_id", "is_gold")
+        for pair_id, who, is_gold in label_rows:
+            labelled[(is_gold, 0 if is_gold else who)].add(str(pair_id))
+    gated = {
+        p.pair: scored(model.suggest([dataclasses.replace(p, label=rec.NON_PARAPHRASE)]))
+        for p in inputs
+        if any(p.pair in found for found in labelled.values())
+    }
     out = []
     for key in sorted(people, key=lambda k: (not k[0], names[k])):
         theirs = people[key]
         annotated = {p.pair for p in theirs}
-        mine = [p for p in suggested if p.pair in annotated]
+        theirs_np = labelled.get(key, set())
+        mine = [p for p in suggested if p.pair in annotated and p.pair not in theirs_np]
+        mine += [p for pid in sorted(theirs_np & annotated) for p in gated[pid]]
         by_type = []
         for type_name in sorted({p.type for p in theirs} | {p.type for p in mine}):
             x = [p for p in mine if p.type == type_name]
@@ -306,17 +349,18 @@ _SUGGESTED: dict[tuple[Any, ...], tuple[rec.Suggestion, ...]] = {}
 _SUGGESTED_KEPT = 256
 
 
-def _suggested(run: RecommenderRun, pair: Pair) -> tuple[rec.Suggestion, ...]:
+def _suggested(run: RecommenderRun, pair: Pair, label: str = "") -> tuple[rec.Suggestion, ...]:
     """What the run suggests for the pair, computed once per process (spaCy and the model take tens of
     milliseconds, and the editor asks again after every save of the phenomena). The key holds the run's
     finishing time and the pair's tokens and stored alignment, so a row id used again (a database
-    restored, a test) never returns another pair's suggestions."""
+    restored, a test) never returns another pair's suggestions. ``label``: the annotator's pair label
+    (a non-paraphrase label may gate the suggestions, `Recommender.label_gate`)."""
     content = hash((tuple(pair.tokens1), tuple(pair.tokens2), repr(pair.initial_alignment)))
-    key = (run.pk, run.finished_at, pair.pk, content)
+    key = (run.pk, run.finished_at, pair.pk, content, label)
     found = _SUGGESTED.get(key)
     if found is None:
         links, _ = suggested_alignment(pair)
-        (item,) = rec.pair_inputs([(str(pair.pk), pair.tokens1, pair.tokens2, links)])
+        (item,) = rec.pair_inputs([(str(pair.pk), pair.tokens1, pair.tokens2, links)], {str(pair.pk): label})
         found = tuple(_model(run.pk).suggest([item]))
         if len(_SUGGESTED) >= _SUGGESTED_KEPT:
             _SUGGESTED.pop(next(iter(_SUGGESTED)))
@@ -327,7 +371,9 @@ def _suggested(run: RecommenderRun, pair: Pair) -> tuple[rec.Suggestion, ...]:
 def suggestions(pair: Pair, annotator: Any, *, is_gold: bool = False) -> list[dict[str, Any]]:
     """The current version's suggestions for ``pair`` that ``annotator`` has not already annotated
     (same type and scopes), as ``{"ptype", "scope1", "scope2", "source", "score"}`` rows; [] when the
-    project has no trained recommender. Writes nothing."""
+    project has no trained recommender. The annotator's pair label goes with the pair: labelled
+    non-paraphrase, it may be offered the whole-pair type only (`Recommender.label_gate`). Writes
+    nothing."""
     run = current_run(pair.project)
     if run is None or pair.project.tagset_id is None:
         return []
@@ -339,7 +385,12 @@ def suggestions(pair: Pair, annotator: Any, *, is_gold: bool = False) -> list[di
         ).values_list("ptype__code", "scope1", "scope2")
     }
     out = []
-    for s in _suggested(run, pair):
+    label = (
+        PairLabel.objects.filter(pair=pair, annotator=annotator, is_gold=is_gold)
+        .values_list("label", flat=True)
+        .first()
+    )
+    for s in _suggested(run, pair, label or ""):
         ptype = types.get(s.type)
         if ptype is None or (s.type, s.scope1, s.scope2) in have:
             continue

@@ -52,7 +52,9 @@ ROLES = (
     "addition_deletion",
     "substitution",
     "substitution_named",
+    "non_paraphrase",
 )
+NON_PARAPHRASE = "non_paraphrase"  # the pair label that may gate the suggestions (PairLabel's value)
 Combine = Literal["rules", "model", "both"]
 Link = tuple[int, int]
 PUNCT = "PUNCT"
@@ -74,12 +76,14 @@ class Token:
 @dataclass(frozen=True, slots=True)
 class PairInput:
     """A pair as the recommender sees it: its id, its members' analysed tokens, and optional links
-    (the pair's suggested alignment; ``None`` = link identical tokens)."""
+    (the pair's suggested alignment; ``None`` = link identical tokens), and the annotator's pair label
+    when they gave one ("paraphrase" or "non_paraphrase"; ``None`` = not labelled)."""
 
     pair: str
     tokens1: tuple[Token, ...]
     tokens2: tuple[Token, ...]
     links: tuple[Link, ...] | None = None
+    label: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +135,7 @@ ETPC_ROLES = TypeRoles(
         "addition_deletion": "25",
         "substitution": "5",
         "substitution_named": "7",
+        "non_paraphrase": "30",
     },
     scope_sides={"25": "one", "100": "any", "29": "any", "30": "any", "31": "any"},
 )
@@ -145,6 +150,7 @@ _ROLE_NAMES = (
     ("addition_deletion", ("addition/deletion", "addition", "deletion")),
     ("substitution_named", ("same polarity substitution (named",)),
     ("substitution", ("same polarity",)),
+    ("non_paraphrase", ("non-paraphrase", "non paraphrase")),
 )
 
 
@@ -208,15 +214,19 @@ def analyse(members: Sequence[Sequence[str]]) -> list[tuple[Token, ...]]:
 
 def pair_inputs(
     pairs: Sequence[tuple[str, Sequence[str], Sequence[str], Sequence[Sequence[int]] | None]],
+    labels: Mapping[str, str] | None = None,
 ) -> list[PairInput]:
-    """:class:`PairInput` of (pair id, tokens1, tokens2, links or None) rows, analysed in one spaCy run."""
+    """:class:`PairInput` of (pair id, tokens1, tokens2, links or None) rows, analysed in one spaCy run;
+    ``labels``: pair id → the annotator's pair label, for the pairs that have one."""
     analysed = analyse([tokens for _, t1, t2, _ in pairs for tokens in (t1, t2)])
+    labels = labels or {}
     return [
         PairInput(
             pid,
             analysed[2 * n],
             analysed[2 * n + 1],
             None if links is None else tuple((int(i), int(j)) for i, j in links),
+            labels.get(pid) or None,
         )
         for n, (pid, _, _, links) in enumerate(pairs)
     ]
@@ -484,7 +494,10 @@ class Recommender:
     least the training's ``floor`` (a type that never gets there is not suggested by the model).
     ``fallback_rules``: the roles whose rule had a better F1 on the training pairs than the model's
     out-of-fold suggestions of the role's type; a candidate of such a role that the model suggests no
-    type for gets the rule's."""
+    type for gets the rule's. ``label_gate``: the type suggested over both whole members of a pair
+    the annotator labelled non-paraphrase, and nothing else there; set when at least ``precision`` of
+    the training pairs so labelled carry phenomena of that type only (None: the label changes
+    nothing)."""
 
     roles: TypeRoles
     vectorizer: Any = None
@@ -496,11 +509,29 @@ class Recommender:
     trained_on: int = 0  # pairs
     examples: int = 0  # candidates
     types: tuple[str, ...] = ()  # the type of each of the classifier's columns
+    label_gate: str | None = None
+
+    def gated(self, p: PairInput) -> bool:
+        """Whether the pair's label decides its suggestions (labelled non-paraphrase, gate learnt)."""
+        return self.label_gate is not None and p.label == NON_PARAPHRASE
 
     def suggest(self, pairs: Sequence[PairInput], *, combine: Combine = "both") -> list[Suggestion]:
-        """Suggestions for each pair, in pair order (``combine``: see the module docstring)."""
+        """Suggestions for each pair, in pair order (``combine``: see the module docstring). A pair the
+        annotator labelled non-paraphrase gets the ``label_gate`` type over both whole members only."""
         out: list[Suggestion] = []
-        cands = [(p, c) for p in pairs for c in candidates(p)]
+        whole = {
+            p.pair: Suggestion(
+                p.pair,
+                str(self.label_gate),
+                tuple(range(len(p.tokens1))),
+                tuple(range(len(p.tokens2))),
+                "rule",
+                1.0,
+            )
+            for p in pairs
+            if self.gated(p)
+        }
+        cands = [(p, c) for p in pairs if p.pair not in whole for c in candidates(p)]
         use_model = combine != "rules" and self.classifier is not None
         by_rule = [
             combine == "rules" or not use_model or (combine == "both" and c.rule_role in self.trusted_rules)
@@ -528,6 +559,9 @@ class Recommender:
                 code = self.roles.code(c.rule_role)
                 if code and self.roles.fits(code, c.scope1, c.scope2):
                     out.append(Suggestion(p.pair, code, c.scope1, c.scope2, "rule", 1.0))
+        if whole:  # in pair order
+            order = {p.pair: n for n, p in enumerate(pairs)}
+            out = sorted([*out, *whole.values()], key=lambda s: order[s.pair])
         return _without_halves(out)
 
     def columns(self) -> list[str]:
@@ -640,6 +674,9 @@ def train(
     import numpy as np
     from sklearn.feature_extraction import DictVectorizer
 
+    gate = _label_gate(pairs, annotated, roles, precision)
+    if gate is not None:  # the label decides those pairs: the model learns from the others
+        pairs = [p for p in pairs if p.label != NON_PARAPHRASE]
     ex = _examples(pairs, annotated, roles, progress)
     frequency = Counter(code for hits in ex.hits for code in hits)
     types = sorted(code for code, n in frequency.items() if MIN_EXAMPLES <= n < len(ex.hits))
@@ -678,7 +715,25 @@ def train(
         trained_on=ex.used,
         examples=len(ex.hits),
         types=tuple(types),
+        label_gate=gate,
     )
+
+
+def _label_gate(
+    pairs: Sequence[PairInput],
+    annotated: Mapping[str, Sequence[Annotated]],
+    roles: TypeRoles,
+    precision: float,
+) -> str | None:
+    """The non-paraphrase role's type when at least ``precision`` of the annotated training pairs
+    labelled non-paraphrase (and at least :data:`MIN_EXAMPLES` of them) carry phenomena of that type
+    only; else None."""
+    code = roles.code(NON_PARAPHRASE)
+    labelled = [annotated[p.pair] for p in pairs if p.label == NON_PARAPHRASE and annotated.get(p.pair)]
+    if code is None or len(labelled) < MIN_EXAMPLES:
+        return None
+    only = sum(all(a.type == code for a in found) for found in labelled)
+    return code if only >= precision * len(labelled) else None
 
 
 @dataclass

@@ -129,6 +129,31 @@ def test_retrains_by_itself_every_n_newly_annotated_pairs(world, django_capture_
     assert recommender.maybe_retrain(team.pk) == []  # one new pair since version 1
 
 
+def label_whole_non_paraphrase(pair, person):
+    whole = pair.project.tagset.types.get(code="30")
+    version = annotation_services.set_pair_label(pair, person, "non_paraphrase", base_version=None)
+    annotation_services.add_phenomenon(
+        pair, person, whole, scope1=list(range(len(ONE))), scope2=list(range(len(TWO))), base_version=version
+    )
+
+
+def test_a_non_paraphrase_label_gates_the_suggestions(world):
+    team, cast, pairs = world
+    for pair in pairs[:4]:
+        annotate(pair, cast.anna)
+    for pair in pairs[4:7]:  # the team annotates the pairs it labels non-paraphrase as one whole
+        label_whole_non_paraphrase(pair, cast.anna)
+    run = train(team)
+    assert run.report["label_gate"] == "30" and run.report["pairs"] == 4
+    assert "6" in {s["ptype"].code for s in recommender.suggestions(pairs[7], cast.ben)}  # not labelled
+    annotation_services.set_pair_label(pairs[7], cast.ben, "non_paraphrase", base_version=None)
+    (whole,) = recommender.suggestions(pairs[7], cast.ben)
+    assert (whole["ptype"].code, whole["scope1"], whole["scope2"]) == ("30", list(range(8)), list(range(8)))
+    (anna,) = run.report["scores"]  # scored on her labels: the whole pair on the three she labelled
+    whole_scores = next(t for t in anna["by_type"] if t["type"] == "Non-paraphrase")
+    assert (whole_scores["suggested"], whole_scores["precision"], whole_scores["recall"]) == (3, 1.0, 1.0)
+
+
 def test_a_run_scores_the_recommender_like_an_annotator(world):
     team, cast, pairs = world
     for pair in pairs[:6]:

@@ -206,3 +206,31 @@ def test_a_version_stored_with_one_multiclass_model_still_suggests() -> None:
     old = rec.Recommender(ETPC_ROLES, vectorizer, LogisticRegression(C=100).fit(x, y), thresholds={"6": 0.5})
     assert old.columns() == ["6", rec.NONE]
     assert by_type(old.suggest([SOLD], combine="model"))["6"] == [((3, 4), (2,))]
+
+
+def test_a_non_paraphrase_label_gates_the_suggestions_when_the_team_annotates_such_pairs_whole() -> None:
+    import dataclasses
+
+    pairs, gold = training_set()
+    for n in range(4):  # four more pairs, labelled non-paraphrase and annotated as one whole
+        p = PairInput(f"np{n}", SOLD.tokens1, SOLD.tokens2, label=rec.NON_PARAPHRASE)
+        pairs.append(p)
+        gold[p.pair] = [Annotated("30", frozenset(range(8)), frozenset(range(8)))]
+    model = rec.train(pairs, gold, ETPC_ROLES)
+    assert model.label_gate == "30"
+    assert model.trained_on == 12  # the label decides those four: the model learns from the others
+    labelled = dataclasses.replace(SOLD, label=rec.NON_PARAPHRASE)
+    (whole,) = model.suggest([labelled])
+    assert (whole.type, whole.scope1, whole.scope2) == ("30", tuple(range(8)), tuple(range(8)))
+    as_paraphrase = dataclasses.replace(SOLD, label="paraphrase")
+    assert model.suggest([as_paraphrase]) == model.suggest([SOLD])  # no label or paraphrase: as before
+    assert "6" in by_type(model.suggest([as_paraphrase]))
+
+
+def test_no_gate_when_pairs_labelled_non_paraphrase_carry_atomic_phenomena() -> None:
+    pairs, gold = training_set()
+    model = rec.train(
+        [PairInput(p.pair, p.tokens1, p.tokens2, label=rec.NON_PARAPHRASE) for p in pairs], gold, ETPC_ROLES
+    )
+    assert model.label_gate is None
+    assert model.trained_on == 12
