@@ -246,6 +246,10 @@ def pair_label(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpR
         return version, {"label": data["label"]}
 
     gated = annotation_services.label_gates_phenomena(pair.project)
+    # the label may open the phenomena, and it may change their suggestions (a non-paraphrase gate)
+    refreshed = (
+        ("phenomena", "palette-gate") if gated else ("phenomena",) if pair.project.layer_phenomena else ()
+    )
     return _save(
         request,
         pair,
@@ -253,7 +257,7 @@ def pair_label(request: SignedInRequest, project_pk: int, pair_pk: int) -> HttpR
         apply,
         target="pair-label",
         slot="label-message",
-        oob=("phenomena", "palette-gate") if gated else (),
+        oob=refreshed,
         event="label-saved",
     )
 

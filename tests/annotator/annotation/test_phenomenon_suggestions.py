@@ -254,3 +254,26 @@ def test_only_the_pairs_annotator_may_decide(world, name):
     assert logged_in(cast.ben).get(url(name, pair)).status_code == 405
     assert not SuggestionDecision.objects.exists()
     assert not Phenomenon.objects.filter(pair=pair).exists()
+
+
+def test_labelling_the_pair_non_paraphrase_changes_the_suggestions_in_the_editor(world):
+    team, cast, pair = world
+    whole = team.tagset.types.get(code="30")
+    for n in range(3):  # anna annotates the pairs she labels non-paraphrase as one whole
+        other = projects.add_pair(team, f"np{n}", tokens1=ONE, tokens2=TWO)
+        base = annotation_services.set_pair_label(other, cast.anna, "non_paraphrase", base_version=None)
+        annotation_services.add_phenomenon(
+            other, cast.anna, whole, scope1=list(range(8)), scope2=list(range(8)), base_version=base
+        )
+    run = recommender.create_run(team, None)
+    assert recommender.run_training(run.pk) == RecommenderRun.Status.SUCCEEDED
+    before = contextual(offer.offered(pair, cast.ben))["key"]
+    response = logged_in(cast.ben).post(
+        url("pair-label", pair), {"base_version": 0, "label": "non_paraphrase"}, **HTMX
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    (row,) = offer.offered(pair, cast.ben)
+    assert row["ptype"].code == "30" and f'data-key="{row["key"]}"' in html
+    assert f'data-key="{before}"' not in html
+    assert not Phenomenon.objects.filter(annotator=cast.ben).exists()
