@@ -1,6 +1,6 @@
 """Benchmark of the phenomena recommender (issue 34): trained on ETPC's even pair ids, scored on the odd.
 
-    .venv/bin/python bench/bench_recommender.py [--precision P] [--floor F] [--tuning]
+    .venv/bin/python bench/bench_recommender.py [--precision P] [--floor F] [--tuning] [--without-labels]
 
 Reads the real ETPC files (`../shared/corpora/etpc`: paraphrase_types.xml, textual_np_pos.xml) and the
 MRPC files for the pairs' tokens, as the ETPC import does. The pairs with phenomena in the positive file
@@ -11,7 +11,8 @@ Per type: precision = suggestions of the type that overlap (IAPTA partial overla
 a shared token in member 1 or in member 2) an ETPC phenomenon / suggestions of the type; recall = ETPC
 phenomena of the type overlapped by a suggestion / ETPC phenomena of the type (`metrics.iapta.tpo_scores`
 counts). Then agr_ph and DO F1 (`metrics.iapta`) of the suggestions against ETPC. Ablation: rules
-alone, model alone, both. Goal over the eight most frequent types: macro precision ≥ 0.7, macro recall
+alone, model alone, both. Each pair carries the label an annotator gives before the phenomena
+(paraphrase or not, :func:`labels`) unless ``--without-labels``. Goal over the eight most frequent types: macro precision ≥ 0.7, macro recall
 ≥ 0.6, no precision below 0.5.
 
 ``--tuning`` never reads the odd half: it trains on the even ids divisible by 4, scores the other even
@@ -198,11 +199,8 @@ def labels(gold: dict) -> dict[str, str]:
     MRPC non-paraphrase (mrpc_label 0). What the files say is whether ETPC analysed the pair as a
     non-paraphrase as a whole (its only phenomena are Non-paraphrase, type 30, over both sentences)
     or into atomic phenomena; the first are labelled non-paraphrase, the others paraphrase."""
-    return {
-        pid: rec_label
-        for pid, found in gold.items()
-        for rec_label in ["non_paraphrase" if all(a.type == "30" for a in found) else "paraphrase"]
-    }
+    whole = {pid for pid, found in gold.items() if all(a.type == "30" for a in found)}
+    return {pid: "non_paraphrase" if pid in whole else "paraphrase" for pid in gold}
 
 
 def _print_sources(mine: list, truth: list, names: dict[str, str]) -> None:
