@@ -218,9 +218,24 @@ def run_training(run_id: int) -> str | None:
         )
         raise
     progress("scoring", 0.95)
-    scores = score_against_people(run.project, model)
+    report = _report(run, source, model, score_against_people(run.project, model), started)
+    RecommenderRun.objects.filter(pk=run.pk).update(
+        status=RecommenderRun.Status.SUCCEEDED,
+        stage="done",
+        progress=100,
+        finished_at=timezone.now(),
+        model=rec.dumps(model),
+        report=report,
+    )
+    return RecommenderRun.Status.SUCCEEDED
+
+
+def _report(
+    run: RecommenderRun, source: Project, model: rec.Recommender, scores: list[dict[str, Any]], started: float
+) -> dict[str, Any]:
+    """What a succeeded run stores about itself (docs/recommender.md, "Training runs")."""
     seconds = round(time.perf_counter() - started, 2)
-    report = {
+    return {
         "summary": (
             f"Version {run.version}: learnt from {model.trained_on} annotated pairs of {source.name} "
             f"({model.examples} candidate spans) in {seconds} s."
@@ -234,22 +249,13 @@ def run_training(run_id: int) -> str | None:
         "scores": scores,
         "in_sample": source.pk == run.project_id,
     }
-    RecommenderRun.objects.filter(pk=run.pk).update(
-        status=RecommenderRun.Status.SUCCEEDED,
-        stage="done",
-        progress=100,
-        finished_at=timezone.now(),
-        model=rec.dumps(model),
-        report=report,
-    )
-    return RecommenderRun.Status.SUCCEEDED
 
 
 def score_against_people(project: Project, model: rec.Recommender) -> list[dict[str, Any]]:
     """The recommender scored like an annotator: its suggestions on the pairs each annotator (and the
     gold layer) annotated, against that person's phenomena — agr_ph, DO F1 (`metrics.iapta`) and, per
     type, precision and recall by the IAPTA partial-overlap rule (as `bench/bench_recommender.py`)."""
-    from metrics.iapta import agr_ph, do_f1, tpo_scores
+    from metrics.iapta import agr_ph, do_f1
     from metrics.types import Phenomenon as MPhenomenon
 
     people: dict[tuple[bool, int], list[MPhenomenon]] = defaultdict(list)
@@ -276,14 +282,7 @@ def score_against_people(project: Project, model: rec.Recommender) -> list[dict[
         ]
 
     suggested = scored(model.suggest(inputs))
-    # a reference's non-paraphrase label gates the suggestions on that pair, as in their editor
-    labelled: dict[tuple[bool, int], set[str]] = defaultdict(set)
-    if model.label_gate is not None:
-        label_rows = PairLabel.objects.filter(
-            pair__project=project, pair_id__in=pair_ids, label=PairLabel.Label.NON_PARAPHRASE
-        ).values_list("pair_id", "annotator_id", "is_gold")
-        for pair_id, who, is_gold in label_rows:
-            labelled[(is_gold, 0 if is_gold else who)].add(str(pair_id))
+    labelled = _non_paraphrase_labels(project, pair_ids) if model.label_gate is not None else {}
     gated = {
         p.pair: scored(model.suggest([dataclasses.replace(p, label=rec.NON_PARAPHRASE)]))
         for p in inputs
@@ -293,33 +292,53 @@ def score_against_people(project: Project, model: rec.Recommender) -> list[dict[
     for key in sorted(people, key=lambda k: (not k[0], names[k])):
         theirs = people[key]
         annotated = {p.pair for p in theirs}
-        theirs_np = labelled.get(key, set())
+        theirs_np = labelled.get(key, set())  # the label gates those pairs
         mine = [p for p in suggested if p.pair in annotated and p.pair not in theirs_np]
         mine += [p for pid in sorted(theirs_np & annotated) for p in gated[pid]]
-        by_type = []
-        for type_name in sorted({p.type for p in theirs} | {p.type for p in mine}):
-            x = [p for p in mine if p.type == type_name]
-            y = [p for p in theirs if p.type == type_name]
-            t = tpo_scores(x, y)
-            by_type.append(
-                {
-                    "type": type_name,
-                    "suggested": len(x),
-                    "annotated": len(y),
-                    "precision": t.count_xy / len(x) if x else None,
-                    "recall": t.count_yx / len(y) if y else None,
-                }
-            )
         out.append(
             {
                 "reference": names[key],
                 "pairs": len(annotated),
                 "agr_ph": agr_ph(mine, theirs),
                 "do_f1": do_f1(mine, theirs),
-                "by_type": by_type,
+                "by_type": _by_type(mine, theirs),
             }
         )
     return out
+
+
+def _by_type(mine: list[Any], theirs: list[Any]) -> list[dict[str, Any]]:
+    """Per type, the suggestions' precision and the reference's recall by the IAPTA partial-overlap
+    rule, with the number of suggested and annotated phenomena."""
+    from metrics.iapta import tpo_scores
+
+    by_type = []
+    for type_name in sorted({p.type for p in theirs} | {p.type for p in mine}):
+        x = [p for p in mine if p.type == type_name]
+        y = [p for p in theirs if p.type == type_name]
+        t = tpo_scores(x, y)
+        by_type.append(
+            {
+                "type": type_name,
+                "suggested": len(x),
+                "annotated": len(y),
+                "precision": t.count_xy / len(x) if x else None,
+                "recall": t.count_yx / len(y) if y else None,
+            }
+        )
+    return by_type
+
+
+def _non_paraphrase_labels(project: Project, pair_ids: set[int]) -> dict[tuple[bool, int], set[str]]:
+    """Per reference (gold, or an annotator), the pairs they labelled non-paraphrase: the label gates
+    the suggestions on those pairs, as in their editor."""
+    labelled: dict[tuple[bool, int], set[str]] = defaultdict(set)
+    label_rows = PairLabel.objects.filter(
+        pair__project=project, pair_id__in=pair_ids, label=PairLabel.Label.NON_PARAPHRASE
+    ).values_list("pair_id", "annotator_id", "is_gold")
+    for pair_id, who, is_gold in label_rows:
+        labelled[(is_gold, 0 if is_gold else who)].add(str(pair_id))
+    return labelled
 
 
 def latest_run(project: Project) -> RecommenderRun | None:

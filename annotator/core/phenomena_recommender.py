@@ -674,9 +674,7 @@ def train(
     import numpy as np
     from sklearn.feature_extraction import DictVectorizer
 
-    gate = _label_gate(pairs, annotated, roles, precision)
-    if gate is not None:  # the label decides those pairs: the model learns from the others
-        pairs = [p for p in pairs if p.label != NON_PARAPHRASE]
+    gate, pairs = _label_gate(pairs, annotated, roles, precision)
     ex = _examples(pairs, annotated, roles, progress)
     frequency = Counter(code for hits in ex.hits for code in hits)
     types = sorted(code for code, n in frequency.items() if MIN_EXAMPLES <= n < len(ex.hits))
@@ -724,16 +722,18 @@ def _label_gate(
     annotated: Mapping[str, Sequence[Annotated]],
     roles: TypeRoles,
     precision: float,
-) -> str | None:
-    """The non-paraphrase role's type when at least ``precision`` of the annotated training pairs
-    labelled non-paraphrase (and at least :data:`MIN_EXAMPLES` of them) carry phenomena of that type
-    only; else None."""
+) -> tuple[str | None, Sequence[PairInput]]:
+    """The label gate and the pairs the model learns from. The gate is the non-paraphrase role's type
+    when at least ``precision`` of the annotated training pairs labelled non-paraphrase (and at least
+    :data:`MIN_EXAMPLES` of them) carry phenomena of that type only; the label then decides those
+    pairs, and the model learns from the others. Else None, and the model learns from every pair."""
     code = roles.code(NON_PARAPHRASE)
     labelled = [annotated[p.pair] for p in pairs if p.label == NON_PARAPHRASE and annotated.get(p.pair)]
     if code is None or len(labelled) < MIN_EXAMPLES:
-        return None
-    only = sum(all(a.type == code for a in found) for found in labelled)
-    return code if only >= precision * len(labelled) else None
+        return None, pairs
+    if sum(all(a.type == code for a in found) for found in labelled) < precision * len(labelled):
+        return None, pairs
+    return code, [p for p in pairs if p.label != NON_PARAPHRASE]
 
 
 @dataclass
