@@ -238,10 +238,6 @@ CELERY_BEAT_SCHEDULE = {
     "agreement-intervals": {"task": "annotator.send_due_agreement_intervals", "schedule": 2.0},
 }
 CELERY_RESULT_EXPIRES = 3600
-# A running import/export job keeps an alive key in the cache, refreshed every third of
-# JOB_ALIVE_SECONDS; a task delivered again finds the job claimed and leaves it while the key is there,
-# and runs it again once the key expired (its worker died). Keep it well below CELERY_VISIBILITY_TIMEOUT.
-JOB_ALIVE_SECONDS = env_float("JOB_ALIVE_SECONDS", 30.0)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},

@@ -301,10 +301,9 @@ def _run_name(project_id: int) -> str:
 def refresh_once(project: Project) -> int | None:
     """`refresh`, unless a live run refreshes the project already or the refresh is cancelled (None: this
     call leaves it to that run, or stopped and kept the rows there were)."""
-    claim = run_once.claim(_run_name(project.pk))
-    if claim is None:
-        return None
-    with run_once.running(claim):
+    with run_once.claim(_run_name(project.pk)) as claim:
+        if claim is None:
+            return None
         try:
             return refresh(project, checkpoint=claim.check)
         except run_once.Cancelled:
@@ -319,7 +318,7 @@ def cancel_refresh(project: Project) -> bool:
     run_once.request_cancel(name)
     cache.set(PAUSED_KEY.format(project.pk), 1, PAUSE_SECONDS)
     cache.delete(QUEUED_KEY.format(project.pk))
-    return run_once.holder(name) is not None
+    return run_once.is_held(name)
 
 
 def resume_refresh(project: Project) -> ExplorerState | None:
