@@ -190,16 +190,24 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "workbench")
 # their own, which every worker consumes after the default one: a recompute, an import or an export sent
 # while parts are queued is taken next, not after them (`celery worker -Q <queue>,<queue>.kappa_c`).
 CELERY_KAPPA_C_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.kappa_c"
+# The disagreement explorer's refresh (about 3 minutes at 1,000,000 pairs) waits in a queue that the
+# workers of imports, exports and recomputes do not take (docker-compose's `worker` consumes
+# `<queue>,<queue>.kappa_c`); its own worker (`explorer-worker`: `<queue>.explorer,<queue>.kappa_c`)
+# takes it, so an import or export never waits behind a refresh. A worker started without -Q
+# (`make worker`) takes every queue.
+CELERY_EXPLORER_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.explorer"
 CELERY_TASK_QUEUES = (
     Queue(CELERY_TASK_DEFAULT_QUEUE, routing_key=CELERY_TASK_DEFAULT_QUEUE),
+    Queue(CELERY_EXPLORER_QUEUE, routing_key=CELERY_EXPLORER_QUEUE),
     Queue(CELERY_KAPPA_C_QUEUE, routing_key=CELERY_KAPPA_C_QUEUE),
 )
 # The confidence intervals of the figures and the corpus statistics (seconds of CPU per stored report)
-# wait there too.
+# wait with κ_C's parts.
 CELERY_TASK_ROUTES = {
     "annotator.compute_kappa_c_part": {"queue": CELERY_KAPPA_C_QUEUE},
     "annotator.compute_agreement_intervals": {"queue": CELERY_KAPPA_C_QUEUE},
     "annotator.compute_statistics": {"queue": CELERY_KAPPA_C_QUEUE},
+    "annotator.refresh_explorer": {"queue": CELERY_EXPLORER_QUEUE},
 }
 # A pool process whose resident memory passed this after a task is replaced by a fresh one (KiB): an
 # import or export of a whole corpus grows its process by ~60 MiB that Python's allocator keeps
