@@ -70,7 +70,7 @@ def _mechanism() -> str:
     """ "advisory" (PostgreSQL), "file" (SQLite in a file) or "process" (in-memory database)."""
     if connection.vendor == "postgresql":
         return "advisory"
-    if connection.vendor == "sqlite" and not connection.is_in_memory_db():
+    if connection.vendor == "sqlite" and not connection.is_in_memory_db():  # type: ignore[attr-defined]
         return "file"
     return "process"
 

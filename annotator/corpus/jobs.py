@@ -278,10 +278,11 @@ def _claim(job_id: int) -> CorpusJob | None:
         return None  # a re-delivered task of a finished job: nothing to do
     if job.cancel_requested or cache.get(CANCEL_KEY.format(job.pk)):
         # queued, or running on a worker that died (its transaction went with it)
-        summary = {
+        summaries: dict[str, str] = {
             CorpusJob.Status.QUEUED: "Cancelled before it started; nothing was changed.",
             CorpusJob.Status.RUNNING: "Cancelled after its worker stopped; nothing was changed.",
-        }.get(job.status)
+        }
+        summary = summaries.get(job.status)
         if summary:
             CorpusJob.objects.filter(pk=job.pk, status=job.status).update(
                 status=CorpusJob.Status.CANCELLED, finished_at=timezone.now(), report={"summary": summary}
