@@ -90,3 +90,12 @@ def test_a_lock_held_on_another_worker_leaves_the_job():
             assert run is None
     with run_once.claim(NAME) as run:
         assert run is not None
+
+
+def test_each_kind_of_job_has_a_lock_class_of_its_own():
+    from annotator.agreement import scheduling
+
+    kinds = ("corpus-job", "aligner-run", "parse-trees", "explorer-refresh")
+    classes = {run_once.lock_ids(f"{kind}:1")[0] for kind in kinds}
+    assert len(classes) == len(kinds) and scheduling.ADVISORY_LOCK_CLASS not in classes
+    assert all(0 < number < 2**31 for number in classes)  # PostgreSQL's int4 key
