@@ -249,10 +249,7 @@ def refresh(project: Project, checkpoint: Callable[[], None] | None = None) -> i
             checkpoint()
         stored -= unused.delete()[0]
         counts = {who: entry for who, entry in counts.items() if not who or who in keys}
-        # the planner's statistics of the entries just written (this transaction's own rows count): the
-        # numbering joins them by id, which planned for the empty table of a first refresh ran for
-        # longer than the whole refresh should (over 15 minutes at 200,000 pairs on PostgreSQL)
-        sql.analyze(ExplorerValue, stored)
+        sql.analyze(ExplorerValue, stored)  # the numbering's join, planned for an empty table, ran 15+ min
         _number_ranks(project)
         ExplorerState.objects.update_or_create(
             project=project,

@@ -13,7 +13,7 @@ import tracemalloc
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from annotator.core import limits
@@ -59,10 +59,12 @@ def test_equals_the_plain_scan_across_chunk_boundaries(text: str, limit: int, ch
         limits._CHUNK = original
 
 
-def reference_longest_string(text: str) -> int:
-    """The UTF-8 bytes between the quotes of the longest string (an open one runs to the end)."""
+def reference_longest_string(text: str) -> tuple[int, bool]:
+    """The UTF-8 bytes between the quotes of the longest string (an open one runs to the end), written
+    the plain way; and whether a backslash stands outside strings (invalid JSON, which the parser
+    refuses: the scan need not agree there)."""
     data = text.encode("utf-8", "surrogatepass")
-    longest, start, escaped = 0, None, False
+    longest, start, escaped, stray = 0, None, False, False
     for offset, byte in enumerate(data):
         if start is not None:
             if escaped:
@@ -73,9 +75,11 @@ def reference_longest_string(text: str) -> int:
                 longest, start = max(longest, offset - start - 1), None
         elif byte == 0x22:
             start = offset
+        elif byte == 0x5C:
+            stray = True
     if start is not None:
         longest = max(longest, len(data) - start - 1)
-    return longest
+    return longest, stray
 
 
 @settings(max_examples=300, deadline=None)
@@ -84,7 +88,9 @@ def test_the_longest_string_equals_the_plain_scan_across_chunk_boundaries(text: 
     original = limits._CHUNK
     limits._CHUNK = chunk
     try:
-        assert limits.scan(text, 10**6)[1] == reference_longest_string(text)
+        longest, stray = reference_longest_string(text)
+        assume(not stray)
+        assert limits.scan(text, 10**6)[1] == longest
     finally:
         limits._CHUNK = original
 
