@@ -244,6 +244,7 @@ CELERY_BEAT_SCHEDULE = {
     "agreement-retention": {"task": "annotator.apply_agreement_retention", "schedule": 600.0},
     "agreement-catch-up": {"task": "annotator.catch_up_agreement", "schedule": 15.0},
     "agreement-intervals": {"task": "annotator.send_due_agreement_intervals", "schedule": 2.0},
+    "job-files-retention": {"task": "annotator.clean_up_job_files", "schedule": 3600.0},
 }
 CELERY_RESULT_EXPIRES = 3600
 
@@ -272,7 +273,8 @@ PASSWORD_RESET_MAILS_PER_HOUR = env_int("PASSWORD_RESET_MAILS_PER_HOUR", 3)
 # The page of measure explanations the dashboard shows ("?" beside each measure).
 MEASURES_DOC = BASE_DIR / "docs" / "measures.md"
 # Uploads: per-user limits on imports, and how long a failed import's files are kept (then removed by
-# `manage.py clean_up_uploads`, to be run daily; the files of other jobs are removed when they end).
+# the hourly beat task `annotator.clean_up_job_files`, or `manage.py clean_up_uploads` without a broker;
+# the files of other jobs are removed when they end).
 UPLOADS_PER_HOUR = env_int("UPLOADS_PER_HOUR", 30)
 UPLOAD_MB_PER_HOUR = env_int("UPLOAD_MB_PER_HOUR", 1000)
 FAILED_UPLOAD_KEEP_DAYS = env_float("FAILED_UPLOAD_KEEP_DAYS", 7.0)
