@@ -17,12 +17,20 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["annotator"])
 
 
-@signals.worker_ready.connect
-def _start_heartbeat(sender: Any, **_: object) -> None:
-    """Write this worker's heartbeat to Redis every few seconds (`annotator.core.health`), so /healthz,
-    the compose health check and the dashboards know whether a worker is alive, without asking it."""
-    if settings.REDIS_URL:
-        health.start_heartbeat(settings.REDIS_URL, settings.CELERY_TASK_DEFAULT_QUEUE, sender.hostname)
+_heartbeat: health.Heartbeat | None = None
+
+
+@signals.heartbeat_sent.connect
+def _write_heartbeat(sender: Any, **_: object) -> None:
+    """With Celery's own worker heartbeat (every 2 s, from the worker's event loop), write this worker's
+    to Redis every few seconds (`annotator.core.health`), so /healthz, the compose health check and the
+    dashboards know whether a worker is alive, without asking it."""
+    global _heartbeat
+    if not settings.REDIS_URL:
+        return
+    if _heartbeat is None:
+        _heartbeat = health.Heartbeat(settings.REDIS_URL, settings.CELERY_TASK_DEFAULT_QUEUE)
+    _heartbeat(sender.eventer.hostname)
 
 
 @signals.worker_init.connect

@@ -190,16 +190,24 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "workbench")
 # their own, which every worker consumes after the default one: a recompute, an import or an export sent
 # while parts are queued is taken next, not after them (`celery worker -Q <queue>,<queue>.kappa_c`).
 CELERY_KAPPA_C_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.kappa_c"
+# The disagreement explorer's refresh (about 3 minutes at 1,000,000 pairs) waits in a queue that the
+# workers of imports, exports and recomputes do not take (docker-compose's `worker` consumes
+# `<queue>,<queue>.kappa_c`); its own worker (`explorer-worker`: `<queue>.explorer,<queue>.kappa_c`)
+# takes it, so an import or export never waits behind a refresh. A worker started without -Q
+# (`make worker`) takes every queue.
+CELERY_EXPLORER_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.explorer"
 CELERY_TASK_QUEUES = (
     Queue(CELERY_TASK_DEFAULT_QUEUE, routing_key=CELERY_TASK_DEFAULT_QUEUE),
+    Queue(CELERY_EXPLORER_QUEUE, routing_key=CELERY_EXPLORER_QUEUE),
     Queue(CELERY_KAPPA_C_QUEUE, routing_key=CELERY_KAPPA_C_QUEUE),
 )
 # The confidence intervals of the figures and the corpus statistics (seconds of CPU per stored report)
-# wait there too.
+# wait with κ_C's parts.
 CELERY_TASK_ROUTES = {
     "annotator.compute_kappa_c_part": {"queue": CELERY_KAPPA_C_QUEUE},
     "annotator.compute_agreement_intervals": {"queue": CELERY_KAPPA_C_QUEUE},
     "annotator.compute_statistics": {"queue": CELERY_KAPPA_C_QUEUE},
+    "annotator.refresh_explorer": {"queue": CELERY_EXPLORER_QUEUE},
 }
 # A pool process whose resident memory passed this after a task is replaced by a fresh one (KiB): an
 # import or export of a whole corpus grows its process by ~60 MiB that Python's allocator keeps
@@ -236,12 +244,9 @@ CELERY_BEAT_SCHEDULE = {
     "agreement-retention": {"task": "annotator.apply_agreement_retention", "schedule": 600.0},
     "agreement-catch-up": {"task": "annotator.catch_up_agreement", "schedule": 15.0},
     "agreement-intervals": {"task": "annotator.send_due_agreement_intervals", "schedule": 2.0},
+    "job-files-retention": {"task": "annotator.clean_up_job_files", "schedule": 3600.0},
 }
 CELERY_RESULT_EXPIRES = 3600
-# A running import/export job keeps an alive key in the cache, refreshed every third of
-# JOB_ALIVE_SECONDS; a task delivered again finds the job claimed and leaves it while the key is there,
-# and runs it again once the key expired (its worker died). Keep it well below CELERY_VISIBILITY_TIMEOUT.
-JOB_ALIVE_SECONDS = env_float("JOB_ALIVE_SECONDS", 30.0)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
@@ -268,7 +273,8 @@ PASSWORD_RESET_MAILS_PER_HOUR = env_int("PASSWORD_RESET_MAILS_PER_HOUR", 3)
 # The page of measure explanations the dashboard shows ("?" beside each measure).
 MEASURES_DOC = BASE_DIR / "docs" / "measures.md"
 # Uploads: per-user limits on imports, and how long a failed import's files are kept (then removed by
-# `manage.py clean_up_uploads`, to be run daily; the files of other jobs are removed when they end).
+# the hourly beat task `annotator.clean_up_job_files`, or `manage.py clean_up_uploads` without a broker;
+# the files of other jobs are removed when they end).
 UPLOADS_PER_HOUR = env_int("UPLOADS_PER_HOUR", 30)
 UPLOAD_MB_PER_HOUR = env_int("UPLOAD_MB_PER_HOUR", 1000)
 FAILED_UPLOAD_KEEP_DAYS = env_float("FAILED_UPLOAD_KEEP_DAYS", 7.0)

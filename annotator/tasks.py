@@ -21,6 +21,7 @@ from annotator.agreement import computation, kappa_c_chunks, retention, scheduli
 from annotator.agreement.statistics import compute_statistics as compute_project_statistics
 from annotator.annotation import recommender
 from annotator.corpus import aligner_training, jobs, tree_parsing
+from annotator.corpus.retention import clean_up
 from annotator.evaluation import lexicon_jobs
 from annotator.evaluation.reevaluation import build_reevaluation_sets as build_sets
 from annotator.leadtools import explorer_rows, planning
@@ -135,6 +136,14 @@ def apply_agreement_retention(project_id: int | None = None) -> int:
     (Celery beat, `CELERY_BEAT_SCHEDULE`). Never deletes a project's latest or a pinned report; returns
     how many reports were deleted. Idempotent: a second run right after deletes nothing."""
     return retention.apply_retention(project_id)
+
+
+@shared_task(name="annotator.clean_up_job_files", **RETRYING)
+def clean_up_job_files() -> str:
+    """Remove the job files that are due (`annotator.corpus.retention.clean_up`: finished imports' and
+    lexicon builds' uploads, exports after EXPORT_KEEP_DAYS, stuck jobs after UPLOAD_KEEP_DAYS, orphan
+    folders); periodic (Celery beat, hourly, `CELERY_BEAT_SCHEDULE`). What it removed, in words."""
+    return str(clean_up())
 
 
 @shared_task(name="annotator.queue_reannotation", **RETRYING)

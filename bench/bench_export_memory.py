@@ -72,6 +72,17 @@ def build(n_pairs: int) -> None:
                         queue_position=start + n) for n, p in enumerate(pairs)), batch_size=5000
         )  # fmt: skip
         print(f"built {min(n_pairs, start + 10_000):,} pairs", file=sys.stderr)
+    analyze()
+
+
+def analyze() -> None:
+    """PostgreSQL: the planner's statistics of the built tables, as an import refreshes them
+    (`annotator.core.sql.analyze`); without them it plans for empty tables."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
 
 
 def _status_kib(field: str) -> int:

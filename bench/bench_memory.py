@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_memory: skipped ({reason or f'MRPC not found under {CORPORA}'})")
         return 0
     stack = Stack(pg_port=free_port(), redis_port=free_port(), web_port=free_port())
-    compose = production.read_compose({"SECRET_KEY": "bench-memory-" + "k" * 40})
+    compose = production.read_compose({"SECRET_KEY": "bench-memory-" + "k" * 40, "CELERY_QUEUE": stack.queue})
     try:
         stack.start_services("memory")
         world = seed(stack, n_annotators=8, n_pairs=40)

@@ -311,8 +311,9 @@ class Stack:
         wait_for_port(self.web_port, proc=self.web.proc)
 
     def worker_command(self, name: str, level: str = "WARNING") -> list[str]:
-        """A Celery worker of one pool process on the private queue and its κ_C chunk queue (the
-        default one first, as settings' CELERY_TASK_QUEUES lists them), named `name`@host."""
+        """A Celery worker of one pool process on the private queue, its explorer queue and its κ_C chunk
+        queue (in the order settings' CELERY_TASK_QUEUES lists them: the default one first), named
+        `name`@host."""
         return [
             sys.executable,
             "-m",
@@ -321,7 +322,7 @@ class Stack:
             "annotator",
             "worker",
             "-Q",
-            f"{self.queue},{self.queue}.kappa_c",
+            f"{self.queue},{self.queue}.explorer,{self.queue}.kappa_c",
             "-c",
             "1",
             "-l",

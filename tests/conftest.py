@@ -238,7 +238,7 @@ class Worker:
                 "annotator",
                 "worker",
                 "-Q",
-                f"{self.queue},{self.queue}.kappa_c",
+                f"{self.queue},{self.queue}.explorer,{self.queue}.kappa_c",
                 "-c",
                 "1",
                 "--pool",

@@ -32,6 +32,7 @@ Passwords hash fast in every test: tests/conftest.py overrides PASSWORD_HASHERS 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import tempfile
 import uuid
@@ -147,6 +148,35 @@ def isolate_cache(settings: Any) -> None:
     settings.CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": uuid.uuid4().hex}
     }
+
+
+@contextlib.contextmanager
+def held_elsewhere(name: str) -> Iterator[None]:
+    """Hold the job `name`'s lock (`annotator.core.run_once`) as a live run on another worker does:
+    PostgreSQL, the advisory lock of a second database session; SQLite in a file, a flock through a
+    descriptor of its own; an in-memory database, this process's record (the only process there is)."""
+    from django.db import connection
+
+    from annotator.core import run_once
+
+    if connection.vendor == "postgresql":
+        session = connection.get_new_connection(connection.get_connection_params())
+        try:
+            session.autocommit = True
+            session.execute("SELECT pg_advisory_lock(%s, %s)", run_once.lock_ids(name))
+            yield
+        finally:
+            session.close()
+    elif connection.vendor == "sqlite" and not connection.is_in_memory_db():
+        path = run_once.lock_path(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            yield
+    else:
+        with run_once.hold(name) as held:
+            assert held
+            yield
 
 
 @contextlib.contextmanager

@@ -5,11 +5,13 @@ through `/healthz`, the worker's with `python -m annotator.core.health --worker 
 Django); the dashboard says its figures are stale from `figures_freshness()`.
 
 The heartbeat: every Celery worker's main process writes the time into a Redis hash, one field per
-worker (`HSET workbench:heartbeat:<queue> <worker name> <unix time>`) every `WORKER_HEARTBEAT_SECONDS`
-(10 s), from a thread started when the worker is ready. One small write per worker every 10 s costs
-nothing beside the work it reports on, and a reader needs one `HGETALL`, not a broadcast to the workers
-(`celery inspect ping` waits for replies: a second or more). A worker that stops or dies stops writing;
-after `WORKER_STALE_SECONDS` (30 s) of silence it counts as gone.
+worker (`HSET workbench:heartbeat:<queue> <worker name> <unix time>`), at most every
+`WORKER_HEARTBEAT_SECONDS` (10 s), when Celery's own worker heartbeat is sent (the signal
+`heartbeat_sent`, every 2 s from the worker's event loop; no thread of ours). One small write per worker
+every 10 s costs nothing beside the work it reports on, and a reader needs one `HGETALL`, not a
+broadcast to the workers (`celery inspect ping` waits for replies: a second or more). A worker that
+stops or dies stops writing; after `WORKER_STALE_SECONDS` (30 s) of silence it counts as gone. A worker
+started with `--without-heartbeat` writes none.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ import json
 import logging
 import os
 import sys
-import threading
 import time
 from typing import Any
 
@@ -61,20 +62,26 @@ def beat(redis_url: str, queue: str, worker: str, now: float | None = None) -> N
     _redis(redis_url).hset(HEARTBEAT_KEY.format(queue=queue), worker, f"{now or time.time():.3f}")
 
 
-def start_heartbeat(redis_url: str, queue: str, worker: str) -> threading.Thread:
-    """Beat now and then every HEARTBEAT_SECONDS from a daemon thread of the worker's main process."""
+class Heartbeat:
+    """The worker's heartbeat writes: `beat` at most every HEARTBEAT_SECONDS, whatever calls it more often
+    (Celery's heartbeat, every 2 s). A failed write (the broker is down: the worker cannot work either)
+    is logged and tried again HEARTBEAT_SECONDS later."""
 
-    def run() -> None:
-        while True:
-            try:
-                beat(redis_url, queue, worker)
-            except Exception as exc:  # the broker is down: the worker cannot work either; keep trying
-                log.warning("worker heartbeat not written: %s", exc)
-            time.sleep(HEARTBEAT_SECONDS)
+    def __init__(self, redis_url: str, queue: str) -> None:
+        self.redis_url, self.queue, self.last = redis_url, queue, float("-inf")
 
-    thread = threading.Thread(target=run, name="workbench-heartbeat", daemon=True)
-    thread.start()
-    return thread
+    def __call__(self, worker: str, now: float | None = None) -> bool:
+        """Write the heartbeat of `worker` if it is due; whether it was written."""
+        now = time.monotonic() if now is None else now
+        if now - self.last < HEARTBEAT_SECONDS:
+            return False
+        self.last = now
+        try:
+            beat(self.redis_url, self.queue, worker)
+        except Exception as exc:
+            log.warning("worker heartbeat not written: %s", exc)
+            return False
+        return True
 
 
 # ---- the readers ----------------------------------------------------------------------------------

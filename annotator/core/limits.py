@@ -51,6 +51,8 @@ class _ScanState:
     depth: int = 0  # bracket depth outside strings
     in_string: int = 0  # 1 inside a string
     backslashes: int = 0  # backslashes immediately before the chunk
+    open_run: int = 0  # bytes of the string still open at the chunk's start (after its opening quote)
+    longest_string: int = 0  # bytes between the quotes of the longest string so far (an open one counts)
 
 
 def _unescaped_quotes(b: np.ndarray, state: _ScanState) -> np.ndarray:
@@ -69,6 +71,23 @@ def _unescaped_quotes(b: np.ndarray, state: _ScanState) -> np.ndarray:
     return (b == _QUOTE) & (run_before % 2 == 0)
 
 
+def _string_runs(quote: np.ndarray, state: _ScanState) -> None:
+    """Update the longest string (in bytes) with the strings the chunk's unescaped quotes close."""
+    n = quote.size
+    at = np.flatnonzero(quote)
+    if at.size == 0:
+        state.open_run += n if state.in_string else 0
+        state.longest_string = max(state.longest_string, state.open_run)
+        return
+    runs = [state.open_run + int(at[0])] if state.in_string else []
+    openings = at[1:] if state.in_string else at  # quotes alternate: opening, closing, …
+    closed = openings[: (openings.size // 2) * 2]
+    if closed.size:
+        runs.append(int((closed[1::2] - closed[0::2]).max()) - 1)
+    state.open_run = n - int(openings[-1]) - 1 if openings.size % 2 else 0
+    state.longest_string = max(state.longest_string, state.open_run, *runs)
+
+
 def _outside_strings(data: bytes, b: np.ndarray, state: _ScanState) -> np.ndarray | None:
     """Whether each byte of the chunk stands outside strings (None: all of them do)."""
     if b'"' not in data and not state.in_string:
@@ -78,6 +97,7 @@ def _outside_strings(data: bytes, b: np.ndarray, state: _ScanState) -> np.ndarra
         quote = _unescaped_quotes(b, state)
     else:
         quote = b == _QUOTE
+    _string_runs(quote, state)
     parity_after = np.bitwise_xor.accumulate(quote.view(np.uint8)) ^ np.uint8(state.in_string)
     outside = np.empty(b.size, dtype=bool)  # the parity before each byte is 0
     outside[0] = not state.in_string
@@ -102,8 +122,9 @@ def _scan_chunk(data: bytes, state: _ScanState, limit: int) -> int | None:
     return None
 
 
-def nesting_depth_offence(text: str, limit: int = MAX_DEPTH) -> int | None:
-    """The character offset where brackets first nest deeper than `limit` outside strings, or None.
+def scan(text: str, limit: int = MAX_DEPTH) -> tuple[int | None, int]:
+    """(the character offset where brackets first nest deeper than `limit` outside strings, or None;
+    the UTF-8 bytes of the longest string up to there — an upper bound of its characters).
 
     One pass over `text` a chunk at a time: time linear in its length and working memory at most ~2x its
     size and never more than one chunk's, whatever its shape (unterminated strings, runs of escapes,
@@ -114,8 +135,14 @@ def nesting_depth_offence(text: str, limit: int = MAX_DEPTH) -> int | None:
         data = text[start : start + size].encode("utf-8", "surrogatepass")
         offence = _scan_chunk(data, state, limit)
         if offence is not None:
-            return start + len(data[:offence].decode("utf-8", "surrogatepass"))
-    return None
+            return start + len(data[:offence].decode("utf-8", "surrogatepass")), state.longest_string
+    return None, state.longest_string
+
+
+def nesting_depth_offence(text: str, limit: int = MAX_DEPTH) -> int | None:
+    """The character offset where brackets first nest deeper than `limit` outside strings, or None
+    (`scan`)."""
+    return scan(text, limit)[0]
 
 
 def _parse_int(literal: str) -> int:
@@ -162,7 +189,7 @@ def _stands_alone(text: str, start: int, end: int) -> bool:
 
 def load_json(text: str, *, max_depth: int = MAX_DEPTH) -> Any:
     """Parse JSON within the limits; `json.JSONDecodeError` for bad syntax, `JsonLimitError` for the rest."""
-    offence = nesting_depth_offence(text, max_depth)
+    offence, longest_string = scan(text, max_depth)
     if offence is not None:
         raise JsonLimitError("json", f"nested more than {max_depth} levels deep", _line_of(text, offence))
     try:
@@ -175,8 +202,11 @@ def load_json(text: str, *, max_depth: int = MAX_DEPTH) -> Any:
         raise
     except RecursionError as exc:  # defensive: the depth scan above should have caught it
         raise JsonLimitError("json", "nested too deeply") from exc
-    for path, message in check(value, AnyJson()):
-        raise JsonLimitError(path or "json", message)
+    # The scan held the depth and the hooks the numbers; a string can be too long only where the scan
+    # saw one of more than MAX_STRING bytes: only then is the value walked (a Python step per value).
+    if longest_string > MAX_STRING:
+        for path, message in check(value, AnyJson()):
+            raise JsonLimitError(path or "json", message)
     return value
 
 

@@ -575,6 +575,18 @@ def advisory_unlock(kind: int, key: int) -> None:
     fetch_one("SELECT pg_advisory_unlock(%s, %s)", [kind, key])
 
 
+def advisory_lock_held(kind: int, key: int) -> bool:
+    """PostgreSQL: whether a session of this database holds the advisory lock (kind, key) (reads only;
+    no ORM equivalent)."""
+    row = fetch_one(
+        "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+        "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+        "AND classid::bigint = %s AND objid::bigint = %s AND objsubid = 2)",
+        [kind, key],
+    )
+    return bool(row and row[0])
+
+
 def ping() -> None:
     """One round trip to the database (the health probe); raises when it does not answer."""
     fetch_one("SELECT 1", [])

@@ -152,11 +152,10 @@ def run_training(run_id: int) -> str | None:
         return None
     if run.status in FINISHED:
         return None  # a re-delivered task of a finished run
-    claim = run_once.claim(_name(run.pk))
-    if claim is None:
-        log.info("aligner run %s is trained by a live worker; this delivery leaves it", run.pk)
-        return None
-    with run_once.running(claim):
+    with run_once.claim(_name(run.pk)) as claim:
+        if claim is None:
+            log.info("aligner run %s is trained by a live worker; this delivery leaves it", run.pk)
+            return None
         started = AlignerRun.objects.filter(pk=run.pk, status__in=ACTIVE).update(
             status=AlignerRun.Status.RUNNING, stage="loading"
         )

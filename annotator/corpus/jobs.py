@@ -9,13 +9,15 @@ transaction, so a progress update written to the row would stay invisible (and b
 cancel flag written by the web request could be invisible to the import's snapshot (SQLite). The row
 gets the final state when the job ends. With Redis (REDIS_URL) the cache is shared by web and workers.
 
-A job runs once. Before any work a run claims the row with one conditional UPDATE (queued → running,
-`claimed_by` its token), committed before the import's transaction opens; while it works a heartbeat
-thread keeps the job's alive key in the cache. A task the broker delivers again (a job longer than the
-visibility timeout, a lost acknowledgement) finds the job claimed: while the alive key is there it
-leaves the job to the live run; without it (the run's worker died) it takes the claim over with another
-conditional UPDATE, so of two such deliveries only one runs. A run records its end only while it holds
-the claim, so a run that lost it never overwrites the job's outcome.
+A job runs once. A run holds the job's lock (`annotator.core.run_once`: on PostgreSQL a session advisory
+lock of its database connection, which the server releases when the worker dies) from before any work
+to its end, and claims the row with one conditional UPDATE (queued → running, `claimed_by` its token),
+committed before the import's transaction opens. A task the broker delivers again (a job longer than
+the visibility timeout, a lost acknowledgement) finds the lock held and leaves the job to the live run.
+One that gets the lock and finds the row running knows its run is gone (its worker died, and the lock
+with it): it takes the claim over with another conditional UPDATE, or records the cancel the lead asked
+for meanwhile. A run records its end only while it holds the claim, so a run that lost it never
+overwrites the job's outcome.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -39,6 +40,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotator import taskqueue
+from annotator.core import run_once
 from annotator.corpus.exports import ExportCancelled, ExportTooLarge, check_options, export_to_file
 from annotator.corpus.exports.report import NoSnapshot
 from annotator.corpus.imports.problems import ImportReport
@@ -51,7 +53,6 @@ log = logging.getLogger(__name__)
 INLINE_LIMIT = 256 * 1024  # bytes of upload below which an import runs within the request
 PROGRESS_KEY = "corpus-job:{}:progress"
 CANCEL_KEY = "corpus-job:{}:cancel"
-ALIVE_KEY = "corpus-job:{}:alive"
 KEY_TTL = 24 * 3600
 FINISHED = (CorpusJob.Status.SUCCEEDED, CorpusJob.Status.FAILED, CorpusJob.Status.CANCELLED)
 
@@ -240,18 +241,29 @@ class Checkpoints:
         return bool(cache.get(CANCEL_KEY.format(self.job_id)))
 
 
-def alive_seconds() -> float:
-    """How long a running job's alive key lasts without a heartbeat (JOB_ALIVE_SECONDS)."""
-    return float(settings.JOB_ALIVE_SECONDS)
-
-
 def _run_token() -> str:
     return f"{socket.gethostname()[:60]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
 
 
-def claim(job_id: int) -> CorpusJob | None:
-    """Claim the job for this run (None: nothing to do — finished, cancelled, deleted, or running
-    elsewhere on a live worker)."""
+def lock_name(job_id: int) -> str:
+    """The job's name for `run_once` (its lock)."""
+    return f"corpus-job:{job_id}"
+
+
+@contextmanager
+def claimed(job_id: int) -> Iterator[CorpusJob | None]:
+    """Hold the job for this run while the block runs: yields it claimed, or None (nothing to do —
+    finished, cancelled, deleted, or running on a live worker)."""
+    with run_once.hold(lock_name(job_id)) as held:
+        if not held:
+            log.info("corpus job %s is running on a live worker; this delivery leaves it", job_id)
+            yield None
+            return
+        yield _claim(job_id)
+
+
+def _claim(job_id: int) -> CorpusJob | None:
+    """Claim the job's row; the caller holds its lock."""
     token = _run_token()
     claimed = CorpusJob.objects.filter(
         pk=job_id, status=CorpusJob.Status.QUEUED, cancel_requested=False
@@ -261,52 +273,30 @@ def claim(job_id: int) -> CorpusJob | None:
         log.warning("corpus job %s no longer exists; skipped", job_id)
         return None
     if claimed:
-        cache.set(ALIVE_KEY.format(job.pk), token, alive_seconds())
         return job
     if job.status in FINISHED:
         return None  # a re-delivered task of a finished job: nothing to do
     if job.cancel_requested or cache.get(CANCEL_KEY.format(job.pk)):
-        CorpusJob.objects.filter(pk=job.pk, status=CorpusJob.Status.QUEUED).update(
-            status=CorpusJob.Status.CANCELLED,
-            finished_at=timezone.now(),
-            report={"summary": "Cancelled before it started; nothing was changed."},
-        )
+        # queued, or running on a worker that died (its transaction went with it)
+        summaries: dict[str, str] = {
+            CorpusJob.Status.QUEUED: "Cancelled before it started; nothing was changed.",
+            CorpusJob.Status.RUNNING: "Cancelled after its worker stopped; nothing was changed.",
+        }
+        summary = summaries.get(job.status)
+        if summary:
+            CorpusJob.objects.filter(pk=job.pk, status=job.status).update(
+                status=CorpusJob.Status.CANCELLED, finished_at=timezone.now(), report={"summary": summary}
+            )
         return None
-    if cache.get(ALIVE_KEY.format(job.pk)):
-        log.info(
-            "corpus job %s is running on a live worker (%s); this delivery leaves it", job.pk, job.claimed_by
-        )
-        return None
-    # running, but its run's heartbeat stopped: its worker died; of several deliveries one takes it over
+    # running, yet its lock was free: the run's worker died; take the claim over
     taken = CorpusJob.objects.filter(
         pk=job.pk, status=CorpusJob.Status.RUNNING, claimed_by=job.claimed_by
     ).update(claimed_by=token)
     if not taken:
         return None
-    log.warning("corpus job %s: the run %s stopped beating; running it again", job.pk, job.claimed_by)
-    cache.set(ALIVE_KEY.format(job.pk), token, alive_seconds())
+    log.warning("corpus job %s: the run %s is gone; running it again", job.pk, job.claimed_by)
     job.claimed_by = token
     return job
-
-
-@contextmanager
-def heartbeat(job: CorpusJob) -> Iterator[None]:
-    """Keep the job's alive key while the block runs (a thread refreshes it every third of its life)."""
-    stop = threading.Event()
-    key, token, life = ALIVE_KEY.format(job.pk), job.claimed_by, alive_seconds()
-
-    def beat() -> None:
-        while not stop.wait(life / 3):
-            cache.set(key, token, life)
-
-    thread = threading.Thread(target=beat, name=f"corpus-job-{job.pk}-heartbeat", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
-        cache.delete(key)
 
 
 def finish(job: CorpusJob, status: str, report: dict[str, Any], **fields: Any) -> bool:
@@ -332,11 +322,8 @@ def run_import(job_id: int) -> str | None:
     """Run a stored import job once (see the module's docstring); returns its final status (None: this
     delivery had nothing to do, or lost its claim)."""
 
-    job = claim(job_id)
-    if job is None:
-        return None
-    with heartbeat(job):
-        return _import(job)
+    with claimed(job_id) as job:
+        return None if job is None else _import(job)
 
 
 def _import(job: CorpusJob) -> str | None:
@@ -374,11 +361,8 @@ def _import(job: CorpusJob) -> str | None:
 def run_export(job_id: int) -> str | None:
     """Run an export job once: write the file under MEDIA_ROOT and remember its path."""
 
-    job = claim(job_id)
-    if job is None:
-        return None
-    with heartbeat(job):
-        return _export(job)
+    with claimed(job_id) as job:
+        return None if job is None else _export(job)
 
 
 def _export(job: CorpusJob) -> str | None:

@@ -162,7 +162,7 @@ def cancel_parsing(project: Project) -> dict[str, Any] | None:
     if state is None or state.get("status") not in ACTIVE:
         return state
     run_once.request_cancel(_name(project.pk))
-    if state.get("status") == "queued" and run_once.holder(_name(project.pk)) is None:
+    if state.get("status") == "queued" and not run_once.is_held(_name(project.pk)):
         _set(
             project.pk,
             status="cancelled",
@@ -183,11 +183,12 @@ def run_parsing(project_id: int, backend: str = "spacy") -> dict[str, Any] | Non
     state = tree_progress(project_id)
     if state is not None and state.get("status") not in ACTIVE:
         return None  # a re-delivered task of a job that ended (or was cancelled while queued)
-    claim = run_once.claim(_name(project_id))
-    if claim is None:
-        log.info("parse_trees: project %s is parsed by a live worker; this delivery leaves it", project_id)
-        return None
-    with run_once.running(claim):
+    with run_once.claim(_name(project_id)) as claim:
+        if claim is None:
+            log.info(
+                "parse_trees: project %s is parsed by a live worker; this delivery leaves it", project_id
+            )
+            return None
         try:
             return parse_missing_trees(project, backend=backend, checkpoint=claim.check)
         except run_once.Cancelled:

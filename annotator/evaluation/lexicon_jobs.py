@@ -6,10 +6,10 @@ files, and runs it: within the request when the files are small (`corpus.jobs.IN
 the Celery task `annotator.run_lexicon_job`. A preview is the same job with `preview` set: it plans and
 reports, and writes no unit.
 
-`run_build` (the task body) runs a job once, as imports do (`annotator.corpus.jobs`: claimed in the
-database before any work, a heartbeat while it works, a redelivered task leaves a job a live worker
-holds). It reports its progress (phrases planned, then units written) and reads its cancel at each
-phrase and each unit; a cancelled build writes nothing. Bad input fails the job with the service's
+`run_build` (the task body) runs a job once, as imports do (`annotator.corpus.jobs`: the job's lock
+held and its row claimed before any work; a redelivered task leaves a job a live worker holds). It
+reports its progress (phrases planned, then units written) and reads its cancel at each phrase and
+each unit; a cancelled build writes nothing. Bad input fails the job with the service's
 messages (file, line and field) in its report; the uploads are removed when the job ends (a failed
 job's kept FAILED_UPLOAD_KEEP_DAYS, `corpus.retention`).
 """
@@ -71,11 +71,8 @@ def start_build(
 def run_build(job_id: int) -> str | None:
     """Run a stored lexicon build once; returns its final status (None: this delivery had nothing to do,
     or lost its claim)."""
-    job = jobs.claim(job_id)
-    if job is None:
-        return None
-    with jobs.heartbeat(job):
-        return _build(job)
+    with jobs.claimed(job_id) as job:
+        return None if job is None else _build(job)
 
 
 def _rule(options: dict[str, Any]) -> UnitRule:

@@ -249,6 +249,7 @@ def refresh(project: Project, checkpoint: Callable[[], None] | None = None) -> i
             checkpoint()
         stored -= unused.delete()[0]
         counts = {who: entry for who, entry in counts.items() if not who or who in keys}
+        sql.analyze(ExplorerValue, stored)  # the numbering's join, planned for an empty table, ran 15+ min
         _number_ranks(project)
         ExplorerState.objects.update_or_create(
             project=project,
@@ -261,7 +262,6 @@ def refresh(project: Project, checkpoint: Callable[[], None] | None = None) -> i
                 "n_labels_differ": n_labels_differ,
             },
         )
-    sql.analyze(ExplorerValue, stored)  # the re-annotation preview's counts and ranks plan on them
     return stored
 
 
@@ -301,10 +301,9 @@ def _run_name(project_id: int) -> str:
 def refresh_once(project: Project) -> int | None:
     """`refresh`, unless a live run refreshes the project already or the refresh is cancelled (None: this
     call leaves it to that run, or stopped and kept the rows there were)."""
-    claim = run_once.claim(_run_name(project.pk))
-    if claim is None:
-        return None
-    with run_once.running(claim):
+    with run_once.claim(_run_name(project.pk)) as claim:
+        if claim is None:
+            return None
         try:
             return refresh(project, checkpoint=claim.check)
         except run_once.Cancelled:
@@ -319,7 +318,7 @@ def cancel_refresh(project: Project) -> bool:
     run_once.request_cancel(name)
     cache.set(PAUSED_KEY.format(project.pk), 1, PAUSE_SECONDS)
     cache.delete(QUEUED_KEY.format(project.pk))
-    return run_once.holder(name) is not None
+    return run_once.is_held(name)
 
 
 def resume_refresh(project: Project) -> ExplorerState | None:

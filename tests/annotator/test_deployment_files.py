@@ -56,3 +56,23 @@ def test_native_alternative_exists_as_make_targets():
     for target in ("run", "test", "bench", "worker", "web", "services-up", "lint"):
         assert re.search(rf"^{re.escape(target)}:", makefile, re.M), target
     assert (REPO / "deploy" / "services.sh").is_file()
+
+
+def _queues(command: list[str]) -> list[str]:
+    return command[command.index("-Q") + 1].split(",")
+
+
+def test_the_explorer_refresh_waits_in_a_queue_the_import_and_export_worker_does_not_take(settings):
+    from bench import production
+
+    compose = production.read_compose({"SECRET_KEY": "k" * 50, "CELERY_QUEUE": "q"})
+    services = compose["services"]
+    assert compose["x-app-env"]["CELERY_QUEUE"] == "q"  # the app's queue and the workers' -Q agree
+    default, explorer = settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_EXPLORER_QUEUE
+    routes = settings.CELERY_TASK_ROUTES
+    assert routes["annotator.refresh_explorer"] == {"queue": explorer} and explorer == f"{default}.explorer"
+    for task in ("run_import_job", "run_export_job", "run_lexicon_job", "recompute_agreement"):
+        assert f"annotator.{task}" not in routes  # the default queue
+    assert _queues(services["worker"]["command"]) == ["q", "q.kappa_c"]
+    assert _queues(services["explorer-worker"]["command"]) == ["q.explorer", "q.kappa_c"]
+    assert "healthcheck" in services["explorer-worker"]

@@ -134,11 +134,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Production]:
     shutil.rmtree(logs, ignore_errors=True)
     logs.mkdir(parents=True)
     native = production.build(root / "app", log=logs / "build.log")
-    compose = production.read_compose({"SECRET_KEY": secrets.token_urlsafe(50)})
+    port, queue = free_port(), f"production-{secrets.token_hex(4)}"
+    compose = production.read_compose({"SECRET_KEY": secrets.token_urlsafe(50), "CELERY_QUEUE": queue})
     services = {name: production.service(compose, name) for name in SERVICES}
     db_name = f"wb_production_{os.getpid()}_{secrets.token_hex(3)}"
     database_url = _fresh_database(admin_url, db_name)
-    port, queue = free_port(), f"production-{secrets.token_hex(4)}"
     envs = {
         name: production.service_env(
             native,

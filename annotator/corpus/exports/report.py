@@ -8,9 +8,13 @@ by_pair, by_ordered_pair, by_annotator, by_system, by_rater…; nested keys join
 
 Every format also has the `statistics` section: the corpus tables the papers print, each naming the
 table it mirrors, as `python -m metrics report --statistics` gives them for the exported document, plus
-the records the imports skipped (`annotator.agreement.statistics`). They are computed here, in the
-export job, not stored with the snapshot (Cohn et al.'s Fig. 4 repeats κ_C's Monte Carlo). In CSV
-their rows are `statistics.<table>, <part>, <key>, <value>`.
+the records the imports skipped (`annotator.agreement.statistics`). They are the tables the workers
+keep (`latest_statistics`: computed by the task `annotator.compute_statistics`, sent whenever a full
+report whose κ_C is final is stored), read as they are: the export computes nothing from the project's
+annotations, so its memory does not grow with the project. `statistics_state` says what they are of:
+"current" (the annotations of these figures), "earlier" (an earlier state of them: newer ones are
+being computed) or "computing" (none kept yet; the section is empty). In CSV their rows are
+`statistics.<table>, <part>, <key>, <value>`, after the row `statistics, state, , <state>`.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from django.template.loader import render_to_string
 from django.templatetags.static import static
 
 from annotator.agreement import current
-from annotator.agreement.statistics import project_statistics
+from annotator.agreement.statistics import latest_statistics
 from annotator.corpus.spreadsheet import SafeWriter
 from annotator.models import Project
 
@@ -56,8 +60,17 @@ def report_document(project: Project) -> dict[str, Any]:
         "headline": results.get("headline", {}),
         "pair_labels": results.get("pair_labels"),
         "report": results.get("report", {}),
-        "statistics": project_statistics(project),
+        **kept_statistics(project, snapshot.fingerprint),
     }
+
+
+def kept_statistics(project: Project, fingerprint: str) -> dict[str, Any]:
+    """`statistics` (the latest tables the workers kept, or {}) and `statistics_state` ("current" when
+    they are of the annotations with this fingerprint, "earlier", or "computing" before the first)."""
+    kept = latest_statistics(project)
+    if kept is None:
+        return {"statistics_state": "computing", "statistics": {}}
+    return {"statistics_state": "current" if kept[0] == fingerprint else "earlier", "statistics": kept[1]}
 
 
 def flatten(measures: dict[str, Any]) -> list[tuple[str, str, str, Any]]:
@@ -93,6 +106,7 @@ def report_csv(project: Project) -> bytes:
     writer = SafeWriter(out)
     writer.writerow(["measure", "scope", "key", "value"])
     writer.writerows(flatten(doc["report"].get("measures", {})))
+    writer.writerow(["statistics", "state", "", doc["statistics_state"]])
     writer.writerows(flatten(statistics_rows(doc["statistics"])))
     return out.getvalue().encode("utf-8")
 

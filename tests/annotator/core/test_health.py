@@ -61,6 +61,22 @@ def test_healthz_reports_the_age_of_the_last_heartbeat(redis_queue):
     assert set(worker["workers"]) == {"celery@a", "celery@b"} and worker["workers"]["celery@b"] >= 199
 
 
+def test_the_worker_heartbeat_is_written_at_most_every_heartbeat_seconds(redis_queue):
+    url, queue = redis_queue
+    write = health.Heartbeat(url, queue)
+    assert write("celery@a", now=100.0)  # Celery's heartbeat every 2 s; one write per HEARTBEAT_SECONDS
+    assert not write("celery@a", now=102.0)
+    assert write("celery@a", now=100.0 + health.HEARTBEAT_SECONDS)
+    assert set(health.heartbeats(url, queue)) == {"celery@a"}
+
+
+def test_a_failed_heartbeat_write_is_logged_and_tried_again_later(caplog):
+    write = health.Heartbeat("redis://127.0.0.1:1/0", "q")  # nothing listens there
+    assert not write("celery@a", now=100.0)
+    assert "worker heartbeat not written" in caplog.text
+    assert not write("celery@a", now=101.0)  # not before HEARTBEAT_SECONDS
+
+
 def test_worker_is_silent_after_the_stale_limit(redis_queue):
     url, queue = redis_queue
     health.beat(url, queue, "celery@a", now=time.time() - health.STALE_SECONDS - 5)

@@ -59,7 +59,9 @@ def cli_statistics(doc: dict, tmp_path: Path) -> dict:
 
 def test_report_export_statistics_equal_the_cli_on_the_exported_document(setup, tmp_path):
     project, _, _ = setup
+    compute_statistics(project)  # the task a stored report sends
     exported = json.loads(report.report_json(project))
+    assert exported["statistics_state"] == "current"
     stats = exported["statistics"]
     imports = stats.pop("imports")
     assert stats == cli_statistics(native_document(project), tmp_path)
@@ -71,11 +73,35 @@ def test_report_export_statistics_equal_the_cli_on_the_exported_document(setup, 
 
 def test_report_csv_and_print_page_carry_the_statistics(setup):
     project, _, _ = setup
+    compute_statistics(project)
     csv = report.report_csv(project).decode()
+    assert "statistics,state,,current" in csv
     assert 'statistics.vila_table3,mirrors,,"Vila et al. 2015, Table 3"' in csv
     assert "statistics.cohn_fig4,bins" in csv
     html = report.report_html(project).decode()
     assert "Corpus statistics" in html and "statistics.vila_table4" in html
+
+
+def test_the_report_export_reads_the_kept_statistics_and_computes_nothing(setup, monkeypatch):
+    project, _, anns = setup
+
+    def whole_project(*args, **kwargs):
+        raise AssertionError("the export built the project's document")
+
+    monkeypatch.setattr("annotator.agreement.statistics.project_document", whole_project)
+    first = json.loads(report.report_json(project))
+    assert first["statistics_state"] == "computing" and first["statistics"] == {}
+    assert "being computed" in report.report_html(project).decode()
+    assert "statistics,state,,computing" in report.report_csv(project).decode()
+    monkeypatch.undo()
+    compute_statistics(project)  # the worker
+    kept = json.loads(report.report_json(project))["statistics"]
+    make.mark(project.pairs.order_by("pk").first(), anns[0], "x")  # a newer state of the annotations
+    recompute(project.pk)
+    monkeypatch.setattr("annotator.agreement.statistics.project_document", whole_project)
+    later = json.loads(report.report_json(project))
+    assert later["statistics_state"] == "earlier" and later["statistics"] == kept
+    assert "an earlier state" in report.report_html(project).decode()
 
 
 def test_panel_renders_every_table_naming_its_paper_and_both_charts(client, setup, eager_celery):

@@ -79,6 +79,18 @@ def test_clean_up_removes_old_exports(world, settings):
     assert download.status_code == 404
 
 
+def test_celery_beat_removes_the_files_that_are_due_every_hour(world, settings, monkeypatch):
+    from annotator import tasks
+
+    schedule = settings.CELERY_BEAT_SCHEDULE["job-files-retention"]
+    assert schedule == {"task": "annotator.clean_up_job_files", "schedule": 3600.0}
+    job = export(world, "native")
+    later = timezone.now() + timedelta(days=settings.EXPORT_KEEP_DAYS, hours=1)
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    assert "the files of 1 exports" in tasks.clean_up_job_files()
+    assert not Path(job.output_file).exists()
+
+
 def test_an_import_stuck_for_days_is_failed_and_its_files_removed(
     world, settings, monkeypatch, task_queue, django_capture_on_commit_callbacks
 ):

@@ -4,11 +4,13 @@ that lost its claim never records its outcome (a failed job never ends "succeede
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 from django.core.cache import cache
 
+from annotator.core import run_once
 from annotator.corpus import jobs as corpus_jobs
 from annotator.models import CorpusJob, Project
 from tests import make
@@ -53,7 +55,7 @@ def test_a_delivery_while_a_live_worker_runs_the_job_leaves_it(world, monkeypatc
 
 def test_a_job_whose_worker_died_is_run_again_by_the_next_delivery(world):
     job = world["job"]
-    # what a killed worker leaves: the row claimed and running, its alive key expired
+    # what a killed worker leaves: the row claimed and running, its lock gone with its connection
     CorpusJob.objects.filter(pk=job.pk).update(status=CorpusJob.Status.RUNNING, claimed_by="dead:1:x")
     assert corpus_jobs.run_import(job.pk) == CorpusJob.Status.SUCCEEDED
     job.refresh_from_db()
@@ -78,20 +80,32 @@ def test_a_run_that_lost_its_claim_does_not_record_success_over_a_failure(world,
     assert job.status == CorpusJob.Status.FAILED and job.report == {"summary": "failed elsewhere"}
 
 
-def test_the_running_job_is_marked_alive_and_the_mark_goes_with_the_run(world, monkeypatch):
+def test_the_running_job_is_held_without_a_thread_and_the_lock_goes_with_the_run(world, monkeypatch):
     job = world["job"]
     real_import = corpus_jobs.import_corpus
     seen: list[Any] = []
+    threads = set(threading.enumerate())
 
     def look(*args: Any, **kwargs: Any) -> Any:
-        seen.append(cache.get(corpus_jobs.ALIVE_KEY.format(job.pk)))
+        seen.append((run_once.is_held(corpus_jobs.lock_name(job.pk)), set(threading.enumerate()) == threads))
         return real_import(*args, **kwargs)
 
     monkeypatch.setattr(corpus_jobs, "import_corpus", look)
     corpus_jobs.run_import(job.pk)
     job.refresh_from_db()
-    assert seen == [job.claimed_by] and job.claimed_by
-    assert cache.get(corpus_jobs.ALIVE_KEY.format(job.pk)) is None
+    assert seen == [(True, True)] and job.claimed_by  # held, and no thread keeps it alive
+    assert not run_once.is_held(corpus_jobs.lock_name(job.pk))
+
+
+def test_a_cancel_of_a_job_whose_worker_died_is_recorded_by_the_next_delivery(world):
+    job = world["job"]
+    CorpusJob.objects.filter(pk=job.pk).update(
+        status=CorpusJob.Status.RUNNING, claimed_by="dead:1:x", cancel_requested=True
+    )
+    assert corpus_jobs.run_import(job.pk) is None
+    job.refresh_from_db()
+    assert job.status == CorpusJob.Status.CANCELLED and "worker stopped" in job.report["summary"]
+    assert not Project.objects.filter(name="New").exists()
 
 
 def test_an_export_delivered_twice_runs_once(world, settings, django_capture_on_commit_callbacks):
@@ -100,7 +114,7 @@ def test_an_export_delivered_twice_runs_once(world, settings, django_capture_on_
     assert corpus_jobs.run_export(export.pk) == CorpusJob.Status.SUCCEEDED
     assert corpus_jobs.run_export(export.pk) is None
     CorpusJob.objects.filter(pk=export.pk).update(status=CorpusJob.Status.RUNNING, claimed_by="live:3:z")
-    cache.set(corpus_jobs.ALIVE_KEY.format(export.pk), "live:3:z", 30)
-    assert corpus_jobs.run_export(export.pk) is None
+    with make.held_elsewhere(corpus_jobs.lock_name(export.pk)):  # a live worker runs it
+        assert corpus_jobs.run_export(export.pk) is None
     export.refresh_from_db()
     assert export.status == CorpusJob.Status.RUNNING and export.claimed_by == "live:3:z"

@@ -77,7 +77,7 @@ def test_a_training_delivered_again_while_a_live_worker_trains_is_left_to_it(wor
 def test_a_training_whose_worker_died_is_run_by_the_next_delivery(world):
     run = queued_run(world["project"])
     AlignerRun.objects.filter(pk=run.pk).update(status=AlignerRun.Status.RUNNING, stage="training")
-    assert training.run_training(run.pk) == AlignerRun.Status.SUCCEEDED  # no alive key: the worker died
+    assert training.run_training(run.pk) == AlignerRun.Status.SUCCEEDED  # nothing holds it: the worker died
 
 
 def test_a_cancel_during_training_stops_it_and_no_alignment_changes(world, monkeypatch):
@@ -190,7 +190,7 @@ def test_an_explorer_refresh_delivered_again_while_one_runs_is_left_to_it(world,
     monkeypatch.setattr(explorer_rows, "refresh", delivered_again_meanwhile)
     stored = explorer_rows.refresh_once(project)
     assert second == [None] and stored == ExplorerValue.objects.filter(project=project).count()
-    assert run_once.holder(f"explorer-refresh:{project.pk}") is None  # the claim goes with the run
+    assert not run_once.is_held(f"explorer-refresh:{project.pk}")  # the claim goes with the run
     monkeypatch.setattr(explorer_rows, "refresh", real)
     assert explorer_rows.refresh_once(project) == stored  # a later refresh runs
 
@@ -229,7 +229,7 @@ def test_a_cancel_stops_the_explorer_refresh_between_batches_and_keeps_the_previ
     assert len(read) == 2  # stopped before its third batch
     assert explorer_stored(project) == before  # rolled back: the previous refresh's rows
     name = f"explorer-refresh:{project.pk}"
-    assert run_once.holder(name) is None and cache.get(run_once.CANCEL_KEY.format(name)) is None
+    assert not run_once.is_held(name) and cache.get(run_once.CANCEL_KEY.format(name)) is None
     monkeypatch.setattr(explorer_rows, "batch_rows", real)
     explorer_rows.resume_refresh(project)  # no broker here: refreshed within the call
     assert explorer_rows.rows_current(project) and not explorer_rows.is_paused(project)

@@ -86,6 +86,9 @@ def test_acknowledging_guidelines_never_redirects_off_site(world):
         "/api/assignments/?phase=%00",
         "/api/assignments/?step=%00",
         "/api/pairs/?source_id=%00",
+        "/api/judgements/?step=%00",
+        "/api/judgements/?phase=a%00",
+        "/api/units/?status=%00",
     ],
 )
 def test_a_nul_in_the_url_is_a_clear_400(world, path):

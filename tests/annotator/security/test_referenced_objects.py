@@ -109,6 +109,14 @@ def test_assignments_cannot_name_another_projects_pair(world):
     assert not Assignment.objects.filter(pair=world.other_pair, annotator=world.anna).exists()
 
 
+def test_assignments_name_their_annotators_by_existing_usernames(world):
+    for pairs in ([world.pair.pk], None):  # listed pairs, and the whole project through the planner
+        body = {"project": world.project.pk, "annotators": ["no-such-user"], "pairs": pairs}
+        answer = post(world.lead, "/api/assignments/", body)
+        assert answer.status_code == 400 and "annotators" in answer.json()
+    assert not Assignment.objects.filter(annotator__username="no-such-user").exists()
+
+
 # ---- annotations: pair, ptype -------------------------------------------------------------------
 
 
