@@ -495,12 +495,16 @@ def send_due_intervals() -> list[int]:
 STATISTICS_TASK = "annotator.compute_statistics"
 
 
-def send_statistics(project_id: int) -> None:
+def send_statistics(project_id: int, *, after_response: bool = False) -> None:
     """Send the task that computes the project's corpus statistics (`statistics.compute_statistics`);
-    without a broker it runs now. A broker that cannot be reached is logged: the next stored report
-    sends again."""
+    without a broker it runs now — except in the work a save left for after its response, whose thread
+    serves the annotator's connection: then the lead's dashboard asks for them with the intervals
+    (`intervals.ask`, `after_response`: after the response of the dashboard's request). A broker that
+    cannot be reached is logged: the next stored report sends again."""
+    if not after_response and taskqueue.runs_in_process() and taskqueue.in_request():
+        return
     try:
-        taskqueue.enqueue(STATISTICS_TASK, project_id)
+        taskqueue.enqueue(STATISTICS_TASK, project_id, after_response=after_response)
     except taskqueue.QueueUnavailable as exc:
         log.warning("statistics of project %s not sent: %s", project_id, exc)
 
