@@ -504,7 +504,10 @@ def send_statistics(project_id: int, *, after_response: bool = False) -> None:
     if not after_response and taskqueue.runs_in_process() and taskqueue.in_request():
         return
     try:
-        taskqueue.enqueue(STATISTICS_TASK, project_id, after_response=after_response)
+        if after_response:
+            taskqueue.enqueue(STATISTICS_TASK, project_id, after_response=True)
+        else:
+            taskqueue.enqueue(STATISTICS_TASK, project_id)
     except taskqueue.QueueUnavailable as exc:
         log.warning("statistics of project %s not sent: %s", project_id, exc)
 

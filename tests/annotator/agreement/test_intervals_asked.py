@@ -18,8 +18,9 @@ from django.urls import reverse
 from annotator import taskqueue
 from annotator.agreement import current, intervals
 from annotator.agreement import results as agreement_results
-from annotator.agreement.computation import STATISTICS_TASK, recompute
+from annotator.agreement.computation import STATISTICS_TASK
 from annotator.agreement.intervals import INTERVALS_TASK
+from annotator.annotation import services as annotation_services
 from annotator.models import AgreementState, Project
 from tests import make
 from tests.make import api_client, logged_in
@@ -125,35 +126,20 @@ def test_the_dashboards_ask_sends_once_per_window_and_when_the_saves_stop(team, 
     assert ran == [INTERVALS_TASK] and not updating(project)
 
 
-def test_of_two_dashboards_that_read_the_same_due_time_one_takes_it(team, monkeypatch):
+def test_of_two_dashboards_that_read_the_same_due_time_one_takes_it(team):
     project, _, anns = team
     save_label(project, anns[0], "non_paraphrase")
-    now = time.time()
     store = intervals._due_store()
-    read = AgreementState.objects.filter(project=project).values_list("intervals_due_at", "changed_at")
-    seen = read.first()  # what both read before either sets it: not due
-    assert store.claim(project.pk, now, 3600) is True
-    real_filter = AgreementState.objects.filter
-
-    class Stale:  # the second dashboard's read happened before the first one's set
-        def values_list(self, *args: Any) -> Any:
-            return self
-
-        def first(self) -> Any:
-            return seen
-
-    monkeypatch.setattr(
-        AgreementState.objects,
-        "filter",
-        lambda **kw: Stale() if kw == {"project_id": project.pk} and not calls else real_filter(**kw),
-    )
-    calls: list[int] = []
-    assert store.claim(project.pk, now, 3600) is False
+    seen = AgreementState.objects.get(project=project).intervals_due_at  # both read it: not due
+    assert seen is None
+    later = dt.datetime.fromtimestamp(time.time() + 3600, tz=dt.UTC)
+    assert store.replace(project.pk, seen, later) is True
+    assert store.replace(project.pk, seen, later) is False
+    assert store.claim(project.pk, time.time(), 3600) is False  # due within the window, no quiet
 
 
 def test_only_the_projects_lead_asks_and_only_with_a_post(team):
     project, people, anns = team
-    assert recompute(project.pk) == "stored"
     url = reverse("annotator:dashboard-intervals", args=[project.pk])
     assert logged_in(people.lead).get(url).status_code == 405
     assert ask(anns[0], project, when="now").status_code in (403, 404)
@@ -161,12 +147,10 @@ def test_only_the_projects_lead_asks_and_only_with_a_post(team):
     assert logged_in(None).post(url, {"when": "now"}).status_code in (302, 403)
 
 
-def test_outside_a_request_a_computation_still_computes_its_intervals_at_once(
-    team, ran, django_capture_on_commit_callbacks
-):
+def test_outside_a_request_a_save_still_has_its_intervals_computed_at_once(team, ran):
     """A command (the demo's load, an import) has no annotator waiting on its thread."""
-    project, _, _ = team
-    with django_capture_on_commit_callbacks(execute=True):
-        assert recompute(project.pk) == "stored"
-    assert INTERVALS_TASK in ran and STATISTICS_TASK in ran
+    project, _, anns = team
+    pair = project.pairs.order_by("position").first()
+    annotation_services.set_pair_label(pair, anns[0], "non_paraphrase", base_version=None)
+    assert ran[0] == RECOMPUTE and INTERVALS_TASK in ran
     assert not updating(project)
