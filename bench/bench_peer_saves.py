@@ -25,10 +25,11 @@ virtual environment of its own OUTSIDE the repository, named by DOCCANO_VENV (de
 `../peer/doccano-venv` beside the repository's folder). Create it once with
 
     python3.11 -m venv ../peer/doccano-venv
-    ../peer/doccano-venv/bin/pip install doccano==1.8.4 "marshmallow<4"
+    ../peer/doccano-venv/bin/pip install doccano==1.8.4 "marshmallow<4" psycopg2-binary
 
-(doccano 1.8.4 leaves marshmallow unpinned, and the environs it pins fails to import with marshmallow 4:
-"module 'marshmallow' has no attribute '__version_info__'".)
+(doccano reaches PostgreSQL through psycopg2, which it leaves to an extra; it leaves marshmallow
+unpinned, and the environs it pins fails to import with marshmallow 4: "module 'marshmallow' has no
+attribute '__version_info__'".)
 
 Without it, or without the PostgreSQL and Redis binaries the private stack needs, the bench says why and
 exits 0 without measuring.
@@ -304,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"SKIP: no doccano environment at {DOCCANO_VENV} (see this file's docstring: "
             f"python3.11 -m venv {DOCCANO_VENV} && {DOCCANO_VENV}/bin/pip install doccano=={DOCCANO_VERSION} "
-            '"marshmallow<4")'
+            '"marshmallow<4" psycopg2-binary)'
         )
         return 0
     reason = available()
@@ -320,9 +321,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         stack.start_services()
         started = time.perf_counter()
-        ours = stack.python(OURS_SEED.format(files=[str(p) for p in FILES], n=n))
         doccano = Doccano(stack, free_port())
         peer = doccano.seed(mrpc_rows(), n)
+        ours = stack.python(OURS_SEED.format(files=[str(p) for p in FILES], n=n))
         print(
             f"MRPC: {len(ours['items'])} pairs (workbench) and {len(peer['items'])} examples (doccano "
             f"{DOCCANO_VERSION}), {n} annotators each, set up in {time.perf_counter() - started:.0f} s"

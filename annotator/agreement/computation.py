@@ -39,7 +39,7 @@ from django.utils import timezone
 from annotator import taskqueue
 from annotator.agreement import current, incremental, kappa_c_chunks, kappa_c_section, retention, scheduling
 from annotator.agreement.document import automatic_phrase_alignments, project_document
-from annotator.agreement.intervals import send_due, send_intervals
+from annotator.agreement.intervals import ask, send_due, send_intervals
 from annotator.agreement.machine_agreement import aligner_from_totals, machine_agreement
 from annotator.agreement.results import (
     KAPPA_C,
@@ -493,6 +493,16 @@ def send_due_intervals() -> list[int]:
 
 
 STATISTICS_TASK = "annotator.compute_statistics"
+
+
+def ask_for_intervals(project_id: int, *, at_once: bool = False) -> str:
+    """The lead's dashboard asks for the confidence intervals of the current figures (`intervals.ask`:
+    its outcome) and, when their task is sent, for the corpus statistics of the same annotations, which
+    without a broker a save's recompute leaves to it too (`send_statistics`)."""
+    outcome = ask(project_id, at_once=at_once)
+    if outcome == "sent":
+        send_statistics(project_id, after_response=True)
+    return outcome
 
 
 def send_statistics(project_id: int, *, after_response: bool = False) -> None:

@@ -174,8 +174,9 @@ class _Due:
         )
         due_at, changed_at = state.first() or (None, None)
         if due_at is not None and due_at > _at(now):
-            quiet = changed_at is not None and changed_at <= _at(now - QUIET_SECONDS)
-            if not (quiet and changed_at > due_at - dt.timedelta(seconds=limit)):
+            sent_at = due_at - dt.timedelta(seconds=limit)
+            quiet = changed_at is not None and sent_at < changed_at <= _at(now - QUIET_SECONDS)
+            if not quiet:
                 return False
         AgreementState.objects.get_or_create(project_id=project_id)
         return self.replace(project_id, due_at, _at(now + limit))

@@ -5,7 +5,7 @@ per panel, named after its DOM id). `#snapshot-status` polls while the tab is vi
 computation newer than the one the page shows (its `AgreementHeadline` row) it triggers
 `snapshot-updated`, on which every other panel reloads itself; the agreement panels also reload every
 3 s while their figures' confidence intervals are still being computed ("intervals updating…"), and
-each reload asks for them (`intervals_view`, a POST: `annotator.agreement.intervals.ask`). The
+each reload asks for them (`intervals_view`, a POST: `computation.ask_for_intervals`). The
 panels show the current agreement (`annotator.agreement.current`: the report's section rows and the
 summary every computation rewrites), not the latest full report, which is stored at a slower cadence. Nothing is computed during a request.
 """
@@ -26,7 +26,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
 from annotator import access
-from annotator.agreement import computation, current, intervals, kappa_c_chunks, retention
+from annotator.agreement import computation, current, kappa_c_chunks, retention
 from annotator.agreement.statistics import latest_statistics
 from annotator.annotation import phenomenon_suggestions, recommender
 from annotator.core import health
@@ -88,14 +88,12 @@ def pin_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
 
 @require_POST
 def intervals_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
-    """Lead / admin: ask for the confidence intervals of the current figures (`intervals.ask`) and, when
-    they are sent, the corpus statistics of the same annotations; `when=now` is the lead's "compute the
-    intervals now", anything else the panels' periodic ask. Answers the outcome as a line of text (the
-    panels show the intervals and the statistics once they are stored)."""
+    """Lead / admin: ask for the confidence intervals of the current figures and, when they are sent,
+    the corpus statistics of the same annotations (`computation.ask_for_intervals`); `when=now` is the
+    lead's "compute the intervals now", anything else the panels' periodic ask. Answers the outcome as
+    a line of text (the panels show the intervals and the statistics once they are stored)."""
     project = access.project_for_lead(request.user, project_pk)
-    outcome = intervals.ask(project.pk, at_once=request.POST.get("when") == "now")
-    if outcome == "sent":
-        computation.send_statistics(project.pk, after_response=True)
+    outcome = computation.ask_for_intervals(project.pk, at_once=request.POST.get("when") == "now")
     text = {
         "sent": "computing the intervals…",
         "waiting": "intervals follow when the saves stop",
