@@ -25,11 +25,12 @@ virtual environment of its own OUTSIDE the repository, named by DOCCANO_VENV (de
 `../peer/doccano-venv` beside the repository's folder). Create it once with
 
     python3.11 -m venv ../peer/doccano-venv
-    ../peer/doccano-venv/bin/pip install doccano==1.8.4 "marshmallow<4" psycopg2-binary
+    ../peer/doccano-venv/bin/pip install doccano==1.8.4 "marshmallow<4" "numpy<2" psycopg2-binary
 
-(doccano reaches PostgreSQL through psycopg2, which it leaves to an extra; it leaves marshmallow
-unpinned, and the environs it pins fails to import with marshmallow 4: "module 'marshmallow' has no
-attribute '__version_info__'".)
+(doccano reaches PostgreSQL through psycopg2, which it leaves to an extra; it leaves marshmallow and numpy
+unpinned, and what it pins does not import with the newest: environs with marshmallow 4 ("module
+'marshmallow' has no attribute '__version_info__'"), pandas 1.5.3 with numpy 2 ("numpy.dtype size
+changed, may indicate binary incompatibility").)
 
 Without it, or without the PostgreSQL and Redis binaries the private stack needs, the bench says why and
 exits 0 without measuring.
@@ -305,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"SKIP: no doccano environment at {DOCCANO_VENV} (see this file's docstring: "
             f"python3.11 -m venv {DOCCANO_VENV} && {DOCCANO_VENV}/bin/pip install doccano=={DOCCANO_VERSION} "
-            '"marshmallow<4" psycopg2-binary)'
+            '"marshmallow<4" "numpy<2" psycopg2-binary)'
         )
         return 0
     reason = available()
