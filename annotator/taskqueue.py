@@ -37,7 +37,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from annotator.celery import app
 
 log = logging.getLogger(__name__)
-#: `.deferred`: while a web request is served in this thread, the (task, args) to run after its response.
+#: `.deferred`: while a web request is served in this thread, the (task, args) to run after its response;
+#: `.serving`: whether this thread serves a web request now (its response, then its `after_response` work).
 _request = threading.local()
 
 #: Errors that mean "the broker (or the Redis cache beside it) could not be reached".
@@ -120,11 +121,19 @@ def _run(name: str, args: tuple[Any, ...]) -> None:
     app.tasks[name].apply(args=args, throw=True)
 
 
+def in_request() -> bool:
+    """Whether this thread serves a web request: its view, or the work it left for after its response
+    (which, without a broker, keeps the thread — and the browser's connection to it — from the next
+    request until it ends)."""
+    return bool(getattr(_request, "serving", False))
+
+
 def request_started(**kwargs: Any) -> None:
     """Receiver of Django's `request_started`: this thread now serves a request, whose `after_response`
     tasks wait for its end. Tasks left by a request whose end never came run first."""
     left = getattr(_request, "deferred", None)
     _request.deferred = []
+    _request.serving = True
     if left:
         log.warning("running %d task(s) left by the previous request of this thread", len(left))
         _run_all(left)
@@ -136,8 +145,11 @@ def run_after_response(**kwargs: Any) -> None:
     these tasks send run at once and nothing is left for the thread's next request."""
     deferred = getattr(_request, "deferred", None)
     _request.deferred = None
-    if deferred:
-        _run_all(deferred)
+    try:
+        if deferred:
+            _run_all(deferred)
+    finally:
+        _request.serving = False
 
 
 def _run_all(tasks: list[tuple[str, tuple[Any, ...]]]) -> None:

@@ -39,7 +39,7 @@ from django.utils import timezone
 from annotator import taskqueue
 from annotator.agreement import current, incremental, kappa_c_chunks, kappa_c_section, retention, scheduling
 from annotator.agreement.document import automatic_phrase_alignments, project_document
-from annotator.agreement.intervals import send_due, send_intervals
+from annotator.agreement.intervals import ask, send_due, send_intervals
 from annotator.agreement.machine_agreement import aligner_from_totals, machine_agreement
 from annotator.agreement.results import (
     KAPPA_C,
@@ -495,12 +495,29 @@ def send_due_intervals() -> list[int]:
 STATISTICS_TASK = "annotator.compute_statistics"
 
 
-def send_statistics(project_id: int) -> None:
+def ask_for_intervals(project_id: int, *, at_once: bool = False) -> str:
+    """The lead's dashboard asks for the confidence intervals of the current figures (`intervals.ask`:
+    its outcome) and, when their task is sent, for the corpus statistics of the same annotations, which
+    without a broker a save's recompute leaves to it too (`send_statistics`)."""
+    outcome = ask(project_id, at_once=at_once)
+    if outcome == "sent":
+        send_statistics(project_id, after_response=True)
+    return outcome
+
+
+def send_statistics(project_id: int, *, after_response: bool = False) -> None:
     """Send the task that computes the project's corpus statistics (`statistics.compute_statistics`);
-    without a broker it runs now. A broker that cannot be reached is logged: the next stored report
-    sends again."""
+    without a broker it runs now — except in the work a save left for after its response, whose thread
+    serves the annotator's connection: then the lead's dashboard asks for them with the intervals
+    (`intervals.ask`, `after_response`: after the response of the dashboard's request). A broker that
+    cannot be reached is logged: the next stored report sends again."""
+    if not after_response and taskqueue.runs_in_process() and taskqueue.in_request():
+        return
     try:
-        taskqueue.enqueue(STATISTICS_TASK, project_id)
+        if after_response:
+            taskqueue.enqueue(STATISTICS_TASK, project_id, after_response=True)
+        else:
+            taskqueue.enqueue(STATISTICS_TASK, project_id)
     except taskqueue.QueueUnavailable as exc:
         log.warning("statistics of project %s not sent: %s", project_id, exc)
 

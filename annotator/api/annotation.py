@@ -93,7 +93,7 @@ class PairLabelViewSet(AnnotationViewSet):
             if "comment" in fields:
                 annotation_services.set_comment(pair, request.user, fields["comment"], base_version=version)
         sheet = PairLabel.objects.get(pair=pair, annotator=signed_in(request), is_gold=False)
-        return Response(s.PairLabelSerializer(sheet).data)
+        return Response(represent(s.PairLabelSerializer, sheet))
 
 
 @extend_schema_view(

@@ -4,7 +4,8 @@ One view serves the page and, for htmx requests, the panel named by `HX-Target` 
 per panel, named after its DOM id). `#snapshot-status` polls while the tab is visible; when it sees a
 computation newer than the one the page shows (its `AgreementHeadline` row) it triggers
 `snapshot-updated`, on which every other panel reloads itself; the agreement panels also reload every
-3 s while their figures' confidence intervals are still being computed ("intervals updating…"). The
+3 s while their figures' confidence intervals are still being computed ("intervals updating…"), and
+each reload asks for them (`intervals_view`, a POST: `computation.ask_for_intervals`). The
 panels show the current agreement (`annotator.agreement.current`: the report's section rows and the
 summary every computation rewrites), not the latest full report, which is stored at a slower cadence. Nothing is computed during a request.
 """
@@ -83,6 +84,25 @@ def pin_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
         )
     context = {**_context(project, {"trend"}), "pin_error": error}
     return render(request, f"{TEMPLATE}#trend", context, status=400 if error else 200)
+
+
+@require_POST
+def intervals_view(request: SignedInRequest, project_pk: int) -> HttpResponse:
+    """Lead / admin: ask for the confidence intervals of the current figures and, when they are sent,
+    the corpus statistics of the same annotations (`computation.ask_for_intervals`); `when=now` is the
+    lead's "compute the intervals now", anything else the panels' periodic ask. Answers the outcome as
+    a line of text (the panels show the intervals and the statistics once they are stored)."""
+    project = access.project_for_lead(request.user, project_pk)
+    outcome = computation.ask_for_intervals(project.pk, at_once=request.POST.get("when") == "now")
+    text = {
+        "sent": "computing the intervals…",
+        "waiting": "intervals follow when the saves stop",
+        "none": "",
+        "failed": "the task queue is unreachable: the intervals could not be asked for",
+    }[outcome]
+    return HttpResponse(
+        text, content_type="text/plain; charset=utf-8", status=503 if outcome == "failed" else 200
+    )
 
 
 def _status_response(request: SignedInRequest, project: Project) -> HttpResponse:

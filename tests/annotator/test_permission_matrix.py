@@ -100,6 +100,7 @@ TABLE: dict[str, dict[str, str]] = {
     "annotator:dashboard": {READ: LEAD_PAGE},
     "annotator:dashboard-statistics": {READ: LEAD_PAGE},
     "annotator:dashboard-pin": {"POST": LEAD_PAGE},
+    "annotator:dashboard-intervals": {"POST": LEAD_PAGE},
     "annotator:corpus-jobs": {READ: LEAD_PAGE},
     "annotator:corpus-aligner": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
     "annotator:project-recommender": {READ: LEAD_PAGE, "POST": LEAD_PAGE},
