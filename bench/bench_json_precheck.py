@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_json_precheck.py
 
-Every JSON body of the API and every line of an upload passes `annotator.core.limits.nesting_depth_offence`
+Every JSON body of the API and every line of an upload passes `annotator.corpus.limits.nesting_depth_offence`
 before it is parsed. For each adversarial shape at 64 KB, 1 MB and 10 MB this prints the pre-check's
 time per MB and its peak extra memory (tracemalloc) as a multiple of the body, and, as the peer, the time
 of Python's own `json.loads` on a valid body of the same size. Targets: linear, <= 50 ms per MB,
@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from annotator.core.limits import load_json, nesting_depth_offence  # noqa: E402
+from annotator.corpus.limits import load_json, nesting_depth_offence  # noqa: E402
 from tests.json_shapes import ADVERSARIAL  # noqa: E402
 
 MB = 1 << 20

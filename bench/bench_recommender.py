@@ -4,7 +4,7 @@
 
 Reads the real ETPC files (`../shared/corpora/etpc`: paraphrase_types.xml, textual_np_pos.xml) and the
 MRPC files for the pairs' tokens, as the ETPC import does. The pairs with phenomena in the positive file
-are split by pair id: even ids train (`annotator.core.phenomena_recommender.train`), odd ids are scored.
+are split by pair id: even ids train (`annotator.annotation.phenomena_recommender.train`), odd ids are scored.
 Training time = spaCy analysis of the even pairs + fitting (wall clock), target ≤ 60 s.
 
 Per type: precision = suggestions of the type that overlap (IAPTA partial overlap: same pair and type,
@@ -96,7 +96,7 @@ def main() -> int:
         print(f"skipped: {ETPC} or {MRPC} not found (the corpora are not on this machine)")
         return 0
     names, tokens, rows = load()
-    from annotator.core import phenomena_recommender as rec
+    from annotator.annotation import phenomena_recommender as rec
     from metrics.iapta import agr_ph, do_f1, tpo_scores
     from metrics.types import Phenomenon
 

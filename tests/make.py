@@ -152,12 +152,12 @@ def isolate_cache(settings: Any) -> None:
 
 @contextlib.contextmanager
 def held_elsewhere(name: str) -> Iterator[None]:
-    """Hold the job `name`'s lock (`annotator.core.run_once`) as a live run on another worker does:
+    """Hold the job `name`'s lock (`annotator.corpus.run_once`) as a live run on another worker does:
     PostgreSQL, the advisory lock of a second database session; SQLite in a file, a flock through a
     descriptor of its own; an in-memory database, this process's record (the only process there is)."""
     from django.db import connection
 
-    from annotator.core import run_once
+    from annotator.corpus import run_once
 
     if connection.vendor == "postgresql":
         session = connection.get_new_connection(connection.get_connection_params())

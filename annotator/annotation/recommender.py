@@ -4,7 +4,7 @@
 e.g. an imported ETPC) and whether it retrains by itself every N newly annotated pairs. `start_training`
 records a `RecommenderRun` (the project's next version) and enqueues `annotator.train_recommender`;
 `run_training` (the task body) reads the training project's phenomena — per pair the gold layer when
-there is one, else every annotator's — trains `annotator.core.phenomena_recommender` on them and
+there is one, else every annotator's — trains `annotator.annotation.phenomena_recommender` on them and
 stores the model on the run, writing progress as it goes. The pairs' labels (paraphrase or not) go with
 them: the gold layer's, else the annotators' when they agree. A failed run keeps the previous version in
 use. `suggestions` proposes phenomena for one pair from the latest succeeded run; nothing is written:
@@ -25,7 +25,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.core import phenomena_recommender as rec
+from annotator.annotation import phenomena_recommender as rec
 from annotator.core.aligner import suggested_alignment
 from annotator.models import (
     Pair,

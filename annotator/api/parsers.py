@@ -1,4 +1,4 @@
-"""The API's JSON parser: the limits of `annotator.core.limits` on every request body.
+"""The API's JSON parser: the limits of `annotator.corpus.limits` on every request body.
 
 Django refuses a body declared larger than `DATA_UPLOAD_MAX_MEMORY_SIZE` before reading it (answered
 400 `{"body": [...]}` by `ServiceErrors`); one nested too deeply, with an integer beyond 64 bits or a string beyond `MAX_STRING` characters is
@@ -15,7 +15,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.parsers import JSONParser
 
-from annotator.core.limits import JsonLimitError, load_json
+from annotator.corpus.limits import JsonLimitError, load_json
 
 
 class LimitedJSONParser(JSONParser):

@@ -12,7 +12,7 @@ are separate rows and are never touched; the agreement is recomputed because κ_
 
 Progress is written to the run's row as it goes (the training runs outside any transaction).
 
-A run runs once (`annotator.core.run_once`): a task delivered again while a live worker trains the run
+A run runs once (`annotator.corpus.run_once`): a task delivered again while a live worker trains the run
 leaves it; one whose worker died takes it over. `cancel_training` stops a queued run at once and a
 running one at its next progress report (within seconds while it decodes; the posterior aligner's
 evidence and training stages report at their start and midway); a cancelled run changes no alignment.
@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from annotator import taskqueue
 from annotator.agreement import record_change
-from annotator.core import run_once, wordnet_lexicon
+from annotator.core import wordnet_lexicon
 from annotator.core.aligner import SOURCE as IDENTICAL_SOURCE
 from annotator.core.statistical_aligner import (
     BACKENDS,
@@ -39,6 +39,7 @@ from annotator.core.statistical_aligner import (
     AlignerSettings,
     train_and_align_scored,
 )
+from annotator.corpus import run_once
 from annotator.models import AlignerRun, Pair, Project
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ transaction, so a progress update written to the row would stay invisible (and b
 cancel flag written by the web request could be invisible to the import's snapshot (SQLite). The row
 gets the final state when the job ends. With Redis (REDIS_URL) the cache is shared by web and workers.
 
-A job runs once. A run holds the job's lock (`annotator.core.run_once`: on PostgreSQL a session advisory
+A job runs once. A run holds the job's lock (`annotator.corpus.run_once`: on PostgreSQL a session advisory
 lock of its database connection, which the server releases when the worker dies) from before any work
 to its end, and claims the row with one conditional UPDATE (queued → running, `claimed_by` its token),
 committed before the import's transaction opens. A task the broker delivers again (a job longer than
@@ -40,7 +40,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.core import run_once
+from annotator.corpus import run_once
 from annotator.corpus.exports import ExportCancelled, ExportTooLarge, check_options, export_to_file
 from annotator.corpus.exports.report import NoSnapshot
 from annotator.corpus.imports.problems import ImportReport

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from annotator.core.tokenize import tokenize
-from annotator.core.tokenize_romance import tokenize_romance
+from annotator.corpus.tokenize import tokenize
+from annotator.corpus.tokenize_romance import tokenize_romance
 
 Tokenizer = Callable[[str], list[str]]
 

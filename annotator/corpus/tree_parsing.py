@@ -12,7 +12,7 @@ and progress in the cache (`tree_progress`; with Redis the cache is shared by we
 in-process from `manage.py parse_trees`. The *Import / export* page shows it as a progress bar polled
 while it runs; the API is `GET/POST /api/projects/{id}/trees/`.
 
-A parsing runs once (`annotator.core.run_once`): a task delivered again while a live worker parses the
+A parsing runs once (`annotator.corpus.run_once`): a task delivered again while a live worker parses the
 project leaves it, and one delivered after the job ended does nothing. `cancel_parsing` stops a queued
 job at once and a running one at its next progress report (every 200 members); a cancelled job
 changes no tree.
@@ -32,7 +32,6 @@ from django.utils import timezone
 
 from annotator import taskqueue
 from annotator.agreement import record_change
-from annotator.core import run_once
 from annotator.core.auto_trees import (
     BACKENDS,
     LANGUAGE_NAMES,
@@ -42,6 +41,7 @@ from annotator.core.auto_trees import (
     parse_members,
 )
 from annotator.core.trees import tree_nodes
+from annotator.corpus import run_once
 from annotator.models import Pair, PhraseAlignment, Project
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ set by every annotation change), its newest pair and its annotators — is what 
 from. When it is not, `ensure_fresh` asks for a refresh (`annotator.refresh_explorer`: at once without
 a broker, by a worker with one; the page says "recomputing…" meanwhile and shows the rows it has).
 A refresh runs once at a time per project (`refresh_once`, the task's body: a task delivered again while
-a live worker refreshes the project leaves it; `annotator.core.run_once`). A lead can stop it
+a live worker refreshes the project leaves it; `annotator.corpus.run_once`). A lead can stop it
 (`cancel_refresh`): a running refresh stops between two batches and its transaction is rolled back, so
 the rows stay those of the previous refresh; a queued one stops when it starts. No refresh is asked for
 then until the lead asks again (`resume_refresh`) or PAUSE_SECONDS have passed.
@@ -30,7 +30,8 @@ from django.db.models import F, Q
 
 from annotator import taskqueue
 from annotator.agreement.document import DOCUMENT_FORMAT, pairs_document, project_annotators, tagset_types
-from annotator.core import run_once, sql
+from annotator.core import sql
+from annotator.corpus import run_once
 from annotator.leadtools import disagreement
 from annotator.models import (
     AgreementState,

@@ -1,6 +1,6 @@
 """The phenomena recommender of a project: its settings and its versioned training runs.
 
-A run stores the trained model (`annotator.core.phenomena_recommender`, joblib bytes) with the number
+A run stores the trained model (`annotator.annotation.phenomena_recommender`, joblib bytes) with the number
 of annotated pairs it learnt from; its suggestions are nobody's annotations until an annotator accepts
 one, which goes through the same service as a phenomenon drawn by hand. Each accept or reject is a
 `SuggestionDecision` of that annotator on that pair: a rejected suggestion is not offered to them

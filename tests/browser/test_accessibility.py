@@ -326,6 +326,26 @@ def log_in(page, live_server, name: str) -> None:
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
 
 
+ID_AND_LABEL_PROBLEMS = """() => {
+  const problems = [];
+  const counts = new Map();
+  for (const el of document.querySelectorAll("[id]")) counts.set(el.id, (counts.get(el.id) || 0) + 1);
+  for (const [id, n] of counts) if (n > 1) problems.push(`id "${id}" ${n} times`);
+  const controls = "input:not([type=hidden]), select, textarea, button, meter, output, progress";
+  for (const label of document.querySelectorAll("label")) {
+    const inner = label.querySelector(controls);
+    if (!label.htmlFor) continue;
+    const target = document.getElementById(label.htmlFor);
+    if (!target) problems.push(`label "${label.textContent.trim()}" for="${label.htmlFor}": no such element`);
+    else if (!target.matches(controls)) problems.push(`label for="${label.htmlFor}": not a control`);
+    else if (inner && inner !== target) problems.push(`label for="${label.htmlFor}" wraps another control`);
+    else if (label.closest("form") && target.form !== label.closest("form"))
+      problems.push(`label for="${label.htmlFor}" points into another form`);
+  }
+  return problems;
+}"""
+
+
 def check(page, where: str, problems: list[str]) -> None:
     violations = axe_violations(page)
     if violations:
@@ -333,8 +353,13 @@ def check(page, where: str, problems: list[str]) -> None:
 
 
 @browser
-def test_every_page_has_no_critical_or_serious_axe_violations(page, live_server, demo):
-    problems: list[str] = []
+def test_every_page_has_no_axe_violations_unique_ids_and_labels_that_point_at_their_own_control(
+    page, live_server, demo
+):
+    """Each page, opened once as the person who uses it: no critical or serious axe violation; two
+    forms on one page never share an element id, and clicking a label focuses its own control."""
+    violations: list[str] = []
+    ids_and_labels: list[str] = []
     by_person: dict[str, list[tuple[str, str]]] = {}
     for name, (who, urls) in PAGES.items():
         by_person.setdefault(who, []).extend((name, url(demo)) for url in urls)
@@ -344,11 +369,13 @@ def test_every_page_has_no_critical_or_serious_axe_violations(page, live_server,
             response = page.goto(live_server.url + path)
             assert response.status == 200, (name, path, response.status)
             page.wait_for_load_state("networkidle")
-            check(page, f"{path} ({name}, as {who or 'anonymous'})", problems)
+            check(page, f"{path} ({name}, as {who or 'anonymous'})", violations)
+            ids_and_labels += [f"{path} ({name}): {p}" for p in page.evaluate(ID_AND_LABEL_PROBLEMS)]
             if name == "annotator:corpus-jobs":  # a finished job and a failed one with its problems
                 assert page.locator(f"#job-{demo.failed_job.pk} ul.problems li").count() > 0
                 assert page.locator(f"#job-{demo.done_job.pk}").is_visible()
-    assert not problems, "\n".join(problems)
+    assert not violations, "axe:\n" + "\n".join(violations)
+    assert not ids_and_labels, "ids and labels:\n" + "\n".join(ids_and_labels)
 
 
 def settled(page) -> None:
@@ -405,41 +432,4 @@ def test_evaluation_steps_in_every_state_have_no_critical_or_serious_axe_violati
     settled(page)
     assert page.locator(".judgement fieldset.question").count() == 1
     check(page, "re-evaluation, changing a label", problems)
-    assert not problems, "\n".join(problems)
-
-
-ID_AND_LABEL_PROBLEMS = """() => {
-  const problems = [];
-  const counts = new Map();
-  for (const el of document.querySelectorAll("[id]")) counts.set(el.id, (counts.get(el.id) || 0) + 1);
-  for (const [id, n] of counts) if (n > 1) problems.push(`id "${id}" ${n} times`);
-  const controls = "input:not([type=hidden]), select, textarea, button, meter, output, progress";
-  for (const label of document.querySelectorAll("label")) {
-    const inner = label.querySelector(controls);
-    if (!label.htmlFor) continue;
-    const target = document.getElementById(label.htmlFor);
-    if (!target) problems.push(`label "${label.textContent.trim()}" for="${label.htmlFor}": no such element`);
-    else if (!target.matches(controls)) problems.push(`label for="${label.htmlFor}": not a control`);
-    else if (inner && inner !== target) problems.push(`label for="${label.htmlFor}" wraps another control`);
-    else if (label.closest("form") && target.form !== label.closest("form"))
-      problems.push(`label for="${label.htmlFor}" points into another form`);
-  }
-  return problems;
-}"""
-
-
-@browser
-def test_every_page_has_unique_ids_and_labels_that_point_at_their_own_control(page, live_server, demo):
-    """Two forms on one page never share an element id, and clicking a label focuses its own control."""
-    problems: list[str] = []
-    by_person: dict[str, list[tuple[str, str]]] = {}
-    for name, (who, urls) in PAGES.items():
-        by_person.setdefault(who, []).extend((name, url(demo)) for url in urls)
-    for who, visits in by_person.items():
-        log_in(page, live_server, who)
-        for name, path in visits:
-            response = page.goto(live_server.url + path)
-            assert response.status == 200, (name, path, response.status)
-            page.wait_for_load_state("networkidle")
-            problems += [f"{path} ({name}): {p}" for p in page.evaluate(ID_AND_LABEL_PROBLEMS)]
     assert not problems, "\n".join(problems)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from annotator.core import phenomena_recommender as rec
+from annotator.annotation import phenomena_recommender as rec
 from annotator.core.tagsets import ETPC_NAME
 from annotator.corpus import projects
 from annotator.models import Phenomenon, RecommenderRun, Tagset

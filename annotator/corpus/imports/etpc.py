@@ -33,9 +33,9 @@ from functools import cache
 from django.core.exceptions import ValidationError
 
 from annotator.core import validation
-from annotator.core.tokenize import tokenize
 from annotator.corpus.imports.problems import Parsed, Problem
 from annotator.corpus.imports.records import PairRecord, PhenomenonRecord
+from annotator.corpus.tokenize import tokenize
 from annotator.models import ParaphraseType
 
 WHOLE_SENTENCE = "whole sentence"

@@ -9,7 +9,7 @@ are pairs 1..4076 in file order, the test file's rows are 4077.. (4076 + row num
 the test set when its name contains "test", otherwise as the training set. The MRPC quality label,
 both sentence ids and the split are kept in `corpus_labels`:
 `{"mrpc_quality": 0|1, "mrpc_id1": "702876", "mrpc_id2": "702977", "split": "train"|"test"}`.
-Members are tokenized with `annotator.core.tokenize.tokenize` (NLTK's Treebank-style tokenizer, as ETPC).
+Members are tokenized with `annotator.corpus.tokenize.tokenize` (NLTK's Treebank-style tokenizer, as ETPC).
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterator
 from pathlib import PurePath
 from typing import BinaryIO
 
-from annotator.core.tokenize import tokenize
 from annotator.corpus.imports.problems import Parsed, Problem
 from annotator.corpus.imports.reading import utf8_lines
 from annotator.corpus.imports.records import PairRecord
 from annotator.corpus.imports.seen import SeenKeys
+from annotator.corpus.tokenize import tokenize
 
 HEADER = ["Quality", "#1 ID", "#2 ID", "#1 String", "#2 String"]
 TRAIN_ROWS = 4076  # ETPC: pair ids 1..4076 are MRPC's training rows, the test rows follow

@@ -17,11 +17,21 @@ import json
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from annotator.core.limits import AnyJson, JsonLimitError, ListOf, MapOf, Nullable, Obj, Str, check, load_json
 from annotator.corpus.imports.native_schema import document_problems
 from annotator.corpus.imports.problems import Problem
 from annotator.corpus.imports.reading import BOM, decode_utf8, utf8_lines
 from annotator.corpus.imports.seen import SeenKeys
+from annotator.corpus.limits import (
+    AnyJson,
+    JsonLimitError,
+    ListOf,
+    MapOf,
+    Nullable,
+    Obj,
+    Str,
+    check,
+    load_json,
+)
 from metrics.document import parse_document
 from metrics.types import DocumentError
 

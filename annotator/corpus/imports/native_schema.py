@@ -12,7 +12,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import models
 
-from annotator.core.limits import (
+from annotator.corpus.exports.native import FINISHED_RUNS, PAIR_FIELDS, TYPE_FIELDS
+from annotator.corpus.limits import (
     POSITION_MAX,
     AnyJson,
     Bool,
@@ -26,7 +27,6 @@ from annotator.core.limits import (
     Str,
     check,
 )
-from annotator.corpus.exports.native import FINISHED_RUNS, PAIR_FIELDS, TYPE_FIELDS
 from annotator.models import (
     AlignmentSystem,
     Assignment,

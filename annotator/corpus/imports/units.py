@@ -21,9 +21,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from annotator.core.limits import JsonLimitError, load_json
 from annotator.corpus.imports.problems import Parsed, Problem
 from annotator.corpus.imports.reading import decode_utf8
+from annotator.corpus.limits import JsonLimitError, load_json
 
 REQUIRED = ("unit_id", "source_sentence", "item_id", "paraphrase")
 

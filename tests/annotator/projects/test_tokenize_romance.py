@@ -1,10 +1,10 @@
-"""Spanish and Catalan tokenization rules (annotator.core.tokenize_romance) and the language switch."""
+"""Spanish and Catalan tokenization rules (annotator.corpus.tokenize_romance) and the language switch."""
 
 import pytest
 
-from annotator.core.tokenize import tokenize
-from annotator.core.tokenize_romance import tokenize_romance
 from annotator.corpus.languages import tokenizer_for
+from annotator.corpus.tokenize import tokenize
+from annotator.corpus.tokenize_romance import tokenize_romance
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 
-from annotator.core import run_once
 from annotator.corpus import jobs as corpus_jobs
+from annotator.corpus import run_once
 from annotator.models import CorpusJob, Project
 from tests import make
 from tests.make import TWO_ROWS, counts

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from annotator.core import limits
-from annotator.core.limits import MAX_DEPTH, nesting_depth_offence
+from annotator.corpus import limits
+from annotator.corpus.limits import MAX_DEPTH, nesting_depth_offence
 from tests import make
 from tests.json_shapes import ADVERSARIAL
 

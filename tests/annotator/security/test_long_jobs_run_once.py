@@ -11,9 +11,8 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from annotator.annotation import services as ann
-from annotator.core import run_once
 from annotator.corpus import aligner_training as training
-from annotator.corpus import projects, tree_parsing
+from annotator.corpus import projects, run_once, tree_parsing
 from annotator.leadtools import explorer_rows
 from annotator.models import AlignerRun, ExplorerState, ExplorerValue, Pair
 from annotator.projects import services as project_setup

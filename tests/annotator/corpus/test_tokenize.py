@@ -1,4 +1,4 @@
-"""annotator.core.tokenize reproduces NLTKWordTokenizer exactly, only faster."""
+"""annotator.corpus.tokenize reproduces NLTKWordTokenizer exactly, only faster."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk.tokenize import NLTKWordTokenizer, word_tokenize
 
-from annotator.core.tokenize import tokenize
+from annotator.corpus.tokenize import tokenize
 
 NLTK = NLTKWordTokenizer()
 

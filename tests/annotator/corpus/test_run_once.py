@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from annotator.core import run_once
+from annotator.corpus import run_once
 from tests import make
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,11 +1,11 @@
-"""The phenomena recommender's rules, features, training and storage (annotator.core.phenomena_recommender)."""
+"""The phenomena recommender's rules, features, training and storage (annotator.annotation.phenomena_recommender)."""
 
 from __future__ import annotations
 
 import pytest
 
-from annotator.core import phenomena_recommender as rec
-from annotator.core.phenomena_recommender import ETPC_ROLES, Annotated, PairInput, Token
+from annotator.annotation import phenomena_recommender as rec
+from annotator.annotation.phenomena_recommender import ETPC_ROLES, Annotated, PairInput, Token
 
 
 def tok(form: str, lemma: str | None = None, pos: str = "NOUN") -> Token:

@@ -21,7 +21,7 @@ The rules, applied to each whitespace-separated chunk of the text:
 Why not a tokenizer from the package index: spaCy's Catalan and Spanish tokenizers do split these
 cases, but bring ~15 packages and ~150 MiB to every web and worker process for a few regular
 expressions; NLTK's Toktok splits ``¿ ¡`` but not elisions or clitics. English keeps ETPC's Treebank
-rules (`annotator.core.tokenize`).
+rules (`annotator.corpus.tokenize`).
 """
 
 from __future__ import annotations
