@@ -14,11 +14,11 @@ its *broader concepts* are their direct hypernyms. Two words are related when th
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
-WORDNET_DIR = Path(os.environ.get("WNSEARCHDIR", "/usr/share/wordnet"))
+#: Where Debian's `wordnet-base` puts the database files (the Dockerfile and `.ci/run` install it).
+WORDNET_DIR = Path("/usr/share/wordnet")
 _PARTS = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 # WordNet's rules for undoing inflection (its `morphy`): ending → replacement, per part of speech
 _DETACH = {
