@@ -43,7 +43,7 @@ def ran(monkeypatch, eager_celery) -> list[str]:
 
 
 @pytest.fixture
-def team(transactional_db, settings):
+def team(transactional_db, settings, eager_celery):
     settings.AGREEMENT_REPORT_INTERVAL_SECONDS = 3600
     cache.clear()
     agreement_results.forget_memos()
