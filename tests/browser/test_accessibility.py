@@ -138,6 +138,7 @@ PAGES: dict[str, tuple[str, list[URL]]] = {
 POST_ONLY = {
     "logout",
     "annotator:explorer-refresh",
+    "annotator:dashboard-intervals",
     "annotator:corpus-job-delete",
     "annotator:account-token-issue",
     "annotator:account-token-revoke",
