@@ -66,7 +66,9 @@ def recompute_agreement(self: Task, project_id: int) -> str:
 
 
 def _recompute(task: Task, project_id: int) -> str:
-    outcome = computation.recompute(project_id)
+    # a delivery after its worker was lost (the broker restored the unacknowledged task)
+    redelivered = bool((task.request.delivery_info or {}).get("redelivered"))
+    outcome = computation.recompute(project_id, redelivered=redelivered)
     if outcome == "busy" and not task.request.is_eager:
         raise task.retry(countdown=scheduling.BUSY_RETRY_SECONDS, max_retries=None)
     return outcome

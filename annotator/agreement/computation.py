@@ -83,7 +83,7 @@ HEADLINE_KEYS = (
 )
 
 
-def recompute(project_id: int, *, full: bool = False) -> str:
+def recompute(project_id: int, *, full: bool = False, redelivered: bool = False) -> str:
     """Recompute and store the project's agreement; returns what happened (for logs and tests).
 
     "stored", "stored provisional+final", "stored provisional; κ_C in … parts" (the workers compute
@@ -93,12 +93,15 @@ def recompute(project_id: int, *, full: bool = False) -> str:
     `full=True` computes every section afresh: nothing is reused from the current agreement or from the
     statistics this process keeps, and its full report is stored even when the fingerprint is unchanged.
     Without a broker, a computation that finds a change waiting when it ends (a request it kept waiting
-    saved meanwhile, and that request's own run found it busy) runs again.
+    saved meanwhile, and that request's own run found it busy) runs again. `redelivered`: the broker
+    delivered this task again after its worker was lost; κ_C's plan is then sent again rather than
+    waited for (`kappa_c_chunks.resending`).
     """
     if not Project.objects.filter(pk=project_id).exists():
         log.info("recompute of project %s skipped: the project was deleted", project_id)
         return "deleted"
-    outcome = _recompute_once(project_id, full)
+    with kappa_c_chunks.resending(redelivered):
+        outcome = _recompute_once(project_id, full)
     while outcome != "busy" and taskqueue.runs_in_process() and scheduling.is_queued(project_id):
         outcome = _recompute_once(project_id, False)
     return outcome

@@ -29,7 +29,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 from django.conf import settings
@@ -92,11 +94,29 @@ def progress(project_id: int) -> tuple[int, int] | None:
     return min(done, total), total
 
 
+#: True while a recompute that the broker delivered again (its worker was lost) runs: a plan it finds
+#: "in flight" may be one whose chord that worker never sent (killed between storing the plan and
+#: sending it), so the plan is stored and sent again. Parts are content-addressed: a part that an
+#: earlier delivery still computes is stored once ("already done"), and the old chord's callback finds
+#: its plan superseded.
+_resending: ContextVar[bool] = ContextVar("kappa_c_resending", default=False)
+
+
+@contextmanager
+def resending(redelivered: bool) -> Iterator[None]:
+    """Within the block, a plan in flight is not waited for when `redelivered` (see `_resending`)."""
+    token = _resending.set(redelivered)
+    try:
+        yield
+    finally:
+        _resending.reset(token)
+
+
 def waiting(project_id: int, fingerprint: str) -> tuple[int, int] | None:
     """(done, total) while the workers compute the parts of the plan of κ_C inputs `fingerprint` (its
     chord was sent and a part is still pending); None otherwise — no such plan, every part computed, or
     no broker (the parts then run in the recompute that plans them)."""
-    if taskqueue.runs_in_process():
+    if taskqueue.runs_in_process() or _resending.get():
         return None
     if not KappaCRun.objects.filter(project_id=project_id, fingerprint=fingerprint).exists():
         return None
