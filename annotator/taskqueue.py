@@ -40,6 +40,10 @@ log = logging.getLogger(__name__)
 #: `.deferred`: while a web request is served in this thread, the (task, args) to run after its response;
 #: `.serving`: whether this thread serves a web request now (its response, then its `after_response` work).
 _request = threading.local()
+#: How many requests this process serves now, each counted until its `after_response` work has ended
+#: (`wait_until_served`).
+_serving = threading.Condition()
+_served_now = 0
 
 #: Errors that mean "the broker (or the Redis cache beside it) could not be reached".
 BROKER_ERRORS: tuple[type[BaseException], ...] = (
@@ -131,8 +135,12 @@ def in_request() -> bool:
 def request_started(**kwargs: Any) -> None:
     """Receiver of Django's `request_started`: this thread now serves a request, whose `after_response`
     tasks wait for its end. Tasks left by a request whose end never came run first."""
+    global _served_now
     left = getattr(_request, "deferred", None)
     _request.deferred = []
+    if not getattr(_request, "serving", False):
+        with _serving:
+            _served_now += 1
     _request.serving = True
     if left:
         log.warning("running %d task(s) left by the previous request of this thread", len(left))
@@ -145,11 +153,23 @@ def run_after_response(**kwargs: Any) -> None:
     these tasks send run at once and nothing is left for the thread's next request."""
     deferred = getattr(_request, "deferred", None)
     _request.deferred = None
+    global _served_now
     try:
         if deferred:
             _run_all(deferred)
     finally:
+        if getattr(_request, "serving", False):
+            with _serving:
+                _served_now -= 1
+                _serving.notify_all()
         _request.serving = False
+
+
+def wait_until_served(timeout: float) -> bool:
+    """Wait until no thread of this process serves a request or runs the work left for after its
+    response (a test server's, before its test's data goes); whether that happened within `timeout`."""
+    with _serving:
+        return _serving.wait_for(lambda: _served_now <= 0, timeout)
 
 
 def _run_all(tasks: list[tuple[str, tuple[Any, ...]]]) -> None:
