@@ -17,7 +17,7 @@ from django.utils import timezone
 
 import annotator.agreement.scheduling as scheduling
 from annotator.core import sql
-from annotator.models import AgreementChange, AgreementState
+from annotator.models import AgreementState
 
 log = logging.getLogger(__name__)
 _batch = threading.local()
@@ -41,11 +41,10 @@ def batched() -> Iterator[set[int]]:
 def project_changed(project_id: int, pair_id: int | None = None) -> None:
     """Record that the project changed and enqueue a recompute once the transaction commits.
 
-    `pair_id`: the one pair whose annotations changed (the next computation then updates that pair's
-    share of the agreement state only, `annotator.agreement.incremental`); None when anything may have
-    changed (imports, tagsets, evaluations): the next computation is a full one.
-    Hand-written UPDATE (`annotator.core.sql`): every save runs it; it also says whether this change made
-    the project dirty, and only then is the task sent.
+    `pair_id`: the one pair whose annotations changed (None: anything may have changed); the computation
+    reads the whole document either way. Hand-written UPDATE (`annotator.core.sql`): every save runs
+    it; it also says whether this change made the project dirty, and only then is the task sent.
+    Within `batched` the change is only recorded: the caller sends the recompute.
     """
     now = timezone.now()
     dirtied = sql.mark_changed(project_id, now)
@@ -55,11 +54,8 @@ def project_changed(project_id: int, pair_id: int | None = None) -> None:
         )
     collected = getattr(_batch, "projects", None)
     if collected is not None:
-        if project_id not in collected:
-            AgreementChange.objects.create(project_id=project_id, pair_id=None)
         collected.add(project_id)
         return
-    AgreementChange.objects.create(project_id=project_id, pair_id=pair_id)
     if dirtied:  # otherwise a task is waiting already and reads this change too
         transaction.on_commit(lambda: enqueue_recompute(project_id))
 

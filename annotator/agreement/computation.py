@@ -1,9 +1,13 @@
 """Computing and storing a project's agreement (the body of the recompute task).
 
-Load the document (`annotator.agreement.document`), compute with the metrics library through
-`annotator.agreement.results` (unchanged sections copied from the current agreement), or update it pair
-by pair (`annotator.agreement.incremental`). One computation per project at a time
-(`scheduling.project_lock`).
+A computation reads the project's document (`annotator.agreement.document`) and computes the report
+with the metrics library (`annotator.agreement.results`); a report section whose inputs have the
+fingerprint of the current agreement's section is copied from it, the others are computed in full.
+Nothing is kept in the process between computations. One computation per project at a time
+(`scheduling.project_lock`); κ_C's Monte Carlo, when large, is computed by the workers in parts
+(`kappa_c_chunks`: a Celery chord whose callback runs the recompute that finishes κ_C). The figures the
+database keeps as sums (`annotator.agreement.sums`) do not wait for any computation: `current.current`
+reads them as they are.
 
 What a computation stores (`_store`): always the report sections it changed and the summary row
 (`annotator.agreement.current`, what every reader shows) and a small `AgreementHeadline` row (the trend);
@@ -23,6 +27,7 @@ current one.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
 import time
@@ -37,25 +42,19 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from annotator import taskqueue
-from annotator.agreement import current, incremental, kappa_c_chunks, kappa_c_section, retention, scheduling
+from annotator.agreement import current, kappa_c_chunks, retention, scheduling
 from annotator.agreement.document import automatic_phrase_alignments, project_document
 from annotator.agreement.intervals import ask, send_due, send_intervals
-from annotator.agreement.machine_agreement import aligner_from_totals, machine_agreement
+from annotator.agreement.machine_agreement import machine_agreement
 from annotator.agreement.results import (
     KAPPA_C,
     Fingerprints,
+    document_fingerprints,
     fingerprint,
-    forget_memos,
-    forget_phenomena_states,
     kappa_c_pending_work,
     pair_label_agreement,
-    pair_results,
-    phenomena_agreement,
     report_sections,
     trusted_document,
-)
-from annotator.agreement.results import (
-    any_sense_mark as _any_sense_mark,
 )
 from annotator.core import counts
 from annotator.core.machine_alignments import baseline_summary, gold_alignments, system_alignments
@@ -66,6 +65,7 @@ from annotator.models import (
     AgreementState,
     Assignment,
     Membership,
+    ParaphraseType,
     Project,
 )
 from metrics.incremental import gc_paused
@@ -84,18 +84,18 @@ HEADLINE_KEYS = (
 
 
 def recompute(project_id: int, *, full: bool = False, redelivered: bool = False) -> str:
-    """Recompute and store the project's agreement; returns what happened (for logs and tests).
+    """Compute and store the project's agreement from its document; returns what happened (for logs and
+    tests).
 
-    "stored", "stored provisional+final", "stored provisional; κ_C in … parts" (the workers compute
-    them), "waiting; κ_C in … parts" (nothing new but κ_C, whose parts are not all done), "unchanged"
-    (same fingerprint as the current agreement), "busy" (another computation holds the project: the
-    task tries again), "deleted" (no such project).
-    `full=True` computes every section afresh: nothing is reused from the current agreement or from the
-    statistics this process keeps, and its full report is stored even when the fingerprint is unchanged.
-    Without a broker, a computation that finds a change waiting when it ends (a request it kept waiting
-    saved meanwhile, and that request's own run found it busy) runs again. `redelivered`: the broker
-    delivered this task again after its worker was lost; κ_C's plan is then sent again rather than
-    waited for (`kappa_c_chunks.resending`).
+    "stored", "stored provisional+final" (κ_C's parts were computed in this process), "stored
+    provisional; κ_C in … parts (… done)" (the workers compute them; the chord's callback runs this
+    again), "unchanged" (same fingerprint as the current agreement, κ_C final), "busy" (another
+    computation holds the project: the task tries again), "deleted" (no such project).
+    `full=True` reuses nothing from the current agreement and stores its full report even when the
+    fingerprint is unchanged. Without a broker, a computation that finds a change waiting when it ends
+    (a request it kept waiting saved meanwhile, and that request's own run found it busy) runs again.
+    `redelivered`: the broker delivered this task again after its worker was lost; κ_C's plan is then
+    sent again rather than waited for (`kappa_c_chunks.resending`).
     """
     if not Project.objects.filter(pk=project_id).exists():
         log.info("recompute of project %s skipped: the project was deleted", project_id)
@@ -146,149 +146,162 @@ def latest_snapshot(project: Project | int) -> AgreementSnapshot | None:
     )
 
 
-def _compute_and_store(project: Project, started: float, full: bool = False) -> str:
-    with gc_paused():  # see project_document
-        changes = incremental.take_changes(project.pk)
-        if not full and not changes and _state_is_current(project):
-            return "unchanged"  # nothing was recorded since the stored state (every change is)
-        if not full and not changes:  # e.g. the last κ_C chunk is done: only κ_C is left to finish
-            finished = _finish_kappa_c(project, started)
-            if finished is not None:
-                return "stored" if finished == "stored provisional+final" else finished
-        update = None if full else incremental.update(project, changes)
-        requested = update is None  # a full computation, not an update's κ_C: its report is stored
-        if update is not None:
-            return _store_update(project, update, changes, started)
-        outcome = _compute_and_store_all(project, started, full, full_report=requested)
-        incremental.forget_changes([pk for pk, _ in changes])
-        return outcome
+@dataclasses.dataclass
+class _Inputs:
+    """What one computation reads: the project's document, its fingerprints and its digest."""
+
+    doc: dict[str, Any]
+    done: dict[str, set[str]]
+    fingerprints: Fingerprints
+    automatic: dict[str, Any] | None
+
+    @property
+    def digest(self) -> str:
+        return self.fingerprints.document
 
 
-def _state_is_current(project: Project) -> bool:
-    """Whether the stored agreement state and the current agreement are complete (no κ_C pending): with
-    no change recorded since, a computation would give the same results."""
-    if not incremental.updatable(project):
-        return False  # inputs outside the per-pair state (trees, systems): the fingerprint decides
-    latest = current.summary_state(project)
-    if latest is None or latest[1]:
-        return False
-    return AgreementSection.objects.filter(project=project, name=incremental.STATE).exists()
+def _inputs(project: Project) -> _Inputs:
+    """The project's document (`project_document`) and the fingerprint of everything its figures
+    depend on: the document, who finished which pairs, the annotators, tagset and layers, and the
+    inputs outside the document (registered systems, gold, the automatic tree phrase alignment)."""
+    doc = project_document(project)
+    done = _done_source_ids(project)
+    automatic = _automatic_phrases(project, doc)
+    fps = document_fingerprints(doc)
+    digest = _digest(project, doc, fps.document, done, _outside_digest(project, automatic))
+    return _Inputs(doc, done, Fingerprints(digest, fps.shared, fps.sections), automatic)
 
 
-def _kappa_c_deferred(update: incremental.Update) -> bool:
-    """Whether κ_C's Monte Carlo after this update exceeds AGREEMENT_KAPPA_C_DEFER_WORK (as
-    `_kappa_c_is_expensive` decides for a full computation)."""
-    return int(update.extras.get("kappa_c_work", 0)) > kappa_c_chunks.small_work()
-
-
-def _store_update(
-    project: Project, update: incremental.Update, changes: list[tuple[int, int | None]], started: float
+def _digest(
+    project: Project, doc: dict[str, Any], document: str, done: dict[str, set[str]], outside: str
 ) -> str:
-    """Store an incremental update (`annotator.agreement.incremental`). When κ_C has to be computed
-    again: a small Monte Carlo (`_kappa_c_deferred` says no) is computed here, in the same store;
-    otherwise the result is provisional and κ_C is finished from the stored parts (its Monte Carlo in
-    parts a Celery chord computes), or by the full computation when the state cannot tell."""
-    ids = [pk for pk, _ in changes]
-    if update.write is None:
-        incremental.forget_changes(ids)
-        # nothing changed, but a pending κ_C whose parts are done may be waiting for this recompute
-        latest = current.summary_state(project)
-        if latest is not None and latest[1]:
-            finished = _finish_kappa_c(project, started)
-            if finished is not None:
-                return "stored" if finished == "stored provisional+final" else finished
-        return "unchanged"
-    previous = current.summary_parts(project)
-    extras = {
-        "annotators": update.extras["annotators"],
-        "pair_labels": update.extras["pair_labels"],
-        "progress": progress(project),
-        "machine": update.extras["machine"],
-        "kappa_c_baseline": baseline_summary(project),
-    }
-    with transaction.atomic():
-        update.write()
-        kappa_c = None
-        if update.pending and not _kappa_c_deferred(update):
-            # a small Monte Carlo (say, the pairs of annotators who have aligned a few pairs): its
-            # parts are computed here, the others' reused, and κ_C is stored with the update
-            kappa_c = kappa_c_section.finish(project, (update.digest, [KAPPA_C]), here=True)
-            if kappa_c is not None and kappa_c.measures is None:
-                kappa_c = None  # another plan is in flight: κ_C follows it
-        fresh = dict(update.measures)
-        if kappa_c is not None and kappa_c.measures is not None:
-            kappa_c_section.store(kappa_c)
-            fresh[KAPPA_C] = kappa_c.measures
-        pending = [] if kappa_c is not None else list(update.pending)
-        kept = [name for name in update.sections if name not in fresh]
-        keys: dict[str, list[str]] = {name: sorted(part) for name, part in fresh.items()}
-        measures: dict[str, Any] = {}
-        for part in fresh.values():
-            measures.update(part)
-        due = report_due(project, bool(pending))
-        values: dict[str, Any] | None = None
-        if previous is not None and not due and all(name in previous[0] for name in kept):
-            # the sections this update did not compute keep their stored keys and headline values:
-            # their (large) measures are not read
-            keys.update({name: previous[0][name] for name in kept})
-            values = {k: v for k, v in previous[1].items() if any(k in keys[name] for name in kept)}
-        else:
-            for name, part in current.section_measures(project, kept).items():
-                measures.update(part)
-                keys[name] = sorted(part)
-        keys = {name: keys.get(name, []) for name in update.sections}
-        report = {"format": "paraphrase-agreement-report/1", "measures": dict(sorted(measures.items()))}
-        _store(
-            project,
-            update.digest,
-            report,
-            update.sections,
-            keys,
-            pending,
-            extras,
-            started,
-            kept_headline=values,
-            due=due,
+    """The fingerprint of the agreement of `doc` (whose own fingerprint is `document`)."""
+    finished = {name: sorted(ids) for name, ids in sorted(done.items())}
+    return fingerprint([_shared_key(project, list(doc["annotators"])), document, finished, outside])
+
+
+def _shared_key(project: Project, names: list[str]) -> dict[str, Any]:
+    """The project's annotators, tagset types (name, one-sided) and layers."""
+    types: list[list[Any]] = []
+    if project.tagset_id is not None:
+        rows = ParaphraseType.objects.filter(tagset_id=project.tagset_id).order_by("position", "pk")
+        types = [[n, s == ParaphraseType.ScopeSides.ONE] for n, s in rows.values_list("name", "scope_sides")]
+    return {"annotators": names, "types": types, "layers": list(project.layers)}
+
+
+def _compute_and_store(project: Project, started: float, full: bool = False) -> str:
+    """Compute the report from the project's document and store it: the sections whose inputs did not
+    change since the current agreement are copied from it (not with `full`), κ_C's Monte Carlo is
+    planned in parts for the workers when it is large (`kappa_c_chunks`), and the report is stored
+    provisional until its parts are done. With the inputs of the current agreement, whose κ_C is
+    pending, nothing is stored until the parts are done ("waiting; …")."""
+    with gc_paused():  # see project_document
+        inputs = _inputs(project)
+        latest = None if full else current.current(project)
+        previous = latest.results if latest is not None else None
+        kappa_c_inputs = inputs.fingerprints.sections.get(KAPPA_C, "")
+        documents: dict[str, Any] = {}  # the document's sections as metrics types, converted once
+        # κ_C's Monte Carlo done in parts by the workers for exactly these inputs (not reused by `full`)
+        chance = (
+            kappa_c_chunks.chance_results(project.pk, kappa_c_inputs) if kappa_c_inputs and not full else None
         )
-        incremental.forget_changes(ids)
-    if not pending:
-        return "stored"
-    # κ_C alone from the stored per-pair parts (its Monte Carlo in parts a Celery chord computes); the
-    # full computation when the state cannot tell
-    outcome = _finish_kappa_c(project, started) or _compute_and_store_all(project, started)
-    if outcome.startswith(("stored provisional;", "waiting;")):  # the parts are still to compute
-        return "stored provisional;" + outcome.split(";", 1)[1]
-    return "stored provisional+final"
+        if latest is not None and latest.fingerprint == inputs.digest:
+            if not latest.results.get("pending"):
+                return "unchanged"
+            if chance is None:
+                done, total, chance = _plan_kappa_c(project, inputs, documents, fresh=False)
+                if chance is None:
+                    return f"waiting; κ_C in {total} parts ({done} done)"
+        defer = chance is None and _kappa_c_is_expensive(inputs, previous, documents)
+        report = report_sections(
+            inputs.doc,
+            previous,
+            defer_kappa_c=defer,
+            fingerprints=inputs.fingerprints,
+            documents=documents,
+            kappa_c_chance=chance,
+        )
+        extras = _extras(project, inputs, report[0]["measures"])
+        stored = _store_computation(project, inputs.digest, report, extras, started, full_report=full)
+        if not stored["pending"]:
+            return "stored"
+        # the workers compute the parts; the chord's callback runs the recompute that combines them
+        # (without a broker they have all run, here, by the time `start` returns)
+        done, total, chance = _plan_kappa_c(project, inputs, documents, fresh=full)
+        if chance is None:
+            return f"stored provisional; κ_C in {total} parts ({done} done)"
+        final = report_sections(
+            inputs.doc, stored, fingerprints=inputs.fingerprints, documents=documents, kappa_c_chance=chance
+        )
+        _store_computation(project, inputs.digest, final, extras, started, full_report=full)
+        return "stored provisional+final"
 
 
-def _finish_kappa_c(project: Project, started: float) -> str | None:
-    """Finish the current agreement's pending κ_C from the stored state (`kappa_c_section`): the κ_C
-    section row and results equal to the current ones but for κ_C. None when only the full computation
-    can; "waiting; …" while the workers compute its Monte Carlo's parts (the chord's callback runs the
-    recompute that ends it). The current agreement's sections are read only when κ_C is finished."""
-    finished = kappa_c_section.finish(project, current.summary_state(project))
-    if finished is None:
-        return None
-    if finished.measures is None:
-        return f"waiting; κ_C in {finished.total} parts ({finished.done} done)"
-    latest = current.current(project)
-    if latest is None:
-        return None
-    results = latest.results
-    old_keys = set(results["section_keys"].get(KAPPA_C, ()))
-    measures = {k: v for k, v in results["report"]["measures"].items() if k not in old_keys}
-    measures.update(finished.measures)
-    report = {**results["report"], "measures": dict(sorted(measures.items()))}
-    keys = {**results["section_keys"], KAPPA_C: sorted(finished.measures)}
-    extras = {k: v for k, v in results.items() if k not in _SNAPSHOT_PARTS}
+def _plan_kappa_c(
+    project: Project, inputs: _Inputs, documents: dict[str, Any], *, fresh: bool
+) -> tuple[int, int, kappa_c_chunks.Chance | None]:
+    """Plan κ_C's Monte Carlo in parts and send the chord of those still to compute (a plan of the same
+    inputs in flight is left to its chord, `kappa_c_chunks.start`): (parts done, parts, the combined
+    results when every part is done — without a broker the parts have run here)."""
+    if "word_alignments" not in documents:
+        documents["word_alignments"] = trusted_document(inputs.doc, sections=("word_alignments",))
+    kappa_c_inputs = inputs.fingerprints.sections[KAPPA_C]
+    done, total = kappa_c_chunks.start(project, documents["word_alignments"], kappa_c_inputs, fresh=fresh)
+    return done, total, kappa_c_chunks.chance_results(project.pk, kappa_c_inputs)
+
+
+def _extras(project: Project, inputs: _Inputs, measures: dict[str, Any]) -> dict[str, Any]:
+    """What the summary row holds beside the report: annotators, pair-label summary, progress, the
+    machine agreement (`_machine_extras`) and the κ_C baseline."""
+    return {
+        "annotators": inputs.doc["annotators"],
+        "pair_labels": pair_label_agreement(inputs.doc, measures),
+        "progress": progress(project),
+        **_machine_extras(project, inputs.doc, inputs.automatic),
+    }
+
+
+def _store_computation(
+    project: Project,
+    digest: str,
+    report: tuple[dict[str, Any], dict[str, str], dict[str, list[str]], list[str]],
+    extras: dict[str, Any],
+    started: float,
+    *,
+    full_report: bool,
+) -> dict[str, Any]:
+    """Store one computation in one transaction: the report sections that changed (`_write_sections`),
+    the summary and headline rows and, by the cadence, the full report (`_store`)."""
     with transaction.atomic():
-        _store(project, latest.fingerprint, report, results["sections"], keys, [], extras, started)
-        kappa_c_section.store(finished)
-    return "stored provisional+final"
+        _write_sections(project, report[1], _by_section(report), pending=report[3])
+        return _store(project, digest, *report, extras, started, full_report=full_report)
 
 
-#: What `_store` writes itself into a snapshot's results (the rest are the extras).
-_SNAPSHOT_PARTS = ("report", "sections", "section_keys", "pending", "headline")
+def _write_sections(
+    project: Project,
+    fingerprints: dict[str, str],
+    measures_by_section: dict[str, dict[str, Any]],
+    *,
+    pending: list[str],
+) -> None:
+    """Rewrite the project's section rows whose fingerprint changed (a section of unchanged inputs keeps
+    its row untouched) and delete the rows of sections the report no longer has. A `pending` section
+    (κ_C while its parts are computed) is stored under its fingerprint marked "pending:", so that the
+    final one replaces it."""
+    kept = dict(
+        AgreementSection.objects.filter(project=project)
+        .exclude(name__in=current.NOT_REPORT)
+        .values_list("name", "fingerprint")
+    )
+    AgreementSection.objects.filter(project=project, name__in=set(kept) - set(measures_by_section)).delete()
+    for name, measures in measures_by_section.items():
+        digest = fingerprints.get(name) or fingerprint([name, measures])
+        if name in pending:
+            digest = f"pending:{digest}"
+        if kept.get(name) != digest:
+            AgreementSection.objects.update_or_create(
+                project=project, name=name, defaults={"fingerprint": digest, "measures": measures}
+            )
 
 
 def _automatic_phrases(project: Project, doc: dict[str, Any]) -> dict[str, Any] | None:
@@ -314,115 +327,17 @@ def _outside_digest(project: Project, automatic: dict[str, Any] | None) -> str:
 
 
 def _machine_extras(
-    project: Project, doc: dict[str, Any], totals: Any, automatic: dict[str, Any] | None
+    project: Project, doc: dict[str, Any], automatic: dict[str, Any] | None
 ) -> dict[str, Any]:
-    """Humans vs the automatic word alignment (summed from the per-pair counts) and vs the automatic
-    tree phrase alignment, registered systems vs humans and gold (Cohn Table 5), the baseline κ_C used."""
+    """Registered systems vs humans and gold (Cohn Table 5), the humans vs the automatic tree phrase
+    alignment, and the baseline κ_C used. The humans' word and phrase-pair scores against the automatic
+    word alignment are read from the sums the database keeps (`current.current`)."""
     systems = system_alignments(project) if project.layer_word_alignment else {}
     gold = gold_alignments(project) if systems else {}
     machine: dict[str, Any] = {}
     if project.layer_word_alignment or automatic is not None:
         machine = machine_agreement(doc, systems, gold, automatic, aligner=False)
-    if project.layer_word_alignment:
-        tree = {row["annotator"]: row["tree_phrase"] for row in machine["aligner"] if "tree_phrase" in row}
-        humans = sorted(set(totals.participants()["word_alignments"]) | set(tree))
-        machine["aligner"] = [
-            {**row, **({"tree_phrase": tree[row["annotator"]]} if row["annotator"] in tree else {})}
-            for row in aligner_from_totals(totals.machine, humans)
-        ]
     return {"machine": machine, "kappa_c_baseline": baseline_summary(project)}
-
-
-def _compute_and_store_all(
-    project: Project, started: float, full: bool = False, *, full_report: bool = False
-) -> str:
-    """The full computation; `full_report`: store its final full report whatever the cadence says."""
-    doc = project_document(project)
-    done = _done_source_ids(project)
-    automatic = _automatic_phrases(project, doc)
-    digest, shared_fp, section_fps, totals, write_state = incremental.full_state(
-        project, doc, done, _outside_digest(project, automatic)
-    )
-    fingerprints = Fingerprints(digest, shared_fp, section_fps)
-    latest = current.current(project)
-    if full:
-        forget_memos()
-        forget_phenomena_states()
-        incremental.forget_kept()
-        latest = None
-    if latest is not None and latest.fingerprint == digest and not latest.results.get("pending"):
-        return "unchanged"
-    machine = _machine_extras(project, doc, totals, automatic)
-    previous = latest.results if latest is not None else None
-    # Per-pair DO F1 depends only on the phenomena section: reuse it while that is unchanged.
-    same_phenomena = (
-        previous is not None
-        and "phenomena" in doc
-        and previous.get("sections", {}).get("phenomena") == fingerprints.sections.get("phenomena")
-    )
-    documents: dict[str, Any] = {}  # the document's sections as metrics types, converted once
-    kappa_c_inputs = fingerprints.sections.get("kappa_c", "")
-    # κ_C's Monte Carlo done in parts by the workers for exactly these inputs (kappa_c_chunks)
-    chance = (
-        kappa_c_chunks.chance_results(project.pk, kappa_c_inputs) if kappa_c_inputs and not full else None
-    )
-    defer = chance is None and _kappa_c_is_expensive(doc, fingerprints, previous, documents)
-    report = report_sections(
-        doc,
-        previous,
-        defer_kappa_c=defer,
-        fingerprints=fingerprints,
-        documents=documents,
-        kappa_c_chance=chance,
-    )
-    tables = None
-    if "phenomena" in doc and not same_phenomena:
-        tables = phenomena_agreement(doc, fingerprints).tables  # kept by report_sections: no recomputation
-    # the explorer's per-pair values: stored on the pairs' state rows, not in the report
-    pairs = pair_results(doc, done, current.pair_entries(project) if same_phenomena else None, tables=tables)
-    extras = {
-        "annotators": doc["annotators"],
-        "pair_labels": pair_label_agreement(doc, report[0]["measures"]),
-        "progress": progress(project),
-        **machine,
-    }
-    with transaction.atomic():
-        stored = _store(project, digest, *report, extras, started, full_report=full_report)
-        write_state(_by_section(report), pairs)
-    if not stored["pending"]:
-        _hand_over_phenomena(project, doc, fingerprints, totals)
-        return "stored"
-    # the workers compute the parts; the chord's callback runs the recompute that combines them
-    # (without a broker they have all run, here, by the time `start` returns)
-    if "word_alignments" not in documents:
-        documents["word_alignments"] = trusted_document(doc, sections=("word_alignments",))
-    done_parts, total = kappa_c_chunks.start(
-        project, documents["word_alignments"], kappa_c_inputs, fresh=full
-    )
-    chance = kappa_c_chunks.chance_results(project.pk, kappa_c_inputs)
-    if chance is None:
-        _hand_over_phenomena(project, doc, fingerprints, totals)
-        return f"stored provisional; κ_C in {total} parts ({done_parts} done)"
-    final = report_sections(
-        doc, stored, fingerprints=fingerprints, documents=documents, kappa_c_chance=chance
-    )
-    with transaction.atomic():
-        _store(project, digest, *final, extras, started, full_report=full_report)
-        write_state(_by_section(final), pairs)
-    _hand_over_phenomena(project, doc, fingerprints, totals)  # after the last write (it drops kept ones)
-    return "stored provisional+final"
-
-
-def _hand_over_phenomena(
-    project: Project, doc: dict[str, Any], fingerprints: Fingerprints, totals: Any
-) -> None:
-    """The phenomena statistics of this computation go to the incremental updates that follow (taken
-    from `results`' kept states, which build afresh next time: one owner updates them)."""
-    if "phenomena" not in doc or _any_sense_mark(doc["phenomena"]):
-        return
-    agreement = phenomena_agreement(doc, fingerprints)
-    forget_phenomena_states()
-    incremental.keep(project.pk, agreement, totals)
 
 
 def _by_section(
@@ -443,16 +358,10 @@ def _store(
     started: float,
     *,
     full_report: bool = False,
-    kept_headline: dict[str, Any] | None = None,
-    due: bool | None = None,
 ) -> dict[str, Any]:
     """Store one computation (its section rows are written by the caller, in the same transaction):
     the summary row and the headline row always, the full report when `report_due` (or `full_report`
-    asks for it and κ_C is final). Returns the results (`AgreementSnapshot.results`' shape).
-
-    `kept_headline`: an update that did not read the sections it left alone (`report` then holds only
-    the sections it computed; it is not due) passes their headline values, unchanged, here. `due`:
-    `report_due`, when the caller has asked already."""
+    asks for it and κ_C is final). Returns the results (`AgreementSnapshot.results`' shape)."""
     results = {
         "report": report,
         "sections": sections,
@@ -461,14 +370,9 @@ def _store(
         **extras,
     }
     results["headline"] = headline(results)
-    if kept_headline is not None:
-        values = {**kept_headline, **results["headline"]}
-        results["headline"] = {key: values[key] for key in _headline_order(values)}
     duration_ms = round(1000 * (time.perf_counter() - started))
-    if due is None:
-        due = report_due(project, bool(pending))
     snapshot = None
-    if kept_headline is None and ((full_report and not pending) or due):
+    if (full_report and not pending) or report_due(project, bool(pending)):
         snapshot = AgreementSnapshot.objects.create(
             project=project, fingerprint=digest, results=results, duration_ms=duration_ms
         )
@@ -591,11 +495,6 @@ def report_due(project: Project, pending: bool) -> bool:
     return timezone.now() - at >= interval
 
 
-def _headline_order(values: dict[str, Any]) -> list[str]:
-    """The keys of headline `values` in `headline`'s order."""
-    return [key for key in (*HEADLINE_KEYS, "pair_labels.fleiss") if key in values]
-
-
 def headline(results: dict[str, Any]) -> dict[str, float | None]:
     """The few measures the trend chart follows (small, so the chart never loads whole reports)."""
     measures = results["report"]["measures"]
@@ -606,18 +505,18 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
 
 
 def _kappa_c_is_expensive(
-    doc: dict[str, Any], fingerprints: Any, previous: dict[str, Any] | None, documents: dict[str, Any]
+    inputs: _Inputs, previous: dict[str, Any] | None, documents: dict[str, Any]
 ) -> bool:
-    """Whether the κ_C Monte Carlo still to run (pairs the kept results cannot serve) exceeds
-    AGREEMENT_KAPPA_C_DEFER_WORK items × samples."""
-    work = kappa_c_pending_work(doc, fingerprints, previous, documents)
+    """Whether the κ_C Monte Carlo still to run (none when the current agreement's κ_C has the same
+    inputs) exceeds AGREEMENT_KAPPA_C_DEFER_WORK items × samples."""
+    work = kappa_c_pending_work(inputs.doc, inputs.fingerprints, previous, documents)
     return work > kappa_c_chunks.small_work()
 
 
 def document_fingerprint(project: Project, doc: dict[str, Any]) -> str:
-    """The fingerprint a snapshot of the project's document `doc` has (`incremental.snapshot_fingerprint`)."""
+    """The fingerprint the agreement of the project's document `doc` is stored under (`_inputs`)."""
     outside = _outside_digest(project, _automatic_phrases(project, doc))
-    return incremental.snapshot_fingerprint(project, doc, _done_source_ids(project), outside)
+    return _digest(project, doc, document_fingerprints(doc).document, _done_source_ids(project), outside)
 
 
 def _done_source_ids(project: Project) -> dict[str, set[str]]:

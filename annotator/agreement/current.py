@@ -1,4 +1,4 @@
-"""The project's current agreement as stored piece by piece: report sections, summary, per-pair values.
+"""The project's current agreement as stored piece by piece: report sections, summary, kept sums.
 
 `current(project)` is "the agreement now" every reader shows (dashboard, API, exports): the report
 assembled from the section rows (`AgreementSection`, one per report section, rewritten only when the
@@ -6,11 +6,6 @@ section changes) and the summary row every computation rewrites (`SUMMARY`: pend
 annotators, pair-label summary, machine agreement, progress, κ_C baseline, headline, time). Full reports
 (`AgreementSnapshot`) are stored at a bounded cadence (`annotator.agreement.computation`), so the latest
 of them may be older than the current agreement; readers never need one.
-
-Each pair's entry (`results.pair_results`: mean DO F1 over the annotator pairs who worked on it, label
-disagreement, who worked on it) lives on the pair's state row (`AgreementPairState.entry`), written by
-the computation that last changed the pair (`annotator.agreement.incremental`), so reading one pair's
-value reads one row and an update writes only the pairs it changed.
 
 The pair-label figures (Cohen's and Fleiss' κ, disagreeing pairs, label counts), the word alignment
 P/R/F1, the humans against the automatic alignment and the IAPTA phenomena measures (N, TPO, DO and
@@ -30,38 +25,23 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import annotator.agreement.sums as sums
 from annotator.agreement.results import INTERVALS, pair_label_summary
 from annotator.models import (
     AgreementHeadline,
-    AgreementPairState,
     AgreementSection,
     AgreementSnapshot,
     Project,
 )
 
-
-def pair_entries(
-    project: Project | int, source_ids: Iterable[str] | None = None
-) -> dict[str, dict[str, Any]]:
-    """Pair source id → its stored entry (`do_f1`, `label_disagreement`, `annotators`), in corpus order;
-    only the pairs `source_ids` names when given. Pairs without a stored state are absent."""
-    project_id = project if isinstance(project, int) else project.pk
-    rows = AgreementPairState.objects.filter(project_id=project_id)
-    if source_ids is not None:
-        rows = rows.filter(pair__source_id__in=list(source_ids))
-    ordered = rows.order_by("pair__position", "pair_id").values_list("pair__source_id", "entry")
-    return {pid: entry for pid, entry in ordered if entry}  # {}: stored before entries were kept
-
-
 #: The section row every computation rewrites with what the report sections do not hold (`Current`).
 SUMMARY = "summary"
-#: Section rows that are not report sections (`incremental.STATE`: the summed statistics; `INTERVALS`:
-#: the confidence intervals of the figures of one fingerprint).
-NOT_REPORT = (SUMMARY, "state", INTERVALS)
+#: Section rows that are not report sections (`INTERVALS`: the confidence intervals of the figures of
+#: one fingerprint).
+NOT_REPORT = (SUMMARY, INTERVALS)
 REPORT_FORMAT = "paraphrase-agreement-report/1"
 
 
@@ -108,19 +88,6 @@ def store_summary(
     )
 
 
-def summary_parts(project: Project | int) -> tuple[dict[str, list[str]], dict[str, Any]] | None:
-    """(report keys by section, headline values) of the project's current agreement, from the summary
-    row alone; None before the summary row exists."""
-    project_id = project if isinstance(project, int) else project.pk
-    row = AgreementSection.objects.filter(project_id=project_id, name=SUMMARY).values_list(
-        "measures", flat=True
-    )
-    summary = row.first()
-    if summary is None or "section_keys" not in summary:
-        return None
-    return summary["section_keys"], summary.get("headline") or {}
-
-
 def summary_state(project: Project | int) -> tuple[str, list[str]] | None:
     """(fingerprint, pending sections) of the project's current agreement, from the summary row alone
     (not the report's sections, which `current` assembles); None before the first computation."""
@@ -136,17 +103,6 @@ def summary_state(project: Project | int) -> tuple[str, list[str]] | None:
     return row[0], list(row[1].get("pending") or [])
 
 
-def section_measures(project: Project | int, names: list[str]) -> dict[str, dict[str, Any]]:
-    """The stored measures of the named report sections."""
-    project_id = project if isinstance(project, int) else project.pk
-    if not names:
-        return {}
-    rows = AgreementSection.objects.filter(project_id=project_id, name__in=names).values_list(
-        "name", "measures"
-    )
-    return {name: measures for name, measures in rows}
-
-
 def current(project: Project | int) -> Current | None:
     """The project's current agreement assembled from its section rows (one row per report section and
     the summary row); a project computed before the summary row existed answers its latest full report.
@@ -154,10 +110,8 @@ def current(project: Project | int) -> Current | None:
     project_id = project if isinstance(project, int) else project.pk
     rows: dict[str, Any] = {}
     digests: dict[str, str] = {}
-    for name, stored, digest in (
-        AgreementSection.objects.filter(project_id=project_id)
-        .exclude(name="state")  # the summed statistics: large, and not part of the report
-        .values_list("name", "measures", "fingerprint")
+    for name, stored, digest in AgreementSection.objects.filter(project_id=project_id).values_list(
+        "name", "measures", "fingerprint"
     ):
         rows[name] = stored
         digests[name] = digest

@@ -7,7 +7,7 @@ pair, its items in ranges of at most AGREEMENT_KAPPA_C_CHUNK_DRAWS uniform draws
 their content and the plan as the project's one `KappaCRun` row; then one chord is sent:
 `group(annotator.compute_kappa_c_part(part id) for each part still to compute)` and, once every part
 has returned, `annotator.finish_kappa_c(project id, plan id)`, which runs the recompute that combines
-the parts into the final κ_C (`kappa_c_section.finish`). Each part starts its generator where the single
+the parts into the final κ_C (`computation.recompute`). Each part starts its generator where the single
 stream of the normative recipe is at its first item (PCG64 `advance`), so the combined π̂0 is the
 single-process one bit for bit, whatever the number of workers and parts (docs/measures.md#kappa-c).
 
@@ -137,18 +137,13 @@ def start_plan(
     fingerprint: str,
     *,
     fresh: bool = False,
-    here: bool = False,
 ) -> tuple[int, int]:
     """Store the parts of `plan` (annotator pair "a|b" → its parts in item order) as the project's plan
     for κ_C inputs `fingerprint` and send the chord of the parts still to compute; returns (done, total).
 
     With a broker, a plan of the same inputs whose chord was sent already is left to it (its (done,
     total) are returned). The project's part rows are always those of its one stored plan: storing a
-    plan deletes the others' (an older chord's parts then return at once).
-
-    `here`: the parts still to compute run in this process, one after the other (the caller's
-    recompute; a small Monte Carlo, e.g. the pairs of annotators who have aligned a few pairs) as long
-    as they are within AGREEMENT_KAPPA_C_DEFER_WORK items × samples; more go to the workers as usual."""
+    plan deletes the others' (an older chord's parts then return at once)."""
     if not fresh and (in_flight := waiting(project.pk, fingerprint)) is not None:
         return in_flight
     rows, chunks = _rows(project, plan)
@@ -171,10 +166,6 @@ def start_plan(
             total=len(digests),
             done=len(digests) - len(pending),
         )
-    samples = next((parts[0].mc_samples for parts in plan.values() if parts), 0)
-    if here and sum(pending.values()) * samples <= small_work():
-        computed = sum(compute(pk) == "done" for pk in pending)
-        return len(digests) - len(pending) + computed, len(digests)
     _send(project.pk, run.pk, list(pending))
     return progress(project.pk) or (len(digests) - len(pending), len(digests))
 

@@ -1,13 +1,7 @@
-"""From an interchange document to the results stored in an AgreementSnapshot (pure; no database).
+"""From an interchange document to the report sections of the stored agreement (pure; no database).
 
-`snapshot_results(doc, previous)` returns::
-
-    {"report": the metrics report — exactly what `python -m metrics report` prints for `doc`,
-     "sections": {section: fingerprint of its inputs},   # which parts can be reused next time
-     "section_keys": {section: [report keys it produced]},
-     "pending": [],                                      # ["kappa_c"] in a provisional snapshot
-     "pairs": {pair id: {"do_f1", "label_disagreement", "annotators"}},   # for the explorer
-     "pair_labels": {"cohen": …, "fleiss": …, "counts": …}}
+`report_sections(doc, previous)` returns (report, section fingerprints, each section's report keys,
+pending sections); the report is exactly what `python -m metrics report` prints for `doc`.
 
 The report is assembled section by section: a section (phenomena, word alignments, κ_C, phrase
 alignments, evaluations, pair labels — every top-level section of the document) whose inputs — the section itself plus annotators, options, tagset and
@@ -29,10 +23,7 @@ import dataclasses
 import hashlib
 import json
 import math
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -40,10 +31,8 @@ import numpy as np
 from metrics.alignment import alignment_report
 from metrics.chance import kappa_c_report, kappa_c_work
 from metrics.document import parse_document
-from metrics.iapta import CELL_FIELDS, PairTables, harmonic_mean, index_phenomena, pair_tables
 from metrics.incremental import PhenomenaAgreement, gc_paused
 from metrics.layers import sense_layer_report
-from metrics.memo import PairwiseMemo
 from metrics.report import build_report, report_confidence_intervals
 from metrics.types import (
     Document,
@@ -227,69 +216,18 @@ def _trusted_evaluations(raw: Mapping[str, Any]) -> Evaluations:
     return Evaluations(tuple(raters), judgements(ratings), judgements(raw.get("revisions", [])))
 
 
-# ---- phenomena: one PhenomenaAgreement per project, kept up to date pair by pair ---------------------
+# ---- phenomena ------------------------------------------------------------------------------------
 
 
-@dataclasses.dataclass
-class _PhenomenaState:
-    digest: str  # the phenomena section fingerprint `agreement` was computed for
-    by_pair: dict[str, dict[str, list[dict[str, Any]]]]  # pair id → annotator → its phenomena there
-    agreement: PhenomenaAgreement
-
-
-#: The worker keeps the last few projects' phenomena statistics: after a change only the changed pairs
-#: are recomputed (`PhenomenaAgreement.update_pair`, whose report equals a fresh build's).
-_PHENOMENA_STATES: OrderedDict[tuple[str, tuple[str, ...]], _PhenomenaState] = OrderedDict()
-PHENOMENA_STATES_KEPT = 2
-_PHENOMENA_STATES_LOCK = threading.Lock()
-
-
-def _phenomena_by_pair(raw: Mapping[str, list[dict[str, Any]]]) -> dict[str, dict[str, list[dict[str, Any]]]]:
-    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    for a, xs in raw.items():
-        for x in xs:
-            out.setdefault(x["pair"], {}).setdefault(a, []).append(x)
-    return out
-
-
-def phenomena_agreement(doc: Mapping[str, Any], fingerprints: Fingerprints) -> PhenomenaAgreement:
-    """The `PhenomenaAgreement` of `doc["phenomena"]`: the kept state of the same project (same shared
-    parts and annotators) updated at the pairs whose phenomena differ, or a fresh one."""
-    raw = doc["phenomena"]
-    key = (fingerprints.shared, tuple(a for a in doc["annotators"] if a in raw))
-    digest = fingerprints.sections["phenomena"]
-    by_pair = _phenomena_by_pair(raw)
-    with _PHENOMENA_STATES_LOCK:
-        state = _PHENOMENA_STATES.pop(key, None)  # in use: no other thread sees it half-updated
-    with gc_paused():
-        if state is None:
-            document = trusted_document(doc, sections=("phenomena",))
-            agreement = PhenomenaAgreement(
-                document.phenomena or {},
-                annotators=document.annotators,
-                tagset=document.tagset,
-                pairs=[p.id for p in document.pairs],
-            )
-            state = _PhenomenaState(digest, by_pair, agreement)
-        elif state.digest != digest:
-            for pid in by_pair.keys() | state.by_pair.keys():
-                mine = by_pair.get(pid, {})
-                if mine != state.by_pair.get(pid, {}):
-                    state.agreement.update_pair(
-                        pid, {a: [_phenomenon(x) for x in xs] for a, xs in mine.items()}
-                    )
-            state.digest, state.by_pair = digest, by_pair
-    with _PHENOMENA_STATES_LOCK:
-        _PHENOMENA_STATES[key] = state
-        while len(_PHENOMENA_STATES) > PHENOMENA_STATES_KEPT:
-            _PHENOMENA_STATES.popitem(last=False)
-    return state.agreement
-
-
-def forget_phenomena_states() -> None:
-    """Drop the kept phenomena statistics (tests use it to force a fresh build)."""
-    with _PHENOMENA_STATES_LOCK:
-        _PHENOMENA_STATES.clear()
+def phenomena_agreement(doc: Mapping[str, Any]) -> PhenomenaAgreement:
+    """The `PhenomenaAgreement` of `doc["phenomena"]` (every IAPTA key but the sense layers')."""
+    document = trusted_document(doc, sections=("phenomena",))
+    return PhenomenaAgreement(
+        document.phenomena or {},
+        annotators=document.annotators,
+        tagset=document.tagset,
+        pairs=[p.id for p in document.pairs],
+    )
 
 
 # ---- the report, section by section ----------------------------------------------------------------
@@ -312,7 +250,7 @@ def _section_measures(
     gives them (the metrics call each section makes inside `build_report`, then the same JSON-safe copy)."""
     source = _source(name)
     if name == "phenomena":
-        measures = json_safe(phenomena_agreement(doc, fingerprints).report())
+        measures = json_safe(phenomena_agreement(doc).report())
         if _any_sense_mark(doc["phenomena"]):
             if source not in documents:
                 documents[source] = trusted_document(doc, sections=(source,))
@@ -323,46 +261,16 @@ def _section_measures(
     document = documents[source]
     with gc_paused():
         if name == "word_alignments":
-            with _kept_memo(fingerprints, name) as memo:
-                return json_safe(alignment_report(document, memo=memo))
-        if name == KAPPA_C:  # nothing kept between computations: the stored parts are what is reused
+            return json_safe(alignment_report(document))
+        if name == KAPPA_C:  # the parts the workers computed are what is reused (`kappa_c_chunks`)
             return json_safe(kappa_c_report(document, chance=kappa_c_chance))
         return _split(name, build_report(_only(document, source))["measures"])
-
-
-def any_sense_mark(raw: Mapping[str, list[dict[str, Any]]]) -> bool:
-    """Whether any phenomenon carries ETPC's sense-preserving mark (see `_any_sense_mark`)."""
-    return _any_sense_mark(raw)
 
 
 def _any_sense_mark(raw: Mapping[str, list[dict[str, Any]]]) -> bool:
     """True iff a phenomenon carries ETPC's sense-preserving mark: the report then has the per-layer
     `iapta.sense.*` keys (`metrics.layers`, docs/measures.md#sense-layers)."""
     return any(x.get("sense_preserving") is not None for xs in raw.values() for x in xs)
-
-
-#: The worker keeps, per project (shared parts), the pairwise results of the word-alignment section:
-#: after one annotator's change only that annotator's pairs are computed again.
-_MEMOS: OrderedDict[tuple[str, str], PairwiseMemo] = OrderedDict()
-MEMOS_KEPT = 2  # the last two projects
-_MEMOS_LOCK = threading.Lock()
-
-
-@contextmanager
-def _kept_memo(fingerprints: Fingerprints, name: str) -> Iterator[PairwiseMemo]:
-    key = (fingerprints.shared, name)
-    with _MEMOS_LOCK:
-        memo = _MEMOS.pop(key, None) or PairwiseMemo()  # in use: no other thread sees it half-updated
-    try:
-        yield memo
-    except BaseException:
-        memo = PairwiseMemo()  # a computation that failed midway leaves nothing to reuse
-        raise
-    finally:
-        with _MEMOS_LOCK:
-            _MEMOS[key] = memo
-            while len(_MEMOS) > MEMOS_KEPT:
-                _MEMOS.popitem(last=False)
 
 
 def kappa_c_pending_work(
@@ -383,12 +291,6 @@ def kappa_c_pending_work(
     if "word_alignments" not in documents:
         documents["word_alignments"] = trusted_document(doc, sections=("word_alignments",))
     return kappa_c_work(documents["word_alignments"])
-
-
-def forget_memos() -> None:
-    """Drop the kept pairwise results (tests use it to force a fresh computation)."""
-    with _MEMOS_LOCK:
-        _MEMOS.clear()
 
 
 def _split(name: str, measures: Mapping[str, Any]) -> dict[str, Any]:
@@ -489,7 +391,7 @@ def _json_safe_other(value: Any) -> Any:
     raise ValueError(f"value of type {type(value).__name__} is not JSON-serialisable")
 
 
-# ---- per pair, for the disagreement explorer -------------------------------------------------------
+# ---- phenomena as metrics types ---------------------------------------------------------------------
 
 
 def _phenomenon(x: Mapping[str, Any]) -> Phenomenon:
@@ -503,125 +405,6 @@ def _phenomenon(x: Mapping[str, Any]) -> Phenomenon:
         frozenset(x.get("key2", ())),
         x.get("sense_preserving"),
     )
-
-
-def phenomenon_from_entry(x: Mapping[str, Any]) -> Phenomenon:
-    """A document phenomenon entry as `metrics.types.Phenomenon`."""
-    return _phenomenon(x)
-
-
-def _do_f1_values(per_pair: Any) -> list[float | None]:
-    col = {f: n for n, f in enumerate(CELL_FIELDS)}
-    n_x, n_y = per_pair[:, col["n_x"]], per_pair[:, col["n_y"]]
-    values: list[float | None] = []
-    for nx, ny, dxy, dyx in zip(n_x, n_y, per_pair[:, col["do_xy"]], per_pair[:, col["do_yx"]], strict=True):
-        if nx == 0 and ny == 0:
-            values.append(None)
-        elif nx == 0 or ny == 0:
-            values.append(0.0)
-        else:
-            values.append(harmonic_mean(float(dxy / nx), float(dyx / ny)))
-    return values
-
-
-def pair_do_f1(tables: Mapping[tuple[str, str], PairTables], p: int, who: list[str]) -> float | None:
-    """`pair_results`' `do_f1` of the document pair at index `p` worked on by `who` (document order)."""
-    values = [
-        value
-        for n, a in enumerate(who)
-        for b in who[n + 1 :]
-        if (a, b) in tables
-        and (r := tables[a, b].row_of(p)) is not None
-        and (value := _do_f1_values(tables[a, b].per_pair[r : r + 1])[0]) is not None
-    ]
-    return sum(values) / len(values) if values else None
-
-
-def _do_f1_by_pair(
-    doc: Mapping[str, Any], tables: Mapping[tuple[str, str], PairTables] | None = None
-) -> dict[tuple[str, str], list[float | None]]:
-    """Per annotator pair (a, b): DO F1 of every document pair, from `metrics.iapta.pair_tables`.
-
-    Per pair p: `F1 = HM(K(a→b), K(b→a))` with `K(x→y) = do_xy / n_x` over p's phenomena (spec §4), 0 when
-    exactly one annotator has phenomena on p and None when neither has — `metrics.iapta.do_f1` of the
-    pair's phenomena, computed for all pairs in one table per annotator pair. `tables` (those of the
-    `PhenomenaAgreement` that computed the report) saves building the tables again.
-    """
-    types = doc["tagset"]["types"]
-    phenomena = doc.get("phenomena") or {}
-    names = [a for a in doc["annotators"] if a in phenomena]
-    if tables is None:
-        type_index = {t["name"]: n for n, t in enumerate(types)}
-        a_by_type = [1.0 if t.get("one_sided") else 0.5 for t in types]
-        pair_ids = [p["id"] for p in doc["pairs"]]
-        index = {a: index_phenomena([_phenomenon(x) for x in phenomena[a]], type_index) for a in names}
-        tables = {
-            (a, b): pair_tables(
-                index[a], index[b], pairs=pair_ids, types=[t["name"] for t in types], a_by_type=a_by_type
-            )
-            for n, a in enumerate(names)
-            for b in names[n + 1 :]
-        }
-    out: dict[tuple[str, str], list[float | None]] = {}
-    for n, a in enumerate(names):
-        for b in names[n + 1 :]:
-            out[a, b] = _do_f1_values(tables[a, b].dense(tables[a, b].per_pair))
-    return out
-
-
-def pair_results(
-    doc: Mapping[str, Any],
-    done: Mapping[str, set[str]] | None = None,
-    previous: Mapping[str, Any] | None = None,
-    *,
-    tables: Mapping[tuple[str, str], PairTables] | None = None,
-) -> dict[str, Any]:
-    """Per pair: mean DO F1 over the pairs of annotators who worked on it, label disagreement, who.
-
-    An annotator "worked on" a pair when they have a phenomenon, a label or a word alignment on it, or
-    their assignment is done (`done`: annotator → pair ids). `do_f1` averages the pair's DO F1 of each
-    two of them (defined values only; null when fewer than two worked on it or the layer is off);
-    `label_disagreement` is true when their pair labels differ. `previous` (an earlier snapshot's
-    `pairs`, passed by the caller when the phenomena section did not change) gives `do_f1` of every pair
-    whose annotators are the same as then (a label or link can add one); `tables`
-    (the `PhenomenaAgreement.tables` of `doc`'s phenomena) saves building them again.
-    """
-    order = doc["annotators"]
-    labels = doc.get("pair_labels") or {}
-    workers: dict[str, set[str]] = {}
-    for name, xs in (doc.get("phenomena") or {}).items():
-        for x in xs:
-            workers.setdefault(x["pair"], set()).add(name)
-    for source in (labels, doc.get("word_alignments") or {}, done or {}):
-        for name, pair_ids in source.items():
-            for pid in pair_ids:
-                workers.setdefault(pid, set()).add(name)
-    computed: list[dict[tuple[str, str], list[float | None]]] = []
-
-    def by_pair() -> dict[tuple[str, str], list[float | None]]:  # built once, when first needed
-        if not computed:
-            computed.append(_do_f1_by_pair(doc, tables) if "phenomena" in doc else {})
-        return computed[0]
-
-    out: dict[str, Any] = {}
-    for p, pair in enumerate(doc["pairs"]):
-        pid = pair["id"]
-        who = [name for name in order if name in workers.get(pid, ())]
-        given = {labels[name][pid] for name in who if pid in labels.get(name, {})}
-        kept = (previous or {}).get(pid)
-        if kept is not None and kept.get("annotators") == who:  # same phenomena, same people
-            do_f1 = kept.get("do_f1")
-        else:
-            by_annotators = by_pair()
-            values = [
-                value
-                for n, a in enumerate(who)
-                for b in who[n + 1 :]
-                if (a, b) in by_annotators and (value := by_annotators[a, b][p]) is not None
-            ]
-            do_f1 = sum(values) / len(values) if values else None
-        out[pid] = {"do_f1": do_f1, "label_disagreement": len(given) > 1, "annotators": who}
-    return out
 
 
 # ---- pair labels (paraphrase / non-paraphrase) -----------------------------------------------------

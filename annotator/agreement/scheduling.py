@@ -4,8 +4,8 @@
   sets it (in the save's transaction, in the statement that records the change, `sql.mark_changed`) and
   sends the task `annotator.recompute_agreement` when it commits, `COALESCE_SECONDS` later; the saves
   that follow find it set and send nothing. The task, once it holds the project, clears it and then
-  reads the changes recorded (`AgreementChange`): a change committed before the clear is read by this
-  computation, one committed after it sends a fresh task.
+  reads the project's document: a change committed before the clear is read by this computation, one
+  committed after it sends a fresh task.
 - One computation per project at a time (`project_lock`): on PostgreSQL a session advisory lock, which
   the server releases when the worker's connection goes (a killed worker holds nothing); elsewhere
   (SQLite: one writer at a time) the computation is one transaction. A task that finds the project busy
@@ -14,7 +14,8 @@
   killed worker's task again. If the broker is down when a save commits, the project is marked
   `enqueue_failed` and its `queued_at` cleared (the next save sends again); the periodic task
   `annotator.catch_up_agreement` (Celery beat, `CELERY_BEAT_SCHEDULE`) re-sends the recompute of every
-  project whose enqueue failed or whose recorded changes no task waits for (`catch_up`).
+  project whose enqueue failed or that has been dirty for `LOST_AFTER_SECONDS` without a task
+  starting (`catch_up`).
 - Without a broker (the embedded default) the task runs where it is sent: in the request that saved,
   after its response has been sent (`taskqueue`: `after_response`), or at once outside a request; a
   computation that finds changes committed meanwhile by a request
@@ -29,13 +30,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from django.db import connection, transaction
-from django.db.models import F, Q, Value
+from django.db.models import F, Value
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from annotator import taskqueue
 from annotator.core import sql
-from annotator.models import AgreementChange, AgreementState
+from annotator.models import AgreementState
 
 log = logging.getLogger(__name__)
 
@@ -79,22 +80,17 @@ def send_after_change(project_id: int) -> bool:
 
 def catch_up() -> int:
     """Re-send the recompute of every project that no task will compute: its enqueue failed (the broker
-    was down), or changes are recorded and no task is waiting for them (or the one sent has not
-    started within `LOST_AFTER_SECONDS`). The body of the periodic task
+    was down), or it has been dirty for `LOST_AFTER_SECONDS` without a task starting (a task lost with
+    its broker, or changes recorded in bulk that nobody sent). The body of the periodic task
     `annotator.catch_up_agreement`; returns how many projects it sent. A computation in progress may get
     one more task: it waits for the lock and finds nothing left to do."""
-    failed = set(AgreementState.objects.filter(enqueue_failed=True).values_list("project_id", flat=True))
     lost = timezone.now() - dt.timedelta(seconds=LOST_AFTER_SECONDS)
-    waiting = set(
-        AgreementChange.objects.filter(
-            Q(project__agreement_state__queued_at__isnull=True)
-            | Q(project__agreement_state__queued_at__lt=lost)
-        )
-        .values_list("project_id", flat=True)
-        .distinct()
+    behind = AgreementState.objects.filter(enqueue_failed=True) | AgreementState.objects.filter(
+        queued_at__lt=lost
     )
+    waiting = set(behind.values_list("project_id", flat=True))
     sent = 0
-    for project_id in sorted(failed | waiting):
+    for project_id in sorted(waiting):
         AgreementState.objects.filter(project_id=project_id).update(queued_at=timezone.now())
         if not send_after_change(project_id):
             break  # the broker is still down: the next round tries again

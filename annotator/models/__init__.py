@@ -1,10 +1,8 @@
 """Data model: corpus (tagsets, projects, pairs), work (assignments), annotations, evaluation, agreement."""
 
 from annotator.models.agreement import (
-    AgreementChange,
     AgreementHeadline,
     AgreementPairPart,
-    AgreementPairState,
     AgreementPhenomenaPart,
     AgreementPhrasePart,
     AgreementSection,
@@ -39,10 +37,8 @@ from annotator.models.setup import GuidelinesVersion, Invitation
 from annotator.models.work import Assignment, ReannotationRound
 
 __all__ = [
-    "AgreementChange",
     "AgreementHeadline",
     "AgreementPairPart",
-    "AgreementPairState",
     "AgreementPhenomenaPart",
     "AgreementPhrasePart",
     "AgreementSection",

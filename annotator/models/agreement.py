@@ -175,53 +175,15 @@ class AgreementPhrasePart(models.Model):
         return f"phrase agreement part of pair {self.pair_id}"
 
 
-class AgreementChange(models.Model):
-    """A change to annotations not yet taken into the agreement state: one row per save (written in the
-    save's transaction), the pair it touched, or no pair when anything may have changed (an import, a
-    tagset edit, an evaluation judgement): then the next computation is a full one."""
-
-    project = models.ForeignKey(Project, related_name="+", on_delete=models.CASCADE)
-    pair = models.ForeignKey(
-        "annotator.Pair", null=True, blank=True, related_name="+", on_delete=models.CASCADE
-    )
-
-    class Meta:
-        indexes = [models.Index(fields=["project", "id"])]
-
-    def __str__(self) -> str:
-        return f"{self.project_id} changed at pair {self.pair_id}"
-
-
-class AgreementPairState(models.Model):
-    """What one pair contributes to the project's agreement (`annotator.agreement.pairstate`): its
-    annotations by annotator (`inputs`), for the additive sections its counts (`contributions`, which
-    also hold what κ_C reads of the pair), and the explorer's values of the pair (`entry`:
-    `results.pair_results`' entry). A change to a pair reads and rewrites this row only."""
-
-    project = models.ForeignKey(Project, related_name="+", on_delete=models.CASCADE)
-    pair = models.OneToOneField("annotator.Pair", related_name="agreement_state", on_delete=models.CASCADE)
-    inputs = models.JSONField(default=dict)
-    contributions = models.JSONField(default=dict)
-    entry = models.JSONField(
-        default=dict, help_text="Mean DO F1, label disagreement and who worked on the pair, as computed."
-    )
-
-    class Meta:
-        indexes = [models.Index(fields=["project"])]
-
-    def __str__(self) -> str:
-        return f"agreement state of pair {self.pair_id}"
-
-
 class AgreementSection(models.Model):
-    """One section of a project's current agreement report, stored on its own (`measures`), with the
-    fingerprint of its inputs and the summed statistics an incremental update starts from (`totals`)."""
+    """One section of a project's current agreement report, stored on its own (`measures`) with the
+    fingerprint of its inputs; also the summary row and the confidence intervals' row
+    (`annotator.agreement.current`)."""
 
     project = models.ForeignKey(Project, related_name="agreement_sections", on_delete=models.CASCADE)
     name = models.CharField(max_length=40)
     fingerprint = models.CharField(max_length=80)
     measures = JSONTextField(default=dict)  # read and written whole: kept as text (see the field)
-    totals = models.JSONField(default=dict)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

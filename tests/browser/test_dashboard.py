@@ -136,8 +136,6 @@ def test_dashboard_shows_the_intervals_the_agreement_stores(page, live_server, p
     )
     project, lead, _ = project_team
     cache.clear()
-    results.forget_memos()
-    results.forget_phenomena_states()
     assert recompute(project.pk, full=True).startswith("stored")
     make.signed_in(page, live_server, make.cast().lead)
     page.goto(f"{live_server.url}/projects/{project.pk}/dashboard/")

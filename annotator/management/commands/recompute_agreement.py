@@ -18,7 +18,7 @@ from annotator.models import Project
 
 
 class Command(BaseCommand):
-    help = "Recompute a project's agreement snapshot now (incrementally, or --full)."
+    help = "Recompute a project's agreement now (sections of unchanged inputs reused, or --full)."
 
     def add_arguments(self, parser: CommandParser) -> None:
         which = parser.add_mutually_exclusive_group(required=True)

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 
-from annotator.agreement import results as agreement_results
 from annotator.agreement.document import project_document
 from annotator.agreement.results import INTERVALS, report_sections
 from annotator.dashboard.tables import phenomena_tables
@@ -26,8 +25,6 @@ NOT_MEASURES = (".n_items", ".reason", ".edit_model", ".pi0_se", ".count", ".by_
 @pytest.fixture
 def team():
     cache.clear()
-    agreement_results.forget_memos()
-    agreement_results.forget_phenomena_states()
     lead = make.cast().lead
     anns = make.cast().annotators
     project = make.project_with_pairs(n_pairs=4, lead=lead, annotators=anns)

@@ -2,8 +2,7 @@
 
 - `trusted_document` (no re-validation) equals `metrics.document.parse_document` on the same document;
 - `document_fingerprints` (one serialisation) equals hashing the document and each section's inputs;
-- the kept `PhenomenaAgreement` updated pair by pair gives the report and per-pair DO F1 of a full
-  computation, at a few hundred pairs with several kinds of change.
+- `report_sections` (sections of unchanged inputs copied) equals `build_report` of the whole document.
 """
 
 from __future__ import annotations
@@ -14,14 +13,11 @@ from typing import Any
 
 import pytest
 
-from annotator.agreement import results as agreement_results
 from annotator.agreement.document import project_document
 from annotator.agreement.results import (
     SHARED,
     document_fingerprints,
     fingerprint,
-    pair_results,
-    phenomena_agreement,
     report_sections,
     trusted_document,
 )
@@ -175,9 +171,7 @@ def as_dict(document: Document) -> dict[str, Any]:
 
 @pytest.fixture
 def scale_doc() -> dict[str, Any]:
-    agreement_results.forget_phenomena_states()
-    yield as_dict(synthetic_document(n_pairs=300, n_annotators=3, phenomena_per_pair=8, seed=5))
-    agreement_results.forget_phenomena_states()
+    return as_dict(synthetic_document(n_pairs=300, n_annotators=3, phenomena_per_pair=8, seed=5))
 
 
 def changed(doc: dict[str, Any]) -> dict[str, Any]:
@@ -194,55 +188,15 @@ def changed(doc: dict[str, Any]) -> dict[str, Any]:
     return new
 
 
-def full_report(doc: dict[str, Any]) -> dict[str, Any]:
-    return build_report(parse_document(doc))
-
-
-def test_incremental_phenomena_equal_a_full_computation(scale_doc, monkeypatch):
-    first = scale_doc
-    report, *_ = report_sections(first)
-    assert report == full_report(first)
-    builds = []
-    real_init = agreement_results.PhenomenaAgreement.__init__
-    monkeypatch.setattr(
-        agreement_results.PhenomenaAgreement,
-        "__init__",
-        lambda self, *args, **kw: builds.append(1) or real_init(self, *args, **kw),
-    )
-    second = changed(first)
-    report, *_ = report_sections(second)
-    assert builds == []  # updated pair by pair, not rebuilt
-    assert report == full_report(second)
-    third = changed(second)
-    report, *_ = report_sections(third)
-    assert len(builds) == 1  # the full computation's own build only
-    assert report == full_report(third)
-
-
-def test_incremental_per_pair_do_f1_equals_recomputed_tables(scale_doc):
-    report_sections(scale_doc)
+def test_report_sections_equal_build_report_before_and_after_a_change(scale_doc):
+    """Each section's computation, and the copy of the unchanged ones from the previous results, gives
+    `build_report` of the whole document."""
+    first = report_sections(scale_doc)
+    assert first[0] == build_report(parse_document(scale_doc))
     doc = changed(scale_doc)
-    tables = phenomena_agreement(doc, document_fingerprints(doc)).tables
-    assert pair_results(doc, tables=tables) == pair_results(doc)
-
-
-def test_back_to_the_first_document_gives_its_report_again(scale_doc):
-    first_report, *_ = report_sections(scale_doc)
-    report_sections(changed(scale_doc))
-    again, *_ = report_sections(scale_doc)
-    assert again == first_report
-
-
-def test_a_changed_shared_part_starts_afresh(scale_doc):
-    report_sections(scale_doc)
-    doc = changed(scale_doc)
-    doc["tagset"]["types"][0]["one_sided"] = not doc["tagset"]["types"][0]["one_sided"]
-    doc["phenomena"] = {
-        a: [x for x in xs if x["type"] != doc["tagset"]["types"][0]["name"]]
-        for a, xs in doc["phenomena"].items()
-    }
-    report, *_ = report_sections(doc)
-    assert report == full_report(doc)
+    previous = {"report": first[0], "sections": first[1], "section_keys": first[2], "pending": first[3]}
+    again = report_sections(doc, previous)
+    assert again[0] == build_report(parse_document(doc))
 
 
 def test_json_safe_converts_numpy_and_non_finite_values_at_any_depth():

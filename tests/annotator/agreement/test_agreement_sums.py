@@ -23,9 +23,9 @@ from annotator.agreement.results import pair_label_agreement
 from annotator.annotation import services as annotation_services
 from annotator.annotation import worklist
 from annotator.models import (
-    AgreementChange,
     AgreementPairPart,
     AgreementPhenomenaPart,
+    AgreementState,
     AgreementSum,
     Assignment,
     Membership,
@@ -198,7 +198,7 @@ def test_a_read_right_after_a_save_includes_it():
         "/api/pair-labels/", {"pair": second.pk, "label": "paraphrase", "base_version": 0}, format="json"
     )
     assert response.status_code in (200, 201), response.content
-    assert AgreementChange.objects.filter(project=project).exists()  # no computation has run since
+    assert AgreementState.objects.get(project=project).queued_at is not None  # no computation has run since
     after = make.api_client(lead).get(f"/api/projects/{project.pk}/agreement/").json()
     labels = after["snapshot"]["results"]["pair_labels"]
     assert labels["cohen"]["n_items"] == {"ana|bo": 2}
@@ -244,7 +244,7 @@ def test_a_read_right_after_a_link_save_includes_it():
         "/api/links/", {"pair": first.pk, "links": [[2, 1]], "sure": True, "base_version": 2}, format="json"
     )
     assert response.status_code in (200, 201), response.content
-    assert AgreementChange.objects.filter(project=project).exists()  # no computation has run since
+    assert AgreementState.objects.get(project=project).queued_at is not None  # no computation has run since
     after = make.api_client(lead).get(url).json()["snapshot"]["results"]
     assert after["report"]["measures"]["alignment.words.precision"]["by_pair"] == {"ana|bo": 1.0}
     rows = {row["annotator"]: row for row in after["machine"]["aligner"]}
@@ -317,7 +317,7 @@ def test_the_migration_fills_the_word_alignment_parts_of_existing_projects():
 def test_a_link_save_moves_the_sums_in_four_statements():
     """A link save reads the pair (with its project's layer) and its part in one statement and its word
     alignments in another, writes the part and moves the totals (one INSERT … ON CONFLICT DO UPDATE
-    each): four statements of its thirteen."""
+    each): four statements of its twelve."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -331,7 +331,7 @@ def test_a_link_save_moves_the_sums_in_four_statements():
     statements = [q["sql"] for q in link.captured_queries]
     markers = ("layer_word_alignment", "UNION ALL", "annotator_agreementpairpart", "annotator_agreementsum")
     assert sum(any(m in sql for m in markers) for sql in statements) == 4, statements
-    assert len(statements) == 13, statements
+    assert len(statements) == 12, statements
     assert sums.kept_cells(project.pk) == sums.project_cells(project.pk)
 
 
@@ -364,7 +364,7 @@ def test_a_read_right_after_a_phenomenon_save_includes_it():
         format="json",
     )
     assert response.status_code in (200, 201), response.content
-    assert AgreementChange.objects.filter(project=project).exists()  # no computation has run since
+    assert AgreementState.objects.get(project=project).queued_at is not None  # no computation has run since
     after = make.api_client(lead).get(f"/api/projects/{project.pk}/agreement/").json()
     measures = after["snapshot"]["results"]["report"]["measures"]
     assert measures["iapta.n.ph"]["value"] == 0.5

@@ -17,7 +17,6 @@ from django.urls import reverse
 
 from annotator import taskqueue
 from annotator.agreement import current, intervals
-from annotator.agreement import results as agreement_results
 from annotator.agreement.computation import STATISTICS_TASK
 from annotator.agreement.intervals import INTERVALS_TASK
 from annotator.annotation import services as annotation_services
@@ -46,8 +45,6 @@ def ran(monkeypatch, eager_celery) -> list[str]:
 def team(transactional_db, settings, eager_celery):
     settings.AGREEMENT_REPORT_INTERVAL_SECONDS = 3600
     cache.clear()
-    agreement_results.forget_memos()
-    agreement_results.forget_phenomena_states()
     people = make.cast()
     anns = people.annotators
     project = make.project_with_pairs(n_pairs=4, lead=people.lead, annotators=anns)

@@ -27,7 +27,6 @@ from django.utils import timezone
 
 from annotator import taskqueue
 from annotator.agreement import computation, current, intervals
-from annotator.agreement import results as agreement_results
 from annotator.agreement.computation import compute_intervals, intervals_seed, recompute
 from annotator.agreement.document import project_document
 from annotator.agreement.intervals import INTERVALS_TASK
@@ -82,8 +81,6 @@ def queued(monkeypatch, eager_celery) -> list[tuple[tuple[Any, ...], float | Non
 @pytest.fixture
 def team(db):
     cache.clear()
-    agreement_results.forget_memos()
-    agreement_results.forget_phenomena_states()
     lead = make.cast().lead
     anns = make.cast().annotators
     project = make.project_with_pairs(n_pairs=4, lead=lead, annotators=anns)
@@ -304,8 +301,6 @@ def test_the_demo_ends_with_an_interval_for_every_measure_its_api_returns(
 ):
     """`make run`'s demo: no broker, tasks in-process (forced here even when REDIS_URL is set)."""
     cache.clear()
-    agreement_results.forget_memos()
-    agreement_results.forget_phenomena_states()
     timings: list[str] = []
     real = computation.compute_intervals
     monkeypatch.setattr(

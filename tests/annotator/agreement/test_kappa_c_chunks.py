@@ -6,18 +6,16 @@ shows how far the parts are."""
 from __future__ import annotations
 
 import importlib
-import json
 
 import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
 from annotator import tasks
-from annotator.agreement import current, kappa_c_chunks, results
+from annotator.agreement import current, kappa_c_chunks
 from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
 from annotator.models import AgreementSnapshot, KappaCChunk, KappaCRun
-from metrics.chance import ChanceChunk
 from tests import make
 
 pytestmark = pytest.mark.django_db
@@ -28,9 +26,7 @@ FINISH = kappa_c_chunks.FINISH_TASK
 @pytest.fixture(autouse=True)
 def clean_cache():
     cache.clear()
-    results.forget_memos()
     yield
-    results.forget_memos()
 
 
 @pytest.fixture
@@ -51,7 +47,6 @@ def single_process_kappa_c(project, settings) -> dict:
     """The same project's κ_C computed in one process: not deferred (no parts), nothing reused."""
     before = settings.AGREEMENT_KAPPA_C_DEFER_WORK
     settings.AGREEMENT_KAPPA_C_DEFER_WORK = 10**12
-    results.forget_memos()
     recompute(project.pk, full=True)
     settings.AGREEMENT_KAPPA_C_DEFER_WORK = before
     return kappa_c_measures(current.current(project))
@@ -135,30 +130,6 @@ def test_an_older_plans_tasks_step_back_for_a_newer_plan(team, settings, task_qu
     outcomes = [kappa_c_chunks.compute(a[0]) for a in task_queue.args_of(PART)]
     assert tasks.finish_kappa_c(outcomes, project.pk, run.pk) == "stored"
     assert kappa_c_measures(current.current(project)) == single_process_kappa_c(project, settings)
-
-
-def test_a_plan_is_computed_in_the_recompute_only_when_its_parts_left_are_few(team, settings, task_queue):
-    """`start_plan(here=True)` (a small κ_C after an update) computes the parts still pending in the
-    recompute — unless they are more than AGREEMENT_KAPPA_C_DEFER_WORK items × samples: those go to the
-    workers as a chord."""
-    project, _ = team
-    recompute(project.pk)
-    run = KappaCRun.objects.get(project=project)
-    specs = dict(KappaCChunk.objects.filter(project=project).values_list("digest", "spec"))
-    plan = {
-        key: [ChanceChunk.from_dict(json.loads(specs[d])) for d in digests]
-        for key, digests in run.chunks.items()
-    }
-    task_queue.sent.clear()
-    task_queue.chords.clear()
-    settings.AGREEMENT_KAPPA_C_DEFER_WORK = 11 * 1000  # 12 items pending × 1,000 samples: too many
-    assert kappa_c_chunks.start_plan(project, plan, "other inputs", here=True) == (0, 12)
-    assert len(task_queue.args_of(PART)) == 12 and len(task_queue.chords) == 1
-    task_queue.sent.clear()
-    task_queue.chords.clear()
-    settings.AGREEMENT_KAPPA_C_DEFER_WORK = 12 * 1000
-    assert kappa_c_chunks.start_plan(project, plan, "third inputs", here=True) == (12, 12)
-    assert task_queue.sent == [] and task_queue.chords == []  # computed here: no chord, no recompute
 
 
 def test_parts_not_sent_are_planned_again_by_the_next_recompute(team, settings, task_queue):

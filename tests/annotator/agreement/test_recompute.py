@@ -19,8 +19,7 @@ from django.utils import timezone
 from sklearn.metrics import cohen_kappa_score
 
 from annotator import tasks
-from annotator.agreement import computation, current, scheduling
-from annotator.agreement import results as agreement_results
+from annotator.agreement import computation, current, kappa_c_chunks, scheduling
 from annotator.agreement.computation import document_fingerprint, recompute
 from annotator.agreement.document import project_document
 from annotator.annotation import services as annotation_services
@@ -45,8 +44,6 @@ REPO = Path(__file__).resolve().parents[3]
 @pytest.fixture(autouse=True)
 def clean_cache():
     cache.clear()
-    agreement_results.forget_memos()  # every test starts from a cold worker
-    agreement_results.forget_phenomena_states()
     yield
     cache.clear()
 
@@ -129,11 +126,11 @@ def test_expensive_kappa_c_is_stored_provisionally_then_exactly(team, settings, 
 
 
 def test_after_one_annotators_change_only_their_pairs_run_kappa_c_again(
-    team, settings, tmp_path, eager_celery
+    team, settings, tmp_path, eager_celery, monkeypatch
 ):
-    """The worker keeps each annotator pair's κ_C: a change by one annotator leaves the pairs of the
-    other two as they were, and the Monte Carlo left (that annotator's two pairs) is small enough to
-    run at once — no provisional snapshot — while the report still equals the CLI's."""
+    """The stored parts keep each annotator pair's κ_C Monte Carlo: after a change by one annotator only
+    that annotator's pairs' parts are computed again (`kappa_c_chunks`), and the report still equals
+    the CLI's."""
     project, anns = team
     make.partly_agree(project, anns)
     # 4 pairs × 1,000 samples per annotator pair: all three pairs are 12,000, the changed two 8,000
@@ -141,7 +138,11 @@ def test_after_one_annotators_change_only_their_pairs_run_kappa_c_again(
     assert recompute(project.pk) == "stored provisional+final"  # cold: all three pairs to compute
     pair = project.pairs.order_by("position").first()
     annotation_services.set_links(pair, anns[2], [(0, 0)], sure=True, base_version=None)
-    assert recompute(project.pk) == "stored"
+    computed = []
+    real = kappa_c_chunks.chance_chunk
+    monkeypatch.setattr(kappa_c_chunks, "chance_chunk", lambda part: computed.append(part) or real(part))
+    assert recompute(project.pk) == "stored provisional+final"
+    assert computed and all(anns[2].username in part.key.split("|") for part in computed)
     latest = current.current(project)
     assert latest.results["pending"] == []
     assert latest.results["report"] == cli_report(project_document(project), tmp_path)
@@ -155,13 +156,7 @@ def test_results_hold_pairs_pair_labels_progress_and_headline(team):
     )
     recompute(project.pk)
     results = current.current(project).results
-    pairs = current.pair_entries(project)  # kept per pair, not in the report
-    assert "pairs" not in results and list(pairs) == ["p1", "p2", "p3", "p4"]
-    assert pairs["p3"]["label_disagreement"] is True
-    assert pairs["p1"]["label_disagreement"] is False
-    assert pairs["p1"]["do_f1"] == pytest.approx(1.0)
-    assert pairs["p2"]["do_f1"] < 1
-    assert pairs["p1"]["annotators"] == ["anna", "ben", "cat"]
+    assert "pairs" not in results  # per-pair values are the explorer's (`annotator.leadtools`)
     ana_training = [r for r in results["progress"] if r["annotator"] == "anna"][0]
     assert ana_training == {
         "annotator": "anna",
@@ -425,26 +420,6 @@ def test_report_sections_equal_build_report_of_whole_document(team):
     report, _, _, pending = report_sections(doc)
     assert pending == []
     assert report == build_report(parse_document(doc))
-
-
-def test_per_pair_do_f1_equals_the_library_on_each_pair(team):
-    from annotator.agreement.results import pair_results
-    from metrics.iapta import do_f1
-
-    project, anns = team
-    make.partly_agree(project, anns)
-    doc = project_document(project)
-    library = parse_document(doc)  # the document as the metrics library reads it
-    results = pair_results(doc)
-    for pair in doc["pairs"]:
-        pid = pair["id"]
-        mine = {a: [x for x in xs if x.pair == pid] for a, xs in library.phenomena.items()}
-        values = [
-            do_f1(mine[a], mine[b], tagset=library.tagset)
-            for a, b in (("anna", "ben"), ("anna", "cat"), ("ben", "cat"))
-        ]
-        defined = [v for v in values if v is not None]
-        assert results[pid]["do_f1"] == pytest.approx(sum(defined) / len(defined))
 
 
 def test_a_change_made_while_a_computation_ran_keeps_the_project_behind():

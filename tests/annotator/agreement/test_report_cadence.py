@@ -15,11 +15,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotator.agreement import current, incremental, retention
+from annotator.agreement import current, retention
 from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
 from annotator.corpus.exports.report import report_document
-from annotator.models import AgreementHeadline, AgreementPairState, AgreementSection, AgreementSnapshot
+from annotator.models import AgreementHeadline, AgreementSection, AgreementSnapshot
 from tests import make
 from tests.make import api_client
 
@@ -36,9 +36,9 @@ def clean_cache():
 
 
 @pytest.fixture
-def streaming(settings, monkeypatch):
+def streaming(settings):
     """A project of 6 pairs labelled by two annotators and a third (full computation done), the
-    interval long, and a spy that records whether each computation was an incremental update."""
+    interval long."""
     settings.AGREEMENT_REPORT_INTERVAL_SECONDS = 3600
     lead = make.user("cad-lead")
     anns = tuple(make.user(f"cad-{k}") for k in range(3))
@@ -47,13 +47,8 @@ def streaming(settings, monkeypatch):
     for pair in pairs:
         for who in anns:
             annotation_services.set_pair_label(pair, who, "paraphrase", base_version=None)
-    assert recompute(project.pk) == "stored"  # full: the per-pair state and the first report
-    updates: list[bool] = []
-    real = incremental.update
-    monkeypatch.setattr(
-        incremental, "update", lambda *a, **k: updates.append(real(*a, **k) is not None) or real(*a, **k)
-    )
-    return project, lead, anns, pairs, updates
+    assert recompute(project.pk) == "stored"  # the first report
+    return project, lead, anns, pairs
 
 
 def label(pairs, who, n: int) -> dict[str, int]:
@@ -69,7 +64,7 @@ def label(pairs, who, n: int) -> dict[str, int]:
 
 
 def test_a_stream_of_updates_stores_a_headline_each_and_no_report_within_the_interval(client, streaming):
-    project, lead, anns, pairs, updates = streaming
+    project, lead, anns, pairs = streaming
     client.force_login(lead)
     api = api_client(lead)
     panel = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "label-agreement"}
@@ -86,13 +81,12 @@ def test_a_stream_of_updates_stores_a_headline_each_and_no_report_within_the_int
         assert body["snapshot"]["computation"] == now.computation and body["snapshot"]["id"] is None
         assert body["snapshot"]["results"]["pair_labels"]["counts"][anns[2].username] == counts
         assert report_document(project)["pair_labels"] == now.results["pair_labels"]
-    assert updates == [True] * UPDATES  # every one an incremental update
     assert AgreementHeadline.objects.filter(project=project).count() == 1 + UPDATES
     assert AgreementSnapshot.objects.filter(project=project).count() == 1  # the full computation's
 
 
 def test_the_current_agreement_equals_the_report_a_full_computation_stores(streaming):
-    project, _, anns, pairs, _ = streaming
+    project, _, anns, pairs = streaming
     for n in range(3):
         label(pairs, anns[2], n)
         recompute(project.pk)
@@ -106,7 +100,7 @@ def test_the_current_agreement_equals_the_report_a_full_computation_stores(strea
 
 
 def test_a_report_is_stored_once_the_interval_has_passed(streaming):
-    project, _, anns, pairs, _ = streaming
+    project, _, anns, pairs = streaming
     label(pairs, anns[2], 0)
     recompute(project.pk)
     assert AgreementSnapshot.objects.filter(project=project).count() == 1
@@ -143,19 +137,18 @@ def _written(project, pairs, who, n: int) -> tuple[int, set[str]]:
 def stored_bytes(project) -> int:
     """The size of the project's agreement rows (their values as JSON)."""
     size = 0
-    for model in (AgreementSnapshot, AgreementHeadline, AgreementSection, AgreementPairState):
+    for model in (AgreementSnapshot, AgreementHeadline, AgreementSection):
         for row in model.objects.filter(project=project).values():
             size += len(json.dumps(row, default=str))
     return size
 
 
 def test_storage_grows_by_a_headline_row_per_update_not_by_a_report(streaming):
-    project, _, anns, pairs, updates = streaming
+    project, _, anns, pairs = streaming
     report_size = len(json.dumps(AgreementSnapshot.objects.get(project=project).results))
     headline_size = len(json.dumps(AgreementHeadline.objects.values().get(project=project), default=str))
     before = stored_bytes(project)
     written = [_written(project, pairs, anns[2], n) for n in range(3 * len(pairs))]
-    assert all(updates)
     assert all("annotator_agreementsnapshot" not in tables for _, tables in written)
     sizes = [n for n, _ in written]
     assert max(sizes[len(pairs) :]) <= 1.1 * max(sizes[: len(pairs)]), sizes  # no growth with updates
@@ -173,7 +166,7 @@ def pin(client, project, computation: int):
 
 
 def test_pinning_the_current_agreement_stores_its_report_and_retention_keeps_it(client, streaming):
-    project, lead, anns, pairs, _ = streaming
+    project, lead, anns, pairs = streaming
     label(pairs, anns[2], 0)
     recompute(project.pk)
     now = current.current(project)
@@ -197,7 +190,7 @@ def test_pinning_the_current_agreement_stores_its_report_and_retention_keeps_it(
 
 
 def test_a_past_computation_without_a_report_cannot_be_pinned(client, streaming):
-    project, lead, anns, pairs, _ = streaming
+    project, lead, anns, pairs = streaming
     label(pairs, anns[2], 0)
     recompute(project.pk)
     past = current.current(project).computation

@@ -203,6 +203,8 @@ def test_the_application_issues_no_vacuum_and_autovacuum_is_tuned_per_table():
     ]
     assert issued == []
     tuned = importlib.import_module("annotator.migrations.0035_agreement_autovacuum").TABLES
+    dropped = {"annotator_agreementpairstate", "annotator_agreementchange"}  # by migration 0038
+    tuned = {name: value for name, value in tuned.items() if name not in dropped}
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:

@@ -13,7 +13,6 @@ import pytest
 from django.core.cache import cache
 
 from annotator.agreement import current
-from annotator.agreement import results as agreement_results
 from annotator.agreement.computation import recompute
 from annotator.agreement.document import project_document
 from annotator.annotation import services as annotation_services
@@ -32,8 +31,6 @@ REPO = Path(__file__).resolve().parents[3]
 @pytest.fixture(autouse=True)
 def clean_cache():
     cache.clear()
-    agreement_results.forget_memos()
-    agreement_results.forget_phenomena_states()
     yield
     cache.clear()
 

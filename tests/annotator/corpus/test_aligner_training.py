@@ -165,12 +165,11 @@ def test_align_corpus_command(world, capsys):
 
 
 def _stored_rows() -> dict[str, int]:
-    """Rows per table of the workbench, the aligner's own run log apart, and the change marks waiting
-    for the next agreement computation (`AgreementChange`: it deletes the ones it read)."""
+    """Rows per table of the workbench, the aligner's own run log apart."""
     return {
         model.__name__: model.objects.count()
         for model in apps.get_app_config("annotator").get_models()
-        if model.__name__ not in {"AlignerRun", "AgreementChange"}
+        if model.__name__ != "AlignerRun"
     }
 
 

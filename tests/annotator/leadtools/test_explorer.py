@@ -3,9 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from annotator.agreement.document import project_document
 from annotator.leadtools import disagreement, explorer_rows
-from metrics.document import parse_document
 from metrics.iapta import do_f1
 from metrics.synthetic import synthetic_document
 from tests import make
@@ -61,20 +59,6 @@ def test_rows_of_the_project_mark_label_and_phenomena_disagreement(world):
     assert rows["p3"]["do_f1"]["anna|ben"] == 0.0 and 0 < rows["p3"]["do_f1"]["anna|cat"] < 1
     assert rows["p3"]["alignment_f1"]["anna|ben"] < 1 == rows["p3"]["alignment_f1"]["anna|cat"]
     assert rows["p3"]["types"] == ["Same polarity", "Semantics"]
-
-
-def test_per_pair_values_agree_with_the_snapshot_pairs(world):
-    from annotator.agreement.results import pair_results
-
-    raw = project_document(world["project"])
-    ours = disagreement.pair_agreement(raw, parse_document(raw))
-    theirs = pair_results(raw)
-    for pid, row in theirs.items():
-        if row["do_f1"] is None:
-            assert ours[pid]["score"] is None
-        else:
-            assert ours[pid]["score"] == pytest.approx(row["do_f1"])
-        assert ours[pid]["label_disagreement"] == row["label_disagreement"]
 
 
 def test_ordering_puts_the_lowest_first_and_undefined_last():

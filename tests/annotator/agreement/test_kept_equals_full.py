@@ -1,7 +1,8 @@
-"""Incremental recomputation (the stored per-pair state and section totals, sections copied from the
-latest snapshot, the worker's kept memos and phenomena statistics) equals a full recomputation, on random
-sequences of edits (hypothesis), including label clearing, deletions and process restarts (nothing kept
-in memory).
+"""The kept agreement equals a from-scratch computation, on random sequences of edits (hypothesis),
+label clearing and deletions included: the sums each save moves (`annotator.agreement.sums`, read by
+`current.current`), the report sections a recompute copies from the current agreement when their
+inputs did not change, and κ_C from the parts the workers computed — against a `--full` recompute
+that reuses nothing and sums rebuilt from the annotations.
 
 Runs on the configured database: SQLite by default, PostgreSQL when DATABASE_URL points at one.
 """
@@ -18,11 +19,10 @@ from django.test import override_settings
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from annotator.agreement import current, incremental
-from annotator.agreement import results as agreement_results
+from annotator.agreement import current, rebuild
 from annotator.agreement.computation import recompute
 from annotator.annotation import services as annotation_services
-from annotator.models import AgreementChange, AgreementSnapshot, Phenomenon
+from annotator.models import AgreementSnapshot, Phenomenon
 from tests import make
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +36,6 @@ edit = st.one_of(
         st.integers(0, 2),
         st.sampled_from(["paraphrase", "non_paraphrase", ""]),
     ),
-    st.tuples(st.just("restart"), st.just(0), st.just(0), st.just(None)),
     st.tuples(
         st.just("phenomenon"),
         st.integers(0, 2),
@@ -62,11 +61,7 @@ edit = st.one_of(
 def apply(edit_: tuple, pairs: list, anns: tuple, types: list) -> None:
     kind, p, a, arg = edit_
     pair, who = pairs[p], anns[a]
-    if kind == "restart":  # a new worker process: nothing kept in memory, only the stored state
-        agreement_results.forget_memos()
-        agreement_results.forget_phenomena_states()
-        incremental.forget_kept()
-    elif kind == "label":
+    if kind == "label":
         annotation_services.set_pair_label(pair, who, arg, base_version=None)
     elif kind == "phenomenon":
         t, start, width = arg
@@ -105,68 +100,46 @@ def comparable(snapshot: current.Current) -> dict:
 )
 @given(edits=st.lists(edit, min_size=1, max_size=6))
 @pytest.mark.parametrize("kappa_c_deferred", [False, True], ids=["kappa-c-now", "kappa-c-deferred"])
-def test_incremental_recompute_equals_full_recompute(kappa_c_deferred, edits):
-    """`kappa_c_deferred`: every update whose links changed keeps its incremental result and finishes
-    κ_C from the stored per-pair parts (as on a large project), instead of falling back to the full
-    computation that computes κ_C at once (a small project's path): both paths are held to the full
-    computation's results."""
+def test_kept_agreement_equals_a_full_recompute(kappa_c_deferred, edits):
+    """`kappa_c_deferred`: every recompute whose links changed leaves κ_C to its Monte Carlo's parts
+    (as on a large project, the chord run in this process) instead of computing it at once (a small
+    project's path): both paths are held to the full computation's results."""
     # deferred, κ_C's Monte Carlo parts run in this process (not on a worker, when a broker is configured
     # as in CI), so that each computation ends final
     with (
         override_settings(AGREEMENT_KAPPA_C_DEFER_WORK=-1 if kappa_c_deferred else 20_000),
         make.eager_tasks() if kappa_c_deferred else contextlib.nullcontext(),
     ):
-        _incremental_equals_full(edits, kappa_c_deferred)
+        _kept_equals_full(edits, kappa_c_deferred)
 
 
-def _incremental_equals_full(edits: list, kappa_c_deferred: bool) -> None:
+def _kept_equals_full(edits: list, kappa_c_deferred: bool) -> None:
     cache.clear()
-    agreement_results.forget_memos()
-    agreement_results.forget_phenomena_states()
     n = next(_names)
     anns = tuple(make.user(f"inc{n}-{k}") for k in range(3))
     project = make.project_with_pairs(f"Inc {n}", n_pairs=4, lead=make.user(f"lead{n}"), annotators=anns)
     pairs = list(project.pairs.order_by("position"))
     types = [make.vila().types.get(name=name) for name in TYPES]
     annotation_services.set_pair_label(pairs[0], anns[0], "paraphrase", base_version=None)
-    if kappa_c_deferred:
-        # Everyone has started every section on the last pair, which no edit reaches: no edit changes who
-        # takes part, so every edit is an incremental update (links included) and none falls back.
+    if kappa_c_deferred:  # everyone takes part in every section from the start
         for k in range(len(anns)):
             apply(("phenomenon", 3, k, (0, k, 1)), pairs, anns, types)
             apply(("link", 3, k, (k, 1, True)), pairs, anns, types)
             apply(("label", 3, k, "paraphrase" if k else "non_paraphrase"), pairs, anns, types)
-    recompute(project.pk)  # the first computation is a full one: it stores the per-pair state
-    updates = []
-    real_update = incremental.update
-
-    def spy(*args, **kwargs):
-        out = real_update(*args, **kwargs)
-        updates.append(out is not None)
-        return out
-
-    incremental.update = spy
-    try:
-        for edit_ in edits:
-            apply(edit_, pairs, anns, types)
-            recompute(project.pk)  # incremental: the stored state, the kept statistics
-            assert not AgreementChange.objects.filter(project=project).exists()
-    finally:
-        incremental.update = real_update
-    print("incremental updates:", updates)
-    if kappa_c_deferred:
-        assert all(updates), "an edit fell back to the full computation"
+    recompute(project.pk)
+    for edit_ in edits:
+        apply(edit_, pairs, anns, types)
+        recompute(project.pk)
     latest = current.current(project)
-    entries = current.pair_entries(project)  # the explorer's per-pair values, kept per pair
     # deferred, κ_C is computed after a provisional store (in process: at once)
     assert recompute(project.pk, full=True) == ("stored provisional+final" if kappa_c_deferred else "stored")
+    assert rebuild(project.pk) == 0  # the sums the saves moved are the sums of the annotations
     full = current.current(project)
     assert full.computation != latest.computation and full.fingerprint == latest.fingerprint
     assert comparable(latest) == comparable(full)
-    assert entries == current.pair_entries(project) and len(entries) == len(pairs)
 
 
-def test_recompute_agreement_command_full_and_incremental(capsys):
+def test_recompute_agreement_command_reuses_and_full(capsys):
     lead = make.user("lead")
     ana, bo = make.user("ana"), make.user("bo")
     project = make.project_with_pairs(n_pairs=2, lead=lead, annotators=(ana, bo))
