@@ -169,13 +169,17 @@ def queue_reannotation(
 def refresh_explorer(project_id: int) -> int | None:
     """Store the disagreement explorer's rows of the project from its current annotations.
 
-    Idempotent (the rows are replaced); returns how many were stored; a deleted project is skipped, and a
-    delivery that finds a live worker refreshing the project leaves it to that worker.
+    Sent by the agreement computation that follows a change and by the lead. Idempotent (the rows are
+    replaced); returns how many were stored; a deleted project, rows that are current already and a
+    project whose refreshes the lead stopped are skipped, and a delivery that finds a live worker
+    refreshing the project leaves it to that worker.
     """
     project = Project.objects.filter(pk=project_id).first()
     if project is None:
         log.info("refresh_explorer: project %s no longer exists; skipped", project_id)
         return None
+    if explorer_rows.is_paused(project) or explorer_rows.rows_current(project):
+        return None  # the lead stopped the refreshes, or the rows are current already
     return explorer_rows.refresh_once(project)
 
 

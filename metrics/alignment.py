@@ -14,7 +14,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from metrics.memo import PairwiseMemo
 from metrics.phrases import (
     IDENTICAL_MATCHES,
     PhrasePair,
@@ -430,7 +429,7 @@ _MEASURES = (
 )
 
 
-def alignment_report(doc: Document, *, memo: PairwiseMemo | None = None) -> dict[str, dict[str, Any]]:
+def alignment_report(doc: Document) -> dict[str, dict[str, Any]]:
     """The ``alignment.*`` measures of a document
     (docs/measures.md#word-alignment, #phrase-alignment, #report).
 
@@ -439,31 +438,20 @@ def alignment_report(doc: Document, *, memo: PairwiseMemo | None = None) -> dict
     ``alignment.{words,words.sure,words.possible,phrases,phrases.sure}.{precision,recall,f1}``,
     each ``{"value": mean over annotator pairs skipping None, "by_pair": {"a|b": ...}}``;
     ``by_pair`` is omitted with fewer than two annotators. No keys without word alignments.
-
-    ``memo`` (a :class:`metrics.memo.PairwiseMemo` kept by the caller between calls) reuses the
-    prepared alignments of annotators and the counts of annotator pairs whose inputs are unchanged;
-    the report is the same with or without it.
     """
     if doc.word_alignments is None:
         return {}
     annotators = section_annotators(doc, doc.word_alignments)
     match = doc.options.identical_match
     _check_match(match)
-    memo = memo if memo is not None else PairwiseMemo()
-    memo.begin((match, doc.pairs), {r: doc.word_alignments[r] for r in annotators})
-    missing = tuple(r for r in annotators if r not in memo.per_annotator)
-    memo.per_annotator.update(_prepare(doc, missing, match))
-    prepared: dict[str, dict[str, _Prepared]] = memo.per_annotator
+    prepared = _prepare(doc, annotators, match)
     totals: dict[tuple[str, str], dict[str, AlignmentCounts]] = {}
     for a, b in doc.annotator_pairs(annotators):
-        total = memo.per_pair.get((a, b))
-        if total is None:
-            total = {name: AlignmentCounts() for name in _MEASURES}
-            for pid, pa in prepared[a].items():
-                pb = prepared[b].get(pid)
-                if pb is not None:
-                    total = {name: total[name] + c for name, c in _pair_counts(pa, pb).items()}
-            memo.per_pair[a, b] = total
+        total = {name: AlignmentCounts() for name in _MEASURES}
+        for pid, pa in prepared[a].items():
+            pb = prepared[b].get(pid)
+            if pb is not None:
+                total = {name: total[name] + c for name, c in _pair_counts(pa, pb).items()}
         totals[a, b] = total
     return alignment_report_from_counts(totals, annotators)
 

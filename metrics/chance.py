@@ -19,7 +19,6 @@ import numpy as np
 import numpy.typing as npt
 
 from metrics.alignment import mean_defined, non_identical_atomic_pairs_many, section_annotators
-from metrics.memo import PairwiseMemo
 from metrics.phrases import IDENTICAL_MATCHES, atomic_spans, diagonal_runs, identical_tokens, validate_links
 from metrics.types import Document, Link, Pair
 
@@ -517,7 +516,6 @@ def kappa_c_from_items(
 def kappa_c_report(
     doc: Document,
     *,
-    memo: PairwiseMemo | None = None,
     chance: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """The ``kappa_c*`` measures of a document (docs/measures.md#kappa-c, #report).
@@ -529,11 +527,6 @@ def kappa_c_report(
     ``kappa_c.reason`` (by_pair), ``kappa_c.edit_model`` (by_annotator: ``{alpha, beta, n_items}``
     or ``None`` without any item). ``by_pair`` is omitted with fewer than two annotators.
 
-    ``memo`` (a :class:`metrics.memo.PairwiseMemo` kept by the caller between calls) reuses the edit
-    models of annotators and the κ_C of annotator pairs whose word alignments are unchanged — each
-    depends only on its annotators' alignments, the pairs and the options — so after one annotator's
-    change only that annotator's pairs run their Monte Carlo again. Same report with or without it.
-
     ``chance["a|b"] = (means, variances)`` gives the per-item Monte Carlo results of annotator pair
     ``a|b`` computed elsewhere — the chunks of :func:`kappa_c_chunks` run by :func:`chance_chunk` and
     put end to end in item order; pairs it lacks are sampled here. Same report either way, bit for bit.
@@ -542,30 +535,24 @@ def kappa_c_report(
     if wa is None:
         return {}
     annotators = section_annotators(doc, wa)
-    memo = memo if memo is not None else PairwiseMemo()
-    memo.begin(kappa_c_context(doc), {r: wa[r] for r in annotators})
     models: dict[str, EditModel | None] = {}
     for r in annotators:
-        if r not in memo.per_annotator:
-            mine = [p for p in doc.pairs if p.id in wa[r]]
-            memo.per_annotator[r] = _fit_annotator(mine, [wa[r][p.id].P for p in mine])
-        models[r] = memo.per_annotator[r]
+        mine = [p for p in doc.pairs if p.id in wa[r]]
+        models[r] = _fit_annotator(mine, [wa[r][p.id].P for p in mine])
     results: dict[str, KappaC] = {}
     for a, b in doc.annotator_pairs(annotators):
-        if (a, b) not in memo.per_pair:
-            items = [p for p in doc.pairs if p.id in wa[a] and p.id in wa[b]]
-            memo.per_pair[a, b] = kappa_c(
-                [wa[a][p.id].P for p in items],
-                [wa[b][p.id].P for p in items],
-                items,
-                model_a=models[a],
-                model_b=models[b],
-                mc_samples=doc.options.mc_samples,
-                mc_seed=doc.options.mc_seed,
-                identical_match=doc.options.identical_match,
-                chance_items=(chance or {}).get(f"{a}|{b}"),
-            )
-        results[f"{a}|{b}"] = memo.per_pair[a, b]
+        items = [p for p in doc.pairs if p.id in wa[a] and p.id in wa[b]]
+        results[f"{a}|{b}"] = kappa_c(
+            [wa[a][p.id].P for p in items],
+            [wa[b][p.id].P for p in items],
+            items,
+            model_a=models[a],
+            model_b=models[b],
+            mc_samples=doc.options.mc_samples,
+            mc_seed=doc.options.mc_seed,
+            identical_match=doc.options.identical_match,
+            chance_items=(chance or {}).get(f"{a}|{b}"),
+        )
     return kappa_c_measures(results, models, with_pairs=len(annotators) >= 2)
 
 
@@ -653,14 +640,8 @@ def item_concordances(doc: Document, a: str, b: str) -> ItemConcordances:
     return ItemConcordances(tuple(items), pi_hat, tuple(means))
 
 
-def kappa_c_context(doc: Document) -> tuple[Any, ...]:
-    """What every annotator pair's κ_C depends on besides the two annotators' alignments."""
-    options = doc.options
-    return (options.mc_samples, options.mc_seed, options.identical_match, doc.pairs)
-
-
-def kappa_c_work(doc: Document, memo: PairwiseMemo | None = None) -> int:
-    """Monte Carlo work (items × samples) that :func:`kappa_c_report` with ``memo`` has to do.
+def kappa_c_work(doc: Document) -> int:
+    """Monte Carlo work (items × samples) that :func:`kappa_c_report` has to do.
 
     An annotator pair with an item that has no initial alignment needs none: its κ_C is undefined
     ("no_initial_alignment") before any sampling.
@@ -669,15 +650,12 @@ def kappa_c_work(doc: Document, memo: PairwiseMemo | None = None) -> int:
     if not wa:
         return 0
     annotators = section_annotators(doc, wa)
-    changed = memo.changed(kappa_c_context(doc), {r: wa[r] for r in annotators}) if memo else set(annotators)
     without_initial = {p.id for p in doc.pairs if p.initial_alignment is None}
-    kept = memo.per_pair if memo is not None else {}
     work = 0
     for a, b in doc.annotator_pairs(annotators):
-        if a in changed or b in changed or (a, b) not in kept:
-            items = wa[a].keys() & wa[b].keys()
-            if not items & without_initial:  # otherwise κ_C is undefined before any sampling
-                work += len(items)
+        items = wa[a].keys() & wa[b].keys()
+        if not items & without_initial:  # otherwise κ_C is undefined before any sampling
+            work += len(items)
     return work * doc.options.mc_samples
 
 

@@ -104,7 +104,27 @@ def recompute(project_id: int, *, full: bool = False, redelivered: bool = False)
         outcome = _recompute_once(project_id, full)
     while outcome != "busy" and taskqueue.runs_in_process() and scheduling.is_queued(project_id):
         outcome = _recompute_once(project_id, False)
+    if outcome.startswith("stored"):
+        send_explorer_refresh(project_id)
     return outcome
+
+
+EXPLORER_TASK = "annotator.refresh_explorer"
+
+
+def send_explorer_refresh(project_id: int) -> None:
+    """Send the refresh of the project's disagreement explorer rows (`annotator.leadtools.explorer_rows`)
+    after a computation stored new figures: requests only read those rows. Without a broker it runs
+    after the response of the request that saved (or now). A broker that cannot be reached is logged:
+    the next computation sends again."""
+    try:
+        taskqueue.enqueue(EXPLORER_TASK, project_id, after_response=True)
+    except taskqueue.QueueUnavailable as exc:
+        log.warning("explorer refresh of project %s not sent: %s", project_id, exc)
+    except Exception:  # in-process: the figures are stored; the explorer says its rows are behind
+        if not taskqueue.runs_in_process():
+            raise
+        log.exception("in-process explorer refresh of project %s failed", project_id)
 
 
 def _recompute_once(project_id: int, full: bool) -> str:

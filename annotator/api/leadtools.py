@@ -234,7 +234,7 @@ class ExplorerViewSet(LeadTool):
         if annotator_pair and not _is_annotator_pair(annotator_pair):
             raise ValidationError({"annotators": ['Name two different annotators as "a|b".']})
         ptype = request.query_params.get("type", "")
-        state = explorer_rows.ensure_fresh(project)
+        state = explorer_rows.stored_state(project)
         ordered = explorer_rows.Ordered(project, state, measure, annotator_pair, ptype)
         page: list[explorer_rows.Item] = self.paginate_queryset(ordered) or []  # type: ignore[arg-type]
         results = [
@@ -309,7 +309,7 @@ class ExplorerViewSet(LeadTool):
     )
     def retrieve(self, request: Request, project_pk: str, pair_pk: str) -> Response:
         pair = self.pair()
-        explorer_rows.ensure_fresh(pair.project)
+        explorer_rows.stored_state(pair.project)
         row = explorer_rows.pair_row(pair.project, pair)
         ids_by_name = {name: pk for pk, name in planning.project_annotators(pair.project)}
         workers = [name for name in row["annotators"] if name in ids_by_name]

@@ -8,8 +8,10 @@ totals and the filter choices (`ExplorerState`); a request reads `page_size` row
 
 The rows are current while `source_mark` — the project's last change mark (`AgreementState.changed_at`,
 set by every annotation change), its newest pair and its annotators — is what they were computed
-from. When it is not, `ensure_fresh` asks for a refresh (`annotator.refresh_explorer`: at once without
-a broker, by a worker with one; the page says "recomputing…" meanwhile and shows the rows it has).
+from. Requests only read them (`stored_state`); the agreement computation that follows a change sends
+the refresh (`annotator.refresh_explorer`: after the save's response without a broker, by a worker
+with one), and so does the lead's `resume_refresh`; the page says "recomputing…" meanwhile and shows
+the rows it has.
 A refresh runs once at a time per project (`refresh_once`, the task's body: a task delivered again while
 a live worker refreshes the project leaves it; `annotator.corpus.run_once`). A lead can stop it
 (`cancel_refresh`): a running refresh stops between two batches and its transaction is rolled back, so
@@ -302,6 +304,7 @@ def _run_name(project_id: int) -> str:
 def refresh_once(project: Project) -> int | None:
     """`refresh`, unless a live run refreshes the project already or the refresh is cancelled (None: this
     call leaves it to that run, or stopped and kept the rows there were)."""
+    cache.delete(QUEUED_KEY.format(project.pk))  # a change from here on asks for the next refresh
     with run_once.claim(_run_name(project.pk)) as claim:
         if claim is None:
             return None
@@ -323,10 +326,12 @@ def cancel_refresh(project: Project) -> bool:
 
 
 def resume_refresh(project: Project) -> ExplorerState | None:
-    """Let the project's explorer be refreshed again after `cancel_refresh`, and ask for it now if its
-    rows are not current (`ensure_fresh`)."""
+    """Let the project's explorer be refreshed again after `cancel_refresh`, ask for a refresh now if its
+    rows are not current (`ask_refresh`), and return the state of the rows there are (`stored_state`)."""
     cache.delete(PAUSED_KEY.format(project.pk))
-    return ensure_fresh(project)
+    if not rows_current(project):
+        ask_refresh(project)
+    return stored_state(project)
 
 
 def is_paused(project: Project) -> bool:
@@ -334,27 +339,29 @@ def is_paused(project: Project) -> bool:
     return bool(cache.get(PAUSED_KEY.format(project.pk)))
 
 
-def ensure_fresh(project: Project) -> ExplorerState | None:
-    """The project's explorer state when its rows are current; otherwise ask for a refresh (coalesced)
-    and return the state of the rows there are (None before the first refresh) — see `is_current`."""
+def stored_state(project: Project) -> ExplorerState | None:
+    """The project's explorer state (None before the first refresh), marked `current` when its rows
+    were computed from the current annotations (`is_current`). Reads only: the refresh is sent by the
+    agreement computation that follows a change (`annotator.agreement.computation`) or by the lead
+    (`resume_refresh`)."""
     state = ExplorerState.objects.filter(project=project).first()
-    if state is not None and state.source == source_mark(project):
-        state.current = True  # type: ignore[attr-defined]
-        return state
+    if state is not None:
+        state.current = state.source == source_mark(project)  # type: ignore[attr-defined]
+    return state
+
+
+def ask_refresh(project: Project) -> None:
+    """Ask for a refresh of the project's rows (coalesced: one per minute at most is sent; none while the
+    lead has stopped them, `cancel_refresh`); without a broker it runs now."""
     if taskqueue.runs_in_process():
         refresh(project)
-        state = ExplorerState.objects.get(project=project)
-        state.current = True  # type: ignore[attr-defined]
-        return state
+        return
     if not is_paused(project) and cache.add(QUEUED_KEY.format(project.pk), 1, timeout=60):
         run_once.clear_cancel(_run_name(project.pk))  # a cancel was for the refreshes asked for before
         try:
             taskqueue.enqueue(REFRESH_TASK, project.pk)
         except taskqueue.QueueUnavailable:
             cache.delete(QUEUED_KEY.format(project.pk))
-    if state is not None:
-        state.current = False  # type: ignore[attr-defined]
-    return state
 
 
 def rows_current(project: Project) -> bool:
@@ -442,7 +449,6 @@ def pair_row(project: Project, pair: Pair) -> dict[str, Any]:
 def rows_for(project: Project, source_ids: list[str]) -> dict[str, dict[str, Any]]:
     """The stored rows of these pairs (source id → row; pairs nobody worked on have none): what a
     re-annotation round's before-and-after needs, read for its own pairs only."""
-    ensure_fresh(project)
     found = ExplorerValue.objects.filter(
         project=project, annotators="", ptype="", pair__source_id__in=set(source_ids)
     ).values_list("pair__source_id", "row")

@@ -209,7 +209,7 @@ class DrawPreview:
     """What `draw` gives on the project's stored rows, counted in the database: the numbers of flagged,
     agreeing and sampled pairs, and the queue order a page at a time (a paginator's object list:
     `count()` is known, a slice reads the page's pairs only). `current` says whether the stored rows
-    were computed from the current annotations (see `explorer_rows.ensure_fresh`)."""
+    were computed from the current annotations (see `explorer_rows.stored_state`)."""
 
     rule: str
     params: dict[str, Any]
@@ -303,7 +303,7 @@ def preview_draw(
     sampled), exactly as `draw` uses it on the lists, so the same seed gives the same pairs in the
     same order (while the stored rows are current)."""
     params = clean_params(rule, params)
-    state = explorer_rows.ensure_fresh(project)
+    state = explorer_rows.stored_state(project)
     stored = ExplorerValue.objects.filter(project=project, annotators="", ptype="")
     n_flagged, n_agreeing, reader = _stored_sides(project, stored, state, rule, params)
     k = sample_size(n_flagged, n_agreeing, fraction=fraction)
@@ -492,7 +492,7 @@ def stored_before_after(project: Project, rounds: list[ReannotationRound]) -> di
     lists of pairs are read by the database from the round's row). The query reads the rows of the
     rounds' pairs only (found by source id, then by the explorer's (project, pair) index), so its cost
     follows the rounds, not the project."""
-    explorer_rows.ensure_fresh(project)
+    explorer_rows.stored_state(project)
 
     def pairs_in(field: str, round_: ReannotationRound) -> QuerySet[Pair, Any]:
         listed = sql.list_elements(ReannotationRound, field, round_.pk)

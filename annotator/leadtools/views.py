@@ -233,7 +233,7 @@ def explorer(request: SignedInRequest, project_pk: int) -> HttpResponse:
     One page of stored rows (`explorer_rows`), read in the database: the cost does not grow with the
     project."""
     project = access.project_for_lead(request.user, project_pk)
-    state = explorer_rows.ensure_fresh(project)
+    state = explorer_rows.stored_state(project)
     filters = _explorer_filters(request, state, disagreement.default_measure(project))
     ordered = explorer_rows.Ordered(
         project, state, filters["measure"], filters["annotator_pair"], filters["ptype"]
@@ -292,7 +292,7 @@ def explorer_pair(request: SignedInRequest, project_pk: int, pair_pk: int) -> Ht
     """Two annotators' versions of a pair side by side, differences highlighted."""
     pair = access.pair_for_lead(request.user, project_pk, pair_pk)
     project = pair.project
-    explorer_rows.ensure_fresh(project)
+    explorer_rows.stored_state(project)
     row = explorer_rows.pair_row(project, pair)
     names = dict(planning.project_annotators(project))
     ids_by_name = {name: user_id for user_id, name in names.items()}

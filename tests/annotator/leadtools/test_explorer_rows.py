@@ -19,7 +19,7 @@ def world():
 
 
 def _stored(project, measure, annotator_pair="", ptype=""):
-    state = explorer_rows.ensure_fresh(project)
+    state = explorer_rows.resume_refresh(project)
     ordered = explorer_rows.Ordered(project, state, measure, annotator_pair, ptype)
     return [(item.pair.source_id, item.value) for item in ordered[0 : ordered.count()]], ordered
 
@@ -27,7 +27,7 @@ def _stored(project, measure, annotator_pair="", ptype=""):
 def test_stored_order_equals_the_order_computed_from_every_pair_for_every_filter(world):
     project = world["project"]
     _, rows = disagreement.project_rows(project)
-    state = explorer_rows.ensure_fresh(project)
+    state = explorer_rows.resume_refresh(project)
     assert state.annotator_pairs == disagreement.annotator_pairs(rows.values())
     checked = 0
     for measure in disagreement.MEASURES:
