@@ -5,7 +5,6 @@
 Rows (seeded synthetic data, :func:`metrics.synthetic.synthetic_document` for the phenomena):
   - IAPTA: every N/TPO/DO measure for all annotator pairs plus multi-annotator TPO,
     3,900 pairs × 3 annotators × 8 phenomena — target ≤ 1 s;
-  - incremental: one pair changed, recompute + re-aggregate — target ≤ 50 ms;
   - Fleiss' κ from raw ratings, 100,000 items × 3 raters × 6 categories — ≥ 5× statsmodels
     (aggregate_raters + fleiss_kappa);
   - Cohen's κ for the 15 pairs of 6 raters × 1,000 items — ≥ 2× statsmodels cohens_kappa, ≥ 10×
@@ -34,9 +33,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from metrics.alignment import alignment_report  # noqa: E402
-from metrics.incremental import PhenomenaAgreement  # noqa: E402
 from metrics.intervals import report_intervals  # noqa: E402
 from metrics.kappa import cohen_kappa_pairs, fleiss_kappa_from_ratings, krippendorff_alpha  # noqa: E402
+from metrics.phenomena import PhenomenaAgreement  # noqa: E402
 from metrics.report import phenomena_report, report_sections  # noqa: E402
 from metrics.synthetic import synthetic_document  # noqa: E402
 from metrics.types import Options  # noqa: E402
@@ -77,22 +76,7 @@ def bench_iapta(runs: int, n_pairs: int) -> list[Row]:
 
     size = f"{n_pairs} pairs × 3 ann × 8 ph"
     t_full = median_time(full, runs)
-    state = full()
-    target = pairs[len(pairs) // 2]
-    changed = {
-        a: [dataclasses.replace(x, projection="global") for x in xs if x.pair == target]
-        for a, xs in doc.phenomena.items()
-    }
-
-    def one_pair() -> None:
-        state.update_pair(target, changed)
-        state.report()
-
-    t_incr = median_time(one_pair, runs)
-    return [
-        ("IAPTA all measures + multi TPO", size, t_full, "target 1 s", 1.0),
-        ("incremental: one pair changed", size, t_incr, "full recomputation", t_full),
-    ]
+    return [("IAPTA all measures + multi TPO", size, t_full, "target 1 s", 1.0)]
 
 
 def bench_fleiss(runs: int, n_items: int) -> list[Row]:

@@ -18,8 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from metrics.iapta import _D_XY, _D_YX, _N_X, _N_Y, _P_XY, _P_YX, _do_f1_vec, _hm_vec, _ratio
-from metrics.incremental import PhenomenaAgreement
 from metrics.kappa import rating_table
+from metrics.phenomena import PhenomenaAgreement
 from metrics.reeval import after_revisions
 from metrics.types import SCALES, Document, scale_label
 

@@ -4,7 +4,7 @@ docs/measures.md#n, #tpo, #do (spec §2–4). Two annotators X (``a``) and Y (``
 only same-pair, same-type phenomena can match, so every measure is an aggregate of ten sufficient
 statistics per cell (:data:`CELL_FIELDS`) plus the number of distinct scope tokens per pair. The
 public functions compute those tables and aggregate them; :mod:`metrics.report` and
-:mod:`metrics.incremental` use the same two steps, so all paths give bit-identical numbers.
+:mod:`metrics.phenomena` use the same two steps, so all paths give bit-identical numbers.
 
 Undefined values (a ratio with denominator 0) are ``None``; means skip them and a mean of nothing
 is ``None`` (docs/measures.md#conventions). Scopes are held as integer bitsets (bit ``i`` = token ``i``).

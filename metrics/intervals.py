@@ -10,7 +10,7 @@ one of three methods, named in the entry's ``method``:
   two-step evaluation) are drawn with replacement, the measure is taken on the resampled document,
   and the interval is the 2.5th–97.5th percentile of the defined resampled values;
   ``min(n_resamples, UNIT_RESAMPLES)`` resamples. The phenomena and word-alignment sections are
-  resampled from their kept per-pair statistics (the pair tables of :mod:`metrics.incremental`, the
+  resampled from their kept per-pair statistics (the pair tables of :mod:`metrics.phenomena`, the
   link counts of :func:`metrics.alignment.alignment_counts_by_pair`), in time linear in pairs ×
   resamples; the other sections are recomputed on each resampled document;
 - ``"delta-mc"`` — κ_C: ``κ_C ± 1.96·SE`` with ``SE² = SE²_items + SE²_MC``: the sampling error over
@@ -47,8 +47,8 @@ from metrics.alignment import (
 )
 from metrics.bootstrap import confidence_intervals, percentile_interval
 from metrics.chance import item_concordances
-from metrics.incremental import PhenomenaAgreement
 from metrics.layers import LAYERS, has_sense_marks, layer_phenomena, layer_tagset
+from metrics.phenomena import PhenomenaAgreement
 from metrics.types import Document, Evaluations, Pair
 
 __all__ = ["UNIT_RESAMPLES", "alignment_resampler", "phenomena_resampler", "report_intervals"]
@@ -134,7 +134,7 @@ def _recomputed(doc: Document, section: Section, units: str) -> Resampled:
 
 def phenomena_resampler(doc: Document) -> Resampled:
     """The ``iapta.*`` entries (with the sense layers' ``iapta.sense.*``) of resampled pairs, from the
-    pair tables built once (:meth:`metrics.incremental.PhenomenaAgreement.resampled`): equal to
+    pair tables built once (:meth:`metrics.phenomena.PhenomenaAgreement.resampled`): equal to
     :func:`metrics.report.phenomena_report` of the resampled document."""
     assert doc.phenomena is not None
     pairs = [p.id for p in doc.pairs]

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
-from metrics.incremental import PhenomenaAgreement
+from metrics.phenomena import PhenomenaAgreement
 from metrics.types import Document, Phenomenon, Tagset, TypeDef
 
 __all__ = ["LAYERS", "has_sense_marks", "layer_phenomena", "layer_tagset", "sense_layer_report"]

@@ -3,7 +3,7 @@ docs/measures.md#tpo-multi, spec §3).
 
 Like :mod:`metrics.iapta`, the measures are aggregates of integer statistics per pair (summed over
 the pair's (pair, type) cells), so a changed pair only needs its own row recomputed
-(:mod:`metrics.incremental`). All three measures are ``None`` with fewer than three annotators.
+(:mod:`metrics.phenomena`). All three measures are ``None`` with fewer than three annotators.
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ from annotator.models import (
     ParaphraseType,
     Project,
 )
-from metrics.incremental import gc_paused
+from metrics.phenomena import gc_paused
 from metrics.report import report_confidence_intervals
 
 log = logging.getLogger(__name__)

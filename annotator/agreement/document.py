@@ -55,7 +55,7 @@ from annotator.models import (
     Project,
     SystemAlignment,
 )
-from metrics.incremental import gc_paused
+from metrics.phenomena import gc_paused
 from metrics.types import Options
 
 DOCUMENT_FORMAT = "paraphrase-agreement/1"

@@ -31,8 +31,8 @@ import numpy as np
 from metrics.alignment import alignment_report
 from metrics.chance import kappa_c_report, kappa_c_work
 from metrics.document import parse_document
-from metrics.incremental import PhenomenaAgreement, gc_paused
 from metrics.layers import sense_layer_report
+from metrics.phenomena import PhenomenaAgreement, gc_paused
 from metrics.report import build_report, report_confidence_intervals
 from metrics.types import (
     Document,

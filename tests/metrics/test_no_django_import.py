@@ -18,7 +18,7 @@ MODULES = [
     "metrics.kappa",
     "metrics.reeval",
     "metrics.bootstrap",
-    "metrics.incremental",
+    "metrics.phenomena",
     "metrics.synthetic",
     "metrics.report",
     "metrics.__main__",

@@ -1,19 +1,15 @@
-"""Incremental IAPTA agreement: recompute what one changed pair touches, nothing else.
+"""IAPTA agreement of a document's phenomena: :class:`PhenomenaAgreement`.
 
-:class:`PhenomenaAgreement` keeps, for every annotator pair, the per-(pair, type) sufficient
-statistics of :mod:`metrics.iapta` and the per-pair rows of :mod:`metrics.multi`. Changing the
-phenomena of one pair recomputes that pair's rows only, and only for the annotator pairs with a
-member whose phenomena there changed; the aggregation of an annotator pair (numpy sums over its
-tables) is kept until one of its rows changes. It is the same code the full computation runs, so
-the report is bit-identical to a fresh ``PhenomenaAgreement`` built from the changed data. With
-many annotators this matters: of 50 annotators' 1,225 pairs, one annotator's change touches 49. :func:`metrics.report.build_report` uses this
-class for the ``iapta.*`` keys.
+It builds, for every annotator pair, the per-(pair, type) sufficient statistics of
+:mod:`metrics.iapta` and the per-pair rows of :mod:`metrics.multi`, and aggregates them into the
+``iapta.*`` report keys; :meth:`PhenomenaAgreement.resampled` gives a bootstrap resample's measures
+from the same tables (:mod:`metrics.intervals`). :func:`metrics.report.build_report` uses this class
+for the ``iapta.*`` keys.
 
 Example::
 
     state = PhenomenaAgreement(doc.phenomena, annotators=doc.annotators, tagset=doc.tagset,
                                pairs=[p.id for p in doc.pairs])
-    state.update_pair("p17", {"B": new_b_phenomena_of_p17, "C": new_c_phenomena_of_p17})
     entries = state.report()          # {"iapta.do.f1": {"value": …, "by_pair": {…}}, …}
 """
 
@@ -27,8 +23,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from metrics.iapta import PairMeasures, PairTables, aggregate_many, index_phenomena, pair_row, pair_tables
-from metrics.multi import MultiTables, aggregate_multi, multi_row, multi_tables
+from metrics.iapta import PairMeasures, PairTables, aggregate_many, index_phenomena, pair_tables
+from metrics.multi import MultiTables, aggregate_multi, multi_tables
 from metrics.types import Phenomenon, Tagset
 
 __all__ = ["PhenomenaAgreement", "mean_defined", "gc_paused"]
@@ -58,7 +54,7 @@ def mean_defined(values: Sequence[float | None]) -> float | None:
 
 
 class PhenomenaAgreement:
-    """All ``iapta.*`` measures of a document, kept up to date pair by pair.
+    """All ``iapta.*`` measures of a document.
 
     ``phenomena`` maps annotator → phenomena; only ``annotators`` present in it take part, in
     ``annotators`` order (docs/measures.md#document). ``tagset`` must define every type; ``pairs`` lists every pair
@@ -95,7 +91,7 @@ class PhenomenaAgreement:
             if unknown:
                 raise ValueError(f"phenomena[{a!r}]: unknown pair {sorted(unknown)[0]!r}")
         self._index = {a: index_phenomena(phenomena[a], self._type_index) for a in self.annotators}
-        # Each annotator's phenomena per pair, to tell which annotators a pair update changes.
+        # Each annotator's phenomena per pair (their numbers per pair are what a resample counts).
         self._given: dict[str, dict[str, tuple[Phenomenon, ...]]] = {a: {} for a in self.annotators}
         for a in self.annotators:
             grouped: dict[str, list[Phenomenon]] = {}
@@ -117,7 +113,7 @@ class PhenomenaAgreement:
             )
             for a, b in self._pairs_of_annotators
         }
-        # aggregate() of each annotator pair, dropped when one of its tables' rows changes.
+        # aggregate() of each annotator pair, computed when the report is first asked for.
         self._measures: dict[tuple[str, str], PairMeasures] = {}
         self._multi: MultiTables | None = None
         if len(self.annotators) >= 3:
@@ -153,38 +149,6 @@ class PhenomenaAgreement:
     def tables(self) -> dict[tuple[str, str], PairTables]:
         """The sufficient-statistics tables by annotator pair ``(a, b)`` (read-only use)."""
         return dict(self._tables)
-
-    def update_pair(self, pair: str, phenomena: Mapping[str, Sequence[Phenomenon]]) -> None:
-        """Replace the phenomena of ``pair`` (annotator → its phenomena of that pair; missing = none)."""
-        if pair not in self._pair_pos:
-            raise ValueError(f"pair: unknown pair {pair!r}")
-        for a, xs in phenomena.items():
-            if a not in self._index:
-                raise ValueError(f"phenomena: annotator {a!r} is not part of this computation")
-            for n, x in enumerate(xs):
-                if x.pair != pair:
-                    raise ValueError(f"phenomena[{a!r}][{n}].pair: expected {pair!r}, got {x.pair!r}")
-        given = {a: tuple(phenomena.get(a, ())) for a in self.annotators}
-        changed = {a for a in self.annotators if given[a] != self._given[a].get(pair, ())}
-        if not changed:
-            return
-        for a in changed:
-            old = self._index[a].get(pair)
-            self._counts[a] += len(given[a]) - (sum(len(c.recs) for c in old.values()) if old else 0)
-            self._index[a].set_pair(pair, index_phenomena(given[a], self._type_index).get(pair))
-            if given[a]:
-                self._given[a][pair] = given[a]
-            else:
-                self._given[a].pop(pair, None)
-        # Only the annotator pairs with a changed member have a new row; the others keep theirs.
-        p = self._pair_pos[pair]
-        for a, b in self._pairs_of_annotators:
-            if a in changed or b in changed:
-                cells_a, cells_b = self._index[a].get(pair), self._index[b].get(pair)
-                self._tables[a, b].set_row(p, pair_row(cells_a, cells_b))
-                self._measures.pop((a, b), None)
-        if self._multi is not None:
-            self._multi.rows[p] = multi_row([self._index[a].get(pair) for a in self.annotators])
 
     def report(self) -> dict[str, dict[str, Any]]:
         """The ``iapta.*`` entries of the report (docs/measures.md#report): plain dicts with str keys and
