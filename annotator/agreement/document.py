@@ -446,7 +446,7 @@ def _pair_labels(
 def pairs_document(project: Project, names: dict[int, str], pair_pks: list[int] | PairSpan) -> dict[str, Any]:
     """The document restricted to the pairs `pair_pks` (their sections as in `project_document`, the
     annotators `names`: user id → username), plus `done`: annotator → source ids of those pairs they
-    finished. What an incremental agreement update reads: a few rows per changed pair."""
+    finished: what the exports and the explorer's refresh read, one span of pairs at a time."""
     pairs = _pairs(project, pair_pks)
     doc: dict[str, Any] = {
         "annotators": list(names.values()),

@@ -85,7 +85,7 @@ def pair_machine_counts(
     automatic: Any, entry: Mapping[str, Any], tokens1: list[str], tokens2: list[str]
 ) -> list[int]:
     """What one pair adds to `compare(automatic, human)`: the word counts, the phrase counts (four
-    integers each, `AlignmentCounts` order) and 1 pair; summed over pairs by the incremental state."""
+    integers each, `AlignmentCounts` order) and 1 pair; summed over pairs by the sums the database keeps (`pair_parts`)."""
     a, b = _word_alignment({"sure": automatic, "possible": []}), _word_alignment(entry)
     word = word_alignment_counts(a, b, tokens1, tokens2)
     phrase = phrase_alignment_counts(a.P, b.P, tokens1, tokens2)

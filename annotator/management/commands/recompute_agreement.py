@@ -1,7 +1,7 @@
 """`manage.py recompute_agreement --project ID|NAME [--full]` (or `--all`)
 
 Recompute a project's agreement now, in this process, under the same per-project lock as the worker.
-By default only what changed since the latest snapshot is computed (an unchanged project stores
+By default the sections whose inputs changed since the current agreement are computed (an unchanged project stores
 nothing); `--full` computes every section afresh and stores a snapshot even when nothing changed.
 """
 
