@@ -10,12 +10,11 @@ the scale of MSRP-A: 3,900 pairs × 3 annotators with ~8 phenomena per pair and 
 alignments and pair labels (`metrics.synthetic`, bulk-loaded as bench/bench_dashboard.py does), whose
 agreement is computed once before the run, with 50 more annotators who have each started (a phenomenon
 and a link on one pair; `--joining`: they start during the run instead; `--covered`, implied by
-`--soak`: they have also annotated every other pair of theirs, so that what the worker keeps for them
-is whole before the run and memory over time shows what the run leaves behind). Then these 50 annotators (each assigned 200 pairs that
-overlap with their neighbours') save phenomena and links through the REST API, each every 2 s on
-average (exponential pauses): first for `--warmup` seconds (default 60, not measured: the worker's
-first computation after its start rebuilds the statistics it keeps from the stored state, ~12 s at
-this size; it is printed apart), then for `--minutes` (default 10), measured:
+`--soak`: they have also annotated every other pair of theirs, so that memory over time shows what
+the run leaves behind). Then these 50 annotators (each assigned 200 pairs that overlap with their
+neighbours') save phenomena and links through the REST API, each every 2 s on average (exponential
+pauses): first for `--warmup` seconds if asked (default 0, not measured; the worker's first
+computation after its start is printed apart), then for `--minutes` (default 10), measured:
 
 - saves: p50 / p95 latency, errors — target p95 ≤ 50 ms, 0 errors;
 - save → dashboard: for every save, the time from its response until the first stored agreement
@@ -249,9 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--warmup",
         type=float,
-        default=60.0,
-        help="seconds of the same load before the measured run (default 60; 0: none): the worker's "
-        "first computation after its start rebuilds the statistics it keeps, which is reported apart",
+        default=0.0,
+        help="seconds of the same load before the measured run (default 0: none); the worker's first "
+        "computation after its start is reported apart (it keeps nothing: it costs what the next do)",
     )
     parser.add_argument("--port", type=int, default=8117)
     parser.add_argument(
@@ -274,16 +273,9 @@ def main(argv: list[str] | None = None) -> int:
     minutes = 30.0 if args.soak else args.minutes
     duration = 60.0 * minutes
 
-    # The worker keeps the project's phenomena statistics between computations; with 53 annotators at
-    # this size they take ~1 GiB, far past the default limit after which a pool process is replaced
-    # (then every computation would rebuild them). A deployment of this size raises it the same way.
-    os.environ.setdefault("WORKER_MAX_MEMORY_PER_CHILD_MB", "4096")
     stack = Stack(pg_port=args.pg_port, redis_port=args.redis_port, web_port=args.port)
     try:
-        print(
-            f"starting PostgreSQL, Redis, gunicorn and {args.workers} worker(s) under {stack.root} "
-            f"(WORKER_MAX_MEMORY_PER_CHILD_MB={os.environ['WORKER_MAX_MEMORY_PER_CHILD_MB']}) …"
-        )
+        print(f"starting PostgreSQL, Redis, gunicorn and {args.workers} worker(s) under {stack.root} …")
         stack.start_services("bench_scale")
         started = time.perf_counter()
         world = seed(
@@ -307,8 +299,8 @@ def main(argv: list[str] | None = None) -> int:
             durations = [ms for at, ms in warmed["computations"] if at >= worker_started]
             print(
                 f"warm-up: {len(warm.latencies)} saves, {len(warm.errors)} errors; the worker's first "
-                f"computation after its start took {durations[0] / 1000 if durations else float('nan'):.1f} s "
-                f"(it rebuilds the statistics it keeps), the next ones p50 "
+                f"computation after its start took {durations[0] / 1000 if durations else float('nan'):.1f} s, "
+                f"the next ones p50 "
                 f"{percentile(durations[1:], 50):.0f} ms; caught up: {warmed['caught_up']}"
             )
         before = sizes(stack)
