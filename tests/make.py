@@ -56,7 +56,7 @@ from annotator.core.tagsets import VILA_NAME, install_builtin_tagsets
 from annotator.corpus import projects
 from annotator.corpus.projects import create_unit
 from annotator.evaluation import services as evaluation
-from annotator.leadtools import adjudication
+from annotator.leadtools import adjudication, explorer_rows
 from annotator.models import (
     AgreementSnapshot,
     AlignmentLink,
@@ -443,6 +443,9 @@ def team(n_pairs: int = 4, **fields: Any) -> dict[str, Any]:
             sid = f"p{n}"
             for name, person in people.items():
                 annotate(project, person, sid, **PLAN.get(sid, {}).get(name, AGREE))
+    # the explorer's rows, as the agreement computation that follows these saves has them refreshed
+    # (a test inside one transaction commits nothing, so no computation follows it there)
+    explorer_rows.refresh(project)
     return {
         "project": project,
         "other": other,

@@ -394,7 +394,10 @@ def _store(
     snapshot = None
     if (full_report and not pending) or report_due(project, bool(pending)):
         snapshot = AgreementSnapshot.objects.create(
-            project=project, fingerprint=digest, results=results, duration_ms=duration_ms
+            project=project,
+            fingerprint=digest,
+            results=current.with_kept_sums(project.pk, results),
+            duration_ms=duration_ms,
         )
     if snapshot is not None and not pending:  # the corpus statistics of these figures, once committed
         transaction.on_commit(lambda: send_statistics(project.pk))

@@ -146,6 +146,14 @@ def current(project: Project | int) -> Current | None:
     )
 
 
+def with_kept_sums(project_id: int, results: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a computation's `results` with the figures of the sums the database keeps as they are
+    now (`_with_kept_sums`): what a stored full report holds, as `current` shows it."""
+    out = {**results, "report": {**results["report"], "measures": dict(results["report"]["measures"])}}
+    _with_kept_sums(project_id, out, out["report"]["measures"], out.get("section_keys") or {})
+    return out
+
+
 def _with_kept_sums(
     project_id: int, results: dict[str, Any], measures: dict[str, Any], sections: Mapping[str, Any]
 ) -> str:
