@@ -155,7 +155,7 @@ def test_save_phenomenon_query_count(world, django_assert_num_queries):
     # the agreement sums (the pair's inputs and kept part read in one statement, the part written, the
     # totals moved: three), agreement state and the change mark naming the pair, and the transaction's
     # savepoint/release
-    with django_assert_num_queries(14):
+    with django_assert_num_queries(13):
         response = client.post("/api/phenomena/", body, format="json")
     assert response.status_code == 201
 
@@ -169,7 +169,7 @@ def test_save_pair_label_query_count(world, django_assert_num_queries):
     # transaction around it), sheet locked and its version bumped, the assignment put in progress if it
     # was to do, history, the label, the agreement sums moved by the label's difference (one
     # statement), agreement state and the change mark naming the pair, the sheet read for the answer: 12
-    with django_assert_num_queries(12):
+    with django_assert_num_queries(11):
         response = client.post("/api/pair-labels/", body, format="json")
     assert response.status_code == 200 and response.json()["label"] == "paraphrase"
 

@@ -4,6 +4,7 @@ word figures: in the snapshot, on the dashboard and in the API's agreement resul
 import pytest
 from django.urls import reverse
 
+from annotator.agreement import current_figures
 from annotator.agreement.computation import latest_snapshot, recompute
 from annotator.annotation import services as annotation_services
 from annotator.annotation import worklist
@@ -29,7 +30,7 @@ def world():
 
 
 def _rows(project):
-    return {r["annotator"]: r for r in latest_snapshot(project).results["machine"]["aligner"]}
+    return {r["annotator"]: r for r in current_figures(project).results["machine"]["aligner"]}
 
 
 def test_the_snapshot_scores_each_annotators_phrases_against_the_automatic_ones(world):
@@ -65,7 +66,7 @@ def test_the_api_agreement_results_carry_them_for_leads_only(world):
     assert logged_in(anna).get(url).status_code in (403, 404)
 
 
-def test_new_trees_give_a_new_snapshot(world):
+def test_new_trees_give_new_figures(world):
     project, *_, pair = world
     recompute(project.pk)
     assert recompute(project.pk) == "unchanged"
