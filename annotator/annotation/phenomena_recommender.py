@@ -17,10 +17,12 @@ Two sources, combined (docs/recommender.md):
     substitution (named entities when most tokens are proper nouns).
 - **A model** (scikit-learn, one logistic regression per type over features of the same candidates —
   the gaps, a one-sided gap widened by the anchor beside it, the moved runs, the lemma, case and
-  auxiliary links) trained on a project's phenomena: a candidate is an example of every type whose
-  annotated phenomena it overlaps (IAPTA partial overlap, :func:`labels`). It decides the types the
-  rules cannot tell apart (the three same-polarity substitutions, synthetic/analytic, addition/deletion
-  against a larger substitution).
+  auxiliary links; their words, parts of speech, dependency relations, neighbours and the pair's other
+  candidates) trained on a project's phenomena: a candidate is an example of every type whose
+  annotated phenomena it overlaps (IAPTA partial overlap, :func:`labels`) and whose scope shape it has
+  (:func:`learnt_sides`). It decides the types the rules cannot tell apart (the three same-polarity
+  substitutions, synthetic/analytic, addition/deletion against a larger substitution). Of the
+  readings of one one-sided gap (the gap, the gap widened by an anchor) one is suggested.
 
 ``combine="both"`` (default) takes the rules' type for the candidates of the roles the training found
 precise (``Recommender.trusted_rules``) and the model's for all others, and the rule's again where the
@@ -453,15 +455,25 @@ def features(p: PairInput, c: Candidate, siblings: Sequence[Candidate] = ()) -> 
 
 
 def _surroundings(f: dict[str, float], p: PairInput, c: Candidate, siblings: Sequence[Candidate]) -> None:
-    """Features of the other candidates of the pair: how many of each kind the pair has, which kinds
-    overlap this one, and how the members' lengths compare."""
-    kinds = Counter(s.kind for s in siblings if s != c)
+    """Features of the other candidates of the pair (``siblings``: all the pair's candidates, this one
+    among them): how many of each kind the pair has, which kinds overlap this one, and how the
+    members' lengths compare."""
+    kinds = Counter(s.kind for s in siblings)
+    kinds[c.kind] -= 1  # this one
     for kind, n in kinds.items():
-        f[f"pair_{kind}={_bucket(n)}"] = 1.0
+        if n > 0:
+            f[f"pair_{kind}={_bucket(n)}"] = 1.0
     one, two = set(c.scope1), set(c.scope2)
-    for s in siblings:
-        if s != c and s.kind != "identity" and (one.intersection(s.scope1) or two.intersection(s.scope2)):
-            f[f"kind={c.kind}|overlaps={s.kind}"] = 1.0
+    overlapping = Counter(
+        s.kind
+        for s in siblings
+        if s.kind != "identity" and (one.intersection(s.scope1) or two.intersection(s.scope2))
+    )
+    if c.kind != "identity" and (one or two):
+        overlapping[c.kind] -= 1  # this one overlaps itself
+    for kind, n in overlapping.items():
+        if n > 0:
+            f[f"kind={c.kind}|overlaps={kind}"] = 1.0
     n1, n2 = len(p.tokens1), len(p.tokens2)
     f["pair_length_ratio"] = min(n1, n2) / max(n1, n2, 1)
 
@@ -480,14 +492,10 @@ def _syntax(f: dict[str, float], side: int, tokens: Sequence[Token], scope: Sequ
         if 0 <= t.head < len(tokens) and t.head != k:
             f[f"s{side}gov_pos={tokens[t.head].pos}|dep={t.dep}"] = 1.0
             f[f"gov={tokens[t.head].lemma}"] = 1.0
-    if len(heads) == 1:
-        subtree = {heads[0]}
-        grown = True
-        while grown:
-            more = {k for k, t in enumerate(tokens) if t.head in subtree and k not in subtree}
-            grown = bool(more)
-            subtree |= more
-        f[f"s{side}subtree"] = float(subtree == inside)
+    if len(heads) == 1:  # one head: the scope is its whole subtree unless a token outside hangs on it
+        f[f"s{side}subtree"] = float(
+            not any(t.head in inside for k, t in enumerate(tokens) if k not in inside)
+        )
     before, after = scope[0] - 1, scope[-1] + 1
     f[f"s{side}before={tokens[before].lemma if before >= 0 else '<s>'}"] = 1.0
     f[f"s{side}after={tokens[after].lemma if after < len(tokens) else '</s>'}"] = 1.0
@@ -805,7 +813,7 @@ def train(
 ) -> Recommender:
     """Fit the model on the candidates of ``pairs`` labelled by ``annotated`` (pair id → phenomena),
     then choose each type's threshold (precision at least ``floor``), the rules to trust (precision
-    at least ``precision``) and the rules to fall back on, on two-fold out-of-fold predictions.
+    at least ``precision``) and the rules to fall back on, on out-of-fold predictions (:data:`FOLDS`).
 
     Pairs without annotated phenomena are skipped (nobody looked at them). Raises ``ValueError`` when
     no type overlaps at least :data:`MIN_EXAMPLES` candidates and not all of them (nothing to learn).
@@ -833,13 +841,8 @@ def train(
         return [code in h for h in ex.hits]
 
     thresholds = {code: _threshold(oof[:, col], hits_of(code), floor) for col, code in enumerate(types)}
-    trusted, fallback = _rule_choices(
-        ex,
-        roles,
-        precision,
-        floor,
-        {code: _f1(oof[:, col], hits_of(code), thresholds[code]) for col, code in enumerate(types)},
-    )
+    model_f1 = {code: _f1(oof[:, col], hits_of(code), thresholds[code]) for col, code in enumerate(types)}
+    trusted, fallback = _rule_choices(ex, roles, precision, floor, model_f1)
     if progress:
         progress(1.0)
     return Recommender(
