@@ -21,6 +21,7 @@ second stage's probability. :func:`fit_weights` is the one place they are fitted
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -120,6 +121,11 @@ def load_weights(path: Path = WEIGHTS_FILE) -> LinkWeights:
         raise ValueError(f"link weights in {path}: {error!r}") from error
     weights.validate()
     return weights
+
+
+def weights_digest(path: Path = WEIGHTS_FILE) -> str:
+    """The first 12 hex digits of the SHA-256 of the weights file: which weights a run used."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
 def weights_json(weights: LinkWeights, note: str) -> str:
