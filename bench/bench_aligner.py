@@ -48,19 +48,24 @@ import django  # noqa: E402
 
 django.setup()  # the project's default threshold is read from its models
 
-from fit_link_weights import cross_validation, figures, fit, tune_examples  # noqa: E402
+from fit_link_weights import (  # noqa: E402
+    GOLD,
+    MRPC,
+    cross_validation,
+    different_word_recall,
+    figures,
+    fit,
+    mrpc_pairs,
+    tune_examples,
+)
 
 from annotator.core import link_scorer  # noqa: E402
 from annotator.core.aligner import identical_token_alignment  # noqa: E402
 from annotator.core.atomic_phrases import atomic_phrase_pairs  # noqa: E402
 from annotator.core.posterior_aligner import PosteriorSettings, align_scored, decode_pairs, pair_evidence  # noqa: E402
 from annotator.core.statistical_aligner import AlignerSettings, alignment_quality, train_and_align  # noqa: E402
-from annotator.corpus.imports.mrpc import parse_mrpc  # noqa: E402
 from annotator.models.corpus import DEFAULT_SUGGESTION_THRESHOLD  # noqa: E402
 
-MRPC = ROOT.parent / "shared" / "corpora" / "mrpc"
-FILES = ["msr_paraphrase_train.txt", "msr_paraphrase_test.txt"]
-GOLD = ROOT / "tests" / "fixtures" / "mrpc_gold_alignments.json"
 KEYPRESSES = ROOT / "artifacts" / "keypresses.json"
 KEYPRESS_TEST = "tests/browser/test_keypresses_saved.py"
 TARGET = 10.0
@@ -80,28 +85,6 @@ ABLATIONS: dict[str, tuple[dict[str, object], tuple[str, ...]]] = {
     "no acronyms": ({"acronyms": False}, ()),
     **{f"no {group}": ({}, features) for group, features in link_scorer.GROUPS.items()},
 }
-
-
-def mrpc_pairs() -> tuple[list[str], list[tuple[list[str], list[str]]]]:
-    ids, pairs = [], []
-    for name in FILES:
-        for record in parse_mrpc((MRPC / name).read_bytes(), name).records:
-            ids.append(record.source_id)
-            pairs.append((record.tokens1, record.tokens2))
-    return ids, pairs
-
-
-def different_word_recall(
-    gold: Sequence[dict], predicted: Sequence[Sequence[Sequence[int]]]
-) -> tuple[int, int]:
-    found = total = 0
-    for g, links in zip(gold, predicted, strict=True):
-        chosen = {(i, j) for i, j in links}
-        for i, j in g["sure"]:
-            if g["tokens1"][i].casefold() != g["tokens2"][j].casefold():
-                total += 1
-                found += (i, j) in chosen
-    return found, total
 
 
 def phrase_quality(gold: Sequence[dict], predicted: Sequence[Sequence[Sequence[int]]]) -> tuple[float, float]:
