@@ -454,8 +454,8 @@ def toggle_links(
 
 
 def _links(pair: Pair, annotator: Any, is_gold: bool) -> list[AlignmentLink]:
-    """The sheet's links (hand-written read, `annotator.core.sql.select`: every link save runs it)."""
-    return sql.select(AlignmentLink, {"pair": pair, "annotator": annotator, "is_gold": is_gold})
+    """The sheet's links, in the model's order."""
+    return list(AlignmentLink.objects.filter(pair=pair, annotator=annotator, is_gold=is_gold))
 
 
 @transaction.atomic
