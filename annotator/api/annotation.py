@@ -165,7 +165,7 @@ class AlignmentLinkViewSet(AnnotationViewSet):
     http_method_names = ["get", "post", "delete", "head", "options"]
 
     def _result(self, pair: Pair, version: int) -> Response:
-        links = AlignmentLink.objects.filter(pair=pair, annotator=self.request.user, is_gold=False)
+        links = AlignmentLink.objects.filter(pair=pair, annotator_id=self.request.user.pk, is_gold=False)
         links_data = [represent(s.AlignmentLinkSerializer, link) for link in links]
         return Response({"version": version, "links": links_data})
 
