@@ -222,6 +222,21 @@ def _check_phenomena_open(project: Project, sheet: PairLabel) -> None:
         )
 
 
+def _begin_phenomena(
+    pair: Pair, annotator: Any, base_version: int | None, is_gold: bool, check_open: bool
+) -> PairLabel:
+    """The sheet a phenomenon is added to or changed on (`_begin`). On an annotator's sheet, unless
+    `check_open=False`, the project must annotate phenomena (checked before the sheet's version) and the
+    sheet's label must open them (`phenomena_open`)."""
+    rule = check_open and not is_gold
+    if rule:
+        _check_phenomena_layer(pair.project)
+    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
+    if rule:
+        _check_phenomena_open(pair.project, sheet)
+    return sheet
+
+
 def _ptype_for(pair: Pair, ptype: ParaphraseType | int) -> ParaphraseType:
     ptype_id = ptype.pk if isinstance(ptype, ParaphraseType) else ptype
     try:
@@ -262,12 +277,7 @@ def add_phenomenon(
     restoring an earlier state (undo) and scripted loads of work done elsewhere.
     `sense_preserving` is ETPC's layer mark: True (+), False (−) or None (not marked).
     """
-    rule = check_open and not is_gold
-    if rule:
-        _check_phenomena_layer(pair.project)
-    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
-    if rule:
-        _check_phenomena_open(pair.project, sheet)
+    sheet = _begin_phenomena(pair, annotator, base_version, is_gold, check_open)
     ptype = _ptype_for(pair, ptype)
     clean = validation.phenomenon_fields(
         ptype,
@@ -316,12 +326,7 @@ def update_phenomenon(
 
     The rule of `add_phenomenon` holds on an annotator's sheet (unless `check_open=False`)."""
     pair = phenomenon.pair
-    rule = check_open and not phenomenon.is_gold
-    if rule:
-        _check_phenomena_layer(pair.project)
-    sheet = _begin(pair, phenomenon.annotator, _normalise_base(base_version), phenomenon.is_gold)
-    if rule:
-        _check_phenomena_open(pair.project, sheet)
+    sheet = _begin_phenomena(pair, phenomenon.annotator, base_version, phenomenon.is_gold, check_open)
     ptype = _ptype_for(pair, changes.pop("ptype", phenomenon.ptype_id))
     merged = {
         name: changes.get(name, getattr(phenomenon, name))
@@ -449,8 +454,8 @@ def toggle_links(
 
 
 def _links(pair: Pair, annotator: Any, is_gold: bool) -> list[AlignmentLink]:
-    """The sheet's links (hand-written read, `annotator.core.sql.select`: every link save runs it)."""
-    return sql.select(AlignmentLink, {"pair": pair, "annotator": annotator, "is_gold": is_gold})
+    """The sheet's links, in the model's order."""
+    return list(AlignmentLink.objects.filter(pair=pair, annotator=annotator, is_gold=is_gold))
 
 
 @transaction.atomic

@@ -31,7 +31,6 @@ from annotator.api.common import (
     validated,
 )
 from annotator.api.permissions import ChangesOwnAnnotation
-from annotator.core import sql
 from annotator.models import (
     AlignmentLink,
     Pair,
@@ -166,7 +165,7 @@ class AlignmentLinkViewSet(AnnotationViewSet):
     http_method_names = ["get", "post", "delete", "head", "options"]
 
     def _result(self, pair: Pair, version: int) -> Response:
-        links = sql.select(AlignmentLink, {"pair": pair, "annotator": self.request.user, "is_gold": False})
+        links = AlignmentLink.objects.filter(pair=pair, annotator_id=self.request.user.pk, is_gold=False)
         links_data = [represent(s.AlignmentLinkSerializer, link) for link in links]
         return Response({"version": version, "links": links_data})
 
