@@ -38,6 +38,7 @@ def _line_of(text: str, offset: int) -> int:
 
 
 _CHUNK = 32_768  # at most this many characters are scanned at a time (~30 bytes of working memory each)
+_SMALL_CHUNK = 4_096  # a text shorter than 16 of these is scanned in chunks of this size (~120 KB at most)
 _BRACKET_STEP = np.zeros(256, dtype=np.int8)
 _BRACKET_STEP[[ord("["), ord("{")]] = 1
 _BRACKET_STEP[[ord("]"), ord("}")]] = -1
@@ -127,10 +128,12 @@ def scan(text: str, limit: int = MAX_DEPTH) -> tuple[int | None, int]:
     the UTF-8 bytes of the longest string up to there — an upper bound of its characters).
 
     One pass over `text` a chunk at a time: time linear in its length and working memory at most ~2x its
-    size and never more than one chunk's, whatever its shape (unterminated strings, runs of escapes,
-    brackets). Brackets inside strings do not count; a string left open runs to the end of the text."""
+    size or one small chunk's (`_SMALL_CHUNK`), and never more than one chunk's, whatever its shape
+    (unterminated strings, runs of escapes, brackets). Each chunk costs a dozen numpy calls, so a short
+    text (an API save's body) is one chunk, not 16. Brackets inside strings do not count; a string left
+    open runs to the end of the text."""
     state = _ScanState()
-    size = max(1, min(_CHUNK, len(text) // 16))
+    size = max(1, min(_CHUNK, max(_SMALL_CHUNK, len(text) // 16)))
     for start in range(0, len(text), size):
         data = text[start : start + size].encode("utf-8", "surrogatepass")
         offence = _scan_chunk(data, state, limit)
@@ -187,9 +190,20 @@ def _stands_alone(text: str, start: int, end: int) -> bool:
     return not (start > 0 and joins(text[start - 1])) and not (end < len(text) and joins(text[end]))
 
 
+def _within_limits_whatever_its_shape(text: str, max_depth: int) -> bool:
+    """Whether `text` can neither nest brackets deeper than `max_depth` (it has no more brackets than
+    that) nor hold a string of more than MAX_STRING bytes (it has fewer characters than MAX_STRING / 4,
+    UTF-8's most bytes per character): then the depth scan has nothing to find. Two counts at C speed
+    instead of the scan's numpy passes, which cost most of a short API body's parsing."""
+    return len(text) <= MAX_STRING // 4 and text.count("[") + text.count("{") <= max_depth
+
+
 def load_json(text: str, *, max_depth: int = MAX_DEPTH) -> Any:
     """Parse JSON within the limits; `json.JSONDecodeError` for bad syntax, `JsonLimitError` for the rest."""
-    offence, longest_string = scan(text, max_depth)
+    if _within_limits_whatever_its_shape(text, max_depth):
+        offence, longest_string = None, 0
+    else:
+        offence, longest_string = scan(text, max_depth)
     if offence is not None:
         raise JsonLimitError("json", f"nested more than {max_depth} levels deep", _line_of(text, offence))
     try:
