@@ -165,11 +165,11 @@ def test_save_pair_label_query_count(world, django_assert_num_queries):
     first = {"pair": world.pair.pk, "label": "non_paraphrase", "base_version": 0}
     version = client.post("/api/pair-labels/", first, format="json").json()["version"]
     body = {"pair": world.pair.pk, "label": "paraphrase", "base_version": version}
-    # token, access (one query), the service's savepoint/release (a label alone is one service call: no
-    # transaction around it), sheet locked and its version bumped, the assignment put in progress if it
-    # was to do, history, the label, the agreement sums moved by the label's difference (one
-    # statement), agreement state and the change mark naming the pair, the sheet read for the answer: 12
-    with django_assert_num_queries(12):
+    # token, access (one query), the service's savepoint/release (one transaction), sheet locked and its
+    # version bumped, the assignment put in progress if it was to do, history, the label, the agreement
+    # sums moved by the label's difference (one statement), agreement state and the change mark naming
+    # the pair: 11 (the answer is the sheet the service saved, not read again)
+    with django_assert_num_queries(11):
         response = client.post("/api/pair-labels/", body, format="json")
     assert response.status_code == 200 and response.json()["label"] == "paraphrase"
 
