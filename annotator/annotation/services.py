@@ -66,14 +66,14 @@ def _locked_sheet(pair: Pair, annotator: Any, is_gold: bool, *, lock_pair: bool 
 
     The row lock is held until the transaction ends, so concurrent saves of the same sheet queue up
     here and each sees the version the previous one left. A sheet that does not exist yet is created
-    (at version 1) first. Hand-written (`annotator.core.sql.bump_sheet`): every save runs it, and the
+    (at version 1) first, in one statement (`annotator.core.sql.create_sheet`). Hand-written (`annotator.core.sql.bump_sheet`): every save runs it, and the
     ORM needs two statements for it. `lock_pair`: on PostgreSQL the same statement locks the pair's
     row first (a label save: its agreement sums read the other annotators' labels of the pair).
     """
     now = timezone.now()
     sheet = sql.bump_sheet(pair.pk, annotator.pk, is_gold, now, lock_pair=lock_pair)
     if sheet is None:
-        PairLabel.objects.get_or_create(pair=pair, annotator=annotator, is_gold=is_gold)
+        sql.create_sheet(pair.pk, annotator.pk, is_gold, now)
         sheet = sql.bump_sheet(pair.pk, annotator.pk, is_gold, now, lock_pair=lock_pair)
     assert sheet is not None  # created just above, inside this transaction
     return sheet

@@ -230,6 +230,46 @@ def bump_sheet(
     return None if row is None else instance(PairLabel, row)
 
 
+@statement
+def create_sheet_sql() -> str:
+    """An annotator's empty sheet of a pair, unless it is there already (a save of another tab may have
+    created it a moment ago).
+
+    ORM equivalent (two statements, three more for the savepoint around the INSERT)::
+
+        PairLabel.objects.get_or_create(pair_id=p, annotator_id=a, is_gold=g)
+
+    Rendered::
+
+        INSERT INTO "annotator_pairlabel" ("pair_id", "annotator_id", "is_gold", "version", "created_at",
+        "updated_at", "label", "comment") VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+        ON CONFLICT ("pair_id", "annotator_id", "is_gold") DO NOTHING
+    """
+    fields = [f for f in PairLabel._meta.concrete_fields if not f.primary_key]
+    unique = next(c for c in PairLabel._meta.constraints if c.name == "pairlabel_unique")
+    keys = ", ".join(column(PairLabel, name) for name in unique.fields)  # type: ignore[attr-defined]
+    return (
+        f"INSERT INTO {table(PairLabel)} ({', '.join(field_column(f) for f in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}) ON CONFLICT ({keys}) DO NOTHING"
+    )
+
+
+def create_sheet(pair_id: int, annotator_id: int, is_gold: bool, now: datetime) -> None:
+    """Create the annotator's sheet of the pair with the model's defaults (created and updated `now`)
+    if it does not exist (`create_sheet_sql`)."""
+    given: dict[str, Any] = {"pair_id": pair_id, "annotator_id": annotator_id, "is_gold": is_gold}
+    values = []
+    for f in PairLabel._meta.concrete_fields:
+        if f.primary_key:
+            continue
+        if isinstance(f, models.DateTimeField) and (f.auto_now or f.auto_now_add):
+            values.append(_datetime(now))
+        else:
+            value = given[f.attname] if f.attname in given else f.get_default()
+            values.append(f.get_db_prep_save(value, connection))
+    execute(create_sheet_sql(), values)
+
+
 # ---- the agreement pipeline's change mark ----------------------------------------------------------
 
 

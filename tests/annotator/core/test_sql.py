@@ -81,6 +81,25 @@ def test_sheet_bump_of_a_sheet_not_yet_there_is_none_as_the_orm_update_changes_n
     assert updated == 0
 
 
+def test_create_sheet_stores_what_get_or_create_stores_and_leaves_an_existing_sheet(world):
+    now = timezone.now()
+    with transaction.atomic():
+        sql.create_sheet(world.pair.pk, world.anna.pk, False, now)
+    created = PairLabel.objects.get(pair=world.pair, annotator=world.anna, is_gold=False)
+    by_orm, made = PairLabel.objects.get_or_create(pair=world.pair, annotator=world.ben, is_gold=False)
+    assert made
+    skip = {"id", "annotator_id", "created_at", "updated_at"}
+    assert _row(created, skip) == _row(by_orm, skip)
+    assert created.created_at == created.updated_at == now
+    annotation_services.set_pair_label(world.pair, world.anna, "paraphrase", base_version=None)
+    saved = _row(PairLabel.objects.get(pk=created.pk))
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        sql.create_sheet(world.pair.pk, world.anna.pk, False, now + timedelta(seconds=5))
+    assert _row(PairLabel.objects.get(pk=created.pk)) == saved  # there already: left as it was
+    assert PairLabel.objects.filter(pair=world.pair, annotator=world.anna).count() == 1
+    assert sum(not q["sql"].startswith(("SAVEPOINT", "RELEASE")) for q in queries.captured_queries) == 1
+
+
 # ---- the change mark --------------------------------------------------------------------------------
 
 
@@ -272,6 +291,7 @@ def test_analyze_is_postgresql_only():
 RENDERED = [
     (sql.bump_sheet_sql, ()),
     (sql.lock_pair_and_bump_sheet_sql, ()),
+    (sql.create_sheet_sql, ()),
     (sql.mark_changed_sql, ()),
     (sql.start_assignment_sql, ()),
     (sql.pair_for_annotation_sql, ()),
