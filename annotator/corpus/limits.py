@@ -38,7 +38,6 @@ def _line_of(text: str, offset: int) -> int:
 
 
 _CHUNK = 32_768  # at most this many characters are scanned at a time (~30 bytes of working memory each)
-_SMALL_CHUNK = 4_096  # a text shorter than 16 of these is scanned in chunks of this size (~120 KB at most)
 _BRACKET_STEP = np.zeros(256, dtype=np.int8)
 _BRACKET_STEP[[ord("["), ord("{")]] = 1
 _BRACKET_STEP[[ord("]"), ord("}")]] = -1
@@ -128,12 +127,10 @@ def scan(text: str, limit: int = MAX_DEPTH) -> tuple[int | None, int]:
     the UTF-8 bytes of the longest string up to there — an upper bound of its characters).
 
     One pass over `text` a chunk at a time: time linear in its length and working memory at most ~2x its
-    size or one small chunk's (`_SMALL_CHUNK`), and never more than one chunk's, whatever its shape
-    (unterminated strings, runs of escapes, brackets). Each chunk costs a dozen numpy calls, so a short
-    text (an API save's body) is one chunk, not 16. Brackets inside strings do not count; a string left
-    open runs to the end of the text."""
+    size and never more than one chunk's, whatever its shape (unterminated strings, runs of escapes,
+    brackets). Brackets inside strings do not count; a string left open runs to the end of the text."""
     state = _ScanState()
-    size = max(1, min(_CHUNK, max(_SMALL_CHUNK, len(text) // 16)))
+    size = max(1, min(_CHUNK, len(text) // 16))
     for start in range(0, len(text), size):
         data = text[start : start + size].encode("utf-8", "surrogatepass")
         offence = _scan_chunk(data, state, limit)
