@@ -79,6 +79,25 @@ def test_sheet_bump_of_a_sheet_not_yet_there_is_none_as_the_orm_update_changes_n
     assert updated == 0
 
 
+def test_create_sheet_stores_what_get_or_create_stores_and_leaves_an_existing_sheet(world):
+    now = timezone.now()
+    with transaction.atomic():
+        sql.create_sheet(world.pair.pk, world.anna.pk, False, now)
+    created = PairLabel.objects.get(pair=world.pair, annotator=world.anna, is_gold=False)
+    by_orm, made = PairLabel.objects.get_or_create(pair=world.pair, annotator=world.ben, is_gold=False)
+    assert made
+    skip = {"id", "annotator_id", "created_at", "updated_at"}
+    assert _row(created, skip) == _row(by_orm, skip)
+    assert created.created_at == created.updated_at == now
+    annotation_services.set_pair_label(world.pair, world.anna, "paraphrase", base_version=None)
+    saved = _row(PairLabel.objects.get(pk=created.pk))
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        sql.create_sheet(world.pair.pk, world.anna.pk, False, now + timedelta(seconds=5))
+    assert _row(PairLabel.objects.get(pk=created.pk)) == saved  # there already: left as it was
+    assert PairLabel.objects.filter(pair=world.pair, annotator=world.anna).count() == 1
+    assert sum(not q["sql"].startswith(("SAVEPOINT", "RELEASE")) for q in queries.captured_queries) == 1
+
+
 # ---- the change mark --------------------------------------------------------------------------------
 
 
@@ -198,6 +217,32 @@ def test_insert_rows_stores_what_bulk_create_stores(world):
     assert stored[1].at == stored[2].at == now
 
 
+def test_insert_row_stores_what_create_stores(world):
+    now = timezone.now()
+    base = {
+        "project_id": world.project.pk,
+        "pair_id": world.pair.pk,
+        "unit_id": None,
+        "owner_id": world.anna.pk,
+        "actor_id": world.anna.pk,
+        "model": "pairlabel",
+        "action": "update",
+        "before": {"label": ""},
+        "after": {"label": "paraphrase", "note": "ünï"},
+        "batch": 3,
+        "reverts": None,
+        "at": now,
+    }
+    with CaptureQueriesContext(connection) as queries:
+        sql.insert_row(AnnotationHistory, {**base, "object_id": 1})
+    assert len(queries.captured_queries) == 1
+    AnnotationHistory.objects.create(**{**base, "object_id": 101})
+    stored = {h.object_id: h for h in AnnotationHistory.objects.all()}
+    rows = {n: _row(h, {"id", "object_id", "at"}) for n, h in stored.items()}  # create sets `at` itself
+    assert rows[1] == rows[101] and rows[1]["after"] == {"label": "paraphrase", "note": "ünï"}
+    assert stored[1].at == now and stored[1].id < stored[101].id
+
+
 # ---- what the ORM cannot say ------------------------------------------------------------------------
 
 
@@ -238,6 +283,7 @@ def test_analyze_is_postgresql_only():
 RENDERED = [
     (sql.bump_sheet_sql, ()),
     (sql.lock_pair_and_bump_sheet_sql, ()),
+    (sql.create_sheet_sql, ()),
     (sql.mark_changed_sql, ()),
     (sql.start_assignment_sql, ()),
     (sql.pair_for_annotation_sql, ()),
