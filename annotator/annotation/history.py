@@ -5,9 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import models
-from django.utils import timezone
 
-from annotator.core import sql
 from annotator.models import AnnotationHistory
 
 
@@ -27,24 +25,17 @@ def record(
     pair_id: int | None = None,
     unit_id: int | None = None,
     batch: int | None = None,
-) -> None:
-    """Write the history row of one change of `obj` (every save writes one: one hand-written INSERT,
-    `annotator.core.sql.insert_row`)."""
-    sql.insert_row(
-        AnnotationHistory,
-        {
-            "project_id": project_id,
-            "pair_id": pair_id,
-            "unit_id": unit_id,
-            "owner_id": owner_id,
-            "actor_id": actor.pk if getattr(actor, "pk", None) else None,
-            "model": obj._meta.model_name or type(obj).__name__.lower(),
-            "object_id": obj.pk,
-            "action": action,
-            "before": before,
-            "after": after,
-            "at": timezone.now(),
-            "batch": batch,
-            "reverts": None,
-        },
+) -> AnnotationHistory:
+    return AnnotationHistory.objects.create(
+        project_id=project_id,
+        pair_id=pair_id,
+        unit_id=unit_id,
+        owner_id=owner_id,
+        actor=actor if getattr(actor, "pk", None) else None,
+        model=obj._meta.model_name or type(obj).__name__.lower(),
+        object_id=obj.pk,
+        action=action,
+        before=before,
+        after=after,
+        batch=batch,
     )

@@ -6,9 +6,9 @@ requests): the statements every editor request and save runs — may the user an
 access check, three EXISTS subqueries), lock the pair and bump the annotator's sheet in one
 `UPDATE … RETURNING` (two or three statements in the ORM), move the annotator's assignment to in
 progress, mark the project changed (`UPDATE … RETURNING`), create a sheet on a first save
-(`INSERT … ON CONFLICT DO NOTHING`: one statement where `get_or_create` takes three or four) — and what the ORM cannot say: the bulk
-COPY of an import, PostgreSQL's advisory locks, ANALYZE, the elements of a stored JSON list as a
-subquery. Everything else uses the ORM.
+(`INSERT … ON CONFLICT DO NOTHING`: one statement where `get_or_create` takes three or four) — and
+what the ORM cannot say: the bulk COPY of an import, PostgreSQL's advisory locks, ANALYZE, the
+elements of a stored JSON list as a subquery. Everything else uses the ORM.
 
 Each statement is built from the models' `_meta` (a renamed column or a new field cannot drift from
 the models) by a builder whose docstring gives the ORM equivalent and the statement as rendered on
@@ -457,33 +457,6 @@ def insert_rows_sql(model: type[Model], names: tuple[str, ...]) -> str:
     return f"INSERT INTO {table(model)} ({cols}) VALUES ({', '.join(['%s'] * len(names))})"
 
 
-def _adapted(model: type[Model], rows: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    """The rows' values (in the first row's field order) adapted as the ORM would adapt them: JSON and
-    datetimes through the backend's adapters, the rest as they are."""
-    names = tuple(rows[0])
-    fields = [model._meta.get_field(name) for name in names]
-    ops = connection.ops
-    adapters: dict[int, Callable[[Any], Any]] = {}
-    for n, f in enumerate(fields):
-        if isinstance(f, models.JSONField):
-            adapters[n] = lambda value: None if value is None else ops.adapt_json_value(value, None)
-        elif isinstance(f, models.DateTimeField):
-            adapters[n] = ops.adapt_datetimefield_value
-    return [
-        tuple(adapters[n](row[name]) if n in adapters else row[name] for n, name in enumerate(names))
-        for row in rows
-    ]
-
-
-def insert_row(model: type[Model], row: dict[str, Any]) -> None:
-    """INSERT one plain row (field name → value) with `insert_rows_sql`, adapted as `insert_rows` adapts.
-
-    Used for the history row every save writes: `Model.objects.create` spent ~0.5 ms more CPU than this
-    on a loaded machine (load average 13 on 2 cores), about a twentieth of an API label save's web CPU.
-    No model instance, no pk returned, no defaults filled in (give every column)."""
-    execute(insert_rows_sql(model, tuple(row)), _adapted(model, [row])[0])
-
-
 def insert_rows(model: type[Model], rows: Sequence[dict[str, Any]]) -> None:
     """INSERT plain rows (field name → value): one executemany (SQLite), one COPY (PostgreSQL).
 
@@ -495,7 +468,18 @@ def insert_rows(model: type[Model], rows: Sequence[dict[str, Any]]) -> None:
     if not rows:
         return
     names = tuple(rows[0])
-    values = _adapted(model, rows)
+    fields = [model._meta.get_field(name) for name in names]
+    ops = connection.ops
+    adapters: dict[int, Callable[[Any], Any]] = {}
+    for n, f in enumerate(fields):
+        if isinstance(f, models.JSONField):
+            adapters[n] = lambda value: None if value is None else ops.adapt_json_value(value, None)
+        elif isinstance(f, models.DateTimeField):
+            adapters[n] = ops.adapt_datetimefield_value
+    values = [
+        tuple(adapters[n](row[name]) if n in adapters else row[name] for n, name in enumerate(names))
+        for row in rows
+    ]
     with connection.cursor() as cursor:
         if connection.vendor != "postgresql":
             cursor.executemany(insert_rows_sql(model, names), values)

@@ -217,32 +217,6 @@ def test_insert_rows_stores_what_bulk_create_stores(world):
     assert stored[1].at == stored[2].at == now
 
 
-def test_insert_row_stores_what_create_stores(world):
-    now = timezone.now()
-    base = {
-        "project_id": world.project.pk,
-        "pair_id": world.pair.pk,
-        "unit_id": None,
-        "owner_id": world.anna.pk,
-        "actor_id": world.anna.pk,
-        "model": "pairlabel",
-        "action": "update",
-        "before": {"label": ""},
-        "after": {"label": "paraphrase", "note": "ünï"},
-        "batch": 3,
-        "reverts": None,
-        "at": now,
-    }
-    with CaptureQueriesContext(connection) as queries:
-        sql.insert_row(AnnotationHistory, {**base, "object_id": 1})
-    assert len(queries.captured_queries) == 1
-    AnnotationHistory.objects.create(**{**base, "object_id": 101})
-    stored = {h.object_id: h for h in AnnotationHistory.objects.all()}
-    rows = {n: _row(h, {"id", "object_id", "at"}) for n, h in stored.items()}  # create sets `at` itself
-    assert rows[1] == rows[101] and rows[1]["after"] == {"label": "paraphrase", "note": "ünï"}
-    assert stored[1].at == now and stored[1].id < stored[101].id
-
-
 # ---- what the ORM cannot say ------------------------------------------------------------------------
 
 
