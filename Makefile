@@ -105,11 +105,13 @@ services-up:
 services-down:
 	bash deploy/services.sh down
 
-## lint: ruff (lint + format), mypy, and Biome (format + lint) on the JavaScript in static/
+## lint: ruff (lint + format; complexity ≤ 15 by C901), mypy, the 60-line function limit (the check of
+## tests/test_architecture.py), and Biome (format + lint) on the JavaScript in static/
 lint: $(STAMP) $(NODE_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy annotator metrics
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_architecture.py -k functions_are_short
 	npx --no-install biome check --error-on-warnings static
 
 format: $(STAMP) $(NODE_STAMP)

@@ -1,10 +1,11 @@
 """Benchmark of the automatic word aligner: quality on hand-aligned gold, speed and reproducibility on
 the full MRPC.
 
-    .venv/bin/python bench/bench_aligner.py [--no-ablation] [--ibm N]
+    .venv/bin/python bench/bench_aligner.py [--no-ablation] [--part tune|held-aside] [--ibm N] [--keys]
 
 Prints, for each aligner, on the `tune` and the `held-aside` parts of the hand-aligned gold
-(tests/fixtures/mrpc_gold_alignments.json; conventions and parts in its .md):
+(tests/fixtures/mrpc_gold_alignments.json; conventions and parts in its .md; `--part` prints one of
+them only, so that settings can be tried without reading the held-aside figures):
 - precision, recall and AER (Och & Ney 2003) against the sure and possible links;
 - recall on the sure links between different words (tokens that differ after case folding), as
   found / all: the links whose suggestion saves an annotator work;
@@ -13,8 +14,12 @@ Prints, for each aligner, on the `tune` and the `held-aside` parts of the hand-a
 - phrase level: precision and recall of the atomic phrase pairs (Cohn et al. 2008) of each aligner's
   links against those of the gold sure links;
 then the wall time of training + aligning all 5,801 MRPC pairs with the default (target ≤ 10 s), and
-whether two runs gave the same links and confidences. Unless `--no-ablation`, the default with each
-piece of evidence taken out (the table of docs/aligner.md). `--ibm N` adds NLTK's IBM model 1 trained
+whether two runs gave the same links and confidences. The default's link scorer is fitted on the
+tune part (bench/fit_link_weights.py), so its tune figures there are the fit's own; a second table
+gives the tune part by 6-fold cross-validation (weights fitted on the other folds), for the default
+and, unless `--no-ablation`, for the default with each piece of evidence taken out and its weights
+fitted again (the table of docs/aligner.md), with the held-aside figures of weights fitted on the
+whole tune part. `--ibm N` adds NLTK's IBM model 1 trained
 on the first N pairs plus the gold pairs (pure Python, slow).
 
 Last, the key presses that bring ten held-aside gold pairs to their gold links in Chromium, keyboard
@@ -43,66 +48,43 @@ import django  # noqa: E402
 
 django.setup()  # the project's default threshold is read from its models
 
+from fit_link_weights import (  # noqa: E402
+    GOLD,
+    MRPC,
+    cross_validation,
+    different_word_recall,
+    figures,
+    fit,
+    mrpc_pairs,
+    tune_examples,
+)
+
+from annotator.core import link_scorer  # noqa: E402
 from annotator.core.aligner import identical_token_alignment  # noqa: E402
 from annotator.core.atomic_phrases import atomic_phrase_pairs  # noqa: E402
-from annotator.core.posterior_aligner import PosteriorSettings, align_scored  # noqa: E402
+from annotator.core.posterior_aligner import PosteriorSettings, align_scored, decode_pairs, pair_evidence  # noqa: E402
 from annotator.core.statistical_aligner import AlignerSettings, alignment_quality, train_and_align  # noqa: E402
-from annotator.corpus.imports.mrpc import parse_mrpc  # noqa: E402
 from annotator.models.corpus import DEFAULT_SUGGESTION_THRESHOLD  # noqa: E402
 
-MRPC = ROOT.parent / "shared" / "corpora" / "mrpc"
-FILES = ["msr_paraphrase_train.txt", "msr_paraphrase_test.txt"]
-GOLD = ROOT / "tests" / "fixtures" / "mrpc_gold_alignments.json"
 KEYPRESSES = ROOT / "artifacts" / "keypresses.json"
 KEYPRESS_TEST = "tests/browser/test_keypresses_saved.py"
 TARGET = 10.0
+FOLDS = 6
 PARTS = ("tune", "held-aside")
-ABLATIONS: dict[str, dict[str, object]] = {
-    "no lemma / inflection evidence": {"lemmas": False},
-    "no numbers and names": {"numbers_names": False},
-    "no derivational stems": {"stems": False},
-    "no priors in EM (evidence only at decoding)": {
-        "identity_prior": 0.0,
-        "variant_prior": 0.0,
-        "stem_prior": 0.0,
-    },
-    "no WordNet synonyms and broader terms": {"wordnet": False},
-    "no acronyms": {"acronyms": False},
-    "no context (neighbours' links)": {"context": False},
-    "no corpus reliability of different-word pairs": {"reliable_count": 1e-9},
-    "no word-class rule for different words": {"same_class": False},
-    "one threshold (0.5) for every kind of link": {
-        "threshold_function": 0.5,
-        "threshold_same": 0.5,
-        "threshold_content": 0.5,
-    },
-    "no function words of one role paired between links": {"function_gaps": False},
-    "no dropping of contradicted function-word links": {"function_conflict": False},
-    "with neighbour support required of function-word links": {"function_support": True, "support_window": 2},
-    "with gap filling between links": {"gap_fill": True},
+#: The default with one piece taken out: (settings changed, features left out of the link scorer).
+#: Each row's weights are fitted again on the tune part with that piece out.
+ABLATIONS: dict[str, tuple[dict[str, object], tuple[str, ...]]] = {
+    "no lemma / inflection evidence": ({"lemmas": False}, ()),
+    "no numbers and names": ({"numbers_names": False}, ()),
+    "no derivational stems": ({"stems": False}, ()),
+    "no priors in EM (evidence only in the scorer)": (
+        {"identity_prior": 0.0, "variant_prior": 0.0, "stem_prior": 0.0, "wordnet_prior": 0.0},
+        (),
+    ),
+    "no WordNet synonyms and broader terms": ({"wordnet": False}, ()),
+    "no acronyms": ({"acronyms": False}, ()),
+    **{f"no {group}": ({}, features) for group, features in link_scorer.GROUPS.items()},
 }
-
-
-def mrpc_pairs() -> tuple[list[str], list[tuple[list[str], list[str]]]]:
-    ids, pairs = [], []
-    for name in FILES:
-        for record in parse_mrpc((MRPC / name).read_bytes(), name).records:
-            ids.append(record.source_id)
-            pairs.append((record.tokens1, record.tokens2))
-    return ids, pairs
-
-
-def different_word_recall(
-    gold: Sequence[dict], predicted: Sequence[Sequence[Sequence[int]]]
-) -> tuple[int, int]:
-    found = total = 0
-    for g, links in zip(gold, predicted, strict=True):
-        chosen = {(i, j) for i, j in links}
-        for i, j in g["sure"]:
-            if g["tokens1"][i].casefold() != g["tokens2"][j].casefold():
-                total += 1
-                found += (i, j) in chosen
-    return found, total
 
 
 def phrase_quality(gold: Sequence[dict], predicted: Sequence[Sequence[Sequence[int]]]) -> tuple[float, float]:
@@ -127,6 +109,7 @@ def main() -> int:
     parser.add_argument("--no-ablation", action="store_true", help="skip the ablation rows")
     parser.add_argument("--ibm", type=int, default=0, help="also IBM model 1 on the first N pairs")
     parser.add_argument("--keys", action="store_true", help=f"run {KEYPRESS_TEST} first (Chromium)")
+    parser.add_argument("--part", choices=PARTS, help="print the figures of this part only")
     args = parser.parse_args()
     if not MRPC.exists():
         print(f"skipped: {MRPC} not found (the MRPC corpus is not on this machine)")
@@ -136,7 +119,7 @@ def main() -> int:
     where = {pid: n for n, pid in enumerate(ids)}
     for g in gold:
         assert pairs[where[g["id"]]] == (g["tokens1"], g["tokens2"]), f"gold pair {g['id']}: tokens differ"
-    parts = {part: [g for g in gold if g["part"] == part] for part in PARTS}
+    parts = {part: [g for g in gold if g["part"] == part] for part in PARTS if args.part in (None, part)}
     rows: list[tuple[str, Callable[[dict], list[list[int]]]]] = []
 
     rows.append(
@@ -160,7 +143,7 @@ def main() -> int:
     same = again == scored
     rows.append(
         (
-            "**posterior, per-kind (default), every link**",
+            "**posterior, learned link scorer (default), every link**",
             lambda g: [link[:2] for link in scored[where[g["id"]]]],
         )
     )
@@ -172,10 +155,30 @@ def main() -> int:
             ],
         )
     )
-    if not args.no_ablation:
-        for name, change in ABLATIONS.items():
-            ablated = align_scored(pairs, dataclasses.replace(PosteriorSettings(), **change))
-            rows.append((f"posterior, {name}", lambda g, a=ablated: [link[:2] for link in a[where[g["id"]]]]))
+    rules = align_scored(pairs, PosteriorSettings(decoder="rules"))
+    rows.append(
+        ("posterior, hand-set rules per kind of link", lambda g: [link[:2] for link in rules[where[g["id"]]]])
+    )
+    ablation: list[tuple[str, str]] = []
+    default_evidence = pair_evidence(pairs, PosteriorSettings())
+    configurations = {"default": ({}, ())} | ({} if args.no_ablation else ABLATIONS)
+    for name, (change, without) in configurations.items():
+        settings = dataclasses.replace(PosteriorSettings(), **change)
+        evidence = pair_evidence(pairs, settings) if change else default_evidence
+        tune_gold, tune_evidence = tune_examples(trained=(ids, pairs, evidence))
+        p, r, aer, found, total = figures(
+            tune_gold, cross_validation(tune_gold, tune_evidence, FOLDS, settings, without=without)
+        )
+        row = f"{aer:.3f} | {p:.3f} / {r:.3f} | {found}/{total}"
+        if "held-aside" in parts:
+            weights = fit(tune_gold, tune_evidence, without=without)
+            ablated = decode_pairs(pairs, evidence, settings, weights=weights)
+            held = parts["held-aside"]
+            p, r, aer, found, total = figures(
+                held, [[link[:2] for link in ablated[where[g["id"]]]] for g in held]
+            )
+            row += f" | {aer:.3f} | {p:.3f} / {r:.3f} | {found}/{total}"
+        ablation.append((name, row))
     if args.ibm:
         subset = pairs[: args.ibm] + [(g["tokens1"], g["tokens2"]) for g in gold]
         ibm = train_and_align(subset, AlignerSettings(backend="ibm1"))
@@ -193,6 +196,18 @@ def main() -> int:
         print("|---|---|---|---|---|---|")
         for name, predict in rows:
             print(f"| {name} | {cells(pg, [predict(g) for g in pg])} |")
+    print(
+        f"\n### the default with one piece out, its weights fitted again on the tune part\n\n"
+        f"(tune: {FOLDS}-fold cross-validation, weights fitted on the other folds"
+        + ("; held-aside: weights fitted on the whole tune part)" if "held-aside" in parts else ")")
+        + "\n"
+    )
+    heads = ["tune AER", "tune P / R", "tune different-word"]
+    if "held-aside" in parts:
+        heads += ["held-aside AER", "held-aside P / R", "held-aside different-word"]
+    print(f"| configuration | {' | '.join(heads)} |\n|---|{'---|' * len(heads)}")
+    for name, row in ablation:
+        print(f"| {name} | {row} |")
     ok = seconds <= TARGET
     load = os.getloadavg()[0]
     print(

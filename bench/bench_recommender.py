@@ -15,9 +15,11 @@ alone, model alone, both. Each pair carries the label an annotator gives before 
 (paraphrase or not, :func:`labels`) unless ``--without-labels``. Goal over the eight most frequent types: macro precision ≥ 0.7, macro recall
 ≥ 0.6, no precision below 0.5.
 
-``--tuning`` never reads the odd half: it trains on the even ids divisible by 4, scores the other even
-ids, and prints per type where the false suggestions and the misses come from (a pair without the type,
-another type, a scope beside the phenomenon, no suggestion there). Settings are chosen on that split.
+Per type, the run also prints where the false suggestions and the misses come from (a pair without the
+type, type confusion, scope mismatch; type confusion, a candidate not suggested, no candidate).
+``--tuning`` never reads the odd half: it trains on the even ids divisible by 4 and scores the other
+even ids. Settings are chosen on that split, and the recommender's own thresholds on out-of-fold
+predictions over its training pairs; the odd half is only scored.
 """
 
 from __future__ import annotations
@@ -152,8 +154,9 @@ def main() -> int:
             recall = s.count_yx / len(y) if s and y else None
             per_type[code] = (len(x), len(y), precision, recall)
         results[combine] = (per_type, agr_ph(mine, truth), do_f1(mine, truth), elapsed, len(mine))
-        if args.tuning and combine == "both":
-            _print_sources(mine, truth, names)
+        if combine == "both":
+            reach = {p.pair: rec.candidates(p) for p in test_pairs}
+            _print_sources(mine, truth, names, reach, "tuning split" if args.tuning else "odd half")
 
     print(
         f"| type | ETPC ({'tuning' if args.tuning else 'odd'}) | "
@@ -203,14 +206,24 @@ def labels(gold: dict) -> dict[str, str]:
     return {pid: "non_paraphrase" if pid in whole else "paraphrase" for pid in gold}
 
 
-def _print_sources(mine: list, truth: list, names: dict[str, str]) -> None:
-    """Per type of the eight, where the false suggestions and the misses come from: a false suggestion
-    is on a pair without the type (most of those pairs being ETPC's non-paraphrases), overlaps only
-    another type's phenomenon (wrong type), or overlaps none (scope off); a miss is overlapped only by
-    another type's suggestion (wrong type) or by none (no suggestion there)."""
+def _print_sources(mine: list, truth: list, names: dict[str, str], reach: dict, split: str) -> None:
+    """Per type of the eight, where the false suggestions and the misses come from, by the IAPTA
+    partial-overlap rule. A false suggestion overlaps phenomena of other types only (type confusion),
+    or overlaps no phenomenon while the pair has one of its type elsewhere (scope mismatch), or
+    overlaps none on a pair without its type (nothing annotated there). A missed phenomenon is overlapped by suggestions of other types
+    only (type confusion), by no suggestion although a candidate of the recommender overlaps it (not
+    suggested), or by no candidate at all (no candidate). ``reach``: pair id → the pair's candidates
+    (the identity candidate counts for identity phenomena only, as in training)."""
 
     def overlap(a: object, b: object) -> bool:
         return bool(a.s1 & b.s1 or a.s2 & b.s2)  # type: ignore[attr-defined]
+
+    def candidate_there(y: object) -> bool:
+        return any(
+            (c.kind == "identity") == (y.type == "29")  # type: ignore[attr-defined]
+            and (y.s1.intersection(c.scope1) or y.s2.intersection(c.scope2))  # type: ignore[attr-defined]
+            for c in reach.get(y.pair, ())  # type: ignore[attr-defined]
+        )
 
     gold, sugg = defaultdict(list), defaultdict(list)
     for p in truth:
@@ -218,24 +231,32 @@ def _print_sources(mine: list, truth: list, names: dict[str, str]) -> None:
     for p in mine:
         sugg[p.pair].append(p)
     print(
-        "| type (tuning split) | false: pair without the type | false: wrong type | false: scope off "
-        "| missed: given another type | missed: no suggestion there |"
+        f"| type ({split}, both sources) | suggested | false: type confusion | false: scope mismatch "
+        "| false: nothing annotated there | ETPC | missed: type confusion | missed: not suggested "
+        "| missed: no candidate |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for code in EIGHT:
         false, missed = Counter(), Counter()
-        for x in (p for p in mine if p.type == code):
+        suggested = [p for p in mine if p.type == code]
+        annotated = [p for p in truth if p.type == code]
+        for x in suggested:
             same = [y for y in gold[x.pair] if y.type == code]
-            if not same:
-                false["pair"] += 1
-            elif not any(overlap(x, y) for y in same):
-                false["wrong" if any(overlap(x, y) for y in gold[x.pair]) else "off"] += 1
-        for y in (p for p in truth if p.type == code):
+            if any(overlap(x, y) for y in same):
+                continue
+            if any(overlap(x, y) for y in gold[x.pair]):
+                false["wrong"] += 1
+            else:
+                false["off" if same else "nothing"] += 1
+        for y in annotated:
             if not any(x.type == code and overlap(x, y) for x in sugg[y.pair]):
-                missed["other" if any(overlap(x, y) for x in sugg[y.pair]) else "none"] += 1
+                if any(overlap(x, y) for x in sugg[y.pair]):
+                    missed["other"] += 1
+                else:
+                    missed["unsuggested" if candidate_there(y) else "none"] += 1
         print(
-            f"| {names[code]} | {false['pair']} | {false['wrong']} | {false['off']} | {missed['other']} "
-            f"| {missed['none']} |"
+            f"| {names[code]} | {len(suggested)} | {false['wrong']} | {false['off']} | {false['nothing']} "
+            f"| {len(annotated)} | {missed['other']} | {missed['unsuggested']} | {missed['none']} |"
         )
     print()
 

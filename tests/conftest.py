@@ -147,13 +147,96 @@ def builtin_tagsets(request: pytest.FixtureRequest) -> None:
 
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
-    """Give each pytest process its own PostgreSQL test database, so concurrent runs never collide."""
+    """Give each pytest process its own PostgreSQL test database, so concurrent runs never collide.
+    On SQLite, when a migrated copy of the schema is kept (`migrated_sqlite_template`), the test
+    database is made from the models without running the migrations, and `django_db_setup` puts the
+    copy in its place."""
     from django.conf import settings
 
     db = settings.DATABASES["default"]
+    db.setdefault("TEST", {})
     if "postgresql" in db["ENGINE"]:
-        db.setdefault("TEST", {})
         db["TEST"]["NAME"] = f"test_{db['NAME']}_{os.getpid()}"
+    elif "sqlite3" in db["ENGINE"] and migrated_sqlite_template().exists():
+        db["TEST"]["MIGRATE"] = False
+
+
+def migrated_sqlite_template() -> Path:
+    """Where the SQLite test database is kept right after the migrations ran, under var/: migrating
+    costs ~10 s of CPU per test process, copying the kept file a few milliseconds. Its name is a
+    digest of Django's and SQLite's versions, every installed app's migration files and the files of
+    the workbench modules they import (directly or through each other: the built-in tagsets, the
+    agreement's stored parts), so a change to any of them makes a new one."""
+    import hashlib
+    import importlib.util
+    import sqlite3
+
+    import django
+    from django.apps import apps
+
+    files: set[Path] = set()
+    for app in apps.get_app_configs():
+        spec = importlib.util.find_spec(f"{app.name}.migrations")
+        if spec and spec.origin:
+            files |= set(Path(spec.origin).parent.glob("*.py"))
+    digest = hashlib.sha256(f"{django.__version__} {sqlite3.sqlite_version}".encode())
+    for path in sorted(_with_imported_modules(files)):
+        digest.update(str(path).encode() + path.read_bytes())
+    return REPO / "var" / "test-databases" / f"sqlite-{digest.hexdigest()[:16]}.sqlite3"
+
+
+def _with_imported_modules(files: set[Path]) -> set[Path]:
+    """`files` and the files of every `annotator` module they import, followed through those."""
+    import ast
+    import importlib.util
+
+    found, todo = set(files), list(files)
+    while todo:
+        for node in ast.walk(ast.parse(todo.pop().read_bytes())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            for name in names:
+                if not name.startswith("annotator."):
+                    continue
+                try:
+                    spec = importlib.util.find_spec(name)
+                except (ImportError, ValueError):
+                    continue
+                path = Path(spec.origin) if spec and spec.origin else None
+                if path and path.suffix == ".py" and path not in found:
+                    found.add(path)
+                    todo.append(path)
+    return found
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> None:
+    """pytest-django's test databases; on SQLite the migrated schema and data come from the kept
+    copy (`migrated_sqlite_template`), or, when there is none yet, the freshly migrated database is
+    kept for the next run (written aside and renamed, so parallel workers never read half a file)."""
+    import sqlite3
+
+    from django.contrib.contenttypes.models import ContentType
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        return
+    template = migrated_sqlite_template()
+    with django_db_blocker.unblock():
+        connection.ensure_connection()
+        if connection.settings_dict["TEST"].get("MIGRATE") is False:
+            with sqlite3.connect(template) as kept:
+                kept.backup(connection.connection)
+            kept.close()
+            ContentType.objects.clear_cache()  # the ids the models' set-up cached are the copy's no more
+            return
+        template.parent.mkdir(parents=True, exist_ok=True)
+        aside = template.with_suffix(f".{os.getpid()}.tmp")
+        with sqlite3.connect(aside) as copy:
+            connection.connection.backup(copy)
+        copy.close()
+        os.replace(aside, template)
 
 
 @pytest.fixture

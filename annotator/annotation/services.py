@@ -66,14 +66,14 @@ def _locked_sheet(pair: Pair, annotator: Any, is_gold: bool, *, lock_pair: bool 
 
     The row lock is held until the transaction ends, so concurrent saves of the same sheet queue up
     here and each sees the version the previous one left. A sheet that does not exist yet is created
-    (at version 1) first. Hand-written (`annotator.core.sql.bump_sheet`): every save runs it, and the
+    (at version 1) first, in one statement (`annotator.core.sql.create_sheet`). Hand-written (`annotator.core.sql.bump_sheet`): every save runs it, and the
     ORM needs two statements for it. `lock_pair`: on PostgreSQL the same statement locks the pair's
     row first (a label save: its agreement sums read the other annotators' labels of the pair).
     """
     now = timezone.now()
     sheet = sql.bump_sheet(pair.pk, annotator.pk, is_gold, now, lock_pair=lock_pair)
     if sheet is None:
-        PairLabel.objects.get_or_create(pair=pair, annotator=annotator, is_gold=is_gold)
+        sql.create_sheet(pair.pk, annotator.pk, is_gold, now)
         sheet = sql.bump_sheet(pair.pk, annotator.pk, is_gold, now, lock_pair=lock_pair)
     assert sheet is not None  # created just above, inside this transaction
     return sheet
@@ -165,14 +165,7 @@ def set_pair_label(
     is_gold: bool = False,
 ) -> int:
     """Set the pair-level decision (paraphrase / non-paraphrase, or "" to clear). Returns the new version."""
-    if label not in ("", *PairLabel.Label.values):
-        raise ValidationError({"label": f"Label must be paraphrase or non_paraphrase, not {label!r}."})
-    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
-    before = {"label": sheet.label}
-    sheet.label = label
-    _record(pair, sheet, "update", actor or annotator, annotator.pk, before, {"label": label})
-    changed = before["label"] if before["label"] != label else None  # the same label again: no sums move
-    return _finish(sheet, pair, "label", label_before=changed)
+    return _set_label(pair, annotator, label, base_version, actor, is_gold).version
 
 
 @transaction.atomic
@@ -186,11 +179,56 @@ def set_comment(
     is_gold: bool = False,
 ) -> int:
     """Set the annotator's per-pair comment. Returns the new version."""
+    return _set_comment(pair, annotator, comment, base_version, actor, is_gold).version
+
+
+@transaction.atomic
+def set_sheet_fields(
+    pair: Pair,
+    annotator: Any,
+    *,
+    base_version: int | None,
+    label: str | None = None,
+    comment: str | None = None,
+) -> PairLabel:
+    """Set the annotator's label of the pair, their comment, or both (None: left as it is), in one
+    transaction: each change is a version of its own, the comment's checked against the label's.
+    Returns the sheet as saved, its version the new one (the API's answer, without reading it again)."""
+    if label is None and comment is None:  # the API's serializer refuses such a request with a 400
+        raise ValueError("set_sheet_fields: give a label, a comment or both")
+    sheet = None
+    if label is not None:
+        sheet = _set_label(pair, annotator, label, base_version, None, False)
+        base_version = sheet.version
+    if comment is not None:
+        sheet = _set_comment(pair, annotator, comment, base_version, None, False)
+    assert sheet is not None  # one of the two was set just above
+    return sheet
+
+
+def _set_label(
+    pair: Pair, annotator: Any, label: str, base_version: int | None, actor: Any, is_gold: bool
+) -> PairLabel:
+    if label not in ("", *PairLabel.Label.values):
+        raise ValidationError({"label": f"Label must be paraphrase or non_paraphrase, not {label!r}."})
+    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
+    before = {"label": sheet.label}
+    sheet.label = label
+    _record(pair, sheet, "update", actor or annotator, annotator.pk, before, {"label": label})
+    changed = before["label"] if before["label"] != label else None  # the same label again: no sums move
+    _finish(sheet, pair, "label", label_before=changed)
+    return sheet
+
+
+def _set_comment(
+    pair: Pair, annotator: Any, comment: str, base_version: int | None, actor: Any, is_gold: bool
+) -> PairLabel:
     sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
     before = {"comment": sheet.comment}
     sheet.comment = comment[:10000]
     _record(pair, sheet, "update", actor or annotator, annotator.pk, before, {"comment": sheet.comment})
-    return _finish(sheet, pair, "comment")
+    _finish(sheet, pair, "comment")
+    return sheet
 
 
 def phenomena_open(project: Project, label: str) -> bool:
@@ -220,6 +258,21 @@ def _check_phenomena_open(project: Project, sheet: PairLabel) -> None:
         raise ValidationError(
             {"ptype": "This project types paraphrases only: label the pair paraphrase first."}
         )
+
+
+def _begin_phenomena(
+    pair: Pair, annotator: Any, base_version: int | None, is_gold: bool, check_open: bool
+) -> PairLabel:
+    """The sheet a phenomenon is added to or changed on (`_begin`). On an annotator's sheet, unless
+    `check_open=False`, the project must annotate phenomena (checked before the sheet's version) and the
+    sheet's label must open them (`phenomena_open`)."""
+    rule = check_open and not is_gold
+    if rule:
+        _check_phenomena_layer(pair.project)
+    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
+    if rule:
+        _check_phenomena_open(pair.project, sheet)
+    return sheet
 
 
 def _ptype_for(pair: Pair, ptype: ParaphraseType | int) -> ParaphraseType:
@@ -262,12 +315,7 @@ def add_phenomenon(
     restoring an earlier state (undo) and scripted loads of work done elsewhere.
     `sense_preserving` is ETPC's layer mark: True (+), False (−) or None (not marked).
     """
-    rule = check_open and not is_gold
-    if rule:
-        _check_phenomena_layer(pair.project)
-    sheet = _begin(pair, annotator, _normalise_base(base_version), is_gold)
-    if rule:
-        _check_phenomena_open(pair.project, sheet)
+    sheet = _begin_phenomena(pair, annotator, base_version, is_gold, check_open)
     ptype = _ptype_for(pair, ptype)
     clean = validation.phenomenon_fields(
         ptype,
@@ -316,12 +364,7 @@ def update_phenomenon(
 
     The rule of `add_phenomenon` holds on an annotator's sheet (unless `check_open=False`)."""
     pair = phenomenon.pair
-    rule = check_open and not phenomenon.is_gold
-    if rule:
-        _check_phenomena_layer(pair.project)
-    sheet = _begin(pair, phenomenon.annotator, _normalise_base(base_version), phenomenon.is_gold)
-    if rule:
-        _check_phenomena_open(pair.project, sheet)
+    sheet = _begin_phenomena(pair, phenomenon.annotator, base_version, phenomenon.is_gold, check_open)
     ptype = _ptype_for(pair, changes.pop("ptype", phenomenon.ptype_id))
     merged = {
         name: changes.get(name, getattr(phenomenon, name))
@@ -449,8 +492,8 @@ def toggle_links(
 
 
 def _links(pair: Pair, annotator: Any, is_gold: bool) -> list[AlignmentLink]:
-    """The sheet's links (hand-written read, `annotator.core.sql.select`: every link save runs it)."""
-    return sql.select(AlignmentLink, {"pair": pair, "annotator": annotator, "is_gold": is_gold})
+    """The sheet's links, in the model's order."""
+    return list(AlignmentLink.objects.filter(pair=pair, annotator=annotator, is_gold=is_gold))
 
 
 @transaction.atomic

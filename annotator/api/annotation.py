@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from typing import Any
 
-from django.db import transaction
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
@@ -31,7 +29,6 @@ from annotator.api.common import (
     validated,
 )
 from annotator.api.permissions import ChangesOwnAnnotation
-from annotator.core import sql
 from annotator.models import (
     AlignmentLink,
     Pair,
@@ -83,16 +80,13 @@ class PairLabelViewSet(AnnotationViewSet):
     def create(self, request: Request) -> Response:
         fields = validated(s.PairLabelWriteSerializer, request.data)
         pair = pair_to_annotate(request.user, fields["pair"])
-        version = fields["base_version"]
-        both = "label" in fields and "comment" in fields
-        with transaction.atomic() if both else nullcontext():  # one service call is a transaction itself
-            if "label" in fields:
-                version = annotation_services.set_pair_label(
-                    pair, request.user, fields["label"], base_version=version
-                )
-            if "comment" in fields:
-                annotation_services.set_comment(pair, request.user, fields["comment"], base_version=version)
-        sheet = PairLabel.objects.get(pair=pair, annotator=signed_in(request), is_gold=False)
+        sheet = annotation_services.set_sheet_fields(
+            pair,
+            signed_in(request),
+            base_version=fields["base_version"],
+            label=fields.get("label"),
+            comment=fields.get("comment"),
+        )
         return Response(represent(s.PairLabelSerializer, sheet))
 
 
@@ -166,7 +160,7 @@ class AlignmentLinkViewSet(AnnotationViewSet):
     http_method_names = ["get", "post", "delete", "head", "options"]
 
     def _result(self, pair: Pair, version: int) -> Response:
-        links = sql.select(AlignmentLink, {"pair": pair, "annotator": self.request.user, "is_gold": False})
+        links = AlignmentLink.objects.filter(pair=pair, annotator_id=self.request.user.pk, is_gold=False)
         links_data = [represent(s.AlignmentLinkSerializer, link) for link in links]
         return Response({"version": version, "links": links_data})
 

@@ -29,7 +29,6 @@ from typing import Any
 import redis
 from celery import current_app
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 log = logging.getLogger(__name__)
@@ -128,10 +127,11 @@ def worker_status(redis_url: str, queue: str, now: float | None = None) -> dict[
 
 
 def database_status() -> tuple[bool, str]:
+    """Whether the database answers one round trip (`annotator.core.sql.ping`)."""
+    from annotator.core import sql  # the models it reads load after this module (celery.py imports it)
 
     try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
+        sql.ping()
     except Exception as exc:
         return False, f"unreachable: {exc.__class__.__name__}"
     return True, "ok"

@@ -12,16 +12,21 @@ Four steps, each a public function so the bench can take any of them out (docs/a
    The evidence enters as Dirichlet pseudo-counts on the tables (the priors eflomal reads from a
    file; the Giza++ identity lexicon of Cohn et al. 2008 is the identical case). EM has no random
    draw: the same corpus and settings give the same tables, bit for bit.
-3. **Decoding** (:func:`decode`): each cell's score is the mean of the two directions' link posteriors
-   (Liang, Taskar & Klein 2006 combine the directions the same way), plus a bonus for its kind of
-   evidence and one for **context** — the diagonal neighbours linked in a first pass (Sultan et al.
-   2014's contextual evidence: a link between two words whose neighbours are linked is more likely).
-   Links are taken greedily, best score first, one per word, while the score reaches the threshold
-   of its kind (identical or variant forms; two different content words; a different function word
-   or punctuation); two different words only within one word class (number, punctuation, function
-   word, content word). Then an identical function-word link whose neighbour is linked far away is
-   dropped, and two function words of one role in one slot between links are linked (`about`/`on`).
-   A link's **confidence** is its score, capped at 1.
+3. **Decoding**. By default (`decoder="learned"`, :func:`decode_learned`) each cell's probability of
+   being a link comes from `annotator.core.link_scorer`: two logistic regressions over the cell's
+   evidence — its two posteriors, its kind of lexical evidence, word classes, corpus link count,
+   distance from the diagonal, and in the second stage what the first believes of its neighbours
+   (Sultan, Bethard & Sumner 2015; the contextual evidence of their 2014 aligner) — with weights
+   fitted on the `tune` part of the hand-aligned gold. Links are taken greedily, best first, one per
+   word, while the probability reaches the weights' threshold; a link's **confidence** is its
+   probability. The hand-set rules (`decoder="rules"`, :func:`decode`) score each cell as the mean
+   of the two directions' posteriors (Liang, Taskar & Klein 2006) plus a bonus for its kind of
+   evidence and one for the diagonal neighbours linked in a first pass, and take links while the
+   score reaches the threshold of its kind (identical or variant forms; two different content words;
+   a different function word or punctuation); two different words only within one word class (number,
+   punctuation, function word, content word). Then an identical function-word link whose neighbour is
+   linked far away is dropped, and two function words of one role in one slot between links are
+   linked (`about`/`on`). A link's confidence there is its score, capped at 1.
 4. **Acronyms** (:func:`with_acronyms`): an acronym is linked to the capitalised words of the other
    member that spell it (`AOL` ⇄ `America Online`), which co-occurrence cannot do.
 
@@ -38,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotator.core import alignment_evidence as ev
-from annotator.core import wordnet_lexicon
+from annotator.core import link_scorer, wordnet_lexicon
 
 Progress = Callable[[str, int, int], None]
 ScoredLink = tuple[int, int, float]
@@ -46,6 +51,7 @@ ScoredLink = tuple[int, int, float]
 # Kinds of evidence between two word types (codes in the per-cell arrays); NONE: only the statistics.
 NONE, IDENTICAL, LEMMA, NUMBER, NAME, STEM, SYNONYM = range(7)
 KIND_NAMES = ("none", "identical", "lemma", "number", "name", "stem", "synonym")
+DECODERS = ("learned", "rules")
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,7 @@ class PosteriorSettings:
     """What the posterior aligner depends on (stored with each version). The pieces can be turned off
     one at a time (the ablation in docs/aligner.md)."""
 
+    decoder: str = "learned"  # `learned`: link_scorer's weights; `rules`: the hand-set rules of `decode`
     iterations: int = 5
     diagonal_tension: float = 4.0  # λ of the diagonal preference
     null_probability: float = 0.08
@@ -91,6 +98,8 @@ class PosteriorSettings:
     threshold_function: float = 0.7  # two different function words or punctuation
 
     def validate(self) -> None:
+        if self.decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {', '.join(DECODERS)}, not {self.decoder!r}")
         if self.iterations < 1:
             raise ValueError(f"iterations must be ≥ 1, not {self.iterations}")
         if not 0 < self.null_probability < 1:
@@ -587,47 +596,116 @@ def _fill_gaps(
     return added
 
 
-def align_scored(
+def pair_evidence(
     pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
     settings: PosteriorSettings | None = None,
     *,
     progress: Progress | None = None,
-) -> list[list[ScoredLink]]:
-    """Train on the pairs and return each pair's links ``(i, j, confidence)``, sorted.
-
-    Pairs with an empty member get no links and are left out of training.
-    """
+) -> list[link_scorer.PairEvidence | None]:
+    """Train on the pairs and return each pair's cells as `link_scorer` reads them (None for a pair
+    with an empty member, which is left out of training)."""
     settings = settings or PosteriorSettings()
     settings.validate()
     report = progress or (lambda _stage, _done, _total: None)
     usable = [n for n, (t1, t2) in enumerate(pairs) if t1 and t2]
-    result: list[list[ScoredLink]] = [[] for _ in pairs]
+    result: list[link_scorer.PairEvidence | None] = [None for _ in pairs]
     if not usable:
         return result
     subset = [pairs[n] for n in usable]
     cells, forward, backward, kind, linked = train_posteriors(subset, settings, progress=report)
-    report("decoding", 0, len(pairs))
+    assert cells.class1 is not None and cells.class2 is not None and cells.same_role is not None
+    assert cells.function1 is not None and cells.function2 is not None
     for k, n in enumerate(usable):
         a, b = cells.starts[k], cells.starts[k + 1]
-        t1, t2 = subset[k]
-        assert cells.function1 is not None and cells.function2 is not None
-        result[n] = decode(
-            len(t1),
-            len(t2),
-            forward[a:b],
-            backward[a:b],
-            kind[a:b],
-            linked[a:b],
-            cells.function1[a:b],
-            cells.function2[a:b],
-            settings,
-            None if cells.class1 is None or cells.class2 is None else (cells.class1[a:b], cells.class2[a:b]),
-            None if cells.same_role is None else cells.same_role[a:b],
+        n1, n2 = len(subset[k][0]), len(subset[k][1])
+        result[n] = link_scorer.PairEvidence(
+            forward=forward[a:b].reshape(n1, n2),
+            backward=backward[a:b].reshape(n1, n2),
+            kind=kind[a:b].reshape(n1, n2),
+            linked=linked[a:b].reshape(n1, n2),
+            class1=cells.class1[a:b].reshape(n1, n2)[:, 0],
+            class2=cells.class2[a:b].reshape(n1, n2)[0, :],
+            same_role=cells.same_role[a:b].reshape(n1, n2),
+            function1=cells.function1[a:b].reshape(n1, n2)[:, 0],
+            function2=cells.function2[a:b].reshape(n1, n2)[0, :],
         )
+    return result
+
+
+def decode_learned(
+    evidence: link_scorer.PairEvidence,
+    weights: link_scorer.LinkWeights,
+    probability: np.ndarray | None = None,
+) -> list[ScoredLink]:
+    """A pair's links with their confidence, sorted: each cell's probability by the link scorer (or
+    `probability`, already computed), taken greedily, best first, one link per word, while it reaches
+    the weights' threshold."""
+    if probability is None:
+        probability = link_scorer.link_probabilities(evidence, weights)
+    links = _greedy(probability, np.full(probability.shape, weights.threshold))
+    return sorted((i, j, round(min(p, 1.0), 3)) for i, j, p in links)
+
+
+def align_scored(
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    settings: PosteriorSettings | None = None,
+    *,
+    weights: link_scorer.LinkWeights | None = None,
+    progress: Progress | None = None,
+) -> list[list[ScoredLink]]:
+    """Train on the pairs and return each pair's links ``(i, j, confidence)``, sorted
+    (:func:`pair_evidence`, then :func:`decode_pairs`). Pairs with an empty member get no links and
+    are left out of training."""
+    settings = settings or PosteriorSettings()
+    settings.validate()
+    report = progress or (lambda _stage, _done, _total: None)
+    evidence = pair_evidence(pairs, settings, progress=report)
+    return decode_pairs(pairs, evidence, settings, weights=weights, progress=report)
+
+
+def decode_pairs(
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    evidence: Sequence[link_scorer.PairEvidence | None],
+    settings: PosteriorSettings,
+    *,
+    weights: link_scorer.LinkWeights | None = None,
+    progress: Progress | None = None,
+) -> list[list[ScoredLink]]:
+    """Each pair's links ``(i, j, confidence)``, sorted, from its cells: the `learned` decoder scores
+    them with `weights` (by default those of `link_scorer.WEIGHTS_FILE`), the `rules` decoder with
+    :func:`decode`; then acronyms (:func:`with_acronyms`) where the settings have them."""
+    settings.validate()
+    report = progress or (lambda _stage, _done, _total: None)
+    report("decoding", 0, len(pairs))
+    probabilities: list[np.ndarray | None] = [None] * len(evidence)
+    if settings.decoder == "learned":
+        weights = weights or link_scorer.load_weights()
+        probabilities = link_scorer.link_probabilities_of_pairs(evidence, weights)
+    result: list[list[ScoredLink]] = [[] for _ in pairs]
+    for n, e in enumerate(evidence):
+        if e is None:
+            continue
+        if weights is not None and settings.decoder == "learned":
+            result[n] = decode_learned(e, weights, probabilities[n])
+        else:
+            n1, n2 = e.forward.shape
+            result[n] = decode(
+                n1,
+                n2,
+                e.forward.ravel(),
+                e.backward.ravel(),
+                e.kind.ravel(),
+                e.linked.ravel(),
+                np.repeat(e.function1, n2),
+                np.tile(e.function2, n1),
+                settings,
+                (np.repeat(e.class1, n2), np.tile(e.class2, n1)),
+                e.same_role.ravel(),
+            )
         if settings.acronyms:
-            result[n] = with_acronyms(result[n], t1, t2, settings.acronym_confidence)
-        if k % 500 == 0:
-            report("decoding", k, len(pairs))
+            result[n] = with_acronyms(result[n], pairs[n][0], pairs[n][1], settings.acronym_confidence)
+        if n % 500 == 0:
+            report("decoding", n, len(pairs))
     return result
 
 

@@ -1,13 +1,14 @@
 """Every hand-written SQL statement of the workbench, and the helpers that read their rows as models.
 
-Compiling an ORM query costs 0.1–3 ms of CPU here (more with subqueries), several times what
-PostgreSQL needs to answer a one-row lookup. Only where that pays is a statement written by hand: the
-statements every save or API request runs (who the token belongs to, may the user annotate this pair,
-lock and bump the annotator's sheet, mark the project changed, read the sheet's links), the bulk
-inserts of an import, and what the ORM cannot say (PostgreSQL's advisory locks, the health probe, the
-elements of a stored JSON list as a subquery).
-Plain inserts and the paraphrase-type lookup use the ORM: on the save path a hand-written version
-would save tens of microseconds per save, within the noise of one request.
+A statement is written by hand where the ORM cannot say it, or where compiling the ORM's query costs
+a fifth or more of the request that runs it (measured with `bench/bench_editor.py`'s stack and
+requests): the statements every editor request and save runs — may the user annotate this pair (the
+access check, three EXISTS subqueries), lock the pair and bump the annotator's sheet in one
+`UPDATE … RETURNING` (two or three statements in the ORM), move the annotator's assignment to in
+progress, mark the project changed (`UPDATE … RETURNING`), create a sheet on a first save
+(`INSERT … ON CONFLICT DO NOTHING`: one statement where `get_or_create` takes three or four) — and
+what the ORM cannot say: the bulk COPY of an import, PostgreSQL's advisory locks, ANALYZE, the
+elements of a stored JSON list as a subquery. Everything else uses the ORM.
 
 Each statement is built from the models' `_meta` (a renamed column or a new field cannot drift from
 the models) by a builder whose docstring gives the ORM equivalent and the statement as rendered on
@@ -23,17 +24,14 @@ in `annotator.core.checks` says so at start-up).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from django.contrib.auth import get_user_model
 from django.db import connection, models
 from django.db.models import Field, Model
-from rest_framework.authtoken.models import Token
 
 from annotator.models import (
-    AgreementHeadline,
     AgreementState,
     Assignment,
     Membership,
@@ -230,36 +228,47 @@ def bump_sheet(
     return None if row is None else instance(PairLabel, row)
 
 
-# ---- the agreement pipeline's change mark ----------------------------------------------------------
-
-
-LATEST_STATUS_FIELDS = ("id", "computed_at", "duration_ms", "pending")
-
-
 @statement
-def latest_status_sql() -> str:
-    """A project's latest agreement computation (its small `AgreementHeadline` row): id, time, duration
-    and whether κ_C is pending (the dashboard's status line, polled every second: the ORM's compilation
-    cost more than the answer).
+def create_sheet_sql() -> str:
+    """An annotator's empty sheet of a pair, unless it is there already (a save of another tab may have
+    created it a moment ago).
 
-    ORM equivalent::
+    ORM equivalent (two statements, three more for the savepoint around the INSERT)::
 
-        AgreementHeadline.objects.filter(project=project_id)
-        .order_by("-computed_at", "-id").values("id", "computed_at", "duration_ms", "pending")[:1]
+        PairLabel.objects.get_or_create(pair_id=p, annotator_id=a, is_gold=g)
 
     Rendered::
 
-        SELECT t."id", t."computed_at", t."duration_ms", t."pending"
-        FROM "annotator_agreementheadline" t WHERE t."project_id" = %s
-        ORDER BY t."computed_at" DESC, t."id" DESC LIMIT 1
+        INSERT INTO "annotator_pairlabel" ("pair_id", "annotator_id", "is_gold", "version", "created_at",
+        "updated_at", "label", "comment") VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+        ON CONFLICT ("pair_id", "annotator_id", "is_gold") DO NOTHING
     """
-    col = {name: column(AgreementHeadline, name) for name in ("project", "computed_at", "id")}
+    fields = [f for f in PairLabel._meta.concrete_fields if not f.primary_key]
+    unique = next(c for c in PairLabel._meta.constraints if c.name == "pairlabel_unique")
+    keys = ", ".join(column(PairLabel, name) for name in unique.fields)  # type: ignore[attr-defined]
     return (
-        f"SELECT {columns(AgreementHeadline, 't', LATEST_STATUS_FIELDS)} "
-        f"FROM {table(AgreementHeadline)} t"
-        f" WHERE t.{col['project']} = %s"
-        f" ORDER BY t.{col['computed_at']} DESC, t.{col['id']} DESC LIMIT 1"
+        f"INSERT INTO {table(PairLabel)} ({', '.join(field_column(f) for f in fields)}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}) ON CONFLICT ({keys}) DO NOTHING"
     )
+
+
+def create_sheet(pair_id: int, annotator_id: int, is_gold: bool, now: datetime) -> None:
+    """Create the annotator's sheet of the pair with the model's defaults (created and updated `now`)
+    if it does not exist (`create_sheet_sql`)."""
+    given: dict[str, Any] = {"pair_id": pair_id, "annotator_id": annotator_id, "is_gold": is_gold}
+    values = []
+    for f in PairLabel._meta.concrete_fields:
+        if f.primary_key:
+            continue
+        if isinstance(f, models.DateTimeField) and (f.auto_now or f.auto_now_add):
+            values.append(_datetime(now))
+        else:
+            value = given[f.attname] if f.attname in given else f.get_default()
+            values.append(f.get_db_prep_save(value, connection))
+    execute(create_sheet_sql(), values)
+
+
+# ---- the agreement pipeline's change mark ----------------------------------------------------------
 
 
 @statement
@@ -397,84 +406,6 @@ def pair_for_annotation(user_id: int, pair_id: int) -> tuple[Pair, bool, bool, b
     pair.project = instance(Project, row[n_pair : n_pair + n_project], PAIR_PROJECT_FIELDS)
     is_member, is_annotator, is_assigned = (bool(flag) for flag in row[n_pair + n_project :])
     return pair, is_member, is_annotator, is_assigned
-
-
-# ---- API token authentication ---------------------------------------------------------------------
-
-
-@statement
-def token_with_user_sql() -> str:
-    """An API token and its user.
-
-    ORM equivalent::
-
-        Token.objects.select_related("user").filter(key=key).first()
-
-    Rendered (the user's columns elided)::
-
-        SELECT t."key", t."user_id", t."created", u."id", … FROM "authtoken_token" t
-        JOIN "auth_user" u ON u."id" = t."user_id" WHERE t."key" = %s
-    """
-    user_model = get_user_model()
-    return (
-        f"SELECT {columns(Token, 't')}, {columns(user_model, 'u')} "
-        f"FROM {table(Token)} t JOIN {table(user_model)} u "
-        f"ON u.{field_column(user_model._meta.pk)} = t.{column(Token, 'user')} "
-        f"WHERE t.{column(Token, 'key')} = %s"
-    )
-
-
-def token_with_user(key: str) -> Token | None:
-    """The token with its user loaded, or None for an unknown key."""
-    row = fetch_one(token_with_user_sql(), [key])
-    if row is None:
-        return None
-    n = width(Token)
-    token = instance(Token, row[:n])
-    token.user = instance(get_user_model(), row[n:])
-    return token
-
-
-# ---- rows by equality ---------------------------------------------------------------------------------
-
-
-def select(model: type[M], where: Mapping[str, Any], *, order_by: Sequence[str] | None = None) -> list[M]:
-    """`model.objects.filter(**where)` for equality on fields (a model instance stands for its key),
-    ordered like the model's `Meta.ordering` unless `order_by` (field names, no "-") says otherwise."""
-    order = tuple(str(name) for name in (order_by if order_by is not None else model._meta.ordering or ()))
-    params = [value.pk if isinstance(value, Model) else value for value in where.values()]
-    with connection.cursor() as cursor:
-        cursor.execute(select_sql(model, tuple(where), order), params)
-        return [instance(model, row) for row in cursor.fetchall()]
-
-
-@statement
-def select_sql(model: type[Model], where: tuple[str, ...], order: tuple[str, ...]) -> str:
-    """The rows of a model with the given fields equal to parameters, in the given order.
-
-    ORM equivalent::
-
-        model.objects.filter(**{name: value for name in where}).order_by(*order)
-
-    Rendered for the links of a sheet (`select(AlignmentLink, {"pair": …, "annotator": …,
-    "is_gold": …})`)::
-
-        SELECT t."id", t."pair_id", t."annotator_id", t."is_gold", t."version", t."created_at",
-        t."updated_at", t."i", t."j", t."sure" FROM "annotator_alignmentlink" t WHERE t."pair_id" = %s
-        AND t."annotator_id" = %s AND t."is_gold" = %s ORDER BY t."pair_id", t."i", t."j"
-    """
-
-    def col(name: str) -> str:
-        return f"t.{column(model, name)}"
-
-    if any(name.startswith("-") for name in order):
-        raise ValueError(f"{model.__name__}: descending order is not supported here ({order})")
-    sql = f"SELECT {columns(model, 't')} FROM {table(model)} t"
-    if where:
-        sql += " WHERE " + " AND ".join(f"{col(name)} = %s" for name in where)
-    if order:
-        sql += " ORDER BY " + ", ".join(col(name) for name in order)
-    return sql
 
 
 # ---- the elements of a stored list ---------------------------------------------------------------------

@@ -18,16 +18,17 @@ same with a modern trainer:
   never suggests less than the fallback on words the two members share.
 
 Backends: ``posterior`` (the default, `annotator.core.posterior_aligner`: EM in both directions with
-the lexical evidence of monolingual aligners as priors, links decoded per kind of evidence with their
-context, each with a confidence; deterministic), ``eflomal`` (Östling & Tiedemann 2016; Bayesian HMM
+the lexical evidence of monolingual aligners as priors, each cell's evidence and its neighbours' weighed
+by the link scorer fitted on hand-aligned pairs, each link with its probability as confidence;
+deterministic), ``eflomal`` (Östling & Tiedemann 2016; Bayesian HMM
 with fertility by Gibbs sampling, a small C program) and ``ibm1`` / ``ibm2`` (NLTK's IBM models in pure
 Python; much slower, kept as the no-compiler option). The posterior backend's symmetrisation is its
 own (``per-kind``); the others take ``intersection`` or ``grow-diag-final``.
 
 eflomal 2.0.0 has no seed: its C sampler seeds every run from /dev/urandom, so two of its runs on the
 same corpus differ in a few links (every stored result carries the version it was written by). The
-posterior backend draws nothing at random — EM, then a greedy decoding with a stable order — so the
-same pairs and settings give the same links and confidences (its runs record ``seed: null``, nothing
+posterior backend draws nothing at random — EM, the stored link weights, then a greedy decoding with a
+stable order — so the same pairs, settings and weights give the same links and confidences (its runs record ``seed: null``, nothing
 being drawn).
 
 Output links are ``(i, j)``: token ``i`` of member 1 with token ``j`` of member 2, sorted.

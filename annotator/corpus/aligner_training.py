@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from annotator import taskqueue
 from annotator.agreement import record_change
-from annotator.core import wordnet_lexicon
+from annotator.core import link_scorer, wordnet_lexicon
 from annotator.core.aligner import SOURCE as IDENTICAL_SOURCE
 from annotator.core.statistical_aligner import (
     BACKENDS,
@@ -242,6 +242,8 @@ def _train_and_store(run: AlignerRun, progress: _Progress) -> dict[str, Any]:
         "reproducible": settings.backend != "eflomal",
         # WordNet's synonyms are evidence only where its files are installed (docs/aligner.md)
         "wordnet": settings.backend == "posterior" and wordnet_lexicon.available(),
+        # which fitted weights decided the posterior aligner's links (docs/aligner.md)
+        "link_weights": link_scorer.weights_digest() if settings.backend == "posterior" else None,
     }
 
 

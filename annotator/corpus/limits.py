@@ -187,9 +187,20 @@ def _stands_alone(text: str, start: int, end: int) -> bool:
     return not (start > 0 and joins(text[start - 1])) and not (end < len(text) and joins(text[end]))
 
 
+def _within_limits_whatever_its_shape(text: str, max_depth: int) -> bool:
+    """Whether `text` can neither nest brackets deeper than `max_depth` (it has no more brackets than
+    that) nor hold a string of more than MAX_STRING bytes (it has fewer characters than MAX_STRING / 4,
+    UTF-8's most bytes per character): then the depth scan has nothing to find. Two counts at C speed
+    instead of the scan's numpy passes, which cost most of a short API body's parsing."""
+    return len(text) <= MAX_STRING // 4 and text.count("[") + text.count("{") <= max_depth
+
+
 def load_json(text: str, *, max_depth: int = MAX_DEPTH) -> Any:
     """Parse JSON within the limits; `json.JSONDecodeError` for bad syntax, `JsonLimitError` for the rest."""
-    offence, longest_string = scan(text, max_depth)
+    if _within_limits_whatever_its_shape(text, max_depth):
+        offence, longest_string = None, 0
+    else:
+        offence, longest_string = scan(text, max_depth)
     if offence is not None:
         raise JsonLimitError("json", f"nested more than {max_depth} levels deep", _line_of(text, offence))
     try:

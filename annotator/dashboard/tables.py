@@ -18,7 +18,6 @@ from datetime import datetime
 from typing import Any
 
 from annotator.agreement.results import KAPPA_C
-from annotator.core import sql
 from annotator.dashboard import charts
 from annotator.models import AgreementHeadline, AgreementState
 
@@ -372,20 +371,23 @@ def trend(project_id: int) -> Any:
 def status_rows(project_id: int) -> tuple[AgreementState | None, dict[str, Any] | None]:
     """The project's AgreementState and its latest computation (`AgreementHeadline` row): id,
     computed_at, duration_ms and pending sections (κ_C, the only section ever deferred) — what the
-    status line shows — in two hand-written statements (`annotator.core.sql`: the dashboard polls them
-    every second; ORM compilation cost more)."""
-    states = sql.select(AgreementState, {"project": project_id})
-    row = sql.fetch_one(sql.latest_status_sql(), [project_id])
-    if row is None:
-        return (states[0] if states else None), None
-    computation = sql.instance(AgreementHeadline, row, sql.LATEST_STATUS_FIELDS)
+    status line shows (the dashboard polls it every second)."""
+    state = AgreementState.objects.filter(project_id=project_id).first()
+    computation = (
+        AgreementHeadline.objects.filter(project_id=project_id)
+        .order_by("-computed_at", "-id")
+        .only("id", "computed_at", "duration_ms", "pending")
+        .first()
+    )
+    if computation is None:
+        return state, None
     latest = {
         "id": computation.id,
         "computed_at": computation.computed_at,
         "duration_ms": computation.duration_ms,
         "pending": [KAPPA_C] if computation.pending else [],
     }
-    return (states[0] if states else None), latest
+    return state, latest
 
 
 def status(state: AgreementState | None, latest: dict[str, Any] | None) -> dict[str, Any]:

@@ -143,7 +143,7 @@ def status_etag(context: dict[str, Any], seen: str) -> str:
 
 
 def _status_context(project: Project) -> dict[str, Any]:
-    """State and latest snapshot by hand-written SQL (`dashboard.status_rows`): every poll reads them."""
+    """State and latest snapshot (`dashboard.status_rows`): every poll reads them."""
     state, latest = dashboard.status_rows(project.pk)
     status = dashboard.status(state, latest)
     status["freshness"] = health.figures_freshness(state, latest["computed_at"] if latest else None)

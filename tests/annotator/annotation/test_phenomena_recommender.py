@@ -234,3 +234,62 @@ def test_no_gate_when_pairs_labelled_non_paraphrase_carry_atomic_phenomena() -> 
     )
     assert model.label_gate is None
     assert model.trained_on == 12
+
+
+def test_a_type_is_learnt_and_suggested_with_the_scope_shape_its_phenomena_take() -> None:
+    contextual = Annotated("6", frozenset({3, 4}), frozenset({2}))
+    added = Annotated("25", frozenset(), frozenset({5, 6}))
+    sides = rec.learnt_sides([contextual] * 3 + [added] * 3)
+    assert sides == {"6": "both", "25": "one"}
+    assert rec.learnt_sides([contextual] * 2) == {}  # too few to tell
+    side = rec.Candidate("gap2side", (3, 4), (), None)  # one member of the substitution's gap
+    assert rec.labels(side, [contextual], ETPC_ROLES) == {"6"}  # without shapes: overlap alone
+    assert rec.labels(side, [contextual], ETPC_ROLES, sides) == set()  # never one-sided: not learnt
+    model = rec.Recommender(ETPC_ROLES, sides=sides)
+    assert model.fits("6", (3, 4), (2,)) and not model.fits("6", (3, 4), ())
+    assert not model.fits("25", (3,), (2,))  # the tagset's own rule too
+    pairs, gold = training_set()
+    assert rec.train(pairs, gold, ETPC_ROLES).sides == {"29": "both", "6": "both", "25": "one"}
+
+
+def test_one_suggestion_per_one_sided_gap_the_one_most_above_its_threshold() -> None:
+    def made(kind: str, gap: int, s1: tuple[int, ...], s2: tuple[int, ...], code: str, margin: float):
+        c = rec.Candidate(kind, s1, s2, None, gap)
+        return c, rec.Suggestion("p", code, s1, s2, "model", 0.5 + margin), margin
+
+    added = made("gap1", 2, (), (5, 6, 7), "25", 0.10)
+    widened = made("widened", 2, (4,), (4, 5, 6, 7), "7", 0.25)  # "Kilpatrick" ~ "Kilpatrick who was"
+    elsewhere = made("gap1", 3, (9,), (), "25", 0.01)
+    substitution = made("gap2", 0, (1,), (1, 2), "6", 0.3)
+    side = made("gap2side", 0, (), (2,), "25", 0.05)  # both readings of a two-sided gap stay
+    identity = (
+        rec.Candidate("identity", (0,), (0,), "identity"),
+        rec.Suggestion("p", "29", (0,), (0,), "rule", 1.0),
+        1.0,
+    )
+    kept = rec._one_per_gap([added, widened, elsewhere, substitution, side, identity])
+    assert kept == [widened[1], elsewhere[1], substitution[1], side[1], identity[1]]
+    tie = made("widened", 2, (8,), (5, 6, 7, 8), "7", 0.10)
+    assert rec._one_per_gap([added, tie]) == [added[1]]  # one, also on a tie
+
+
+def test_analyse_gives_each_token_its_dependency_relation_and_head() -> None:
+    (one,) = rec.analyse([["They", "sold", "chains", "."]])
+    assert one[1].dep == "ROOT" and one[1].head == 1
+    assert one[0].head == 1 and one[2].head == 1
+
+
+def test_features_read_the_dependency_tree_and_the_pairs_other_candidates() -> None:
+    def dep(form: str, pos: str, relation: str, head: int) -> Token:
+        return Token(form, form.lower(), pos, pos, relation, head)
+
+    one = (dep("They", "PRON", "nsubj", 1), dep("sold", "VERB", "ROOT", 1), dep("chains", "NOUN", "dobj", 1))
+    two = (dep("They", "PRON", "nsubj", 1), dep("sold", "VERB", "ROOT", 1), dep("stores", "NOUN", "dobj", 1))
+    p = PairInput("p", one, two)
+    cands = rec.candidates(p)
+    gap = next(c for c in cands if c.kind == "gap2")
+    f = rec.features(p, gap, cands)
+    assert f["s1dep=dobj"] == f["s2dep=dobj"] == 1.0 and f["s1gov_pos=VERB|dep=dobj"] == 1.0
+    assert f["s1subtree"] == 1.0 and f["s1before=sold"] == 1.0 and f["s1after=</s>"] == 1.0
+    assert f["pair_gap2side=2"] == 1.0 and f["kind=gap2|overlaps=gap2side"] == 1.0
+    assert "pair_gap2=1" not in f  # the candidate itself is not among its surroundings

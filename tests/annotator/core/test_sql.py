@@ -18,14 +18,12 @@ from django.db.models import DateTimeField, Exists, F, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 from annotator.annotation import services as annotation_services
 from annotator.core import sql
 from annotator.core.checks import returning_supported
 from annotator.models import (
     AgreementState,
-    AlignmentLink,
     AnnotationHistory,
     Assignment,
     Membership,
@@ -79,6 +77,25 @@ def test_sheet_bump_of_a_sheet_not_yet_there_is_none_as_the_orm_update_changes_n
         assert sql.bump_sheet(world.pair.pk, world.ben.pk, False, timezone.now()) is None
     updated = PairLabel.objects.filter(pair=world.pair, annotator=world.ben).update(version=F("version") + 1)
     assert updated == 0
+
+
+def test_create_sheet_stores_what_get_or_create_stores_and_leaves_an_existing_sheet(world):
+    now = timezone.now()
+    with transaction.atomic():
+        sql.create_sheet(world.pair.pk, world.anna.pk, False, now)
+    created = PairLabel.objects.get(pair=world.pair, annotator=world.anna, is_gold=False)
+    by_orm, made = PairLabel.objects.get_or_create(pair=world.pair, annotator=world.ben, is_gold=False)
+    assert made
+    skip = {"id", "annotator_id", "created_at", "updated_at"}
+    assert _row(created, skip) == _row(by_orm, skip)
+    assert created.created_at == created.updated_at == now
+    annotation_services.set_pair_label(world.pair, world.anna, "paraphrase", base_version=None)
+    saved = _row(PairLabel.objects.get(pk=created.pk))
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        sql.create_sheet(world.pair.pk, world.anna.pk, False, now + timedelta(seconds=5))
+    assert _row(PairLabel.objects.get(pk=created.pk)) == saved  # there already: left as it was
+    assert PairLabel.objects.filter(pair=world.pair, annotator=world.anna).count() == 1
+    assert sum(not q["sql"].startswith(("SAVEPOINT", "RELEASE")) for q in queries.captured_queries) == 1
 
 
 # ---- the change mark --------------------------------------------------------------------------------
@@ -170,38 +187,6 @@ def test_pair_for_annotation_gives_the_orm_rows_and_facts_for_every_role(world):
             assert pair.project.get_deferred_fields() == expected.project.get_deferred_fields()
 
 
-# ---- token authentication ---------------------------------------------------------------------------
-
-
-def test_token_with_user_is_the_orm_select_related(world):
-    make.api_client(world.anna)  # makes the token
-    key = Token.objects.get(user=world.anna).key
-    token, expected = sql.token_with_user(key), Token.objects.select_related("user").get(key=key)
-    assert _row(token) == _row(expected) and _row(token.user) == _row(expected.user)
-    assert token.created.tzinfo is not None and token.user.date_joined.tzinfo is not None
-    assert sql.token_with_user("no-such-key") is None
-    assert Token.objects.select_related("user").filter(key="no-such-key").first() is None
-
-
-# ---- rows by equality -------------------------------------------------------------------------------
-
-
-def test_select_is_the_orm_filter_in_the_models_order(world):
-    pair = world.pair
-    annotation_services.set_links(pair, world.anna, [(4, 2), (1, 0), (1, 3)], sure=True, base_version=None)
-    annotation_services.set_links(pair, world.ben, [(0, 0)], sure=False, base_version=None)
-    where = {"pair": pair, "annotator": world.anna, "is_gold": False}
-    assert [_row(link) for link in sql.select(AlignmentLink, where)] == [
-        _row(link) for link in AlignmentLink.objects.filter(**where)
-    ]
-    by_j = sql.select(AlignmentLink, {"pair": pair}, order_by=["j", "i"])
-    assert [_row(link) for link in by_j] == [
-        _row(link) for link in AlignmentLink.objects.filter(pair=pair).order_by("j", "i")
-    ]
-    with pytest.raises(ValueError, match="descending order is not supported"):
-        sql.select(AlignmentLink, where, order_by=["-i"])
-
-
 # ---- bulk inserts -----------------------------------------------------------------------------------
 
 
@@ -272,11 +257,10 @@ def test_analyze_is_postgresql_only():
 RENDERED = [
     (sql.bump_sheet_sql, ()),
     (sql.lock_pair_and_bump_sheet_sql, ()),
+    (sql.create_sheet_sql, ()),
     (sql.mark_changed_sql, ()),
     (sql.start_assignment_sql, ()),
     (sql.pair_for_annotation_sql, ()),
-    (sql.token_with_user_sql, ()),
-    (sql.select_sql, (AlignmentLink, ("pair", "annotator", "is_gold"), ("pair", "i", "j"))),
     (sql.insert_rows_sql, (AnnotationHistory, ("project", "model"))),
 ]
 

@@ -108,7 +108,11 @@ def test_two_different_words_are_linked_only_within_one_word_class():
     corpus = [("Intel sells 1,000 .".split(), "Intel sells cache .".split())] * 20
     links = {(i, j) for i, j, _c in align_scored(corpus)[0]}
     assert links == {(0, 0), (1, 1), (3, 3)}
-    kept = {(i, j) for i, j, _c in align_scored(corpus, PosteriorSettings(same_class=False))[0]}
+    rules = PosteriorSettings(decoder="rules")
+    assert {(i, j) for i, j, _c in align_scored(corpus, rules)[0]} == links
+    kept = {
+        (i, j) for i, j, _c in align_scored(corpus, PosteriorSettings(decoder="rules", same_class=False))[0]
+    }
     assert (2, 2) in kept
 
 
@@ -121,14 +125,18 @@ def test_an_acronym_is_linked_to_the_words_it_abbreviates_with_the_acronym_confi
     assert not {(0, 0), (1, 0)} <= {(i, j) for i, j, _c in without}
 
 
-def test_two_function_words_of_one_role_between_two_links_are_linked():
+def test_the_rules_link_two_function_words_of_one_role_between_two_links():
     # `about` and `on` are prepositions in one slot between `reports` and `the`; `about` / `them` are not
+    rules = PosteriorSettings(decoder="rules")
     corpus = [("reports about the toll .".split(), "reports tonight on the toll .".split())]
-    assert (1, 2) in {(i, j) for i, j, _c in align_scored(corpus)[0]}
-    without = {(i, j) for i, j, _c in align_scored(corpus, PosteriorSettings(function_gaps=False))[0]}
+    assert (1, 2) in {(i, j) for i, j, _c in align_scored(corpus, rules)[0]}
+    without = {
+        (i, j)
+        for i, j, _c in align_scored(corpus, PosteriorSettings(decoder="rules", function_gaps=False))[0]
+    }
     assert (1, 2) not in without
     other = [("reports about the toll .".split(), "reports tonight them the toll .".split())]
-    assert (1, 2) not in {(i, j) for i, j, _c in align_scored(other)[0]}
+    assert (1, 2) not in {(i, j) for i, j, _c in align_scored(other, rules)[0]}
 
 
 def test_an_identical_function_word_whose_neighbour_is_linked_far_away_is_dropped():

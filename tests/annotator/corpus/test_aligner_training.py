@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from annotator.annotation import services as annotation_services
 from annotator.annotation import worklist as work
-from annotator.core import machine_alignments, wordnet_lexicon
+from annotator.core import link_scorer, machine_alignments, wordnet_lexicon
 from annotator.corpus import aligner_training as training
 from annotator.corpus import projects
 from annotator.models import AlignerRun, AlignmentLink, Pair
@@ -209,6 +209,7 @@ def test_the_default_run_stores_a_confidence_per_link_and_the_same_links_twice(w
     assert all(0 < c <= 1 for c in pair.initial_alignment_confidence)
     assert first.report["seed"] is None and first.report["reproducible"] is True
     assert first.report["wordnet"] is wordnet_lexicon.available()
+    assert first.report["link_weights"] == link_scorer.weights_digest()
     before = dict(Pair.objects.filter(project=project).values_list("pk", "initial_alignment"))
     _train(project, "per-kind")
     after = dict(Pair.objects.filter(project=project).values_list("pk", "initial_alignment"))

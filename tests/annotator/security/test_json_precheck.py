@@ -95,6 +95,30 @@ def test_the_longest_string_equals_the_plain_scan_across_chunk_boundaries(text: 
         limits._CHUNK = original
 
 
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet='[]{}"\\ aé,', max_size=40), limit=st.integers(0, 12))
+def test_a_text_passed_without_the_scan_is_one_the_scan_passes(text: str, limit: int) -> None:
+    if limits._within_limits_whatever_its_shape(text, limit):
+        offence, longest = limits.scan(text, limit)
+        assert offence is None and longest <= limits.MAX_STRING
+
+
+def test_a_short_api_body_is_parsed_without_the_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A label save's body: the scan's numpy passes cost ~30 times `json.loads` on it."""
+
+    def no_scan(text: str, limit: int = MAX_DEPTH) -> tuple[int | None, int]:
+        raise AssertionError("scanned")
+
+    monkeypatch.setattr(limits, "scan", no_scan)
+    body = '{"pair": 12345, "label": "non_paraphrase", "base_version": null}'
+    assert limits.load_json(body) == {"pair": 12345, "label": "non_paraphrase", "base_version": None}
+    with pytest.raises(AssertionError, match="scanned"):  # brackets beyond the limit: scanned
+        limits.load_json("[" * 5 + "]" * 5, max_depth=4)
+    monkeypatch.undo()
+    with pytest.raises(limits.JsonLimitError, match="nested more than 4"):  # and refused, as before
+        limits.load_json("[" * 5 + "]" * 5, max_depth=4)
+
+
 @pytest.mark.parametrize("shape", ["{}", "[]", "0", '""', "0.5", '{"a":[1,2]}'])
 def test_parsing_a_body_of_many_small_values_costs_what_the_parser_does(shape: str) -> None:
     """A 4 MB body of small values: `load_json` once walked every value in Python after parsing it
