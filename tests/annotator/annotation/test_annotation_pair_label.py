@@ -79,11 +79,10 @@ def test_save_query_count_is_constant(desk, django_assert_num_queries):
     # session, user, the pair with its project and the access facts (one statement), the savepoint, the
     # sheet's version bump, the UPDATE that puts a to-do assignment in progress, the history row, the
     # label, the one statement that moves the agreement sums by the label's difference
-    # (annotator.agreement.sums), the change mark and change row naming the pair, the release, the
-    # sheet read for the partial, and the phenomena module sent back with it because the label may change
-    # its suggestions (the annotator's phenomena, the project's recommender run): 15 (18 when access took
-    # four queries)
-    with django_assert_num_queries(15):
+    # (annotator.agreement.sums), the project's change mark, the release, the sheet read for the
+    # partial, and the phenomena module sent back with it because the label may change its suggestions
+    # (the annotator's phenomena, the project's recommender run): 14
+    with django_assert_num_queries(14):
         response = client.post(
             url("pair-label", desk.pair), {"label": "paraphrase", "base_version": v}, HTTP_HX_REQUEST="true"
         )

@@ -153,8 +153,7 @@ def test_save_phenomenon_query_count(world, django_assert_num_queries):
     # token, access (one query), type, sheet locked and its version bumped (one UPDATE … RETURNING),
     # the annotator's assignment put in progress if it was to do (one UPDATE), insert, history,
     # the agreement sums (the pair's inputs and kept part read in one statement, the part written, the
-    # totals moved: three), agreement state and the change mark naming the pair, and the transaction's
-    # savepoint/release
+    # totals moved: three), agreement state marked changed, and the transaction's savepoint/release
     with django_assert_num_queries(13):
         response = client.post("/api/phenomena/", body, format="json")
     assert response.status_code == 201
@@ -180,9 +179,9 @@ def test_first_label_save_of_a_pair_query_count(world, django_assert_num_queries
     assert client.post("/api/pair-labels/", first, format="json").status_code == 200
     other = Pair.objects.filter(project=world.project).exclude(pk=world.pair.pk).first()
     body = {"pair": other.pk, "label": "non_paraphrase", "base_version": None}
-    # the 11 of a label save above, and for the sheet not there yet: the bump that finds none and the
-    # one INSERT that creates it: 13
-    with django_assert_num_queries(13):
+    # the 10 of a label save above, and for the sheet not there yet: the bump that finds none and the
+    # one INSERT that creates it: 12
+    with django_assert_num_queries(12):
         response = client.post("/api/pair-labels/", body, format="json")
     assert response.status_code == 200 and response.json()["version"] == 2
     assert PairLabel.objects.get(pair=other, annotator=world.anna).label == "non_paraphrase"
