@@ -417,8 +417,7 @@ def test_the_creation_rule_sees_each_way_of_creating(tmp_path):
 
 
 #: Functions still longer than MAX_FUNCTION_LINES, with their length; the list only shrinks.
-LONG_FUNCTIONS = {
-}
+LONG_FUNCTIONS = {}
 MAX_FUNCTION_LINES = 60
 
 
