@@ -7,6 +7,7 @@ from django.test import Client
 
 from annotator.annotation import services as annotation_services
 from annotator.annotation.bidi import BIDI_CONTROLS, visible_bidi
+from annotator.leadtools import explorer_rows
 from annotator.models import Pair
 from tests import make
 
@@ -48,7 +49,6 @@ def page(user, url: str) -> str:
 
 
 @pytest.mark.parametrize("where", ["editor", "explorer pair", "explorer list"])
-@pytest.mark.usefixtures("eager_celery")  # the explorer's rows are built by a task: here, in-process
 def test_pages_show_the_override_as_a_code_point(project, where):
     pair = project.pairs.order_by("position").first()
     url, user = {
@@ -56,6 +56,7 @@ def test_pages_show_the_override_as_a_code_point(project, where):
         "explorer pair": (f"/projects/{project.pk}/explorer/{pair.pk}/", "lead"),
         "explorer list": (f"/projects/{project.pk}/explorer/", "lead"),
     }[where]
+    explorer_rows.refresh(project)  # as the computation after the saves has them refreshed
     body = page(project.memberships.get(user__username=user).user, url)
     assert RLO not in body and PDF not in body
     assert "⟨U+202E⟩" in body and 'class="bidi-control"' in body

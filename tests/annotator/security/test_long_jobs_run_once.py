@@ -239,11 +239,11 @@ def test_the_lead_stops_the_queued_explorer_refresh_from_the_page_and_asks_again
     before = changed_since_the_refresh(world)
     client = logged_in(world["cast"].lead)
     page = reverse("annotator:explorer", args=[project.pk])
-    answer = client.get(page).content.decode()
-    assert (
-        task_queue.sent == [(explorer_rows.REFRESH_TASK, (project.pk,))] and "data-explorer-cancel" in answer
-    )
     url = reverse("annotator:explorer-refresh", args=[project.pk])
+    assert client.post(url).status_code == 302  # the lead asks: a GET sends nothing
+    assert task_queue.sent == [(explorer_rows.REFRESH_TASK, (project.pk,))]
+    answer = client.get(page).content.decode()
+    assert "data-explorer-cancel" in answer and len(task_queue.sent) == 1
     assert client.post(url, {"cancel": "1"}).status_code == 302
     assert explorer_rows.refresh_once(project) is None  # the queued task, delivered now, stops at once
     assert explorer_stored(project) == before
@@ -266,9 +266,9 @@ def test_the_api_stops_the_explorer_refresh_and_asks_again(world, task_queue):
     answer = client.post(f"{base}/cancel/")
     assert answer.status_code == 200 and answer.json() == {"running": False, "current": False, "paused": True}
     assert explorer_rows.refresh_once(project) is None and explorer_stored(project) == before
-    assert client.get(f"{base}/").json()["paused"] is True and len(task_queue.sent) == 1
+    assert client.get(f"{base}/").json()["paused"] is True and task_queue.sent == []  # a GET sends nothing
     answer = client.post(f"{base}/refresh/")
-    assert answer.status_code == 200 and answer.json()["paused"] is False and len(task_queue.sent) == 2
+    assert answer.status_code == 200 and answer.json()["paused"] is False and len(task_queue.sent) == 1
     assert make.api_client(world["cast"].anna).post(f"{base}/cancel/").status_code == 403
 
 
