@@ -165,6 +165,9 @@ def held_elsewhere(name: str) -> Iterator[None]:
             session.autocommit = True
             session.execute("SELECT pg_advisory_lock(%s, %s)", run_once.lock_ids(name))
             yield
+            # released before the session closes: the server frees a closed session's locks only when its
+            # backend has ended, which a claim made at once may not yet see
+            session.execute("SELECT pg_advisory_unlock(%s, %s)", run_once.lock_ids(name))
         finally:
             session.close()
     elif connection.vendor == "sqlite" and not connection.is_in_memory_db():
