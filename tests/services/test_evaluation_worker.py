@@ -10,7 +10,8 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from annotator.agreement.computation import document_fingerprint, latest_snapshot
+from annotator.agreement import current_figures
+from annotator.agreement.computation import document_fingerprint
 from annotator.agreement.document import project_document
 from annotator.evaluation.stats import snapshot_measures
 from annotator.models import Assignment, ReevaluationSet
@@ -70,10 +71,9 @@ def test_lead_starts_reevaluation_with_a_seed_and_sees_the_workers_numbers(worke
     assert client.post(url, {"action": "reevaluation", "seed": "9"}).status_code == 302
     wait_for(lambda: ReevaluationSet.objects.filter(project=project, seed=9).count() == 6)
     current = document_fingerprint(project, project_document(project))
-    snapshot = wait_for(
-        lambda: (s := latest_snapshot(project)) is not None and s.fingerprint == current and s
-    )
-    measures = snapshot_measures(snapshot.results)
+    # the current agreement (what the page shows), computed by the worker from the state after the draw
+    figures = wait_for(lambda: (c := current_figures(project)) is not None and c.fingerprint == current and c)
+    measures = snapshot_measures(figures.results)
     expected = build_report(parse_document(project_document(project)))["measures"]
     assert measures["fleiss.G2"]["value"] == pytest.approx(expected["fleiss.G2"]["value"], abs=1e-12)
     body = client.get(url).content.decode()
