@@ -48,6 +48,7 @@ from annotator.agreement.intervals import ask, send_due, send_intervals
 from annotator.agreement.machine_agreement import machine_agreement
 from annotator.agreement.results import (
     KAPPA_C,
+    KEPT_SECTIONS,
     Fingerprints,
     document_fingerprints,
     fingerprint,
@@ -240,6 +241,7 @@ def _compute_and_store(project: Project, started: float, full: bool = False) -> 
             fingerprints=inputs.fingerprints,
             documents=documents,
             kappa_c_chance=chance,
+            kept=KEPT_SECTIONS,
         )
         extras = _extras(project, inputs, report[0]["measures"])
         stored = _store_computation(project, inputs.digest, report, extras, started, full_report=full)
@@ -251,7 +253,12 @@ def _compute_and_store(project: Project, started: float, full: bool = False) -> 
         if chance is None:
             return f"stored provisional; κ_C in {total} parts ({done} done)"
         final = report_sections(
-            inputs.doc, stored, fingerprints=inputs.fingerprints, documents=documents, kappa_c_chance=chance
+            inputs.doc,
+            stored,
+            fingerprints=inputs.fingerprints,
+            documents=documents,
+            kappa_c_chance=chance,
+            kept=KEPT_SECTIONS,
         )
         _store_computation(project, inputs.digest, final, extras, started, full_report=full)
         return "stored provisional+final"
@@ -389,14 +396,15 @@ def _store(
         "pending": pending,
         **extras,
     }
-    results["headline"] = headline(results)
+    shown = current.with_kept_sums(project.pk, results)  # the report's kept sections are the sums'
+    results["headline"] = shown["headline"] = headline(shown)
     duration_ms = round(1000 * (time.perf_counter() - started))
     snapshot = None
     if (full_report and not pending) or report_due(project, bool(pending)):
         snapshot = AgreementSnapshot.objects.create(
             project=project,
             fingerprint=digest,
-            results=current.with_kept_sums(project.pk, results),
+            results=shown,
             duration_ms=duration_ms,
         )
     if snapshot is not None and not pending:  # the corpus statistics of these figures, once committed

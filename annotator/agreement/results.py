@@ -23,7 +23,7 @@ import dataclasses
 import hashlib
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -63,6 +63,10 @@ def fingerprint(value: Any) -> str:
 SHARED = ("format", "annotators", "options", "tagset", "pairs")
 #: κ_C is split from the rest of the word-alignment section because only it is expensive (spec §5.4).
 KAPPA_C = "kappa_c"
+#: The report sections whose keys the database keeps as sums (`annotator.agreement.sums`; every key but
+#: the phenomena's sense layers, `iapta.sense.*`): a project's computation passes them as `kept` to
+#: `report_sections`, which leaves them to those sums instead of computing them from the document.
+KEPT_SECTIONS = ("pair_labels", "word_alignments", "phenomena", "phrase_alignments")
 
 
 def report_section_names(doc: Mapping[str, Any]) -> list[str]:
@@ -250,12 +254,7 @@ def _section_measures(
     gives them (the metrics call each section makes inside `build_report`, then the same JSON-safe copy)."""
     source = _source(name)
     if name == "phenomena":
-        measures = json_safe(phenomena_agreement(doc).report())
-        if _any_sense_mark(doc["phenomena"]):
-            if source not in documents:
-                documents[source] = trusted_document(doc, sections=(source,))
-            measures.update(json_safe(sense_layer_report(documents[source])))
-        return measures
+        return {**json_safe(phenomena_agreement(doc).report()), **_sense_layers(doc, documents)}
     if source not in documents:
         documents[source] = trusted_document(doc, sections=(source,))
     document = documents[source]
@@ -265,6 +264,15 @@ def _section_measures(
         if name == KAPPA_C:  # the parts the workers computed are what is reused (`kappa_c_chunks`)
             return json_safe(kappa_c_report(document, chance=kappa_c_chance))
         return _split(name, build_report(_only(document, source))["measures"])
+
+
+def _sense_layers(doc: Mapping[str, Any], documents: dict[str, Document]) -> dict[str, Any]:
+    """The phenomena section's sense-layer keys (`iapta.sense.*`; none without a sense mark)."""
+    if not _any_sense_mark(doc["phenomena"]):
+        return {}
+    if "phenomena" not in documents:
+        documents["phenomena"] = trusted_document(doc, sections=("phenomena",))
+    return json_safe(sense_layer_report(documents["phenomena"]))
 
 
 def _any_sense_mark(raw: Mapping[str, list[dict[str, Any]]]) -> bool:
@@ -311,8 +319,13 @@ def report_sections(
     documents: dict[str, Document] | None = None,
     kappa_c_chance: Mapping[str, tuple[list[float], list[float]]] | None = None,
     intervals_seed: int | None = None,
+    kept: Collection[str] = (),
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, list[str]], list[str]]:
     """(report, section fingerprints, keys of each section, pending sections) of `doc`.
+
+    `kept`: sections (of `KEPT_SECTIONS`) whose keys the caller reads from the sums the database keeps:
+    they are listed with their fingerprint but not computed (of the phenomena section only the sense
+    layers' keys are, the sums do not keep them).
 
     `intervals_seed` (the project's seed) asks for the 95 % interval of every measure (`<key>.ci95`,
     `metrics.report.report_confidence_intervals`), listed as the section `intervals`; they are added
@@ -336,6 +349,8 @@ def report_sections(
     for name, digest in sections.items():
         if _reusable(name, digest, previous):
             part = {k: old_measures[k] for k in old_keys[name] if k in old_measures}
+        elif name in kept:
+            part = _sense_layers(doc, documents) if name == "phenomena" else {}
         elif name == KAPPA_C and defer_kappa_c:
             part = {k: old_measures[k] for k in old_keys.get(name, []) if k in old_measures}
             pending.append(name)
