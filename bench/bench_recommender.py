@@ -1,6 +1,6 @@
 """Benchmark of the phenomena recommender (issue 34): trained on ETPC's even pair ids, scored on the odd.
 
-    .venv/bin/python bench/bench_recommender.py [--precision P] [--floor F] [--tuning] [--without-labels]
+    .venv/bin/python bench/bench_recommender.py [--precision P] [--floor F] [--tuning | --split K] [--without-labels]
 
 Reads the real ETPC files (`../shared/corpora/etpc`: paraphrase_types.xml, textual_np_pos.xml) and the
 MRPC files for the pairs' tokens, as the ETPC import does. The pairs with phenomena in the positive file
@@ -18,7 +18,8 @@ alone, model alone, both. Each pair carries the label an annotator gives before 
 Per type, the run also prints where the false suggestions and the misses come from (a pair without the
 type, type confusion, scope mismatch; type confusion, a candidate not suggested, no candidate).
 ``--tuning`` never reads the odd half: it trains on the even ids divisible by 4 and scores the other
-even ids. Settings are chosen on that split, and the recommender's own thresholds on out-of-fold
+even ids. ``--split K`` (0-3) neither: it trains on the even ids whose half (id / 2) is not K modulo
+4 and scores those whose half is; the four splits score every even pair once. Settings are chosen on that split, and the recommender's own thresholds on out-of-fold
 predictions over its training pairs; the odd half is only scored.
 """
 
@@ -93,7 +94,16 @@ def main() -> int:
         help="train on the even ids divisible by 4, score on the other even ids (never the odd ones), "
         "and say where each type's misses and false suggestions come from",
     )
+    parser.add_argument(
+        "--split",
+        type=int,
+        choices=range(4),
+        default=None,
+        help="train on the even ids with (id / 2) mod 4 other than K, score the even ids with K (never the odd ones)",
+    )
     args = parser.parse_args()
+    if args.tuning and args.split is not None:
+        parser.error("--tuning and --split choose the split each: give one")
     if not (ETPC / "textual_np_pos.xml").exists() or not MRPC.exists():
         print(f"skipped: {ETPC} or {MRPC} not found (the corpora are not on this machine)")
         return 0
@@ -106,8 +116,8 @@ def main() -> int:
     for pid, code, s1, s2, _ in rows:
         gold[pid].append(rec.Annotated(code, frozenset(s1), frozenset(s2)))
     ids = sorted(gold, key=int)
-    train_ids = [p for p in ids if int(p) % (4 if args.tuning else 2) == 0]
-    test_ids = [p for p in ids if int(p) % (4 if args.tuning else 2) == (2 if args.tuning else 1)]
+    train_ids, test_ids = _split(ids, args.tuning, args.split)
+    within = args.tuning or args.split is not None  # the split lies inside the even half
     started, started_cpu = time.perf_counter(), time.process_time()
     pair_labels = {} if args.without_labels else labels(gold)
     train_pairs = rec.pair_inputs([(p, *tokens[p], None) for p in train_ids], pair_labels)
@@ -119,7 +129,7 @@ def main() -> int:
     cpu_seconds = time.process_time() - started_cpu
     test_pairs = rec.pair_inputs([(p, *tokens[p], None) for p in test_ids], pair_labels)
     print(
-        f"train: {len(train_ids):,} {'even (id divisible by 4)' if args.tuning else 'even'} pairs, {model.examples:,} candidates; test: {len(test_ids):,} {'other even' if args.tuning else 'odd'} pairs; "
+        f"train: {len(train_ids):,} even pairs, {model.examples:,} candidates; test: {len(test_ids):,} {'even' if within else 'odd'} pairs; "
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; pair labels: "
         + (
             "none"
@@ -156,10 +166,10 @@ def main() -> int:
         results[combine] = (per_type, agr_ph(mine, truth), do_f1(mine, truth), elapsed, len(mine))
         if combine == "both":
             reach = {p.pair: rec.candidates(p) for p in test_pairs}
-            _print_sources(mine, truth, names, reach, "tuning split" if args.tuning else "odd half")
+            _print_sources(mine, truth, names, reach, "a split of the even half" if within else "odd half")
 
     print(
-        f"| type | ETPC ({'tuning' if args.tuning else 'odd'}) | "
+        f"| type | ETPC ({'even split' if within else 'odd'}) | "
         + " | ".join(f"{c}: n, P, R" for c in results)
         + " |"
     )
@@ -194,6 +204,18 @@ def main() -> int:
         f"{FLOOR_P}, training {seconds:.1f} s ≤ {GOAL_SECONDS:.0f} s: {'met' if met else 'NOT met'}"
     )
     return 0
+
+
+def _split(ids: list[str], tuning: bool, split: int | None) -> tuple[list[str], list[str]]:
+    """The training and the scored pair ids: even and odd; or, inside the even half, ``tuning``
+    (ids divisible by 4 against the other even ids) or ``split`` K (the even ids whose half is not K
+    modulo 4 against those whose half is)."""
+    even = [p for p in ids if int(p) % 2 == 0]
+    if tuning:
+        return [p for p in even if int(p) % 4 == 0], [p for p in even if int(p) % 4 == 2]
+    if split is not None:
+        return [p for p in even if int(p) // 2 % 4 != split], [p for p in even if int(p) // 2 % 4 == split]
+    return even, [p for p in ids if int(p) % 2 == 1]
 
 
 def labels(gold: dict) -> dict[str, str]:
