@@ -14,6 +14,8 @@ its *broader concepts* are their direct hypernyms. Two words are related when th
 
 from __future__ import annotations
 
+import functools
+import mmap
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -55,43 +57,51 @@ def available(directory: Path | None = None) -> bool:
 
 
 class _WordNet:
-    """The database files held in memory as they are (about 30 MB); lines are parsed when asked for."""
+    """The database files mapped into memory (the page cache holds them, nothing is read ahead): a
+    lemma's line is found by binary search in its part of speech's index file, which WordNet keeps
+    sorted, and a synset's line at its byte offset in the data file."""
 
     def __init__(self, directory: Path) -> None:
-        self.index: dict[str, dict[str, str]] = {}
-        self.irregular: dict[str, dict[str, list[str]]] = {}
-        self.data = {part: (directory / f"data.{name}").read_bytes() for part, name in _PARTS.items()}
-        for part, name in _PARTS.items():
-            lines = (directory / f"index.{name}").read_text(encoding="utf-8").splitlines()
-            self.index[part] = {line[: line.find(" ")]: line for line in lines if not line.startswith(" ")}
-            exceptions = directory / f"{name}.exc"
-            irregular: dict[str, list[str]] = {}
-            if exceptions.is_file():
-                for line in exceptions.read_text(encoding="utf-8").splitlines():
-                    fields = line.split()
-                    if len(fields) >= 2:
-                        irregular[fields[0]] = fields[1:]
-            self.irregular[part] = irregular
+        self.index = {part: _mapped(directory / f"index.{name}") for part, name in _PARTS.items()}
+        self.data = {part: _mapped(directory / f"data.{name}") for part, name in _PARTS.items()}
+        self.irregular = {part: _irregular(directory / f"{name}.exc") for part, name in _PARTS.items()}
+
+    def line(self, lemma: str, part: str) -> str | None:
+        """The lemma's line of the index file (None: WordNet does not have it under this part)."""
+        key, index = lemma.encode("utf-8"), self.index[part]
+        low, high = 0, len(index)
+        while low < high:
+            start = index.rfind(b"\n", 0, (low + high) // 2) + 1
+            end = index.find(b"\n", start)
+            end = len(index) if end < 0 else end
+            line = index[start:end]
+            word = b"" if line.startswith(b" ") else line[: line.find(b" ")]  # licence lines come first
+            if word == key:
+                return line.decode("utf-8")
+            if word < key:
+                low = end + 1
+            else:
+                high = start
+        return None
 
     def lemmas(self, form: str, part: str) -> set[str]:
-        index = self.index[part]
-        found = {form} if form in index else set()
-        found.update(b for b in self.irregular[part].get(form, ()) if b in index)
+        found = {form} if self.line(form, part) else set()
+        found.update(b for b in self.irregular[part].get(form, ()) if self.line(b, part))
         for ending, replacement in _DETACH[part]:
             if form.endswith(ending) and len(form) > len(ending):
                 base = form[: len(form) - len(ending)] + replacement
-                if base in index:
+                if self.line(base, part):
                     found.add(base)
         return found
 
     def senses(self, lemma: str, part: str) -> list[int]:
-        fields = self.index[part][lemma].split()
+        fields = str(self.line(lemma, part)).split()
         n_senses, n_pointers = int(fields[2]), int(fields[3])
         return [int(o) for o in fields[6 + n_pointers : 6 + n_pointers + n_senses]]
 
     def hypernyms(self, part: str, offset: int) -> list[str]:
         data = self.data[part]
-        fields = data[offset : data.index(b" | ", offset)].split()
+        fields = data[offset : data.find(b" | ", offset)].split()
         n_words = int(fields[3], 16)
         k = 4 + 2 * n_words
         n_pointers = int(fields[k])
@@ -103,12 +113,32 @@ class _WordNet:
         return found
 
 
+def _mapped(path: Path) -> mmap.mmap | bytes:
+    """The file mapped read-only into memory (an empty file, which cannot be mapped: no bytes)."""
+    with path.open("rb") as handle:
+        if path.stat().st_size == 0:
+            return b""
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+@functools.cache
+def _irregular(path: Path) -> dict[str, list[str]]:
+    """WordNet's irregular forms of one part of speech (``<pos>.exc``): form → base forms."""
+    irregular: dict[str, list[str]] = {}
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            fields = line.split()
+            if len(fields) >= 2:
+                irregular[fields[0]] = fields[1:]
+    return irregular
+
+
 def concepts(
     forms: Iterable[str], max_senses: int = 3, directory: Path | None = None
 ) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     """Each case-folded form's concepts and broader concepts (synset keys such as ``n10249950``), for
     the forms WordNet knows; the others are left out."""
-    wordnet = _WordNet(directory or WORDNET_DIR)  # about 0.1 s; not kept, so a worker holds no 60 MB
+    wordnet = _WordNet(directory or WORDNET_DIR)  # the files mapped, nothing read ahead
     result: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
     for form in forms:
         own: set[str] = set()
