@@ -11,14 +11,15 @@ says how two tokens of the two members are related, by their forms only:
   types: tagging the whole MRPC with spaCy's pipeline takes over a minute on this machine, far more than
   the aligner's 10 s budget, and a token-free rule set gives the same keys for regular inflection;
 - :func:`number_value` — the same number written two ways (`1,000`/`1000`), and the few signs that
-  spell a word (`%`/`percent`, `&`/`and`);
+  spell a word (`%`/`percent`, `&`/`and`) or are one sign typed two ways (`“`/``` `` ```, `’`/`'`);
 - :func:`name_variant_form` — a name and its prefixed or hyphenated form (`Numan`/`Al-Numan`);
 - :func:`stem_related` — derivational variants sharing a long stem (`resignation`/`resign`,
   `succeed`/`successor`): weaker evidence, left to the statistics and the context to confirm;
 - :func:`is_function` — punctuation and closed-class words, whose links between different forms need
   more than a shared position to be believed; :func:`word_class` — number, punctuation, function or
   content word (two different words are linked only within one class);
-- :func:`acronym_links` — an acronym and the capitalised words that spell it (`AOL` / `America Online`).
+- :func:`acronym_links` — an acronym and the capitalised words that spell it (`AOL` / `America Online`,
+  `U.S.` / `United States`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ _IRREGULAR = {
     "'ll": "will",
     "wo": "will",
     "ca": "can",
+    "could": "can",  # the modals' past forms
+    "would": "will",
+    "might": "may",
+    "should": "shall",
     "went": "go",
     "gone": "go",
     "goes": "go",
@@ -116,6 +121,11 @@ _SIGNS = {
     "$": "dollar",
     "us$": "dollar",
     "dollars": "dollar",
+    # typographic quotes and the tokenizer's ASCII quotes (`“` / ``` `` ```, `’` / `'`)
+    "\u201c": "``",
+    "\u201d": "''",
+    "\u2018": "`",
+    "\u2019": "'",
 }
 _FUNCTION = frozenset(
     """a an the this that these those it its he she they them their his her him we us our you your i me my
@@ -252,6 +262,13 @@ def word_class(form: str) -> int:
 
 
 _ACRONYM_SKIP = frozenset({"of", "and", "the", "for", "&", "de"})
+_ACRONYM = re.compile(r"[A-Z]{2,6}|(?:[A-Z]\.){2,6}")
+
+
+def acronym_letters(token: str) -> str | None:
+    """The capitals of an acronym token (`AOL` → `AOL`, `U.S.` → `US`: 2–6 capitals, with or without a
+    full stop after each), else None."""
+    return token.replace(".", "") if _ACRONYM.fullmatch(token) else None
 
 
 def _is_subsequence(letters: str, word: str) -> bool:
@@ -282,18 +299,20 @@ def _spelled_by(acronym: str, tokens: Sequence[str], start: int) -> list[int] | 
 
 
 def acronym_links(tokens1: Sequence[str], tokens2: Sequence[str]) -> list[tuple[int, int]]:
-    """Links between an acronym (2–6 capital letters: `AOL`) and the capitalised words it abbreviates in
-    the other member (`America Online`), every word linked to it as the conventions have it. Only where
+    """Links between an acronym (2–6 capital letters: `AOL`, `U.S.`) and the capitalised words it
+    abbreviates in the other member (`America Online`, `United States`), every word linked to it as the
+    conventions have it. Only where
     the one stands for the other: not when the acronym is in both members, nor when a spelled-out word
     is in the acronym's member too (`Internet Explorer ( IE )` ⇄ `Internet Explorer`)."""
     links: list[tuple[int, int]] = []
     for flip, (short, long) in enumerate(((tokens1, tokens2), (tokens2, tokens1))):
         in_short, in_long = set(short), set(long)
         for a, token in enumerate(short):
-            if not (2 <= len(token) <= 6 and token.isalpha() and token.isupper()) or token in in_long:
+            letters = acronym_letters(token)
+            if letters is None or token in in_long:
                 continue  # not an acronym, or the other member has it too (`IE` ⇄ `IE`)
             for start in range(len(long)):
-                words = _spelled_by(token, long, start)
+                words = _spelled_by(letters, long, start)
                 if words and len(words) >= 2 and not any(long[k] in in_short for k in words):
                     links += [(b, a) if flip else (a, b) for b in words]
                     break

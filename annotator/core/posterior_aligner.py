@@ -632,6 +632,13 @@ def pair_evidence(
     return result
 
 
+def _across_classes(evidence: link_scorer.PairEvidence) -> np.ndarray:
+    """The cells of two different words of different word classes (a number and a content word, a
+    function word and punctuation, …), which `PosteriorSettings.same_class` keeps from being linked."""
+    same = np.isin(evidence.kind, (IDENTICAL, LEMMA, NUMBER, NAME))
+    return (evidence.class1[:, None] != evidence.class2[None, :]) & ~same
+
+
 def decode_learned(
     evidence: link_scorer.PairEvidence,
     weights: link_scorer.LinkWeights,
@@ -686,7 +693,10 @@ def decode_pairs(
         if e is None:
             continue
         if weights is not None and settings.decoder == "learned":
-            result[n] = decode_learned(e, weights, probabilities[n])
+            probability = probabilities[n]
+            if settings.same_class and probability is not None:
+                probability = np.where(_across_classes(e), 0.0, probability)
+            result[n] = decode_learned(e, weights, probability)
         else:
             n1, n2 = e.forward.shape
             result[n] = decode(

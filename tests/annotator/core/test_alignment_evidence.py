@@ -18,13 +18,20 @@ from annotator.core import posterior_aligner, wordnet_lexicon
         ("stopped", "stop"),
         ("counties", "county"),
         ("%", "percent"),
+        ("could", "can"),
+        ("would", "will"),
+        ("\u201c", "``"),  # a typographic quote and the tokenizer's ASCII one
+        ("\u2019", "'"),
     ],
 )
 def test_inflectional_variants_share_a_lemma(a, b):
     assert ev.same_lemma(a, b)
 
 
-@pytest.mark.parametrize(("a", "b"), [("bought", "acquired"), ("state", "statement"), ("is", "it")])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("bought", "acquired"), ("state", "statement"), ("is", "it"), ("could", "may"), ("\u201c", "''")],
+)
 def test_different_words_share_no_lemma(a, b):
     assert not ev.same_lemma(a, b)
 
@@ -65,6 +72,7 @@ def test_word_classes_number_punctuation_function_content():
         ("AOL", "No wonder America Online lost", [2, 3]),  # a word may give letters from inside it
         ("SEC", "the Securities and Exchange Commission said", [1, 3, 4]),  # `and` skipped
         ("NASA", "the National Aeronautics and Space Administration", [1, 2, 4, 5]),  # initials first
+        ("U.S.", "in the United States and Canada", [2, 3]),  # a full stop after each capital
     ],
 )
 def test_an_acronym_is_linked_to_every_word_it_abbreviates_in_either_member(short, long, words):
@@ -80,6 +88,8 @@ def test_an_acronym_is_linked_to_every_word_it_abbreviates_in_either_member(shor
         ("AOL", "America online"),  # a lower-case word is not part of a name
         ("US", "the UN Security"),  # an all-capital word is not spelled out
         ("Aol", "America Online"),  # not all capitals: not an acronym
+        ("U.S", "United States"),  # full stops after some capitals only
+        ("Inc.", "Income Nodes"),
     ],
 )
 def test_no_acronym_link_without_capitalised_words_spelling_it(short, long):
