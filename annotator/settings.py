@@ -212,10 +212,8 @@ CELERY_TASK_ROUTES = {
 # A pool process whose resident memory passed this after a task is replaced by a fresh one (KiB): an
 # import or export of a whole corpus grows its process by ~60 MiB that Python's allocator keeps
 # otherwise. A fresh pool process has ~110 MiB resident, nearly all shared with the worker's main
-# process (annotator.celery preloads the tasks' modules); agreement memos of a project at MSRP-A
-# scale can pass 160 MiB, and its phenomena statistics with 50 annotators (one table per two of them)
-# take ~1 GiB, so raise WORKER_MAX_MEMORY_PER_CHILD_MB where memory allows to keep them: a replaced
-# process rebuilds them in its next computation (tens of seconds at that size).
+# process (annotator.celery preloads the tasks' modules); nothing is kept between tasks, so a replaced
+# process costs a fork (an agreement computation at 3,900 pairs × 53 annotators takes ~300 MiB).
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = env_int("WORKER_MAX_MEMORY_PER_CHILD_MB", 160) * 1024
 # κ_C's Monte Carlo of more than AGREEMENT_KAPPA_C_DEFER_WORK items × samples leaves κ_C pending and is
 # computed by the workers in parts of at most AGREEMENT_KAPPA_C_CHUNK_DRAWS uniform draws, one Celery
