@@ -39,7 +39,6 @@ import numpy as np
 
 from metrics.iapta import (
     CELL_FIELDS,
-    PairMeasures,
     PairTables,
     _derived_rows,
     _exact_int,
@@ -50,6 +49,7 @@ from metrics.iapta import (
     pair_words,
 )
 from metrics.multi import MultiTables, aggregate_multi, multi_row
+from metrics.phenomena import multi_entries, pair_entries
 from metrics.types import Phenomenon, Tagset
 
 __all__ = [
@@ -287,26 +287,6 @@ def _tables(totals: _Totals, a: str, b: str, types: Sequence[tuple[str, str]]) -
     return table
 
 
-def _mean(values: Sequence[float | None]) -> float | None:
-    """Mean of the defined values, summed in order (as the report's means over annotator pairs)."""
-    defined = [v for v in values if v is not None]
-    return sum(defined) / len(defined) if defined else None
-
-
-_VALUE_KEYS = tuple(
-    [f"n.{u}{v}" for u in ("ph", "w") for v in ("", ".typewise", ".pairwise", ".pairwise_typewise")]
-    + [f"tpo.{c}.{f}" for c in ("partial", "total") for f in ("f1", "f1_alt")]
-    + [f"do.f1{v}" for v in ("", ".typewise", ".pairwise", ".pairwise_typewise")]
-)
-_DIRECTIONAL_KEYS = (
-    "do.k",
-    "tpo.partial.count",
-    "tpo.partial.f1_directional",
-    "tpo.total.count",
-    "tpo.total.f1_directional",
-)
-
-
 def report_from_sums(
     cells: Mapping[Cell, int], *, annotators: Sequence[str], types: Sequence[tuple[str, str]]
 ) -> dict[str, dict[str, Any]]:
@@ -321,26 +301,9 @@ def report_from_sums(
     measured = dict(zip(pairs, aggregate_many([_tables(totals, a, b, types) for a, b in pairs]), strict=True))
     counts = {a: sum(totals.one.get((COUNT, a), {}).values()) for a in names}
     entries: dict[str, dict[str, Any]] = {"iapta.phenomena.count": {"by_annotator": counts}}
-    entries.update(_pair_entries(measured))
+    entries.update(pair_entries(measured))
     entries.update(_multi_entries(totals, names, counts))
     return dict(sorted(entries.items()))
-
-
-def _pair_entries(measures: Mapping[tuple[str, str], PairMeasures]) -> dict[str, dict[str, Any]]:
-    entries: dict[str, dict[str, Any]] = {}
-    for key in _VALUE_KEYS:
-        by_pair = {f"{a}|{b}": m.values[key] for (a, b), m in measures.items()}
-        entries[f"iapta.{key}"] = {"value": _mean(list(by_pair.values())), "by_pair": by_pair}
-    for key in ("n.ph", "n.w", "do.f1"):
-        entries[f"iapta.{key}.by_type"] = {
-            "by_pair": {f"{a}|{b}": m.by_type[key] for (a, b), m in measures.items()}
-        }
-    for key in _DIRECTIONAL_KEYS:
-        ordered: dict[str, Any] = {}
-        for (a, b), m in measures.items():
-            ordered[f"{a}>{b}"], ordered[f"{b}>{a}"] = m.directional[key]
-        entries[f"iapta.{key}"] = {"by_ordered_pair": ordered}
-    return entries
 
 
 def _multi_entries(
@@ -355,9 +318,4 @@ def _multi_entries(
             for measure in (MATCHED, TO_GOLD, FROM_GOLD):
                 row += [totals.of(measure, a, crit) for a in names]
         multi = aggregate_multi(MultiTables(tuple(names), ("",), np.array([row], dtype=np.int64)))
-    entries: dict[str, dict[str, Any]] = {}
-    for crit in _CRITERIA:
-        union, gold, by_annotator = multi[crit] if multi is not None else (None, None, {})
-        entries[f"iapta.tpo.{crit}.union"] = {"value": union}
-        entries[f"iapta.tpo.{crit}.gold"] = {"value": gold, "by_annotator": by_annotator}
-    return entries
+    return multi_entries(multi)
