@@ -270,10 +270,6 @@ def _tables(totals: _Totals, a: str, b: str, types: Sequence[tuple[str, str]]) -
     columns = [str(c) for c in range(6)]
     if turned:
         columns = [f"{c}r" if int(c) in _ORIENTED else c for c in columns]
-    table = PairTables(
-        (), tuple(name for _, name in types), np.zeros((0, n_types, len(CELL_FIELDS))),
-        np.zeros((0, 2)), np.zeros(0, dtype=np.int64),
-    )  # fmt: skip
     kept = _Sums(
         cells=sums,
         fractional=fractional,
@@ -283,8 +279,7 @@ def _tables(totals: _Totals, a: str, b: str, types: Sequence[tuple[str, str]]) -
     )
     for t in range(n_types):
         kept.round_type(t)
-    table._sums = kept
-    return table
+    return PairTables.of_sums(tuple(name for _, name in types), kept)
 
 
 def report_from_sums(
