@@ -239,14 +239,13 @@ class _Totals:
         return self.two.get((measure, b, a), {}), True
 
 
-def _exact(limbs: Mapping[str, int], key: str) -> int:
-    """The exact total (multiple of 2⁻¹⁰⁷⁴) of value ``key`` from its limbs ``key@k``."""
-    total = 0
-    prefix = key + "@"
+def _exact_totals(limbs: Mapping[str, int]) -> dict[str, int]:
+    """Each value's exact total (a multiple of 2⁻¹⁰⁷⁴) from its limbs ``key@k``, in one pass over them."""
+    totals: dict[str, int] = {}
     for name, n in limbs.items():
-        if name.startswith(prefix):
-            total += n << (int(name[len(prefix) :]) * LIMB_BITS)
-    return total
+        key, _, k = name.rpartition("@")
+        totals[key] = totals.get(key, 0) + (n << (int(k) * LIMB_BITS))
+    return totals
 
 
 def _tables(totals: _Totals, a: str, b: str, types: Sequence[tuple[str, str]]) -> PairTables:
@@ -256,15 +255,15 @@ def _tables(totals: _Totals, a: str, b: str, types: Sequence[tuple[str, str]]) -
     sums = np.zeros((n_types, len(CELL_FIELDS)))
     fractional = [[0, 0] for _ in range(n_types)]
     match, turned = totals.pair(MATCH, a, b)
-    overlap, _ = totals.pair(OVERLAP, a, b)
+    overlap = _exact_totals(totals.pair(OVERLAP, a, b)[0])
     for t, (key, _) in enumerate(types):
         sums[t, 0], sums[t, 1] = totals.of(COUNT, a, key), totals.of(COUNT, b, key)
         sums[t, 2], sums[t, 3] = totals.of(TYPE_WORDS, a, key), totals.of(TYPE_WORDS, b, key)
         for name, column in zip(_MATCH_FIELDS, _MATCH_COLUMNS, strict=True):
             sums[t, _SWAPPED[column] if turned else column] = match.get(f"{key}:{name}", 0)
         for k, name in enumerate(("do_xy", "do_yx")):
-            fractional[t][1 - k if turned else k] = _exact(overlap, f"{key}:{name}")
-    pairwise, _ = totals.pair(PAIRWISE, a, b)
+            fractional[t][1 - k if turned else k] = overlap.get(f"{key}:{name}", 0)
+    pairwise = _exact_totals(totals.pair(PAIRWISE, a, b)[0])
     both = sum(totals.pair(BOTH, a, b)[0].values())
     defined = totals.of(PAIRS, a) + totals.of(PAIRS, b) - both
     columns = [str(c) for c in range(6)]
@@ -274,7 +273,7 @@ def _tables(totals: _Totals, a: str, b: str, types: Sequence[tuple[str, str]]) -
         cells=sums,
         fractional=fractional,
         words=np.array([totals.of(WORDS, a), totals.of(WORDS, b)], dtype=np.float64),
-        pairwise=[_exact(pairwise, c) for c in columns],
+        pairwise=[pairwise.get(c, 0) for c in columns],
         defined=[defined] * 6,
     )
     for t in range(n_types):
