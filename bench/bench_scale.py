@@ -1,4 +1,4 @@
-"""Agreement at corpus scale under load: save → dashboard, storage growth, and a soak run (issue 16).
+"""Agreement at corpus scale under load: a read right after a save, storage growth, and a soak run.
 
     .venv/bin/python bench/bench_scale.py [--minutes 10] [--idle-minutes 2] [--workers 1]
     .venv/bin/python bench/bench_scale.py --soak            # 30 minutes, memory and errors over time
@@ -11,32 +11,51 @@ alignments and pair labels (`metrics.synthetic`, bulk-loaded as bench/bench_dash
 agreement is computed once before the run, with 50 more annotators who have each started (a phenomenon
 and a link on one pair; `--joining`: they start during the run instead; `--covered`, implied by
 `--soak`: they have also annotated every other pair of theirs, so that memory over time shows what
-the run leaves behind). Then these 50 annotators (each assigned 200 pairs that overlap with their
-neighbours') save phenomena and links through the REST API, each every 2 s on average (exponential
-pauses): first for `--warmup` seconds if asked (default 0, not measured; the worker's first
-computation after its start is printed apart), then for `--minutes` (default 10), measured:
+the run leaves behind), and a probe annotator (below): 54 annotators in all. Then these 50 annotators
+(each assigned 200 pairs that overlap with their neighbours') save phenomena and links through the REST
+API, each every 2 s on average (exponential pauses): first for `--warmup` seconds if asked (default 0,
+not measured; the worker's first computation after its start is printed apart), then for `--minutes`
+(default 10), measured:
 
 - saves: p50 / p95 latency, errors — target p95 ≤ 50 ms, 0 errors;
-- save → dashboard: for every save, the time from its response until the first stored agreement
-  computation that started after it (`AgreementHeadline.computed_at`, whose start is `computed_at −
-  duration_ms`; every computation leaves one) — what the dashboard's status poll then reports. A
-  browser polls on top of that (the page's interval). Target p95 ≤ 1 s;
+- a read right after a save includes it (issue 31, criterion 1: after a save commits, the API's IAPTA,
+  TPO, alignment P/R/F1, ALIR/ALIP, Cohen's and Fleiss' κ include it): every ~2 s (`--pause`) the probe
+  annotator, assigned every pair (each shared with other annotators), saves a phenomenon or a link, in
+  turn, on a pair it has not touched, and right after the save's response the project's lead reads
+  `GET /api/projects/<id>/agreement/`. The read must show the probe's phenomenon count
+  (``iapta.phenomena.count``) or its pairs aligned (the humans-against-the-aligner row's ``pairs``)
+  moved by exactly one: both are read from the sums the database keeps, no one else saves as the probe,
+  so the figure the save must give is known whatever the others save. Timed from the save sent to the
+  read answered. Target p95 ≤ 1 s and 0 reads that do not include their save;
+- the asynchronous measures' lag (κ_C, the sense layers, evaluations, … — what the sums do not keep):
+  for every save, the time from its response until the first stored agreement computation that started
+  after it (`AgreementHeadline.computed_at`, whose start is `computed_at − duration_ms`; every
+  computation leaves one). Printed, with whether the computations caught up after the load (a check);
 - storage: growth of the agreement tables (every table whose name starts with `annotator_agreement`,
   `pg_total_relation_size`) during the run, per annotator-hour — target ≤ 50 MB for the run — and
   while idle afterwards (`--idle-minutes`), extrapolated per hour — target ≤ 1 MB per hour; after
   the retention policy ran once (as the beat task runs it); the database's size;
 - memory (PSS) of web + worker, sampled every 5 s: first vs last 5 minutes (the soak's flatness
-  target: within 10 %), CPU per save of web / worker / PostgreSQL, and the hypervisor's steal.
+  target: within 10 %), each one's peak and the largest gunicorn worker's alone; CPU per save of web /
+  worker / PostgreSQL (the probe's saves and reads included, divided by the 50 annotators' saves), and
+  the hypervisor's steal.
 
-`--soak`: 30 minutes at the same rate (`make soak`); not run by CI (too long). Exit status 1 when a
-target is missed or a request failed.
+`--soak`: 30 minutes at the same rate (`make soak`); not run by CI (too long). Its memory targets are
+issue 31's criterion 3: the worker's PSS ≤ 400 MiB and the web's ≤ 250 MiB throughout (every sample).
+Both are the service's whole process tree, as docker-compose runs them: the worker's is the Celery
+worker with its pool process(es), as the issue's "today ~2.4 GiB" was measured; the web's is gunicorn's
+master with its workers (the `web` service). The largest gunicorn worker alone is printed beside it.
+Exit status 1 when a target is missed or a request failed.
 """
 
 from __future__ import annotations
 
 import argparse
 import bisect
+import http.client
+import json
 import os
+import random
 import statistics
 import sys
 import threading
@@ -81,6 +100,13 @@ for n, user in enumerate(live):
 ptypes = list(
     ParaphraseType.objects.filter(tagset=project.tagset, scope_sides="any").values_list("pk", flat=True)
 )
+# The probe: one more annotator, assigned every pair (each shared with the three annotators of the
+# document and with a live one), whose saves the lead's reads must include at once.
+probe = accounts.create_account("probe", "bench-pass-123")
+projects.assign_pairs(project, [probe], Pair.objects.filter(pk__in=pairs))
+probe_pairs = list(pairs)
+from annotator.models import Membership
+lead_user = Membership.objects.get(project=project, role=Membership.Role.LEAD).user
 if {warm}:
     # Every live annotator has started before the measured run (a phenomenon and a link on the first of
     # their pairs, which the run then leaves alone): the run measures a team at work, not 50 people
@@ -106,6 +132,15 @@ if {warm}:
                     other, user, ptypes[0], scope1=[0], scope2=[0], base_version=None, check_open=False
                 )
                 versions.setdefault(key, {{}})[other.pk] = annotation_services.sheet_version(other, user)
+    # the probe has started as well, on its first pair, which its run leaves alone
+    annotation_services.add_phenomenon(
+        Pair.objects.get(pk=probe_pairs[0]), probe, ptypes[0], scope1=[0], scope2=[0], base_version=None,
+        check_open=False,
+    )
+    annotation_services.set_links(
+        Pair.objects.get(pk=probe_pairs[0]), probe, [(1, 1)], sure=True, base_version=None
+    )
+    probe_pairs = probe_pairs[1:]
 print(json.dumps({{
     "project": project.pk,
     "pairs": pairs,
@@ -114,6 +149,8 @@ print(json.dumps({{
     "annotators": list(pairs_of),
     "versions": versions,
     "tokens": [len(doc.pairs[0].tokens1), len(doc.pairs[0].tokens2)],
+    "probe": {{"name": probe.username, "token": Token.objects.create(user=probe).key, "pairs": probe_pairs}},
+    "lead": Token.objects.get_or_create(user=lead_user)[0].key,
 }}))
 """
 
@@ -198,13 +235,132 @@ def save_to_dashboard(saves: list[float], computations: list[list[float]]) -> tu
     return lags, uncovered
 
 
+def _request(
+    port: int, method: str, path: str, token: str, body: dict[str, Any] | None = None
+) -> tuple[int, Any]:
+    """One request on a connection of its own (the probe's requests are 2 s apart: a kept-alive
+    connection would have been closed by the server meanwhile)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Authorization": f"Token {token}"}
+    payload = None
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        payload = json.dumps(body)
+    try:
+        conn.request(method, path, payload, headers)
+        response = conn.getresponse()
+        data = response.read()
+    except (OSError, http.client.HTTPException) as exc:
+        return 0, repr(exc)
+    finally:
+        conn.close()
+    try:
+        return response.status, json.loads(data)
+    except ValueError:
+        return response.status, data[:200]
+
+
+def probe_counts(answer: Any, name: str) -> tuple[int, int] | None:
+    """(phenomena, pairs aligned) of annotator `name` in the agreement API's answer: the report's
+    ``iapta.phenomena.count`` and the humans-against-the-aligner row's ``pairs``, both read from the sums
+    the database keeps; None when the answer has no figures."""
+    snapshot = answer.get("snapshot") if isinstance(answer, dict) else None
+    if not snapshot:
+        return None
+    results = snapshot["results"]
+    count = results["report"]["measures"].get("iapta.phenomena.count", {}).get("by_annotator", {})
+    aligned = {
+        row["annotator"]: row.get("pairs", 0) for row in (results.get("machine") or {}).get("aligner", [])
+    }
+    return int(count.get(name, 0)), int(aligned.get(name, 0))
+
+
+class Probe:
+    """Criterion 1, measured: every ~`period` s the probe annotator saves, in turn, a phenomenon or a
+    link on a pair it has not touched yet, and right after the save's response the lead reads
+    `GET /api/projects/<id>/agreement/`. The save must move the probe's phenomenon count
+    (``iapta.phenomena.count``) or its pairs aligned (the aligner row's ``pairs``) by exactly one — no
+    one else saves as the probe, so the expected figure is known whatever the 50 others do. Kept per
+    save: seconds from the save sent to the read answered, and whether the read included the save
+    ("missing": the figure had not moved; "wrong": it moved by another amount)."""
+
+    def __init__(self, port: int, world: dict[str, Any], project: int, period: float = 2.0) -> None:
+        self.port, self.period = port, period
+        self.name, self.token = world["probe"]["name"], world["probe"]["token"]
+        self.pairs: list[int] = list(world["probe"]["pairs"])
+        self.lead, self.ptype = world["lead"], world["ptypes"][0]
+        self.n1, self.n2 = world["lengths"]
+        self.url = f"/api/projects/{project}/agreement/"
+        self.rng = random.Random(7)
+        self.lags: list[float] = []
+        self.reads: list[float] = []
+        self.missing: list[str] = []
+        self.wrong: list[str] = []
+        self.errors: list[str] = []
+        self.known: tuple[int, int] | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        """Read the probe's figures as they are, then start saving."""
+        status, answer = _request(self.port, "GET", self.url, self.lead)
+        self.known = probe_counts(answer, self.name) if status == 200 else None
+        if self.known is None:
+            raise RuntimeError(f"probe: the agreement API answered {status}: {str(answer)[:200]}")
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(60)
+
+    def _run(self) -> None:
+        turn = 0
+        while self.pairs and not self._stop.wait(self.period * self.rng.uniform(0.75, 1.25)):
+            self.once(turn % 2)
+            turn += 1
+
+    def once(self, kind: int) -> None:
+        """One save (kind 0: a phenomenon, 1: a link) and the lead's read right after it."""
+        pair = self.pairs.pop(0)
+        i, j = self.rng.randrange(self.n1), self.rng.randrange(self.n2)
+        if kind == 0:
+            path = "/api/phenomena/"
+            body = {"pair": pair, "ptype": self.ptype, "scope1": [i], "scope2": [j], "base_version": 0}
+        else:
+            path = "/api/links/"
+            body = {"pair": pair, "links": [[i, j]], "sure": True, "base_version": 0}
+        sent = time.perf_counter()
+        status, data = _request(self.port, "POST", path, self.token, body)
+        if status not in (200, 201):
+            self.errors.append(f"probe {path} → {status}: {str(data)[:160]}")
+            return
+        answered = time.perf_counter()
+        status, answer = _request(self.port, "GET", self.url, self.lead)
+        done = time.perf_counter()
+        seen = probe_counts(answer, self.name) if status == 200 else None
+        if seen is None:
+            self.errors.append(f"probe read → {status}: {str(answer)[:160]}")
+            return
+        assert self.known is not None
+        expected = (self.known[0] + (kind == 0), self.known[1] + (kind == 1))
+        self.lags.append(done - sent)
+        self.reads.append(done - answered)
+        if seen == self.known:
+            self.missing.append(f"{path} pair {pair}: read {seen}, expected {expected}")
+        elif seen != expected:
+            self.wrong.append(f"{path} pair {pair}: read {seen}, expected {expected}")
+        self.known = expected
+
+
 class MemoryTrace:
-    """PSS of web + worker every `every` seconds, with the time of each sample."""
+    """PSS of web + worker every `every` seconds, with the time of each sample: each tree (gunicorn's
+    master and workers; the Celery workers with their pool processes) and the largest gunicorn worker."""
 
     def __init__(self, stack: Stack, every: float = 5.0) -> None:
         self.stack, self.every = stack, every
         self.samples: list[tuple[float, int]] = []
         self.parts: list[tuple[float, int, int]] = []  # (time, web, worker)
+        self.web_process: list[int] = []  # the largest gunicorn worker's PSS at each sample
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -213,6 +369,12 @@ class MemoryTrace:
             rss = self.stack.rss_bytes()
             self.samples.append((time.monotonic(), rss["web"] + rss["worker"]))
             self.parts.append((time.monotonic(), rss["web"], rss["worker"]))
+            if self.stack.web is not None:
+                self.web_process.append(max(self.stack.web.child_pss(), default=0))
+
+    def peak(self, part: int) -> int:
+        """The largest PSS sampled of the web tree (0) or the workers' trees (1)."""
+        return max((parts[part] for _, *parts in self.parts), default=0)
 
     def __enter__(self) -> MemoryTrace:
         self._thread.start()
@@ -308,8 +470,13 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{args.annotators} annotators, one save per {args.pause:g} s each on average, {minutes:g} min …"
         )
+        probe = Probe(args.port, world, world["project"], period=args.pause)
         with MemoryTrace(stack) as memory:
-            results = run_paced(args.port, world, args.annotators, duration, mean_pause=args.pause)
+            probe.start()
+            try:
+                results = run_paced(args.port, world, args.annotators, duration, mean_pause=args.pause)
+            finally:
+                probe.stop()
         cpu1, steal1 = stack.cpu_seconds(), cpu_steal()
         headlines = stack.python(HEADLINES.format(project=world["project"], timeout=300))
         after = sizes(stack)
@@ -340,12 +507,22 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(ms):>6} {len(results.errors):>6} {len(ms) / duration:>8.1f} {percentile(ms, 50):>7.1f} "
         f"{percentile(ms, 95):>7.1f} {percentile(ms, 99):>7.1f}"
     )
-    lag_ms = [1000 * x for x in lags]
+    probe_ms = [1000 * x for x in probe.lags]
+    read_ms = [1000 * x for x in probe.reads]
     print()
     print(
-        f"save → stored computation: p50 {percentile(lag_ms, 50):.0f} ms, p95 {percentile(lag_ms, 95):.0f} ms, "
+        f"probe save sent → the lead's read answered, including it: p50 {percentile(probe_ms, 50):.0f} ms, "
+        f"p95 {percentile(probe_ms, 95):.0f} ms, max {max(probe_ms, default=float('nan')):.0f} ms over "
+        f"{len(probe_ms)} saves (the read alone: p50 {percentile(read_ms, 50):.0f} ms, p95 "
+        f"{percentile(read_ms, 95):.0f} ms); reads not including the save: {len(probe.missing)}, with another "
+        f"figure: {len(probe.wrong)}, probe errors: {len(probe.errors)} — target p95 ≤ 1,000 ms, 0 missing"
+    )
+    lag_ms = [1000 * x for x in lags]
+    print(
+        f"asynchronous measures' lag (κ_C, sense layers, evaluations …), save → stored computation: "
+        f"p50 {percentile(lag_ms, 50):.0f} ms, p95 {percentile(lag_ms, 95):.0f} ms, "
         f"max {max(lag_ms, default=float('nan')):.0f} ms over {len(lags)} saves ({uncovered} not covered; "
-        f"caught up at the end: {headlines['caught_up']}) — target p95 ≤ 1,000 ms"
+        f"caught up at the end: {headlines['caught_up']})"
     )
     durations = [c[1] for c in computations]
     print(
@@ -378,15 +555,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     for part, name in ((0, "web"), (1, "worker")):
         part_first, part_last = memory.window_means(300.0, part)
-        print(f"  {name}: first 5 min {part_first / MIB:.0f} MiB, last 5 min {part_last / MIB:.0f} MiB")
+        print(
+            f"  {name}: first 5 min {part_first / MIB:.0f} MiB, last 5 min {part_last / MIB:.0f} MiB, "
+            f"peak {memory.peak(part) / MIB:.0f} MiB"
+        )
+    print(f"  largest gunicorn worker alone: peak {max(memory.web_process, default=0) / MIB:.0f} MiB")
     print(
         f"machine: load average {os.getloadavg()[0]:.1f} on {cores} cores; steal during the run "
         f"{steal_share(steal0, steal1):.1f} %"
     )
     checks = [
-        ("0 errors", not results.errors and not warm_errors),
+        ("0 errors", not results.errors and not warm_errors and not probe.errors),
         ("saves p95 ≤ 50 ms", percentile(ms, 95) <= 50),
-        ("save → dashboard p95 ≤ 1 s", percentile(lag_ms, 95) <= 1000 and uncovered == 0),
+        (
+            "a read right after a save includes it: p95 ≤ 1 s, 0 missing",
+            bool(probe_ms) and percentile(probe_ms, 95) <= 1000 and not probe.missing and not probe.wrong,
+        ),
+        ("the asynchronous measures caught up after the load", bool(headlines["caught_up"])),
         (
             "agreement tables grow ≤ 50 MB in 10 min (scaled to the run's length)",
             growth <= 50 * MB * minutes / 10,
@@ -395,11 +580,17 @@ def main(argv: list[str] | None = None) -> int:
     ]
     if args.soak:
         checks.append(("memory flat: last 5 min within 10 % of the first", abs(last - first) <= 0.10 * first))
+        checks.append(("worker PSS ≤ 400 MiB throughout", memory.peak(1) <= 400 * MIB))
+        checks.append(
+            ("web PSS (gunicorn's master and workers) ≤ 250 MiB throughout", memory.peak(0) <= 250 * MIB)
+        )
     print()
     for name, ok in checks:
         print(f"  {'ok  ' if ok else 'MISS'} {name}")
-    for error in (warm_errors + results.errors)[:10]:
+    for error in (warm_errors + results.errors + probe.errors)[:10]:
         print(f"  error: {error}")
+    for miss in (probe.missing + probe.wrong)[:10]:
+        print(f"  probe: {miss}")
     return 0 if all(ok for _, ok in checks) else 1
 
 

@@ -172,11 +172,20 @@ class Process:
             return 0
         return sum(_rss(pid) for pid in _tree(self.proc.pid))
 
+    def child_pss(self) -> list[int]:
+        """Memory (PSS) of each child of the process with its own descendants: gunicorn's workers
+        under its master."""
+        if not self.proc or self.proc.poll() is not None:
+            return []
+        children = _children()
+        return [sum(_rss(pid) for pid in _tree(child, children)) for child in children.get(self.proc.pid, [])]
+
     def cpu_seconds(self) -> float:
         return cpu_seconds(self.proc.pid) if self.proc and self.proc.poll() is None else 0.0
 
 
-def _tree(root: int) -> list[int]:
+def _children() -> dict[int, list[int]]:
+    """Parent pid → the pids of its children, from /proc."""
     children: dict[int, list[int]] = {}
     for stat in glob.glob("/proc/[0-9]*/stat"):
         try:
@@ -185,6 +194,11 @@ def _tree(root: int) -> list[int]:
             continue
         fields = text.rsplit(")", 1)[1].split()
         children.setdefault(int(fields[1]), []).append(int(text.split(" ", 1)[0]))
+    return children
+
+
+def _tree(root: int, children: dict[int, list[int]] | None = None) -> list[int]:
+    children = _children() if children is None else children
     out, todo = [], [root]
     while todo:
         pid = todo.pop()

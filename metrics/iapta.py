@@ -376,6 +376,22 @@ class PairTables:
         self._sums = None
         self.refresh(slice(None))
 
+    @classmethod
+    def of_sums(cls, types: tuple[str, ...], sums: _Sums) -> PairTables:
+        """A table without rows whose sums are ``sums``: what :func:`aggregate_many` reads of a table
+        (``metrics.phenomena_sums`` builds one per annotator pair from kept totals), made without
+        deriving the values of rows it does not have."""
+        table = object.__new__(cls)
+        table.pairs, table.types = (), types
+        table.cells = np.zeros((0, len(types), len(CELL_FIELDS)))
+        table.words = np.zeros((0, 2))
+        table.positions = np.zeros(0, dtype=np.int64)
+        table._per_pair = np.zeros((0, len(CELL_FIELDS)))
+        table._pair_values = np.zeros((0, 6))
+        table._stale = set()
+        table._sums = sums
+        return table
+
     def type_sums(self) -> FloatArray:
         """Per type, each of :data:`CELL_FIELDS` summed over the rows (types × fields; exact sums)."""
         if self._sums is not None:

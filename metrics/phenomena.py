@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from metrics.alignment import mean_defined
 from metrics.iapta import PairMeasures, PairTables, aggregate_many, index_phenomena, pair_tables
 from metrics.multi import MultiTables, aggregate_multi, multi_tables
 from metrics.types import Phenomenon, Tagset
 
-__all__ = ["PhenomenaAgreement", "mean_defined", "gc_paused"]
+__all__ = ["PhenomenaAgreement", "gc_paused", "multi_entries", "pair_entries"]
 
 
 @contextmanager
@@ -45,12 +46,6 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def mean_defined(values: Sequence[float | None]) -> float | None:
-    """Mean of the non-``None`` values; ``None`` if there is none (docs/measures.md#conventions)."""
-    defined = [v for v in values if v is not None]
-    return sum(defined) / len(defined) if defined else None
 
 
 class PhenomenaAgreement:
@@ -158,25 +153,42 @@ class PhenomenaAgreement:
         for ab, aggregated in zip(stale, aggregate_many([self._tables[ab] for ab in stale]), strict=True):
             self._measures[ab] = aggregated
         # in annotator-pair order: the means below must add up in the same order as a fresh build
-        measures = {(a, b): self._measures[a, b] for a, b in self._pairs_of_annotators}
-        for key in _VALUE_KEYS:
-            by_pair = {f"{a}|{b}": m.values[key] for (a, b), m in measures.items()}
-            entries[f"iapta.{key}"] = {"value": mean_defined(list(by_pair.values())), "by_pair": by_pair}
-        for key in ("n.ph", "n.w", "do.f1"):
-            entries[f"iapta.{key}.by_type"] = {
-                "by_pair": {f"{a}|{b}": m.by_type[key] for (a, b), m in measures.items()}
-            }
-        for key in _DIRECTIONAL_KEYS:
-            ordered: dict[str, Any] = {}
-            for (a, b), m in measures.items():
-                ordered[f"{a}>{b}"], ordered[f"{b}>{a}"] = m.directional[key]
-            entries[f"iapta.{key}"] = {"by_ordered_pair": ordered}
-        multi = aggregate_multi(self._multi) if self._multi is not None else None
-        for crit in ("partial", "total"):
-            union, gold, by_annotator = multi[crit] if multi is not None else (None, None, {})
-            entries[f"iapta.tpo.{crit}.union"] = {"value": union}
-            entries[f"iapta.tpo.{crit}.gold"] = {"value": gold, "by_annotator": by_annotator}
+        entries.update(pair_entries({(a, b): self._measures[a, b] for a, b in self._pairs_of_annotators}))
+        entries.update(multi_entries(aggregate_multi(self._multi) if self._multi is not None else None))
         return dict(sorted(entries.items()))
+
+
+def pair_entries(measures: Mapping[tuple[str, str], PairMeasures]) -> dict[str, dict[str, Any]]:
+    """The ``iapta.*`` entries of the annotator pairs' measures: each value by annotator pair with its
+    mean over the pairs where it is defined (summed in the mapping's order, which must be the
+    annotator-pair order of the document), the per-type values and the directional ones."""
+    entries: dict[str, dict[str, Any]] = {}
+    for key in _VALUE_KEYS:
+        by_pair = {f"{a}|{b}": m.values[key] for (a, b), m in measures.items()}
+        entries[f"iapta.{key}"] = {"value": mean_defined(by_pair.values()), "by_pair": by_pair}
+    for key in ("n.ph", "n.w", "do.f1"):
+        entries[f"iapta.{key}.by_type"] = {
+            "by_pair": {f"{a}|{b}": m.by_type[key] for (a, b), m in measures.items()}
+        }
+    for key in _DIRECTIONAL_KEYS:
+        ordered: dict[str, Any] = {}
+        for (a, b), m in measures.items():
+            ordered[f"{a}>{b}"], ordered[f"{b}>{a}"] = m.directional[key]
+        entries[f"iapta.{key}"] = {"by_ordered_pair": ordered}
+    return entries
+
+
+def multi_entries(
+    multi: Mapping[str, tuple[float | None, float | None, dict[str, Any]]] | None,
+) -> dict[str, dict[str, Any]]:
+    """The TPO (union, gold) entries from `metrics.multi.aggregate_multi`'s result (None: fewer than
+    three annotators take part, the entries are undefined)."""
+    entries: dict[str, dict[str, Any]] = {}
+    for crit in ("partial", "total"):
+        union, gold, by_annotator = multi[crit] if multi is not None else (None, None, {})
+        entries[f"iapta.tpo.{crit}.union"] = {"value": union}
+        entries[f"iapta.tpo.{crit}.gold"] = {"value": gold, "by_annotator": by_annotator}
+    return entries
 
 
 _VALUE_KEYS = tuple(

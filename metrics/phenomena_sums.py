@@ -39,7 +39,6 @@ import numpy as np
 
 from metrics.iapta import (
     CELL_FIELDS,
-    PairMeasures,
     PairTables,
     _derived_rows,
     _exact_int,
@@ -50,6 +49,7 @@ from metrics.iapta import (
     pair_words,
 )
 from metrics.multi import MultiTables, aggregate_multi, multi_row
+from metrics.phenomena import multi_entries, pair_entries
 from metrics.types import Phenomenon, Tagset
 
 __all__ = [
@@ -239,14 +239,13 @@ class _Totals:
         return self.two.get((measure, b, a), {}), True
 
 
-def _exact(limbs: Mapping[str, int], key: str) -> int:
-    """The exact total (multiple of 2⁻¹⁰⁷⁴) of value ``key`` from its limbs ``key@k``."""
-    total = 0
-    prefix = key + "@"
+def _exact_totals(limbs: Mapping[str, int]) -> dict[str, int]:
+    """Each value's exact total (a multiple of 2⁻¹⁰⁷⁴) from its limbs ``key@k``, in one pass over them."""
+    totals: dict[str, int] = {}
     for name, n in limbs.items():
-        if name.startswith(prefix):
-            total += n << (int(name[len(prefix) :]) * LIMB_BITS)
-    return total
+        key, _, k = name.rpartition("@")
+        totals[key] = totals.get(key, 0) + (n << (int(k) * LIMB_BITS))
+    return totals
 
 
 def _tables(totals: _Totals, a: str, b: str, types: Sequence[tuple[str, str]]) -> PairTables:
@@ -256,55 +255,30 @@ def _tables(totals: _Totals, a: str, b: str, types: Sequence[tuple[str, str]]) -
     sums = np.zeros((n_types, len(CELL_FIELDS)))
     fractional = [[0, 0] for _ in range(n_types)]
     match, turned = totals.pair(MATCH, a, b)
-    overlap, _ = totals.pair(OVERLAP, a, b)
+    overlap = _exact_totals(totals.pair(OVERLAP, a, b)[0])
     for t, (key, _) in enumerate(types):
         sums[t, 0], sums[t, 1] = totals.of(COUNT, a, key), totals.of(COUNT, b, key)
         sums[t, 2], sums[t, 3] = totals.of(TYPE_WORDS, a, key), totals.of(TYPE_WORDS, b, key)
         for name, column in zip(_MATCH_FIELDS, _MATCH_COLUMNS, strict=True):
             sums[t, _SWAPPED[column] if turned else column] = match.get(f"{key}:{name}", 0)
         for k, name in enumerate(("do_xy", "do_yx")):
-            fractional[t][1 - k if turned else k] = _exact(overlap, f"{key}:{name}")
-    pairwise, _ = totals.pair(PAIRWISE, a, b)
+            fractional[t][1 - k if turned else k] = overlap.get(f"{key}:{name}", 0)
+    pairwise = _exact_totals(totals.pair(PAIRWISE, a, b)[0])
     both = sum(totals.pair(BOTH, a, b)[0].values())
     defined = totals.of(PAIRS, a) + totals.of(PAIRS, b) - both
     columns = [str(c) for c in range(6)]
     if turned:
         columns = [f"{c}r" if int(c) in _ORIENTED else c for c in columns]
-    table = PairTables(
-        (), tuple(name for _, name in types), np.zeros((0, n_types, len(CELL_FIELDS))),
-        np.zeros((0, 2)), np.zeros(0, dtype=np.int64),
-    )  # fmt: skip
     kept = _Sums(
         cells=sums,
         fractional=fractional,
         words=np.array([totals.of(WORDS, a), totals.of(WORDS, b)], dtype=np.float64),
-        pairwise=[_exact(pairwise, c) for c in columns],
+        pairwise=[pairwise.get(c, 0) for c in columns],
         defined=[defined] * 6,
     )
     for t in range(n_types):
         kept.round_type(t)
-    table._sums = kept
-    return table
-
-
-def _mean(values: Sequence[float | None]) -> float | None:
-    """Mean of the defined values, summed in order (as the report's means over annotator pairs)."""
-    defined = [v for v in values if v is not None]
-    return sum(defined) / len(defined) if defined else None
-
-
-_VALUE_KEYS = tuple(
-    [f"n.{u}{v}" for u in ("ph", "w") for v in ("", ".typewise", ".pairwise", ".pairwise_typewise")]
-    + [f"tpo.{c}.{f}" for c in ("partial", "total") for f in ("f1", "f1_alt")]
-    + [f"do.f1{v}" for v in ("", ".typewise", ".pairwise", ".pairwise_typewise")]
-)
-_DIRECTIONAL_KEYS = (
-    "do.k",
-    "tpo.partial.count",
-    "tpo.partial.f1_directional",
-    "tpo.total.count",
-    "tpo.total.f1_directional",
-)
+    return PairTables.of_sums(tuple(name for _, name in types), kept)
 
 
 def report_from_sums(
@@ -321,26 +295,9 @@ def report_from_sums(
     measured = dict(zip(pairs, aggregate_many([_tables(totals, a, b, types) for a, b in pairs]), strict=True))
     counts = {a: sum(totals.one.get((COUNT, a), {}).values()) for a in names}
     entries: dict[str, dict[str, Any]] = {"iapta.phenomena.count": {"by_annotator": counts}}
-    entries.update(_pair_entries(measured))
+    entries.update(pair_entries(measured))
     entries.update(_multi_entries(totals, names, counts))
     return dict(sorted(entries.items()))
-
-
-def _pair_entries(measures: Mapping[tuple[str, str], PairMeasures]) -> dict[str, dict[str, Any]]:
-    entries: dict[str, dict[str, Any]] = {}
-    for key in _VALUE_KEYS:
-        by_pair = {f"{a}|{b}": m.values[key] for (a, b), m in measures.items()}
-        entries[f"iapta.{key}"] = {"value": _mean(list(by_pair.values())), "by_pair": by_pair}
-    for key in ("n.ph", "n.w", "do.f1"):
-        entries[f"iapta.{key}.by_type"] = {
-            "by_pair": {f"{a}|{b}": m.by_type[key] for (a, b), m in measures.items()}
-        }
-    for key in _DIRECTIONAL_KEYS:
-        ordered: dict[str, Any] = {}
-        for (a, b), m in measures.items():
-            ordered[f"{a}>{b}"], ordered[f"{b}>{a}"] = m.directional[key]
-        entries[f"iapta.{key}"] = {"by_ordered_pair": ordered}
-    return entries
 
 
 def _multi_entries(
@@ -355,9 +312,4 @@ def _multi_entries(
             for measure in (MATCHED, TO_GOLD, FROM_GOLD):
                 row += [totals.of(measure, a, crit) for a in names]
         multi = aggregate_multi(MultiTables(tuple(names), ("",), np.array([row], dtype=np.int64)))
-    entries: dict[str, dict[str, Any]] = {}
-    for crit in _CRITERIA:
-        union, gold, by_annotator = multi[crit] if multi is not None else (None, None, {})
-        entries[f"iapta.tpo.{crit}.union"] = {"value": union}
-        entries[f"iapta.tpo.{crit}.gold"] = {"value": gold, "by_annotator": by_annotator}
-    return entries
+    return multi_entries(multi)

@@ -14,14 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from metrics.alignment import alignment_report
+from metrics.alignment import alignment_report, mean_defined
 from metrics.chance import kappa_c_report
 from metrics.corpus_statistics import DEFAULT_BIN_WIDTH, corpus_statistics
 from metrics.intervals import SectionSpec, alignment_resampler, phenomena_resampler, report_intervals
 from metrics.kappa import codes, cohen_kappa_pairs, fleiss_kappa, krippendorff_alpha_from_counts, rating_table
 from metrics.layers import sense_layer_report
 from metrics.pair_labels import pair_label_report
-from metrics.phenomena import PhenomenaAgreement, gc_paused, mean_defined
+from metrics.phenomena import PhenomenaAgreement, gc_paused
 from metrics.reeval import after_revisions, reevaluation_sets
 from metrics.spade import spade_report
 from metrics.types import SCALES, Document, Evaluations, scale_label

@@ -1,7 +1,7 @@
 """Scheduling of agreement recomputes, from the database and Celery alone.
 
 - Coalescing. `AgreementState.queued_at` is the project's "dirty since": the save that finds it empty
-  sets it (in the save's transaction, in the statement that records the change, `sql.mark_changed`) and
+  sets it (in the save's transaction, with the change mark, `changes.mark_changed`) and
   sends the task `annotator.recompute_agreement` when it commits, `COALESCE_SECONDS` later; the saves
   that follow find it set and send nothing. The task, once it holds the project, clears it and then
   reads the project's document: a change committed before the clear is read by this computation, one

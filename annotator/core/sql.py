@@ -5,8 +5,8 @@ a fifth or more of the request that runs it (measured with `bench/bench_editor.p
 requests): the statements every editor request and save runs — may the user annotate this pair (the
 access check, three EXISTS subqueries), lock the pair and bump the annotator's sheet in one
 `UPDATE … RETURNING` (two or three statements in the ORM), move the annotator's assignment to in
-progress, mark the project changed (`UPDATE … RETURNING`), create a sheet on a first save
-(`INSERT … ON CONFLICT DO NOTHING`: one statement where `get_or_create` takes three or four) — and
+progress, create a sheet on a first save (`INSERT … ON CONFLICT DO NOTHING`: one statement where
+`get_or_create` takes three or four) — and
 what the ORM cannot say: the bulk COPY of an import, PostgreSQL's advisory locks, ANALYZE, the
 elements of a stored JSON list as a subquery. Everything else uses the ORM.
 
@@ -32,7 +32,6 @@ from django.db import connection, models
 from django.db.models import Field, Model
 
 from annotator.models import (
-    AgreementState,
     Assignment,
     Membership,
     Pair,
@@ -266,42 +265,6 @@ def create_sheet(pair_id: int, annotator_id: int, is_gold: bool, now: datetime) 
             value = given[f.attname] if f.attname in given else f.get_default()
             values.append(f.get_db_prep_save(value, connection))
     execute(create_sheet_sql(), values)
-
-
-# ---- the agreement pipeline's change mark ----------------------------------------------------------
-
-
-@statement
-def mark_changed_sql() -> str:
-    """Record when a project's annotations last changed, and since when it is dirty: `queued_at` keeps
-    the time of the first change no recompute task has started on yet. Answers whether this change is
-    that first one (its save then sends the task).
-
-    ORM equivalent::
-
-        AgreementState.objects.filter(project_id=project_id).update(
-            changed_at=now, queued_at=Coalesce("queued_at", Value(now)))
-        # and then: queued_at == now
-
-    Rendered::
-
-        UPDATE "annotator_agreementstate" SET "changed_at" = %s, "queued_at" = COALESCE("queued_at", %s)
-        WHERE "project_id" = %s RETURNING "queued_at" = %s
-    """
-    changed_at, project = column(AgreementState, "changed_at"), column(AgreementState, "project")
-    queued_at = column(AgreementState, "queued_at")
-    return (
-        f"UPDATE {table(AgreementState)} SET {changed_at} = %s, {queued_at} = COALESCE({queued_at}, %s)"
-        f" WHERE {project} = %s RETURNING {queued_at} = %s"
-    )
-
-
-def mark_changed(project_id: int, now: datetime) -> bool | None:
-    """Mark the project changed at `now`: None when it has no agreement state yet, otherwise whether
-    this change made it dirty (no recompute task was waiting: the caller sends one)."""
-    at = _datetime(now)
-    row = fetch_one(mark_changed_sql(), [at, at, project_id, at])
-    return None if row is None else bool(row[0])
 
 
 # ---- the annotator's assignment ---------------------------------------------------------------------

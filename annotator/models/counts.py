@@ -1,6 +1,6 @@
 """Counts kept by the database: a project's size and its assignments' tallies.
 
-Database triggers (migration 0018) keep these rows in step with every insert, update and delete of
+Database triggers (migrations 0018 and 0039) keep these rows in step with every insert, update and delete of
 pairs, evaluation units and items, and assignments, whatever writes them (the services, bulk SQL
 imports, the Django admin, a cascade). Pages read a count in one indexed lookup instead of counting a
 project's rows. Django never writes these tables: their foreign keys carry no database constraint and

@@ -421,3 +421,47 @@ def test_a_phenomenon_save_moves_the_sums_in_three_statements():
     markers = ("layer_phenomena", "UNION ALL", "annotator_agreementphenomenapart", "annotator_agreementsum")
     assert sum(any(m in sql for m in markers) for sql in statements) == 3, statements
     assert sums.kept_cells(project.pk) == sums.project_cells(project.pk)
+
+
+def test_at_the_demo_s_scale_a_read_right_after_each_save_includes_it():
+    """The demo's types project (`load_demo`: 14 pairs, three annotators, one of whom has not reached
+    the last pairs) on the embedded default: an annotator labels a new pair, types a phenomenon on it and
+    aligns it through the API; the lead's read of the agreement API right after each save's response
+    (no computation has run since) gives the pair-label, word-alignment and IAPTA figures of the whole
+    document as the library computes them, the save included."""
+    from django.contrib.auth import get_user_model
+
+    from annotator.demo import loader as demo
+    from annotator.models import Project
+
+    demo.load_demo()
+    project = Project.objects.get(name=demo.TYPES_PROJECT)
+    recompute(project.pk)
+    users = get_user_model().objects.in_bulk(["lena", "chloe"], field_name="username")
+    pair = project.pairs.order_by("position")[11]  # chloe has not reached it
+    lead, chloe = make.api_client(users["lena"]), make.api_client(users["chloe"])
+    same = make.types(project)["Same polarity"]
+    saves = [
+        ("/api/pair-labels/", {"label": "paraphrase"}),
+        ("/api/phenomena/", {"ptype": same.pk, "scope1": [1], "scope2": [0], "projection": "local"}),
+        ("/api/links/", {"links": [[0, 0]], "sure": True}),
+    ]
+    version = 0
+    for path, body in saves:
+        response = chloe.post(path, {"pair": pair.pk, "base_version": version, **body}, format="json")
+        assert response.status_code in (200, 201), response.content
+        version = response.json()["version"]
+        assert AgreementState.objects.get(project=project).queued_at is not None  # no computation since
+        read = lead.get(f"/api/projects/{project.pk}/agreement/").json()["snapshot"]["results"]
+        measures = read["report"]["measures"]
+        expected = {
+            **library_figures(project)["measures"],
+            **library_alignment(project)[0],
+            **library_phenomena(project),
+        }
+        assert {key: measures.get(key) for key in expected} == expected, path
+    assert (
+        measures["iapta.phenomena.count"]["by_annotator"]["chloe"]
+        == Phenomenon.objects.filter(pair__project=project, annotator=users["chloe"], is_gold=False).count()
+    )
+    assert measures["pair_labels.cohen"]["n_items"]["anna|chloe"] == 12

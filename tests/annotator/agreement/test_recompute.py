@@ -242,6 +242,72 @@ def test_a_burst_of_saves_sends_one_recompute(team, task_queue, django_capture_o
     assert AgreementState.objects.get(project=project).queued_at is not None  # dirty, its task waits
 
 
+def test_the_change_mark_says_whether_it_made_the_project_dirty(team):
+    """`changes.mark_changed`: None without a state row; a change to a clean project dirties it (its save
+    sends the task) in two UPDATEs, one to a dirty project only moves `changed_at`, in one."""
+    from django.test.utils import CaptureQueriesContext
+
+    from annotator.agreement import changes
+
+    project, _ = team
+    AgreementState.objects.filter(project=project).delete()
+    assert changes.mark_changed(project.pk, timezone.now()) is None  # no state row yet
+    AgreementState.objects.create(project=project)
+    first = timezone.now() - dt.timedelta(hours=1)
+    with CaptureQueriesContext(connection) as clean:
+        assert changes.mark_changed(project.pk, first) is True  # it was clean: this change sends the task
+    later = first + dt.timedelta(seconds=1)
+    with CaptureQueriesContext(connection) as dirty:
+        assert changes.mark_changed(project.pk, later) is False  # a task waits already
+    assert (len(clean.captured_queries), len(dirty.captured_queries)) == (2, 1)
+    state = AgreementState.objects.get(project=project)
+    assert (state.changed_at, state.queued_at) == (later, first)
+    scheduling.take_queued(project.pk)  # the computation started
+    assert changes.mark_changed(project.pk, later + dt.timedelta(seconds=1)) is True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_computation_starting_during_a_save_waits_for_the_save_s_change_mark(team):
+    """The change mark of a save to a dirty project locks the state row until the save commits, so the
+    computation's start (`take_queued`) waits for it and then reads the save (PostgreSQL's row locks)."""
+    from django.db import transaction
+
+    from annotator.agreement import changes
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks: PostgreSQL")
+    project, _ = team
+    AgreementState.objects.update_or_create(project=project, defaults={"queued_at": timezone.now()})
+    marked, release, started = threading.Event(), threading.Event(), threading.Event()
+
+    def save() -> None:
+        try:
+            with transaction.atomic():
+                assert changes.mark_changed(project.pk, timezone.now()) is False
+                marked.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    def start() -> None:
+        try:
+            scheduling.take_queued(project.pk)
+            started.set()
+        finally:
+            connection.close()
+
+    saving = threading.Thread(target=save)
+    saving.start()
+    assert marked.wait(10)
+    starting = threading.Thread(target=start)
+    starting.start()
+    assert not started.wait(0.5)  # the save has not committed: the computation waits
+    release.set()
+    saving.join(10)
+    starting.join(10)
+    assert started.is_set()
+
+
 def test_a_save_after_the_computation_started_sends_again(
     team, task_queue, django_capture_on_commit_callbacks
 ):

@@ -11,6 +11,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -243,3 +244,36 @@ def test_pages_read_the_counts_not_the_rows(world):
     raters = {r.rater: r for r in rater_progress(evaluated)}
     assert set(raters) == {"anna", "cat"} and raters["anna"].units == 2 and raters["anna"].finalized == 0
     assert counts.sizes(evaluated).units == 2 and counts.sizes(evaluated).items == 2 * 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_statement_that_changes_no_row_leaves_the_counts_alone(world):
+    """PostgreSQL's count triggers fire once per statement, also for a statement that changed no row
+    (every save's "put the assignment in progress" once it is): they return before touching the counts
+    (migration 0039). Seen from another session holding the counts table: the statement that changes
+    nothing does not wait for it, one that moves an assignment does."""
+    from django.db import OperationalError, connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the per-statement triggers are PostgreSQL's")
+    first = world["projects"][0]
+    anna = world["people"][0]
+    todo, started = Assignment.objects.filter(project=first, annotator=anna).order_by("pk")[:2]
+    Assignment.objects.filter(pk=started.pk).update(status=Assignment.Status.IN_PROGRESS)
+    holder = connection.get_new_connection(connection.get_connection_params())
+    try:
+        with holder.cursor() as cursor:
+            cursor.execute("BEGIN")
+            cursor.execute(f"LOCK TABLE {AssignmentCount._meta.db_table} IN ACCESS EXCLUSIVE MODE")
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '300ms'")
+        assert sql.start_assignment(started.pair_id, anna.pk, timezone.now()) == 0  # changes nothing
+        with pytest.raises(OperationalError), transaction.atomic():
+            sql.start_assignment(todo.pair_id, anna.pk, timezone.now())  # moves a count: waits for it
+    finally:
+        holder.rollback()
+        holder.close()
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = 0")
+    assert sql.start_assignment(todo.pair_id, anna.pk, timezone.now()) == 1
+    assert_counts_match()

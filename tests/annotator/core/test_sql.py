@@ -23,7 +23,6 @@ from annotator.annotation import services as annotation_services
 from annotator.core import sql
 from annotator.core.checks import returning_supported
 from annotator.models import (
-    AgreementState,
     AnnotationHistory,
     Assignment,
     Membership,
@@ -96,24 +95,6 @@ def test_create_sheet_stores_what_get_or_create_stores_and_leaves_an_existing_sh
     assert _row(PairLabel.objects.get(pk=created.pk)) == saved  # there already: left as it was
     assert PairLabel.objects.filter(pair=world.pair, annotator=world.anna).count() == 1
     assert sum(not q["sql"].startswith(("SAVEPOINT", "RELEASE")) for q in queries.captured_queries) == 1
-
-
-# ---- the change mark --------------------------------------------------------------------------------
-
-
-def test_mark_changed_stores_as_the_orm_update_and_says_whether_it_made_the_project_dirty(world):
-    project = world.project
-    AgreementState.objects.filter(project=project).delete()
-    assert sql.mark_changed(project.pk, timezone.now()) is None  # no state row yet
-    AgreementState.objects.create(project=project)
-    first = timezone.now() - timedelta(hours=1)
-    assert sql.mark_changed(project.pk, first) is True  # it was clean: this change sends the task
-    later = first + timedelta(seconds=1)
-    assert sql.mark_changed(project.pk, later) is False  # a task waits already
-    state = AgreementState.objects.get(project=project)
-    assert (state.changed_at, state.queued_at) == (later, first)
-    AgreementState.objects.filter(project=project).update(queued_at=None)  # the task started
-    assert sql.mark_changed(project.pk, later) is True
 
 
 # ---- the annotator's assignment ---------------------------------------------------------------------
@@ -258,7 +239,6 @@ RENDERED = [
     (sql.bump_sheet_sql, ()),
     (sql.lock_pair_and_bump_sheet_sql, ()),
     (sql.create_sheet_sql, ()),
-    (sql.mark_changed_sql, ()),
     (sql.start_assignment_sql, ()),
     (sql.pair_for_annotation_sql, ()),
     (sql.insert_rows_sql, (AnnotationHistory, ("project", "model"))),
