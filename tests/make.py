@@ -463,29 +463,31 @@ def partly_agree(project: Project, annotators: tuple[Any, Any, Any]) -> None:
     """Three annotators who partly agree on every pair of `project` (the agreement measures' data):
     scopes differ on odd pairs (the second annotator) and on p4 (the third), the second has no
     Diathesis on p2 and labels p3 non-paraphrase, the third has one more sure link, and the link
-    5→3 is possible where a scope differs."""
+    5→3 is possible where a scope differs. The saves are batched as a bulk load's are
+    (`batched_agreement`): where tasks run in-process, one agreement computation follows them all."""
     first, second, third = annotators
     vila_types = types(project)
-    for n, pair in enumerate(project.pairs.order_by("position")):
-        for who, shift in ((first, 0), (second, n % 2), (third, 1 if n == 3 else 0)):
-            annotation_services.add_phenomenon(
-                pair,
-                who,
-                vila_types["Synthetic/analytic"],
-                scope1=[0, 1][: 2 - shift],
-                scope2=[0],
-                projection="local",
-                base_version=None,
-            )
-            if who is not second or n != 1:
+    with batched_agreement():
+        for n, pair in enumerate(project.pairs.order_by("position")):
+            for who, shift in ((first, 0), (second, n % 2), (third, 1 if n == 3 else 0)):
                 annotation_services.add_phenomenon(
-                    pair, who, vila_types["Diathesis"], scope1=[2], scope2=[1], base_version=None
+                    pair,
+                    who,
+                    vila_types["Synthetic/analytic"],
+                    scope1=[0, 1][: 2 - shift],
+                    scope2=[0],
+                    projection="local",
+                    base_version=None,
                 )
-            links = [(1, 0), (4, 2)] if who is not third else [(1, 0), (2, 1), (4, 2)]
-            annotation_services.set_links(pair, who, links, sure=True, base_version=None)
-            annotation_services.set_links(pair, who, [(5, 3)], sure=shift == 0, base_version=None)
-            label = "non_paraphrase" if (who is second and n == 2) else "paraphrase"
-            annotation_services.set_pair_label(pair, who, label, base_version=None)
+                if who is not second or n != 1:
+                    annotation_services.add_phenomenon(
+                        pair, who, vila_types["Diathesis"], scope1=[2], scope2=[1], base_version=None
+                    )
+                links = [(1, 0), (4, 2)] if who is not third else [(1, 0), (2, 1), (4, 2)]
+                annotation_services.set_links(pair, who, links, sure=True, base_version=None)
+                annotation_services.set_links(pair, who, [(5, 3)], sure=shift == 0, base_version=None)
+                label = "non_paraphrase" if (who is second and n == 2) else "paraphrase"
+                annotation_services.set_pair_label(pair, who, label, base_version=None)
 
 
 # ---- shape 3: evaluation units (the raters' world) ------------------------------------------------
