@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -112,6 +112,33 @@ def cast(db: None) -> Any:
     from tests import make
 
     return make.cast()
+
+
+@pytest.fixture(scope="module")
+def module_world(django_db_setup: None, django_db_blocker: Any) -> Iterator[Callable[..., Any]]:
+    """A world built once for the tests of a module that use `db` (not `transactional_db`: its flush
+    would end the transaction). Yields `build(make_world, *args, **kwargs)`, which runs `make_world`
+    in a transaction opened for the module and returns what it returns. Each test's `db` is a savepoint
+    inside that transaction, so what a test writes is undone at its end and the next test finds the
+    world as built; after the module's last test the transaction is rolled back. The model instances
+    built are the module's: a test reads its own copies with `make.fresh`."""
+    from django.db import transaction
+
+    outer = transaction.atomic()
+    outer._from_testcase = True  # as a TestCase's own: the durable blocks of the code may open inside it
+    with django_db_blocker.unblock():
+        outer.__enter__()
+
+    def build(make_world: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        with django_db_blocker.unblock():
+            return make_world(*args, **kwargs)
+
+    try:
+        yield build
+    finally:
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ Passwords hash fast in every test: tests/conftest.py overrides PASSWORD_HASHERS 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import functools
 import tempfile
@@ -44,6 +45,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Model
 from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
@@ -120,6 +122,24 @@ def raters(n: int) -> list[Any]:
 
 def cast() -> Cast:
     return Cast(**{role: user(name, staff=role == "admin") for role, name in CAST.items()})
+
+
+def fresh(world: Any) -> Any:
+    """`world` with every model instance in it read again from the database (in a dict, a list, a tuple
+    or a dataclass's fields): a test's own copies of a world built once for its module
+    (`module_world` in tests/conftest.py), so what one test changes on an instance is not seen by the
+    next."""
+    if isinstance(world, Model):
+        return type(world)._default_manager.get(pk=world.pk)
+    if isinstance(world, dict):
+        return {key: fresh(value) for key, value in world.items()}
+    if isinstance(world, list | tuple):
+        return type(world)(fresh(value) for value in world)
+    if dataclasses.is_dataclass(world) and not isinstance(world, type):
+        return dataclasses.replace(
+            world, **{f.name: fresh(getattr(world, f.name)) for f in dataclasses.fields(world) if f.init}
+        )
+    return world
 
 
 # ---- clients --------------------------------------------------------------------------------------

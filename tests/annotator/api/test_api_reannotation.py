@@ -15,9 +15,14 @@ from tests.make import api_client
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 
 
+@pytest.fixture(scope="module")
+def team(module_world):
+    return module_world(make.team, n_pairs=6)
+
+
 @pytest.fixture
-def world():
-    return make.team(n_pairs=6)
+def world(team, db):
+    return make.fresh(team)
 
 
 def url(world):

@@ -12,9 +12,14 @@ from tests import make
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 
 
+@pytest.fixture(scope="module")
+def team(module_world):
+    return module_world(make.team)
+
+
 @pytest.fixture
-def world():
-    return make.team()
+def world(team, db):
+    return make.fresh(team)
 
 
 def explorer_url(project, **query):

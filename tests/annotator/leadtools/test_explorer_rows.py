@@ -13,9 +13,14 @@ from tests import make
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 
 
+@pytest.fixture(scope="module")
+def team(module_world):
+    return module_world(make.team, n_pairs=6)
+
+
 @pytest.fixture
-def world():
-    return make.team(n_pairs=6)
+def world(team, db):
+    return make.fresh(team)
 
 
 def _stored(project, measure, annotator_pair="", ptype=""):
