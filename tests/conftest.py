@@ -116,13 +116,18 @@ def cast(db: None) -> Any:
 
 
 @pytest.fixture(scope="module")
-def module_world(django_db_setup: None, django_db_blocker: Any) -> Iterator[Callable[..., Any]]:
+def module_world(
+    request: pytest.FixtureRequest, django_db_setup: None, django_db_blocker: Any
+) -> Iterator[Callable[..., Any]]:
     """A world built once for the tests of a module that use `db` (not `transactional_db`: its flush
     would end the transaction). Yields `build(make_world, *args, **kwargs)`, which runs `make_world`
     in a transaction opened for the module and returns what it returns. Each test's `db` is a savepoint
     inside that transaction, so what a test writes is undone at its end and the next test finds the
     world as built; after the module's last test the transaction is rolled back. The model instances
-    built are the module's: a test reads its own copies with `make.fresh`."""
+    built are the module's: a test reads its own copies with `make.fresh`. The world is in the
+    database for every later test of the module, so each that uses the database asks for it (through
+    the module's function-scoped world fixture, which asks for `db`; the module has no `django_db`
+    mark); `builtin_tagsets` fails one that does not."""
     from django.db import transaction
 
     outer = transaction.atomic()
@@ -134,12 +139,17 @@ def module_world(django_db_setup: None, django_db_blocker: Any) -> Iterator[Call
         with django_db_blocker.unblock():
             return make_world(*args, **kwargs)
 
+    _world_of_module.add(request.node.nodeid)
     try:
         yield build
     finally:
+        _world_of_module.discard(request.node.nodeid)
         with django_db_blocker.unblock():
             transaction.set_rollback(True)
             outer.__exit__(None, None, None)
+
+
+_world_of_module: set[str] = set()  # the modules whose `module_world` is open
 
 
 @pytest.fixture
@@ -162,6 +172,14 @@ def builtin_tagsets(request: pytest.FixtureRequest) -> None:
     )
     if not uses_db:
         return
+    if (
+        request.node.nodeid.split("::", 1)[0] in _world_of_module
+        and "module_world" not in request.fixturenames
+    ):
+        pytest.fail(
+            f"{request.node.nodeid}: the world of its module (module_world) is in the database while this "
+            "test runs; have the test ask for it, or move the test to a module without one"
+        )
     request.getfixturevalue("transactional_db" if "transactional_db" in request.fixturenames else "db")
     from annotator.core.tagsets import install_builtin_tagsets
     from annotator.models import ParaphraseType, Tagset

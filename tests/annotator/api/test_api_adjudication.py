@@ -14,8 +14,6 @@ from annotator.models import AlignmentLink, AnnotationHistory, PairLabel, Phenom
 from tests import make
 from tests.make import api_client
 
-pytestmark = pytest.mark.django_db
-
 
 def team_at_p3():
     w = make.team()

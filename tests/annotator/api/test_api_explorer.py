@@ -13,7 +13,7 @@ from tests import make
 from tests.make import api_client
 
 # The explorer's rows are refreshed by a task: in-process here also when the suite has a broker.
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
+pytestmark = pytest.mark.usefixtures("eager_celery")
 
 
 @pytest.fixture(scope="module")

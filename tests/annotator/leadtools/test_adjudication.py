@@ -11,8 +11,6 @@ from annotator.leadtools import adjudication
 from annotator.models import AlignmentLink, AnnotationHistory, PairLabel, Phenomenon
 from tests import make
 
-pytestmark = pytest.mark.django_db
-
 
 def team_at_p3():
     w = make.team()

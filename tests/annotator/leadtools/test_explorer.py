@@ -9,7 +9,7 @@ from metrics.synthetic import synthetic_document
 from tests import make
 
 # The explorer's rows are refreshed by a task: in-process here also when the suite has a broker.
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
+pytestmark = pytest.mark.usefixtures("eager_celery")
 
 
 @pytest.fixture(scope="module")

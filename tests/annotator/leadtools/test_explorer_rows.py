@@ -10,7 +10,7 @@ from annotator.models import ExplorerState, ExplorerValue
 from tests import make
 
 # The explorer's rows are refreshed by a task: in-process here also when the suite has a broker.
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
+pytestmark = pytest.mark.usefixtures("eager_celery")
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,6 @@ from annotator.tasks import queue_reannotation as queue_task
 from metrics.reeval import sample_size
 from tests import make
 
-pytestmark = pytest.mark.django_db
-
 
 @pytest.fixture(scope="module")
 def team(module_world):
