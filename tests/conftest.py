@@ -166,7 +166,8 @@ def eager_celery() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def builtin_tagsets(request: pytest.FixtureRequest) -> None:
-    """The data migration's tagsets, restored when a transactional test's flush removed them."""
+    """The data migration's tagsets, restored when a transactional test's flush removed them. Fails a
+    test that would meet a module's world it did not ask for, or end it (`module_world`)."""
     uses_db = request.node.get_closest_marker("django_db") or {"db", "transactional_db"} & set(
         request.fixturenames
     )
@@ -180,6 +181,12 @@ def builtin_tagsets(request: pytest.FixtureRequest) -> None:
             f"{request.node.nodeid}: the world of its module (module_world) is in the database while this "
             "test runs; have the test ask for it, or move the test to a module without one"
         )
+    marker = request.node.get_closest_marker("django_db")
+    transactional = "transactional_db" in request.fixturenames or bool(
+        marker and marker.kwargs.get("transaction")
+    )
+    if transactional and "module_world" in request.fixturenames:
+        pytest.fail(f"{request.node.nodeid}: a transactional test's flush would end its module's world")
     request.getfixturevalue("transactional_db" if "transactional_db" in request.fixturenames else "db")
     from annotator.core.tagsets import install_builtin_tagsets
     from annotator.models import ParaphraseType, Tagset
