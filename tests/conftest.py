@@ -6,6 +6,7 @@ sets REQUIRE_SERVICES=1 / REQUIRE_BROWSER=1 / REQUIRE_CORPORA=1.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -114,6 +115,43 @@ def cast(db: None) -> Any:
     return make.cast()
 
 
+@pytest.fixture(scope="module")
+def module_world(
+    request: pytest.FixtureRequest, django_db_setup: None, django_db_blocker: Any
+) -> Iterator[Callable[..., Any]]:
+    """A world built once for the tests of a module that use `db` (not `transactional_db`: its flush
+    would end the transaction). Yields `build(make_world, *args, **kwargs)`, which runs `make_world`
+    in a transaction opened for the module and returns what it returns. Each test's `db` is a savepoint
+    inside that transaction, so what a test writes is undone at its end and the next test finds the
+    world as built; after the module's last test the transaction is rolled back. The model instances
+    built are the module's: a test reads its own copies with `make.fresh`. The world is in the
+    database for every later test of the module, so each that uses the database asks for it (through
+    the module's function-scoped world fixture, which asks for `db`; the module has no `django_db`
+    mark); `builtin_tagsets` fails one that does not."""
+    from django.db import transaction
+
+    outer = transaction.atomic()
+    outer._from_testcase = True  # as a TestCase's own: the durable blocks of the code may open inside it
+    with django_db_blocker.unblock():
+        outer.__enter__()
+
+    def build(make_world: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        with django_db_blocker.unblock():
+            return make_world(*args, **kwargs)
+
+    _world_of_module.add(request.node.nodeid)
+    try:
+        yield build
+    finally:
+        _world_of_module.discard(request.node.nodeid)
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+
+
+_world_of_module: set[str] = set()  # the modules whose `module_world` is open
+
+
 @pytest.fixture
 def eager_celery() -> Iterator[None]:
     """Run tasks in-process even when REDIS_URL points at a broker (tests without a worker)."""
@@ -128,12 +166,27 @@ def eager_celery() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def builtin_tagsets(request: pytest.FixtureRequest) -> None:
-    """The data migration's tagsets, restored when a transactional test's flush removed them."""
+    """The data migration's tagsets, restored when a transactional test's flush removed them. Fails a
+    test that would meet a module's world it did not ask for, or end it (`module_world`)."""
     uses_db = request.node.get_closest_marker("django_db") or {"db", "transactional_db"} & set(
         request.fixturenames
     )
     if not uses_db:
         return
+    if (
+        request.node.nodeid.split("::", 1)[0] in _world_of_module
+        and "module_world" not in request.fixturenames
+    ):
+        pytest.fail(
+            f"{request.node.nodeid}: the world of its module (module_world) is in the database while this "
+            "test runs; have the test ask for it, or move the test to a module without one"
+        )
+    marker = request.node.get_closest_marker("django_db")
+    transactional = "transactional_db" in request.fixturenames or bool(
+        marker and marker.kwargs.get("transaction")
+    )
+    if transactional and "module_world" in request.fixturenames:
+        pytest.fail(f"{request.node.nodeid}: a transactional test's flush would end its module's world")
     request.getfixturevalue("transactional_db" if "transactional_db" in request.fixturenames else "db")
     from annotator.core.tagsets import install_builtin_tagsets
     from annotator.models import ParaphraseType, Tagset
@@ -147,29 +200,28 @@ def builtin_tagsets(request: pytest.FixtureRequest) -> None:
 
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
-    """Give each pytest process its own PostgreSQL test database, so concurrent runs never collide.
-    On SQLite, when a migrated copy of the schema is kept (`migrated_sqlite_template`), the test
-    database is made from the models without running the migrations, and `django_db_setup` puts the
-    copy in its place."""
+    """Give each pytest process its own PostgreSQL test database, so concurrent runs never collide,
+    cloned from a migrated template database (`migrated_postgres_template`). On SQLite, when a
+    migrated copy of the schema is kept (`migrated_sqlite_template`), the test database is made from
+    the models without running the migrations, and `django_db_setup` puts the copy in its place."""
     from django.conf import settings
 
     db = settings.DATABASES["default"]
     db.setdefault("TEST", {})
     if "postgresql" in db["ENGINE"]:
         db["TEST"]["NAME"] = f"test_{db['NAME']}_{os.getpid()}"
+        db["TEST"]["TEMPLATE"] = migrated_postgres_template(db)
     elif "sqlite3" in db["ENGINE"] and migrated_sqlite_template().exists():
         db["TEST"]["MIGRATE"] = False
 
 
-def migrated_sqlite_template() -> Path:
-    """Where the SQLite test database is kept right after the migrations ran, under var/: migrating
-    costs ~10 s of CPU per test process, copying the kept file a few milliseconds. Its name is a
-    digest of Django's and SQLite's versions, every installed app's migration files and the files of
-    the workbench modules they import (directly or through each other: the built-in tagsets, the
-    agreement's stored parts), so a change to any of them makes a new one."""
+@functools.cache
+def migrations_digest(*extra: str) -> str:
+    """A digest of Django's version, `extra`, every installed app's migration files and the files of the
+    workbench modules they import (directly or through each other: the built-in tagsets, the
+    agreement's stored parts): a change to any of them gives another digest."""
     import hashlib
     import importlib.util
-    import sqlite3
 
     import django
     from django.apps import apps
@@ -179,10 +231,81 @@ def migrated_sqlite_template() -> Path:
         spec = importlib.util.find_spec(f"{app.name}.migrations")
         if spec and spec.origin:
             files |= set(Path(spec.origin).parent.glob("*.py"))
-    digest = hashlib.sha256(f"{django.__version__} {sqlite3.sqlite_version}".encode())
+    digest = hashlib.sha256(" ".join([django.__version__, *extra]).encode())
     for path in sorted(_with_imported_modules(files)):
         digest.update(str(path).encode() + path.read_bytes())
-    return REPO / "var" / "test-databases" / f"sqlite-{digest.hexdigest()[:16]}.sqlite3"
+    return digest.hexdigest()[:16]
+
+
+def migrated_sqlite_template() -> Path:
+    """Where the SQLite test database is kept right after the migrations ran, under var/: migrating
+    costs ~10 s of CPU per test process, copying the kept file a few milliseconds. Named by
+    `migrations_digest` with SQLite's version."""
+    import sqlite3
+
+    return REPO / "var" / "test-databases" / f"sqlite-{migrations_digest(sqlite3.sqlite_version)}.sqlite3"
+
+
+def migrated_postgres_template(db: dict[str, Any]) -> str:
+    """The name of a PostgreSQL database migrated as a test database is, which each pytest process's
+    test database is created from (`CREATE DATABASE … TEMPLATE`, a file copy on the server) instead of
+    running the migrations again. It is named by `migrations_digest`; the first process that finds
+    none builds it (`manage.py migrate` on a database of its own, renamed when done) while holding an
+    advisory lock that the others wait for, and drops the templates of other digests."""
+    import psycopg
+    from psycopg import sql as pgsql
+
+    name = f"test_{db['NAME']}_tmpl_{migrations_digest()}"[:63]
+    prefix = f"test_{db['NAME']}_tmpl_"
+    params = {
+        "host": db.get("HOST") or "127.0.0.1",
+        "port": db.get("PORT") or 5432,
+        "user": db.get("USER") or "postgres",
+        "password": db.get("PASSWORD") or None,
+    }
+    with psycopg.connect(dbname="postgres", autocommit=True, **params) as admin:
+        admin.execute("SELECT pg_advisory_lock(hashtext(%s))", (prefix,))  # released when this closes
+        found = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+        if found is None:
+            building = f"test_{db['NAME']}_building_{os.getpid()}"[:63]
+            admin.execute(pgsql.SQL("DROP DATABASE IF EXISTS {}").format(pgsql.Identifier(building)))
+            admin.execute(pgsql.SQL("CREATE DATABASE {}").format(pgsql.Identifier(building)))
+            user, password = params["user"], f":{params['password']}" if params["password"] else ""
+            url = f"postgres://{user}{password}@{params['host']}:{params['port']}/{building}"
+            migrate = subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--noinput", "--run-syncdb", "-v", "0"],
+                cwd=REPO,
+                env={**os.environ, "DATABASE_URL": url, "CONN_MAX_AGE": "0"},
+                capture_output=True,
+                text=True,
+            )
+            if migrate.returncode != 0:
+                admin.execute(pgsql.SQL("DROP DATABASE IF EXISTS {}").format(pgsql.Identifier(building)))
+                raise pytest.UsageError(
+                    f"migrating the PostgreSQL template database {building} failed:\n{migrate.stderr}"
+                )
+            admin.execute(
+                pgsql.SQL("ALTER DATABASE {} RENAME TO {}").format(
+                    pgsql.Identifier(building), pgsql.Identifier(name)
+                )
+            )
+            admin.execute(
+                pgsql.SQL("ALTER DATABASE {} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false").format(
+                    pgsql.Identifier(name)
+                )
+            )
+        others = admin.execute(
+            "SELECT datname FROM pg_database WHERE starts_with(datname, %s) AND datname <> %s", (prefix, name)
+        ).fetchall()
+        for (other,) in others:
+            try:
+                admin.execute(
+                    pgsql.SQL("ALTER DATABASE {} WITH IS_TEMPLATE false").format(pgsql.Identifier(other))
+                )
+                admin.execute(pgsql.SQL("DROP DATABASE {}").format(pgsql.Identifier(other)))
+            except psycopg.errors.ObjectInUse:
+                pass  # another run is creating its test database from it; a later run drops it
+    return name
 
 
 def _with_imported_modules(files: set[Path]) -> set[Path]:

@@ -32,6 +32,7 @@ Passwords hash fast in every test: tests/conftest.py overrides PASSWORD_HASHERS 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import functools
 import tempfile
@@ -44,6 +45,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Model
 from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
@@ -120,6 +122,24 @@ def raters(n: int) -> list[Any]:
 
 def cast() -> Cast:
     return Cast(**{role: user(name, staff=role == "admin") for role, name in CAST.items()})
+
+
+def fresh(world: Any) -> Any:
+    """`world` with every model instance in it read again from the database (in a dict, a list, a tuple
+    or a dataclass's fields): a test's own copies of a world built once for its module
+    (`module_world` in tests/conftest.py), so what one test changes on an instance is not seen by the
+    next."""
+    if isinstance(world, Model):
+        return type(world)._default_manager.get(pk=world.pk)
+    if isinstance(world, dict):
+        return {key: fresh(value) for key, value in world.items()}
+    if isinstance(world, list | tuple):
+        return type(world)(fresh(value) for value in world)
+    if dataclasses.is_dataclass(world) and not isinstance(world, type):
+        return dataclasses.replace(
+            world, **{f.name: fresh(getattr(world, f.name)) for f in dataclasses.fields(world) if f.init}
+        )
+    return world
 
 
 # ---- clients --------------------------------------------------------------------------------------
@@ -463,29 +483,31 @@ def partly_agree(project: Project, annotators: tuple[Any, Any, Any]) -> None:
     """Three annotators who partly agree on every pair of `project` (the agreement measures' data):
     scopes differ on odd pairs (the second annotator) and on p4 (the third), the second has no
     Diathesis on p2 and labels p3 non-paraphrase, the third has one more sure link, and the link
-    5→3 is possible where a scope differs."""
+    5→3 is possible where a scope differs. The saves are batched as a bulk load's are
+    (`batched_agreement`): where tasks run in-process, one agreement computation follows them all."""
     first, second, third = annotators
     vila_types = types(project)
-    for n, pair in enumerate(project.pairs.order_by("position")):
-        for who, shift in ((first, 0), (second, n % 2), (third, 1 if n == 3 else 0)):
-            annotation_services.add_phenomenon(
-                pair,
-                who,
-                vila_types["Synthetic/analytic"],
-                scope1=[0, 1][: 2 - shift],
-                scope2=[0],
-                projection="local",
-                base_version=None,
-            )
-            if who is not second or n != 1:
+    with batched_agreement():
+        for n, pair in enumerate(project.pairs.order_by("position")):
+            for who, shift in ((first, 0), (second, n % 2), (third, 1 if n == 3 else 0)):
                 annotation_services.add_phenomenon(
-                    pair, who, vila_types["Diathesis"], scope1=[2], scope2=[1], base_version=None
+                    pair,
+                    who,
+                    vila_types["Synthetic/analytic"],
+                    scope1=[0, 1][: 2 - shift],
+                    scope2=[0],
+                    projection="local",
+                    base_version=None,
                 )
-            links = [(1, 0), (4, 2)] if who is not third else [(1, 0), (2, 1), (4, 2)]
-            annotation_services.set_links(pair, who, links, sure=True, base_version=None)
-            annotation_services.set_links(pair, who, [(5, 3)], sure=shift == 0, base_version=None)
-            label = "non_paraphrase" if (who is second and n == 2) else "paraphrase"
-            annotation_services.set_pair_label(pair, who, label, base_version=None)
+                if who is not second or n != 1:
+                    annotation_services.add_phenomenon(
+                        pair, who, vila_types["Diathesis"], scope1=[2], scope2=[1], base_version=None
+                    )
+                links = [(1, 0), (4, 2)] if who is not third else [(1, 0), (2, 1), (4, 2)]
+                annotation_services.set_links(pair, who, links, sure=True, base_version=None)
+                annotation_services.set_links(pair, who, [(5, 3)], sure=shift == 0, base_version=None)
+                label = "non_paraphrase" if (who is second and n == 2) else "paraphrase"
+                annotation_services.set_pair_label(pair, who, label, base_version=None)
 
 
 # ---- shape 3: evaluation units (the raters' world) ------------------------------------------------

@@ -14,14 +14,21 @@ from annotator.models import AlignmentLink, AnnotationHistory, PairLabel, Phenom
 from tests import make
 from tests.make import api_client
 
-pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture
-def world():
+def team_at_p3():
     w = make.team()
     w["pair"] = w["project"].pairs.get(source_id="p3")
     return w
+
+
+@pytest.fixture(scope="module")
+def team(module_world):
+    return module_world(team_at_p3)
+
+
+@pytest.fixture
+def world(team, db):
+    return make.fresh(team)
 
 
 def url(world, rest=""):

@@ -12,12 +12,17 @@ from tests import make
 from tests.make import api_client
 
 # The explorer's rows are refreshed by a task: in-process here also when the suite has a broker.
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
+pytestmark = pytest.mark.usefixtures("eager_celery")
+
+
+@pytest.fixture(scope="module")
+def team(module_world):
+    return module_world(make.team, n_pairs=6)
 
 
 @pytest.fixture
-def world():
-    return make.team(n_pairs=6)
+def world(team, db):
+    return make.fresh(team)
 
 
 def url(world):

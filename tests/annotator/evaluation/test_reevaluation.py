@@ -13,8 +13,6 @@ from metrics.document import parse_document
 from metrics.report import build_report
 from tests import make
 
-pytestmark = pytest.mark.django_db
-
 N_UNITS = 12  # 36 items, each rated by the same three raters
 
 
@@ -32,8 +30,7 @@ def _m(rater_no: int, index: int) -> str:
     return "Missing Info." if rater_no == 1 and index % 4 == 0 else "Equivalent"
 
 
-@pytest.fixture
-def rated():
+def rate_all():
     raters = make.raters(3)
     project = make.evaluation_project(n_units=N_UNITS, raters=tuple(raters), r=3)
     index = 0
@@ -47,6 +44,16 @@ def rated():
             )
         index += len(items)
     return project, raters
+
+
+@pytest.fixture(scope="module")
+def rated_once(module_world):
+    return module_world(rate_all)
+
+
+@pytest.fixture
+def rated(rated_once, db):
+    return make.fresh(rated_once)
 
 
 def _doc_ids(project):
@@ -150,28 +157,6 @@ def test_unmarked_finalized_units_can_be_revisited(rated):
         unmarked.items.first(), rater, "meaning", label="Equivalent", phase="reevaluation"
     )
     assert Assignment.objects.filter(unit=unmarked, annotator=rater, round=1).exists()
-
-
-def test_nothing_to_reevaluate_before_any_unit_is_finalized():
-    project = make.evaluation_project(n_units=1, raters=tuple(make.raters(2)))
-    with pytest.raises(ValidationError, match="nothing to re-evaluate"):
-        reevaluation.build_reevaluation_sets(project, seed=0)
-
-
-@pytest.mark.usefixtures("eager_celery")
-def test_sets_are_drawn_automatically_when_the_last_unit_is_finalized(django_capture_on_commit_callbacks):
-    raters = make.raters(2)
-    project = make.evaluation_project(n_units=2, raters=tuple(raters))
-    units = list(project.units.order_by("position"))
-    with django_capture_on_commit_callbacks(execute=True):
-        make.rate_unit(units[0], raters[0], "Perfect", "Equivalent")
-        make.rate_unit(units[0], raters[1], "Irredeemable", "Equivalent")
-        make.rate_unit(units[1], raters[0], "Perfect", "Equivalent")
-    assert not ReevaluationSet.objects.exists()
-    with django_capture_on_commit_callbacks(execute=True):
-        make.rate_unit(units[1], raters[1], "Perfect", "Equivalent")
-    g = ReevaluationSet.objects.get(rater=raters[0], viewpoint="G")
-    assert g.seed == 0 and sorted(g.disagreement) == ["u1/u1e1", "u1/u1e2", "u1/u1e3"]
 
 
 def test_task_builds_the_sets_and_skips_a_deleted_project(rated):

@@ -9,12 +9,17 @@ from metrics.synthetic import synthetic_document
 from tests import make
 
 # The explorer's rows are refreshed by a task: in-process here also when the suite has a broker.
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
+pytestmark = pytest.mark.usefixtures("eager_celery")
+
+
+@pytest.fixture(scope="module")
+def team(module_world):
+    return module_world(make.team)
 
 
 @pytest.fixture
-def world():
-    return make.team()
+def world(team, db):
+    return make.fresh(team)
 
 
 def explorer_url(project, **query):

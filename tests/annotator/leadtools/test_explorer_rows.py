@@ -10,12 +10,17 @@ from annotator.models import ExplorerState, ExplorerValue
 from tests import make
 
 # The explorer's rows are refreshed by a task: in-process here also when the suite has a broker.
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
+pytestmark = pytest.mark.usefixtures("eager_celery")
+
+
+@pytest.fixture(scope="module")
+def team(module_world):
+    return module_world(make.team, n_pairs=6)
 
 
 @pytest.fixture
-def world():
-    return make.team(n_pairs=6)
+def world(team, db):
+    return make.fresh(team)
 
 
 def _stored(project, measure, annotator_pair="", ptype=""):

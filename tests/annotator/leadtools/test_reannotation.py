@@ -19,12 +19,15 @@ from annotator.tasks import queue_reannotation as queue_task
 from metrics.reeval import sample_size
 from tests import make
 
-pytestmark = pytest.mark.django_db
+
+@pytest.fixture(scope="module")
+def team(module_world):
+    return module_world(make.team, n_pairs=6)
 
 
 @pytest.fixture
-def world():
-    return make.team(n_pairs=6)
+def world(team, db):
+    return make.fresh(team)
 
 
 def rows_for(n_flagged: int, n_agreeing: int) -> dict:
