@@ -357,7 +357,9 @@ def current_run(project: Project) -> RecommenderRun | None:
 
 
 @lru_cache(maxsize=8)
-def _model(run_pk: int) -> rec.Recommender:
+def _model(run_pk: int, finished_at: Any) -> rec.Recommender:
+    """The run's stored model, loaded once per process; `finished_at` is in the key for the reason
+    `_suggested`'s key holds it: a row id used again never returns another run's model."""
     data = RecommenderRun.objects.filter(pk=run_pk).values_list("model", flat=True).get()
     if data is None:
         raise ValueError(f"recommender run {run_pk} has no stored model")
@@ -380,7 +382,7 @@ def _suggested(run: RecommenderRun, pair: Pair, label: str = "") -> tuple[rec.Su
     if found is None:
         links, _ = suggested_alignment(pair)
         (item,) = rec.pair_inputs([(str(pair.pk), pair.tokens1, pair.tokens2, links)], {str(pair.pk): label})
-        found = tuple(_model(run.pk).suggest([item]))
+        found = tuple(_model(run.pk, run.finished_at).suggest([item]))
         if len(_SUGGESTED) >= _SUGGESTED_KEPT:
             _SUGGESTED.pop(next(iter(_SUGGESTED)))
         _SUGGESTED[key] = found
