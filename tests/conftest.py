@@ -152,6 +152,19 @@ def module_world(
 _world_of_module: set[str] = set()  # the modules whose `module_world` is open
 
 
+@pytest.fixture(autouse=True)
+def response_closed_by_the_test_end() -> Iterator[None]:
+    """A response a test's WSGI client never closed (schemathesis' client leaves some open) has sent
+    `request_started` but not `request_finished`: this thread would count as serving a request for the
+    rest of the process, and a later browser test would wait for it at teardown
+    (`taskqueue.wait_until_served`). End it with the test, as a server ends a closed response."""
+    yield
+    from annotator import taskqueue
+
+    if taskqueue.in_request():
+        taskqueue.run_after_response()
+
+
 @pytest.fixture
 def eager_celery() -> Iterator[None]:
     """Run tasks in-process even when REDIS_URL points at a broker (tests without a worker)."""
