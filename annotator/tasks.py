@@ -89,12 +89,21 @@ def compute_kappa_c_part(part_id: int) -> str:
     return kappa_c_chunks.compute(part_id)
 
 
+#: How often and how long the chord's callback waits for a part its chord counted too early (5 min).
+PART_WAIT_SECONDS, PART_WAIT_RETRIES = 2, 150
+
+
 @shared_task(name="annotator.finish_kappa_c", bind=True, **RETRYING)
 def finish_kappa_c(self: Task, parts: list[str], project_id: int, run_id: int) -> str:
     """The chord's callback once every part of κ_C plan `run_id` returned (`parts`: their outcomes): the
     recompute that combines the parts into the final κ_C. "superseded" when a newer plan replaced it
     (that plan's chord finishes κ_C). Without a broker the recompute that sent the chord combines them."""
     if not kappa_c_chunks.ready(project_id, run_id):
+        if kappa_c_chunks.is_current(project_id, run_id) and not self.request.is_eager:
+            # Still the project's plan with a part to compute: the chord counted a part twice (one
+            # stored its result, its worker was lost before acknowledging it, and the delivery again
+            # returned "already done"), so this callback came before the last part. Wait for it.
+            raise self.retry(countdown=PART_WAIT_SECONDS, max_retries=PART_WAIT_RETRIES)
         return "superseded"
     if self.request.is_eager:
         return "combined by the caller"

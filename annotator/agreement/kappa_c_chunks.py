@@ -231,6 +231,11 @@ def compute(part_id: int) -> str:
     return "done" if stored else "already done"
 
 
+def is_current(project_id: int, run_id: int) -> bool:
+    """Whether plan `run_id` is still the project's (a newer plan deletes it)."""
+    return KappaCRun.objects.filter(pk=run_id, project_id=project_id).exists()
+
+
 def ready(project_id: int, run_id: int) -> bool:
     """Whether plan `run_id` is still the project's and every one of its parts is computed (the chord's
     callback asks before it combines them)."""

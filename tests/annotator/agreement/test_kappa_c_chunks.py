@@ -182,3 +182,22 @@ def test_the_migration_counts_finished_plans_and_drops_those_with_parts_pending(
     assert not KappaCRun.objects.filter(project=halfway).exists()
     assert KappaCChunk.objects.get(project=halfway, status="pending").means is None
     assert KappaCChunk.objects.get(project=halfway, status="done").means is not None
+
+
+def test_a_callback_the_chord_sent_before_its_last_part_waits_for_it(team, settings, task_queue):
+    """A part counted twice by the chord (stored, its worker lost before acknowledging it, delivered
+    again: "already done") makes the callback come while another part is still to compute: the callback
+    is retried, not taken for a superseded plan's, and the next one combines the parts."""
+    from celery.exceptions import Retry
+
+    project, _ = team
+    recompute(project.pk)
+    run = KappaCRun.objects.get(project=project)
+    parts = [a[0] for a in task_queue.args_of(PART)]
+    outcomes = [kappa_c_chunks.compute(pk) for pk in parts[:-1]]
+    with pytest.raises(Retry):
+        tasks.finish_kappa_c([*outcomes, outcomes[0]], project.pk, run.pk)
+    assert current.current(project).results["pending"] == ["kappa_c"]
+    outcomes.append(kappa_c_chunks.compute(parts[-1]))
+    assert tasks.finish_kappa_c(outcomes, project.pk, run.pk) == "stored"
+    assert kappa_c_measures(current.current(project)) == single_process_kappa_c(project, settings)
