@@ -74,7 +74,7 @@ def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live
     )
 
     page.wait_for_function(
-        "document.querySelector('#label-agreement .big-number span').innerText !== '—'", timeout=5000
+        "document.querySelector('#label-agreement .big-number span').innerText !== '—'", timeout=15_000
     )
     assert re.fullmatch(r"-?\d\.\d{3}", fleiss_text(page))
     assert page.locator("#phenomena-agreement tr.headline td.mean").inner_text() != do_before
