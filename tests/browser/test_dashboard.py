@@ -77,7 +77,12 @@ def test_dashboard_updates_without_reload_when_an_annotation_is_saved(page, live
         "document.querySelector('#label-agreement .big-number span').innerText !== '—'", timeout=15_000
     )
     assert re.fullmatch(r"-?\d\.\d{3}", fleiss_text(page))
-    assert page.locator("#phenomena-agreement tr.headline td.mean").inner_text() != do_before
+    # the two saves may reach the page in two polls: the label's panel can move before the phenomena's
+    page.wait_for_function(
+        "before => document.querySelector('#phenomena-agreement tr.headline td.mean').innerText !== before",
+        arg=do_before,
+        timeout=15_000,
+    )
     assert page.evaluate("window.__sameDocument") is True  # no full reload happened
     assert "Punctuation" in page.locator("#phenomena-agreement").inner_text()
     screenshot(page, "dashboard-after-save")
